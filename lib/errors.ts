@@ -1,0 +1,63 @@
+/**
+ * The one error class of the service. It carries the REST code (WordPress-style slug), the HTTP status
+ * and the contract's `data`, survives a trip over the bus (Moleculer rebuilds it from name, message,
+ * code, type and data), and is rendered into the contract's JSON in one place: the gateway.
+ *
+ * `data.i18n` holds the message key and its variables so the gateway can localise the message into the
+ * request's language; it is stripped before the answer goes out.
+ */
+import { Errors } from "moleculer";
+import { translate } from "./messages";
+
+/** A parameter problem: a message key of the catalogs (`param.*`) and its variables. */
+export interface ParamReason {
+  key: string;
+  vars?: Record<string, string | number>;
+}
+
+export interface ApiErrorData {
+  status: number;
+  params?: Record<string, ParamReason> | string[];
+  details?: Record<string, unknown>;
+  i18n?: { key: string; vars?: Record<string, string | number> };
+  [extra: string]: unknown;
+}
+
+export class ApiError extends Errors.MoleculerError {
+  declare data: ApiErrorData;
+
+  constructor(code: string, status: number, vars: Record<string, string | number> = {}, extra: Record<string, unknown> = {}) {
+    super(translate(code, "en", vars), status, code, { status, ...extra, i18n: { key: code, vars } });
+    this.name = "ApiError";
+  }
+
+  /** 400 rest_invalid_param naming each bad parameter with its reason. */
+  static invalidParams(reasons: Record<string, ParamReason | string>, details: Record<string, unknown> = {}): ApiError {
+    const params: Record<string, ParamReason> = {};
+    for (const [name, reason] of Object.entries(reasons)) params[name] = typeof reason === "string" ? { key: reason } : reason;
+    return new ApiError("rest_invalid_param", 400, { params: Object.keys(params).join(", ") }, { params, details });
+  }
+
+  /** 400 rest_invalid_param for one parameter. */
+  static invalidParam(name: string, key = "param.invalid", vars?: Record<string, string | number>): ApiError {
+    return ApiError.invalidParams({ [name]: { key, vars } });
+  }
+
+  /** 400 rest_missing_callback_param listing every missing parameter. */
+  static missingParams(names: string[]): ApiError {
+    return new ApiError("rest_missing_callback_param", 400, { params: names.join(", ") }, { params: names });
+  }
+
+  /** 401 for anonymous callers, 403 for known ones: the caller lacks a capability. */
+  static forbidden(anonymous: boolean): ApiError {
+    return new ApiError("rest_forbidden", anonymous ? 401 : 403);
+  }
+
+  static noRoute(): ApiError {
+    return new ApiError("rest_no_route", 404);
+  }
+}
+
+export function isApiError(err: unknown): err is ApiError {
+  return err instanceof Errors.MoleculerError && typeof (err as any).type === "string" && !!(err as any).data?.i18n;
+}

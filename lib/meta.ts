@@ -1,0 +1,22 @@
+/**
+ * What the gateway puts in `ctx.meta` for every request. An action called directly on the bus may carry
+ * none of it: `caller` undefined means a trusted internal call (see README, "Action API").
+ */
+import type { Caller } from "./callers";
+
+export interface CallMeta {
+  /** The caller: a known key's user, `null` for anonymous HTTP callers, undefined for internal calls. */
+  caller?: Caller | null;
+  /** Language the request is served in (path prefix or `i18n_language`, which wins). */
+  language?: string;
+  /** True when the language came from the `i18n_language` parameter (C8: kept in list links). */
+  languageParam?: boolean;
+  /** `{base_url}` plus the language path segment the request came in on. */
+  site?: string;
+  /** `{site}/{REST_PREFIX}`. */
+  apiRoot?: string;
+  $statusCode?: number;
+  $responseHeaders?: Record<string, string>;
+  $location?: string;
+  [key: string]: unknown;
+}

@@ -1,0 +1,71 @@
+/**
+ * The route table: every path of the interface specification, under `{api_root}/calendar/events/v1`,
+ * and the action it maps to. The gateway mounts exactly these (nothing else is reachable); the namespace
+ * index and the /doc document are generated from the same table and the actions' params schemas.
+ */
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export interface RouteDef {
+  /** WordPress route pattern, as the namespace index prints it. */
+  pattern: string;
+  /** moleculer-web alias path (relative to the namespace root). */
+  path: string;
+  /** Handlers of the route in the order the index lists them. */
+  endpoints: Array<{ methods: Method[]; action: string }>;
+}
+
+const UPDATE: Method[] = ["POST", "PUT", "PATCH"];
+
+/** Item routes of a post type: by id and by slug (events, venues, organizers). */
+function postRoutes(type: string, service: string): RouteDef[] {
+  return [
+    { pattern: `/${type}`, path: type, endpoints: [
+      { methods: ["GET"], action: `${service}.list` },
+      { methods: ["POST"], action: `${service}.create` }] },
+    { pattern: `/${type}/(?P<id>\\d+)`, path: `${type}/:id`, endpoints: [
+      { methods: ["GET"], action: `${service}.get` },
+      { methods: ["DELETE"], action: `${service}.remove` },
+      { methods: UPDATE, action: `${service}.update` }] },
+    { pattern: `/${type}/by-slug/(?P<slug>[^/]+)`, path: `${type}/by-slug/:slug`, endpoints: [
+      { methods: ["GET"], action: `${service}.getBySlug` },
+      { methods: ["DELETE"], action: `${service}.removeBySlug` },
+      { methods: UPDATE, action: `${service}.updateBySlug` }] }
+  ];
+}
+
+/** Term routes (categories, tags): no by-slug. */
+function termRoutes(taxonomy: string): RouteDef[] {
+  return [
+    { pattern: `/${taxonomy}`, path: taxonomy, endpoints: [
+      { methods: ["GET"], action: `taxonomy.${taxonomy}.list` },
+      { methods: ["POST"], action: `taxonomy.${taxonomy}.create` }] },
+    { pattern: `/${taxonomy}/(?P<id>\\d+)`, path: `${taxonomy}/:id`, endpoints: [
+      { methods: ["GET"], action: `taxonomy.${taxonomy}.get` },
+      { methods: UPDATE, action: `taxonomy.${taxonomy}.update` },
+      { methods: ["DELETE"], action: `taxonomy.${taxonomy}.remove` }] }
+  ];
+}
+
+export const ROUTES: RouteDef[] = [
+  { pattern: "", path: "", endpoints: [{ methods: ["GET"], action: "api.index" }] },
+  { pattern: "/doc", path: "doc", endpoints: [{ methods: ["GET"], action: "api.doc" }] },
+  ...postRoutes("events", "events"),
+  ...postRoutes("venues", "venues"),
+  ...postRoutes("organizers", "organizers"),
+  ...termRoutes("categories"),
+  ...termRoutes("tags")
+];
+
+/** The services the gateway routes to (readiness needs all but geolocation, C24). */
+export const ROUTED_SERVICES = ["events", "venues", "organizers", "taxonomy", "i18n"];
+
+/** moleculer-web aliases (`"GET events/:id": "events.get"`), by-slug paths before id paths. */
+export function aliases(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const route of ROUTES) {
+    for (const ep of route.endpoints) {
+      for (const m of ep.methods) out[`${m} /${route.path}`.replace(/\/$/, "/")] = ep.action;
+    }
+  }
+  return out;
+}

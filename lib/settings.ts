@@ -1,0 +1,74 @@
+/**
+ * The service's settings, read once from the environment (CONTRACT.md "Settings"). Everything that
+ * depends on the deployment goes through here; nothing else reads process.env.
+ */
+import * as path from "path";
+
+export interface Settings {
+  port: number;
+  host: string;
+  baseUrl: string;
+  restPrefix: string;
+  dataDir: string;
+  mongoUri?: string;
+  transporter?: string;
+  services: string[];
+  cacher?: string;
+  namespace: string;
+  metricsPort: number;
+  siteTimezone: string;
+  rateLimit?: { limit: number; windowMs: number };
+  apiKeys?: string;
+  requestTimeout: number;
+  defaultLanguage: string;
+  mongoConnectTimeout: number;
+  logLevel: string;
+}
+
+export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n"] as const;
+/** Path language segments that may precede the REST prefix (spec §9). */
+export const PATH_LANGUAGES = ["pt-br", "zh-hans", "fr"] as const;
+export const NAMESPACE_PATH = "calendar/events/v1";
+
+function parseRateLimit(v: string | undefined): Settings["rateLimit"] {
+  if (!v) return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(v.trim());
+  if (!m) throw new Error(`RATE_LIMIT must be <requests>/<seconds>, got "${v}"`);
+  return { limit: Number(m[1]), windowMs: Number(m[2]) * 1000 };
+}
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const port = Number(env.PORT || 3000);
+  const dataDir = env.DATA_DIR || "./data";
+  const services = (env.SERVICES || "all").split(",").map(s => s.trim()).filter(Boolean);
+  return {
+    port,
+    host: env.HOST || "0.0.0.0",
+    baseUrl: (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
+    restPrefix: (env.REST_PREFIX || "wp-json").replace(/^\/+|\/+$/g, ""),
+    dataDir: dataDir === ":memory:" ? dataDir : path.resolve(dataDir),
+    mongoUri: env.MONGO_URI || undefined,
+    transporter: env.TRANSPORTER || undefined,
+    services: services.includes("all") ? [...ALL_SERVICES] : services,
+    cacher: env.CACHER || undefined,
+    namespace: env.NAMESPACE || "",
+    metricsPort: env.METRICS_PORT === undefined ? 3030 : Number(env.METRICS_PORT),
+    siteTimezone: env.SITE_TIMEZONE || "UTC",
+    rateLimit: parseRateLimit(env.RATE_LIMIT),
+    apiKeys: env.API_KEYS || undefined,
+    requestTimeout: Number(env.REQUEST_TIMEOUT || 10000),
+    defaultLanguage: env.DEFAULT_LANGUAGE || "en",
+    mongoConnectTimeout: Number(env.MONGO_CONNECT_TIMEOUT || 30000),
+    logLevel: env.LOG_LEVEL || "info"
+  };
+}
+
+let current: Settings | undefined;
+/** The process-wide settings (tests may replace them with `useSettings`). */
+export function settings(): Settings {
+  if (!current) current = readSettings();
+  return current;
+}
+export function useSettings(s: Settings): void {
+  current = s;
+}

@@ -1,0 +1,87 @@
+/**
+ * The store mixin: moleculer-db on the embedded NeDB adapter (one file per collection under DATA_DIR,
+ * nothing on disk for `:memory:`) or on MongoDB when MONGO_URI is set (with a start-up deadline and a
+ * clear message). It gives the service `this.store` (lib-level query API over either backend), integer
+ * ids from the store's own counters, and the declared indexes, created on connect.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import type { ServiceSchema } from "moleculer";
+import DbService from "moleculer-db";
+import MongoAdapter from "moleculer-db-adapter-mongo";
+import { settings } from "../lib/settings";
+import { Collection, mongoCollection, nedbCollection } from "./store/collection";
+import { embeddedRegistry, IdRegistry, mongoRegistry, Sequence } from "./store/id-registry";
+
+export interface IndexSpec {
+  field: string;
+  unique?: boolean;
+  sparse?: boolean;
+}
+
+export interface StoreOptions {
+  collection: string;
+  /** Every field a lookup or list filter uses. */
+  indexes: IndexSpec[];
+}
+
+// moleculer-db's typings do not fit `mixins` under strict mode: cast once, here.
+const DbMixin = DbService as unknown as ServiceSchema;
+const MemoryAdapter = (DbService as any).MemoryAdapter;
+
+/** moleculer-db's generic actions would store anything a caller sends: every service writes its own. */
+const DISABLED_ACTIONS = Object.fromEntries(["find", "count", "list", "create", "insert", "get", "update", "remove"].map(a => [a, false]));
+
+function adapterFor(collection: string): unknown {
+  const s = settings();
+  if (s.mongoUri) return new MongoAdapter(s.mongoUri, { useUnifiedTopology: true, serverSelectionTimeoutMS: 5000 });
+  if (s.dataDir === ":memory:") return new MemoryAdapter({ inMemoryOnly: true });
+  fs.mkdirSync(s.dataDir, { recursive: true });
+  // corruptAlertThreshold 0: a data file with corrupt lines stops the start-up instead of being trimmed (C27).
+  return new MemoryAdapter({ filename: path.join(s.dataDir, `${collection}.db`), corruptAlertThreshold: 0 });
+}
+
+export function StoreMixin(opts: StoreOptions): ServiceSchema {
+  return {
+    name: "store",
+    mixins: [DbMixin],
+    collection: opts.collection,
+    settings: { idField: "_id" },
+    actions: DISABLED_ACTIONS as any,
+    methods: {
+      /** moleculer-db retries forever; give MongoDB a deadline and say clearly what failed. */
+      connect(this: any) {
+        this.connectStartedAt ??= Date.now();
+        return this.adapter.connect().then(() => this.schema.afterConnected?.call(this), (err: Error) => {
+          const s = settings();
+          if (s.mongoUri && Date.now() - this.connectStartedAt > s.mongoConnectTimeout) {
+            this.broker.fatal(`MongoDB at ${s.mongoUri.replace(/\/\/[^@]*@/, "//***@")} could not be reached within ${s.mongoConnectTimeout} ms: ${err.message}`, err, true);
+          }
+          throw err;
+        });
+      },
+      /** The next id of a sequence, shared with every service drawing from it. */
+      allocateId(this: any, seq: Sequence, type: string): Promise<number> {
+        return (this.idRegistry() as Promise<IdRegistry>).then(reg => reg.allocate(seq, type));
+      },
+      /** Which post type owns an id (D2), undefined when none. */
+      typeOfId(this: any, id: number): Promise<string | undefined> {
+        return (this.idRegistry() as Promise<IdRegistry>).then(reg => reg.typeOf(id));
+      },
+      idRegistry(this: any): Promise<IdRegistry> {
+        const s = settings();
+        return s.mongoUri ? Promise.resolve(mongoRegistry(this.adapter.db)) : embeddedRegistry(s.dataDir);
+      }
+    },
+    created(this: any) {
+      // Chosen when the service is created (not at import), so tests and processes pick their own store.
+      this.adapter = adapterFor(opts.collection);
+      this.adapter.init(this.broker, this);
+    },
+    async afterConnected(this: any) {
+      const store: Collection = settings().mongoUri ? mongoCollection(this.adapter.collection) : nedbCollection(this.adapter.db);
+      this.store = store;
+      for (const index of opts.indexes) await store.ensureIndex(index.field, index);
+    }
+  } as ServiceSchema;
+}

@@ -1,0 +1,92 @@
+/**
+ * The subset of store operations the services use, with one implementation over NeDB (the embedded
+ * default) and one over MongoDB. Queries use the operators both understand: equality, $in, $nin, $ne,
+ * $gt/$gte/$lt/$lte, $exists, $regex, $or, $and.
+ */
+export type Doc = Record<string, any>;
+export type Query = Record<string, any>;
+export type Sort = Record<string, 1 | -1>;
+
+export interface FindOptions {
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+  projection?: Record<string, 0 | 1>;
+}
+
+export interface Collection {
+  find(query: Query, opts?: FindOptions): Promise<Doc[]>;
+  count(query: Query): Promise<number>;
+  findOne(query: Query): Promise<Doc | null>;
+  insert(doc: Doc): Promise<Doc>;
+  /** Applies `update` ($set/$unset/$inc/$push/$pull/$addToSet) to the first match; returns the updated doc. */
+  updateOne(query: Query, update: Doc): Promise<Doc | null>;
+  updateMany(query: Query, update: Doc): Promise<number>;
+  removeMany(query: Query): Promise<number>;
+  ensureIndex(field: string, opts?: { unique?: boolean; sparse?: boolean }): Promise<void>;
+}
+
+/** NeDB datastore as promisified by moleculer-db's memory adapter (callback API turned into promises). */
+export function nedbCollection(db: any): Collection {
+  const exec = (cursor: any): Promise<Doc[]> => new Promise((resolve, reject) => cursor.exec((err: Error, docs: Doc[]) => (err ? reject(err) : resolve(docs))));
+  return {
+    find(query, opts = {}) {
+      let cursor = db.find(query, opts.projection ?? {});
+      if (opts.sort) cursor = cursor.sort(opts.sort);
+      if (opts.skip) cursor = cursor.skip(opts.skip);
+      if (opts.limit) cursor = cursor.limit(opts.limit);
+      return exec(cursor);
+    },
+    count: query => db.count(query),
+    findOne: query => db.findOne(query),
+    insert: doc => db.insert(doc),
+    async updateOne(query, update) {
+      // moleculer-db wraps update's callback results into one array: [numAffected, affectedDocs, upsert]
+      const res = await db.update(query, update, { returnUpdatedDocs: true, multi: false });
+      return (res && res[1]) || null;
+    },
+    async updateMany(query, update) {
+      const res = await db.update(query, update, { multi: true });
+      return res[0];
+    },
+    removeMany: query => db.remove(query, { multi: true }),
+    async ensureIndex(field, opts = {}) {
+      await db.ensureIndex({ fieldName: field, unique: !!opts.unique, sparse: !!opts.sparse });
+    }
+  };
+}
+
+/** A MongoDB collection (driver 3.x as bundled by moleculer-db-adapter-mongo). */
+export function mongoCollection(col: any): Collection {
+  return {
+    find(query, opts = {}) {
+      let cursor = col.find(query);
+      if (opts.projection) cursor = cursor.project(opts.projection);
+      if (opts.sort) cursor = cursor.sort(opts.sort);
+      if (opts.skip) cursor = cursor.skip(opts.skip);
+      if (opts.limit) cursor = cursor.limit(opts.limit);
+      return cursor.toArray();
+    },
+    count: query => col.countDocuments(query),
+    findOne: query => col.findOne(query),
+    async insert(doc) {
+      await col.insertOne(doc);
+      return doc;
+    },
+    async updateOne(query, update) {
+      const res = await col.findOneAndUpdate(query, update, { returnOriginal: false, returnDocument: "after" });
+      return res?.value ?? null;
+    },
+    async updateMany(query, update) {
+      const res = await col.updateMany(query, update);
+      return res.modifiedCount ?? res.result?.nModified ?? 0;
+    },
+    async removeMany(query) {
+      const res = await col.deleteMany(query);
+      return res.deletedCount ?? 0;
+    },
+    async ensureIndex(field, opts = {}) {
+      await col.createIndex({ [field]: 1 }, { unique: !!opts.unique, sparse: !!opts.sparse });
+    }
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * Entry point: `npm start`. Builds the broker from the environment, loads the services named by
+ * SERVICES (all by default) and starts them; SIGTERM/SIGINT stop taking requests, finish what is in
+ * flight and exit 0.
+ */
+process.env.TZ = "UTC";
+
+import { ServiceBroker } from "moleculer";
+import { readSettings, useSettings } from "./lib/settings";
+import { brokerOptions } from "./moleculer.config";
+import { createServices, checkTopology } from "./services";
+import { loadApiKeys } from "./lib/api-keys";
+
+async function main(): Promise<void> {
+  const s = readSettings();
+  useSettings(s);
+  const problem = checkTopology(s);
+  if (problem) {
+    console.error(problem);
+    process.exit(1);
+  }
+  if (s.services.includes("api")) loadApiKeys(s, msg => console.log(`\n  ${msg}\n`));
+  const broker = new ServiceBroker(brokerOptions(s));
+  createServices(broker, s);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    broker.logger.info(`${signal} received: finishing requests in flight, then stopping.`);
+    try {
+      await broker.stop();
+      process.exit(0);
+    } catch (err) {
+      broker.logger.error("Stop failed", err);
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+  await broker.start();
+}
+
+main().catch(err => {
+  console.error("The service could not start:", err?.message ?? err);
+  process.exit(1);
+});

@@ -1,0 +1,172 @@
+/**
+ * The API gateway: maps the v1 REST paths (under the default root and each language root) onto service
+ * actions, resolves the caller and the language into `ctx.meta`, and renders every error as the
+ * contract's JSON. Only the routes of lib/routes.ts are reachable (restricted mapping).
+ */
+import type { IncomingMessage, ServerResponse } from "http";
+import { Context, ServiceSchema } from "moleculer";
+import ApiGateway from "moleculer-web";
+import { ApiError } from "../lib/errors";
+import { renderError, toApiError } from "../lib/error-render";
+import { aliases, ROUTED_SERVICES } from "../lib/routes";
+import { PATH_LANGUAGES, NAMESPACE_PATH, settings } from "../lib/settings";
+import { loadApiKeys } from "../lib/api-keys";
+import { carriesOperator } from "../lib/query";
+import { isLanguage, DEFAULT_LANGUAGE } from "../lib/messages";
+import type { Caller } from "../lib/callers";
+import { CallMeta } from "../lib/meta";
+import { namespaceIndex, openApiDocument } from "../lib/discovery";
+
+type Req = IncomingMessage & { $ctx?: Context<any, any>; $params?: Record<string, any>; query?: Record<string, any>; body?: any; originalUrl?: string; parsedUrl?: string };
+type Res = ServerResponse & { $ctx?: Context<any, any> };
+
+const EXPOSED_HEADERS = "X-TEC-Total, X-TEC-TotalPages, X-WP-Total, X-WP-TotalPages, Link, ETag, Last-Modified, Retry-After";
+
+/** The caller named by the Authorization header; throws 401 for an unknown key or another scheme. */
+function resolveCaller(req: Req): Caller | null {
+  const header = req.headers.authorization;
+  if (header === undefined) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const caller = m ? loadApiKeys(settings()).get(m[1]) : undefined;
+  if (!caller) throw new ApiError("rest_invalid_api_key", 401);
+  return caller;
+}
+
+/** Path language of a URL (`/fr/wp-json/…` → fr), if any. */
+function pathLanguage(url: string): string | undefined {
+  const seg = url.split("/")[1];
+  return (PATH_LANGUAGES as readonly string[]).includes(seg) ? seg : undefined;
+}
+
+function requestLanguage(req: Req): string {
+  const q = req.query?.i18n_language ?? req.body?.i18n_language;
+  if (isLanguage(q)) return q;
+  return pathLanguage(req.originalUrl ?? req.url ?? "") ?? settings().defaultLanguage ?? DEFAULT_LANGUAGE;
+}
+
+function securityHeaders(res: Res): void {
+  if (res.headersSent) return;
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("X-Frame-Options", "DENY");
+  res.setHeader("Referrer-Policy", "no-referrer");
+  res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+}
+
+/** Everything the gateway does before an action runs: caller, language, roots, hostile input. */
+function beforeCall(lang: string | undefined) {
+  return function (this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, _res: Res, alias: any): void {
+    const caller = resolveCaller(req);
+    const params = req.$params ?? {};
+    for (const [name, value] of Object.entries(params)) {
+      if (name.startsWith("$") || carriesOperator(value) || carriesOperator({ [name]: null })) throw ApiError.invalidParam(name, "param.operator");
+    }
+    if ("id" in params && alias?.path?.includes(":id") && !/^\d+$/.test(String(params.id))) throw ApiError.noRoute();
+    if (params.i18n_language !== undefined && !isLanguage(params.i18n_language)) throw ApiError.invalidParam("i18n_language", "param.language");
+    const s = settings();
+    const language = params.i18n_language ?? lang ?? s.defaultLanguage;
+    const site = s.baseUrl + (lang ? `/${lang}` : "");
+    ctx.meta.caller = caller;
+    ctx.meta.language = language;
+    ctx.meta.languageParam = params.i18n_language !== undefined;
+    ctx.meta.site = site;
+    ctx.meta.apiRoot = `${site}/${s.restPrefix}`;
+    delete params.i18n_language;
+  };
+}
+
+function namespaceRoute(lang: string | undefined) {
+  const s = settings();
+  return {
+    name: `rest-${lang ?? "default"}`,
+    path: `${lang ? `/${lang}` : ""}/${s.restPrefix}/${NAMESPACE_PATH}`,
+    mappingPolicy: "restrict",
+    autoAliases: false,
+    aliases: aliases(),
+    bodyParsers: { json: { limit: "1mb", strict: false }, urlencoded: { extended: true, limit: "1mb" } },
+    mergeParams: true,
+    onBeforeCall: beforeCall(lang),
+    onAfterCall(this: any, _ctx: Context, _route: unknown, _req: Req, res: Res, data: unknown) {
+      securityHeaders(res);
+      return data;
+    }
+  };
+}
+
+/** Built when the broker creates it, so the port, host and prefix come from the current settings. */
+export default function apiService(): ServiceSchema {
+  return {
+  name: "api",
+  mixins: [ApiGateway as any],
+  settings: <Record<string, unknown>>{
+    port: settings().port,
+    ip: settings().host,
+    // request logging is noise at this rate; failures are logged by onError
+    logRequest: null,
+    logRouteRegistration: "debug",
+    logResponse: null,
+    log4XXResponses: false,
+    cors: { origin: "*", methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], exposedHeaders: EXPOSED_HEADERS.split(", ") },
+    routes: [
+      {
+        name: "health",
+        path: "/health",
+        mappingPolicy: "restrict",
+        autoAliases: false,
+        aliases: { "GET live": "api.live", "GET ready": "api.ready" },
+        bodyParsers: false
+      },
+      namespaceRoute(undefined),
+      ...PATH_LANGUAGES.map(lang => namespaceRoute(lang))
+    ],
+    onError(this: any, req: Req, res: Res, err: unknown) {
+      let lang = DEFAULT_LANGUAGE as string;
+      let thrown = err;
+      try {
+        lang = requestLanguage(req);
+        // An unknown key is answered 401 whatever else went wrong (contract: "at once").
+        if (!String(req.url ?? "").startsWith("/health")) resolveCaller(req);
+      } catch (authError) {
+        thrown = authError;
+      }
+      const { error, unexpected } = toApiError(thrown);
+      const requestId = req.$ctx?.requestID;
+      if (unexpected) this.logger.error(`Request ${requestId ?? "-"} ${req.method} ${req.originalUrl ?? req.url} failed:`, err);
+      const { status, body } = renderError(error, lang);
+      if (res.headersSent) return;
+      securityHeaders(res);
+      if (status === 429 && !res.getHeader("Retry-After")) res.setHeader("Retry-After", "1");
+      res.setHeader("Content-Type", "application/json; charset=utf-8");
+      res.writeHead(status);
+      res.end(JSON.stringify(body));
+    }
+  },
+  actions: {
+    live: {
+      handler() {
+        return { status: "ok" };
+      }
+    },
+    ready: {
+      handler(this: any, ctx: Context<unknown, CallMeta>) {
+        const missing = ROUTED_SERVICES.filter(name => !this.broker.registry.hasService(name));
+        if (missing.length) throw new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing });
+        ctx.meta.$statusCode = 200;
+        return { status: "ready", services: ROUTED_SERVICES };
+      }
+    },
+    index: {
+      params: {},
+      handler(ctx: Context<any, CallMeta>) {
+        if (ctx.params.namespace !== undefined && ctx.params.namespace !== NAMESPACE_PATH) throw new ApiError("rest_invalid_namespace", 404);
+        return namespaceIndex(ctx.meta.apiRoot ?? `${settings().baseUrl}/${settings().restPrefix}`);
+      }
+    },
+    doc: {
+      params: {},
+      handler(ctx: Context<any, CallMeta>) {
+        return openApiDocument(ctx.meta.apiRoot ?? `${settings().baseUrl}/${settings().restPrefix}`, ctx.meta.language ?? DEFAULT_LANGUAGE);
+      }
+    }
+  }
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Which services a process runs (SERVICES), and the topology rule of the embedded store (C23): events,
+ * venues and organizers share the post id sequence, so on the embedded store they run together.
+ */
+import type { ServiceBroker, ServiceSchema } from "moleculer";
+import { Settings } from "../lib/settings";
+import apiService from "./api.service";
+import EventsService from "./events.service";
+import VenuesService from "./venues.service";
+import OrganizersService from "./organizers.service";
+import TaxonomyService from "./taxonomy.service";
+import GeolocationService from "./geolocation.service";
+import I18nService from "./i18n.service";
+
+export const SERVICE_SCHEMAS: Record<string, () => ServiceSchema> = {
+  api: apiService,
+  events: () => EventsService,
+  venues: () => VenuesService,
+  organizers: () => OrganizersService,
+  taxonomy: () => TaxonomyService,
+  geolocation: () => GeolocationService,
+  i18n: () => I18nService
+};
+
+const POST_SERVICES = ["events", "venues", "organizers"];
+
+/** A message when SERVICES cannot work on this store, else undefined. */
+export function checkTopology(s: Settings): string | undefined {
+  const unknown = s.services.filter(name => !SERVICE_SCHEMAS[name]);
+  if (unknown.length) return `SERVICES names unknown services: ${unknown.join(", ")} (known: ${Object.keys(SERVICE_SCHEMAS).join(", ")})`;
+  const posts = POST_SERVICES.filter(name => s.services.includes(name));
+  if (!s.mongoUri && posts.length > 0 && posts.length < POST_SERVICES.length)
+    return `On the embedded store, events, venues and organizers share one id sequence and must run in one process ` +
+      `(SERVICES has only ${posts.join(", ")}). Run them together, or set MONGO_URI to split them.`;
+  return undefined;
+}
+
+export function createServices(broker: ServiceBroker, s: Settings): void {
+  for (const name of s.services) broker.createService(SERVICE_SCHEMAS[name]());
+}

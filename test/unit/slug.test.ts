@@ -1,0 +1,89 @@
+import {
+  RESERVED_SLUGS, TRASH_SUFFIX, removeAccents, sanitizeSlug, trashedSlug, uniqueSlug, untrashedSlug,
+} from "../../lib/slug";
+
+describe("removeAccents", () => {
+  it.each([
+    ["é", "e"], ["Ünïcödé", "Unicode"], ["ß", "ss"], ["æ", "ae"], ["Æ", "AE"], ["ø", "o"], ["Ø", "O"],
+    ["œ", "oe"], ["ł", "l"], ["đ", "d"], ["þ", "th"], ["ñ", "n"], ["Ç", "C"], ["Å", "A"],
+  ])("%s → %s", (input, expected) => {
+    expect(removeAccents(input)).toBe(expected);
+  });
+});
+
+describe("sanitizeSlug", () => {
+  it.each([
+    ["Jazz night", "jazz-night"],
+    ["Hello World!", "hello-world"],
+    ["  Café   Müller  ", "cafe-muller"],
+    ["Straße", "strasse"],
+    ["Smørrebrød & æbleskiver", "smorrebrod-aebleskiver"],
+    ["<b>Bold</b> title", "bold-title"],
+    ["a/b/c", "a-b-c"],
+    ["tabs\tand\nnewlines", "tabs-and-newlines"],
+    ["--a---b--", "a-b"],
+    ["under_score kept", "under_score-kept"],
+    ["UPPER lower 123", "upper-lower-123"],
+    ["Version 2.0", "version-2-0"],
+    ["Rock &amp; Roll", "rock-roll"],
+    ["Rock & Roll; live", "rock-roll-live"],
+    ["2020 – 2021", "2020-2021"],
+    ["日本語 event", "event"],
+    ["!!!", ""],
+    ["", ""],
+    ["already-a-slug", "already-a-slug"],
+    ["event__trashed", "event__trashed"],
+  ])("%j → %j", (input, expected) => {
+    expect(sanitizeSlug(input)).toBe(expected);
+  });
+
+  it("is idempotent", () => {
+    for (const s of ["Jazz night", "Café Müller", "a / b", "x.y.z"]) {
+      expect(sanitizeSlug(sanitizeSlug(s))).toBe(sanitizeSlug(s));
+    }
+  });
+});
+
+describe("uniqueSlug", () => {
+  it("returns the base when free", async () => {
+    await expect(uniqueSlug("jazz", () => false)).resolves.toBe("jazz");
+  });
+
+  it("appends -2, -3 … until free", async () => {
+    const taken = new Set(["jazz", "jazz-2", "jazz-3"]);
+    await expect(uniqueSlug("jazz", (c) => taken.has(c))).resolves.toBe("jazz-4");
+  });
+
+  it("accepts an async predicate", async () => {
+    const taken = new Set(["jazz"]);
+    await expect(uniqueSlug("jazz", async (c) => taken.has(c))).resolves.toBe("jazz-2");
+  });
+
+  it("never uses a reserved word bare", async () => {
+    expect(RESERVED_SLUGS).toEqual(["feed", "rdf", "rss", "rss2", "atom", "embed"]);
+    for (const word of RESERVED_SLUGS) {
+      await expect(uniqueSlug(word, () => false)).resolves.toBe(`${word}-2`);
+    }
+    const taken = new Set(["feed-2"]);
+    await expect(uniqueSlug("feed", (c) => taken.has(c))).resolves.toBe("feed-3");
+  });
+
+  it("does not treat words containing a reserved word as reserved", async () => {
+    await expect(uniqueSlug("feeds", () => false)).resolves.toBe("feeds");
+    await expect(uniqueSlug("rss-feed", () => false)).resolves.toBe("rss-feed");
+  });
+
+  it("keeps an empty base empty", async () => {
+    await expect(uniqueSlug("", () => true)).resolves.toBe("");
+  });
+});
+
+describe("trash suffix", () => {
+  it("adds and removes __trashed", () => {
+    expect(TRASH_SUFFIX).toBe("__trashed");
+    expect(trashedSlug("jazz-night")).toBe("jazz-night__trashed");
+    expect(trashedSlug("jazz-night__trashed")).toBe("jazz-night__trashed");
+    expect(untrashedSlug("jazz-night__trashed")).toBe("jazz-night");
+    expect(untrashedSlug("jazz-night")).toBe("jazz-night");
+  });
+});
