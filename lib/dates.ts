@@ -213,6 +213,8 @@ const INTEGER_RE = /^[+-]?\d+$/;
 // PHP is_numeric: such values are timestamps for the plugin; non-integers are rejected (Decision, dates.md §1).
 const PHP_NUMERIC_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 const AT_TIMESTAMP_RE = /^@(-?\d+)$/;
+// Guard against pathological inputs (the regexes below and locutus are quadratic); real dates are short.
+const MAX_INPUT_LENGTH = 200;
 
 // A time just before a trailing numeric offset: `09:00`, `09:00:00.123`, `T090000`, `9am`.
 const TIME_END_RE = /(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?|T\d{4}(?:\d{2})?(?:[.,]\d+)?|[ap]\.?m\.?)$/i;
@@ -268,7 +270,7 @@ function nowWallIn(zone: string, offset: number | null, now: Date): string {
 
 function parseString(input: string, zone: string, now: Date): Parsed | null {
   const s = input.trim();
-  if (s === "") return null; // strtotime("") is false
+  if (s === "" || s.length > MAX_INPUT_LENGTH) return null; // strtotime("") is false
   if (INTEGER_RE.test(s)) return fromTimestamp(Number(s));
   if (PHP_NUMERIC_RE.test(s)) return null;
   const at = AT_TIMESTAMP_RE.exec(s);

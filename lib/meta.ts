@@ -15,6 +15,10 @@ export interface CallMeta {
   site?: string;
   /** `{site}/{REST_PREFIX}`. */
   apiRoot?: string;
+  /** The query string as sent (GET requests): list links repeat it (D10). */
+  query?: Record<string, unknown>;
+  /** A `slug` sent in the body of a by-slug update: the new slug (D4). */
+  bodySlug?: string;
   $statusCode?: number;
   $responseHeaders?: Record<string, string>;
   $location?: string;

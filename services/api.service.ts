@@ -70,6 +70,9 @@ function beforeCall(lang: string | undefined) {
     ctx.meta.languageParam = params.i18n_language !== undefined;
     ctx.meta.site = site;
     ctx.meta.apiRoot = `${site}/${s.restPrefix}`;
+    // Lists carry the parameters as sent in their links (D10); by-slug updates rename with a body slug (D4).
+    if (req.method === "GET") ctx.meta.query = { ...(req.query ?? {}) };
+    if (alias?.path?.includes(":slug") && req.body && typeof req.body === "object" && typeof req.body.slug === "string") ctx.meta.bodySlug = req.body.slug;
     delete params.i18n_language;
   };
 }

@@ -56,19 +56,33 @@ export function nedbCollection(db: any): Collection {
   };
 }
 
+/** NeDB's document-level `$not` is MongoDB's `$nor` with one clause. */
+export function toMongoQuery(query: Query): Query {
+  if (Array.isArray(query)) return query.map(toMongoQuery) as unknown as Query;
+  if (!query || typeof query !== "object" || query instanceof RegExp) return query;
+  const out: Query = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (key === "$not" && value && typeof value === "object" && !(value instanceof RegExp) && !Object.keys(value).some(k => k.startsWith("$") && k !== "$or" && k !== "$and"))
+      out.$nor = [toMongoQuery(value)];
+    else if (key === "$and" || key === "$or") out[key] = (value as Query[]).map(toMongoQuery);
+    else out[key] = value;
+  }
+  return out;
+}
+
 /** A MongoDB collection (driver 3.x as bundled by moleculer-db-adapter-mongo). */
 export function mongoCollection(col: any): Collection {
   return {
     find(query, opts = {}) {
-      let cursor = col.find(query);
+      let cursor = col.find(toMongoQuery(query));
       if (opts.projection) cursor = cursor.project(opts.projection);
       if (opts.sort) cursor = cursor.sort(opts.sort);
       if (opts.skip) cursor = cursor.skip(opts.skip);
       if (opts.limit) cursor = cursor.limit(opts.limit);
       return cursor.toArray();
     },
-    count: query => col.countDocuments(query),
-    findOne: query => col.findOne(query),
+    count: query => col.countDocuments(toMongoQuery(query)),
+    findOne: query => col.findOne(toMongoQuery(query)),
     async insert(doc) {
       await col.insertOne(doc);
       return doc;

@@ -12,9 +12,22 @@ import Datastore from "@seald-io/nedb";
 
 export type Sequence = "posts" | "terms";
 
+export interface ImageRecord {
+  id: number;
+  url: string;
+  extension: string;
+}
+
+/**
+ * Image records (D7) live here too: they are posts of the shared id space, used by events, venues and
+ * organizers alike (C25: the registry is the one owner, reached by every post service).
+ */
 export interface IdRegistry {
   allocate(seq: Sequence, type: string): Promise<number>;
   typeOf(id: number): Promise<string | undefined>;
+  /** The image record made for `url`, made now if there is none. */
+  imageForUrl(url: string, extension: string): Promise<ImageRecord>;
+  images(ids: number[]): Promise<ImageRecord[]>;
 }
 
 const embedded = new Map<string, Promise<IdRegistry>>();
@@ -24,7 +37,10 @@ async function openEmbedded(dataDir: string): Promise<IdRegistry> {
     ? new Datastore({ inMemoryOnly: true })
     : new Datastore({ filename: path.join(dataDir, "ids.db"), corruptAlertThreshold: 0 });
   await db.loadDatabaseAsync();
-  return {
+  await db.ensureIndexAsync({ fieldName: "url", sparse: true });
+  const pending = new Map<string, Promise<ImageRecord>>();
+  const toImage = (doc: any): ImageRecord => ({ id: Number(String(doc._id).slice(3)), url: doc.url, extension: doc.extension });
+  const reg: IdRegistry = {
     async allocate(seq, type) {
       const res: any = await db.updateAsync({ _id: `seq:${seq}` }, { $inc: { seq: 1 } }, { upsert: true, returnUpdatedDocs: true });
       const id = res.affectedDocuments.seq as number;
@@ -34,8 +50,28 @@ async function openEmbedded(dataDir: string): Promise<IdRegistry> {
     async typeOf(id) {
       const doc: any = await db.findOneAsync({ _id: `id:${id}` });
       return doc?.type;
+    },
+    imageForUrl(url, extension) {
+      // one in-flight creation per URL, so concurrent writers reuse one record
+      let p = pending.get(url);
+      if (!p) {
+        p = (async () => {
+          const found: any = await db.findOneAsync({ type: "image", url });
+          if (found) return toImage(found);
+          const id = await reg.allocate("posts", "image");
+          await db.updateAsync({ _id: `id:${id}` }, { $set: { url, extension } }, {});
+          return { id, url, extension };
+        })().finally(() => pending.delete(url));
+        pending.set(url, p);
+      }
+      return p;
+    },
+    async images(ids) {
+      const docs: any[] = await db.findAsync({ _id: { $in: ids.map(id => `id:${id}`) }, type: "image" });
+      return docs.map(toImage);
     }
   };
+  return reg;
 }
 
 /** The embedded registry of a DATA_DIR (one per process). */
@@ -57,7 +93,7 @@ export function resetEmbeddedRegistries(): void {
 export function mongoRegistry(db: any): IdRegistry {
   const counters = db.collection("counters");
   const ids = db.collection("post_ids");
-  return {
+  const reg: IdRegistry = {
     async allocate(seq, type) {
       const res = await counters.findOneAndUpdate({ _id: seq }, { $inc: { seq: 1 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
       const id = res.value.seq as number;
@@ -67,6 +103,18 @@ export function mongoRegistry(db: any): IdRegistry {
     async typeOf(id) {
       const doc = await ids.findOne({ _id: id });
       return doc?.type;
+    },
+    async imageForUrl(url, extension) {
+      const found = await ids.findOne({ type: "image", url });
+      if (found) return { id: found._id, url, extension: found.extension };
+      const id = await reg.allocate("posts", "image");
+      await ids.updateOne({ _id: id }, { $set: { url, extension } });
+      return { id, url, extension };
+    },
+    async images(list) {
+      const docs = await ids.find({ _id: { $in: list }, type: "image" }).toArray();
+      return docs.map((d: any) => ({ id: d._id, url: d.url, extension: d.extension }));
     }
   };
+  return reg;
 }

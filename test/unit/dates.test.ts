@@ -76,6 +76,7 @@ describe("isValidDateInput and timestamps", () => {
     [1.5, false], ["1.5", false], ["10.06", false], ["1e3", false], [Number.NaN, false], [Infinity, false],
     [true, false], [false, false], [null, false], [undefined, false], [{}, false], [[], false], [["2025-06-10"], false],
     ["", false], ["   ", false], ["2025-06-10 25:00", false], [1e20, false],
+    [`2025-06-10${" ".repeat(300)}09:00`, false],
   ])("%j → %s", (input, expected) => {
     expect(isValidDateInput(input)).toBe(expected);
   });

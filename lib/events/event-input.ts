@@ -1,0 +1,71 @@
+/**
+ * From validated write parameters to stored event fields (events.md §3.5, §3.8, §1.5, §4): time zone,
+ * start/end wall clocks and their UTC instants, all-day normalisation, cost, website, flags and text.
+ * Absent means unchanged on update (D3). Pure: no store, no broker.
+ */
+import { dayEnd, dayStart, isValidTimezone, parseWallClock, wallClockToUtc } from "../dates";
+import { normaliseCostInput, costCurrency } from "../cost";
+import { isValidUrl, sanitizeUrl } from "../sanitize";
+import { ApiError, ParamReason } from "../errors";
+
+export interface EventSchedule {
+  timezone: string;
+  all_day: boolean;
+  start_date: string;
+  end_date: string;
+  utc_start_date: string;
+  utc_end_date: string;
+}
+
+const present = (v: unknown) => v !== undefined && v !== null;
+
+/** Parameter problems that need more than the params schema (time zone, website, dates). */
+export function checkEventInput(p: Record<string, any>, siteZone: string): void {
+  const bad: Record<string, ParamReason> = {};
+  if (present(p.timezone) && p.timezone !== "" && !isValidTimezone(p.timezone)) bad.timezone = { key: "param.timezone" };
+  if (present(p.website) && p.website !== "" && (typeof p.website !== "string" || !isValidUrl(sanitizeUrl(p.website)))) bad.website = { key: "param.url" };
+  for (const name of ["start_date", "end_date"]) {
+    if (present(p[name]) && parseWallClock(p[name], siteZone) === null) bad[name] = { key: "param.date" };
+  }
+  if (Object.keys(bad).length) throw ApiError.invalidParams(bad);
+}
+
+/** The schedule after a write; `current` is the stored event on update. */
+export function resolveSchedule(p: Record<string, any>, current: EventSchedule | undefined, siteZone: string, now: Date): EventSchedule {
+  const timezone = present(p.timezone) ? (p.timezone === "" ? siteZone : String(p.timezone)) : current?.timezone ?? siteZone;
+  let start = present(p.start_date) ? parseWallClock(p.start_date, timezone, now)! : current!.start_date;
+  let end = present(p.end_date) ? parseWallClock(p.end_date, timezone, now)! : current!.end_date;
+  const allDay = present(p.all_day) ? !!p.all_day : current?.all_day ?? false;
+  if (allDay) {
+    start = dayStart(start);
+    end = dayEnd(end);
+  }
+  if (start > end) end = start;
+  return { timezone, all_day: allDay, start_date: start, end_date: end, utc_start_date: wallClockToUtc(start, timezone), utc_end_date: wallClockToUtc(end, timezone) };
+}
+
+/** Stored cost fields from a `cost` input (values kept raw; symbol and position derived now). */
+export function costFields(input: unknown): { cost: string[]; currency_symbol: string; currency_position: string } {
+  const cost = normaliseCostInput(input);
+  return { cost, ...costCurrency(cost) };
+}
+
+const FLAGS = ["show_map", "show_map_link", "hide_from_listings", "sticky", "featured"] as const;
+
+/** Plain fields of a write: text, flags, website, cost (only those sent, except flags default false on create). */
+export function plainEventFields(p: Record<string, any>, creating: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (present(p.title)) out.title = String(p.title).trim();
+  if (present(p.description)) out.description = p.description;
+  if (present(p.excerpt)) out.excerpt = p.excerpt;
+  for (const flag of FLAGS) {
+    if (present(p[flag])) out[flag] = !!p[flag];
+    else if (creating) out[flag] = false;
+  }
+  if (present(p.website)) out.website = p.website === "" ? "" : sanitizeUrl(String(p.website));
+  else if (creating) out.website = null;
+  if (present(p.cost)) Object.assign(out, costFields(p.cost));
+  else if (creating) Object.assign(out, costFields(null));
+  if (present(p.post_password)) out.post_password = p.post_password;
+  return out;
+}

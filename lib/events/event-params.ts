@@ -1,0 +1,89 @@
+/**
+ * Params schemas of the events actions (spec §4.2, reference discovery.md §1.2): validation and the
+ * documents share them.
+ */
+import { boolean, dateTime, idList, integer, number, looseFlag, schema, string, stringList, untyped, Rule } from "../params";
+import { REGISTERED_STATUSES } from "../capabilities";
+
+const page = () => integer({ description: "The archive page to return.", default: 1, positive: true });
+const perPage = () => integer({ description: "The number of events to return on each page.", default: 10, positive: true });
+
+/** Fields of an event write (create: title and dates required; update: all optional). */
+export function eventWriteRules(required: boolean): Record<string, Rule> {
+  return {
+    author: integer({ description: "The ID of the event author.", positive: true }),
+    date: dateTime({ description: "The publication date of the event." }),
+    date_utc: dateTime({ description: "The publication date of the event, in UTC." }),
+    title: string({ description: "The event title.", required, nonEmpty: true }),
+    description: string({ description: "The event description.", nonEmpty: true }),
+    slug: string({ description: "The event slug.", nonEmpty: true }),
+    excerpt: string({ description: "The event excerpt.", nonEmpty: true }),
+    status: string({ description: "The event post status.", enum: REGISTERED_STATUSES }),
+    timezone: string({ description: "The event time zone." }),
+    all_day: boolean({ description: "Whether the event lasts the whole day.", default: false }),
+    start_date: dateTime({ description: "The event start date and time.", required }),
+    end_date: dateTime({ description: "The event end date and time.", required }),
+    image: untyped({ description: "The featured image: an image ID or an image URL." }),
+    cost: untyped({ description: "The event cost." }),
+    website: untyped({ description: "The event website URL.", default: null }),
+    show_map: boolean({ description: "Whether the event shows a map." }),
+    show_map_link: boolean({ description: "Whether the event shows a map link." }),
+    hide_from_listings: boolean({ description: "Whether the event is hidden from the listings." }),
+    sticky: boolean({ description: "Whether the event is pinned in the calendar views." }),
+    featured: boolean({ description: "Whether the event is featured." }),
+    categories: untyped({ description: "Event category IDs or names.", default: null, items: { type: "integer" } }),
+    tags: untyped({ description: "Event tag IDs or names.", default: null, items: { type: "integer" } }),
+    venue: untyped({ description: "Venue IDs or venue data.", default: null, items: { type: "integer" } }),
+    organizer: untyped({ description: "Organizer IDs or organizer data.", default: null, items: { type: "integer" } }),
+    post_parent: integer({ description: "The ID of the parent event (extension).", positive: true }),
+    post_password: string({ description: "The password protecting the event content; empty to clear it (extension)." })
+  };
+}
+
+const idRule = () => integer({ description: "The event ID.", required: true, in: "path", min: 0 });
+const passwordRule = () => string({ description: "The event password.", nonEmpty: true, in: "path" });
+const slugRule = (required: boolean) => string({ description: "The event slug.", required, nonEmpty: true, in: "path" });
+
+export const EVENT_PARAMS = {
+  list: schema({
+    page: page(),
+    per_page: perPage(),
+    start_date: dateTime({ description: "Events that start on or after this date.", typed: false, default: "yesterday 23:59" }),
+    end_date: dateTime({ description: "Events that end on or before this date.", typed: false, default: "+24 months" }),
+    starts_before: dateTime({ description: "Events that start before this date.", typed: false }),
+    starts_after: dateTime({ description: "Events that start after this date.", typed: false }),
+    ends_before: dateTime({ description: "Events that end before this date.", typed: false }),
+    ends_after: dateTime({ description: "Events that end after this date.", typed: false }),
+    strict_dates: looseFlag({ description: "Whether the dates are taken as exact times rather than whole days.", default: "false", nonEmpty: true }),
+    search: string({ description: "Events whose title, excerpt or description contain this text.", nonEmpty: true }),
+    categories: stringList({ description: "Events in any of these category IDs or slugs." }),
+    tags: stringList({ description: "Events with any of these tag IDs or slugs." }),
+    venue: idList({ description: "Events at any of these venue IDs." }),
+    organizer: idList({ description: "Events with any of these organizer IDs." }),
+    featured: boolean({ description: "Featured events only (true) or non-featured only (false)." }),
+    status: stringList({ description: "Events with any of these post statuses.", format: "string" }),
+    geoloc: boolean({ description: "Events whose venue has (true) or lacks (false) coordinates (geolocation service)." }),
+    geoloc_lat: number({ description: "Latitude of the centre of a radius search (geolocation service).", min: -90, max: 90 }),
+    geoloc_lng: number({ description: "Longitude of the centre of a radius search (geolocation service).", min: -180, max: 180 }),
+    geoloc_radius: number({ description: "Radius of the search around geoloc_lat/geoloc_lng (default 25).", exclusiveMin: 0 }),
+    geoloc_unit: string({ description: "Unit of the radius and distances: mi (default) or km.", enum: ["mi", "km"] }),
+    orderby: string({ description: "Order of the results: distance (with geoloc_lat/geoloc_lng) or the default start date order.", enum: ["distance", "start_date"] }),
+    include: idList({ description: "Only events with these IDs; date filters are then ignored." }),
+    post_parent: integer({ description: "Events whose parent is this event.", positive: true }),
+    ticketed: boolean({ description: "Events with (true) or without (false) tickets." }),
+    password: string({ description: "Reveals the protected fields of events with this password.", nonEmpty: true }),
+    context: string({ description: "Request context: view or edit." })
+  }),
+  create: schema(eventWriteRules(true)),
+  get: schema({ id: idRule(), password: passwordRule(), context: string({ description: "Request context: view or edit." }) }),
+  remove: schema({ id: idRule(), password: passwordRule() }),
+  update: schema({ id: idRule(), password: passwordRule(), ...eventWriteRules(false) }),
+  getBySlug: schema({ slug: slugRule(true), password: string({ description: "The event password.", nonEmpty: true }), context: string({ description: "Request context: view or edit." }) }),
+  removeBySlug: schema({ slug: slugRule(true) }),
+  updateBySlug: schema({ ...(() => { const { slug: _s, ...rest } = eventWriteRules(false); return { slug: slugRule(false), ...rest }; })() })
+};
+
+/** Order of the parameters carried in list links (D10). */
+export const EVENT_LINK_ORDER = ["page", "per_page", "start_date", "end_date", "search", "categories", "tags", "venue", "organizer", "featured",
+  "geoloc", "geoloc_lat", "geoloc_lng", "geoloc_radius", "geoloc_unit", "orderby", "status", "post_parent", "include", "starts_before", "starts_after",
+  "ends_before", "ends_after", "strict_dates", "ticketed"] as const;

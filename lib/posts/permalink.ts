@@ -1,0 +1,24 @@
+/**
+ * Permalinks of posts (D20, C7) and the global id of a record.
+ */
+export type PostTypeName = "tribe_events" | "tribe_venue" | "tribe_organizer";
+
+const URL_SEGMENT: Record<PostTypeName, string> = { tribe_events: "event", tribe_venue: "venue", tribe_organizer: "organizer" };
+const QUERY_STATUSES = new Set(["draft", "pending", "auto-draft", "future"]);
+
+/** `{site}/event/{slug}/`, or `{site}/?post_type=…&p={id}` for drafts, pending, future and empty slugs. */
+export function permalink(site: string, type: PostTypeName, record: { _id: number; slug: string; status: string }): string {
+  if (!record.slug || QUERY_STATUSES.has(record.status)) return `${site}/?post_type=${type}&p=${record._id}`;
+  return `${site}/${URL_SEGMENT[type]}/${record.slug}/`;
+}
+
+/** `{host}{path}?id={id}`: host and path of the base URL, no scheme, no port. */
+export function globalId(baseUrl: string, id: number): string {
+  try {
+    const u = new URL(baseUrl);
+    const p = u.pathname.replace(/\/+$/, "");
+    return `${u.hostname}${p}?id=${id}`;
+  } catch {
+    return `${baseUrl}?id=${id}`;
+  }
+}
