@@ -58,6 +58,8 @@ export class ApiError extends Errors.MoleculerError {
   }
 }
 
+/** Duck-typed: an ApiError that crossed the bus is rebuilt by Moleculer as a plain error with the same fields. */
 export function isApiError(err: unknown): err is ApiError {
-  return err instanceof Errors.MoleculerError && typeof (err as any).type === "string" && !!(err as any).data?.i18n;
+  const e = err as any;
+  return !!e && typeof e.type === "string" && typeof e.code === "number" && !!e.data?.i18n;
 }
