@@ -2,8 +2,20 @@
  * Broker options for every node, from the settings: one process without a transporter, or any subset of
  * services per process over NATS. Same code either way.
  */
-import type { BrokerOptions } from "moleculer";
+import { BrokerOptions, MetricReporters } from "moleculer";
 import { Settings } from "./lib/settings";
+
+/** The Prometheus reporter, except that a metrics port already in use is logged, not fatal (C27). */
+const PrometheusReporter: new (opts: Record<string, unknown>) => any = (MetricReporters as any).Prometheus;
+class TolerantPrometheusReporter extends PrometheusReporter {
+  init(registry: unknown): void {
+    super.init(registry);
+    this.server.on("error", (err: Error) => this.logger.warn(`Metrics are not served: ${err.message}`));
+  }
+  stop(): Promise<void> {
+    return this.server?.listening ? super.stop() : Promise.resolve();
+  }
+}
 
 export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   const redis = s.cacher && /^redis(s)?:\/\//.test(s.cacher);
@@ -25,7 +37,7 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     tracking: { enabled: true, shutdownTimeout: 10000 },
     logger: { type: "Console", options: { level: s.logLevel, formatter: "short", colors: false } },
     metrics: s.metricsPort > 0
-      ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: s.metricsPort, path: "/metrics" } }] }
+      ? ({ enabled: true, reporter: [new TolerantPrometheusReporter({ port: s.metricsPort, path: "/metrics" })] } as unknown as BrokerOptions["metrics"])
       : { enabled: false },
     ...overrides
   };

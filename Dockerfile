@@ -1,0 +1,26 @@
+# One image for every service; SERVICES picks what a container runs.
+# Build stage: install everything, compile TypeScript.
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json moleculer.config.ts server.ts ./
+COPY lib ./lib
+COPY mixins ./mixins
+COPY services ./services
+COPY bench ./bench
+COPY locales ./locales
+RUN npx tsc -p tsconfig.build.json
+
+# Runtime stage: production dependencies and the compiled code only.
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY locales ./locales
+USER node
+EXPOSE 3000 3030
+HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD node -e "const p=process.env.SERVICES||'all';if(!/api|all/.test(p))process.exit(0);fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "dist/server.js"]
