@@ -1,5 +1,536 @@
-import type { ServiceSchema } from "moleculer";
+/**
+ * The taxonomy service: event categories (`tribe_events_cat`, hierarchical) and event tags (`post_tag`,
+ * flat) — the five routes of each (terms.md, lists.md §5) and the internal actions the events service
+ * uses to resolve, filter, embed and count terms. Record shapes, normalisation, duplicate and slug rules
+ * and list-query building live in lib/terms/*; this file orders the checks and talks to the store.
+ *
+ * Order of every routed write (errors.md §1): params schema → existence checks (`id`, `parent`) →
+ * capability (auth.md §4) → handler rules. Writes that touch the tree (and every count change) run one at
+ * a time in this process, so `tree_count` (what `hide_empty` reads) always matches the counts.
+ */
+import { Context, Errors, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { StoreMixin } from "../mixins/store.mixin";
+import type { Collection, Doc } from "../mixins/store/collection";
+import type { Sequence } from "../mixins/store/id-registry";
+import { ApiError, ParamReason } from "../lib/errors";
+import { canManageTerms } from "../lib/capabilities";
+import { nowDb } from "../lib/dates";
+import { sanitizeSlug } from "../lib/slug";
+import type { CallMeta } from "../lib/meta";
+import { registerSchemas } from "../lib/schemas";
+import { settings } from "../lib/settings";
+import { embeddedTerm, rootsOf, Roots, TAXONOMIES, Taxonomy, taxonomyKey, TermDoc, termRecord, TermRecord } from "../lib/terms/term-record";
+import { INTERNAL_PARAMS, TERM_PARAMS, termSchemasByAction } from "../lib/terms/term-params";
+import { buildTermQuery, paging, pagingHeaders, sortByInclude, termListEnvelope, termOrder } from "../lib/terms/term-query";
+import {
+  baseSlug, filterToken, findCreateConflict, givenSlug, loopSafeParent, nameKey, normaliseTermName, slugClashOutcome,
+  termTokens, uniqueIds, uniqueTermSlug
+} from "../lib/terms/term-rules";
+import { ancestorIds, ancestorSlugs, loadAncestors, withDescendants } from "../lib/terms/term-tree";
 
-/** Placeholder until the taxonomy service lands. */
-const Service: ServiceSchema = { name: "taxonomy", actions: {} };
-export default Service;
+registerSchemas(termSchemasByAction("taxonomy"));
+
+// ---------------------------------------------------------------------------------------------------------
+// Parameter and result types
+// ---------------------------------------------------------------------------------------------------------
+
+export interface TermListParams {
+  page?: number;
+  per_page?: number;
+  search?: string;
+  exclude?: string[];
+  include?: string[];
+  order?: string;
+  orderby?: string;
+  hide_empty?: boolean;
+  parent?: number;
+  post?: number;
+  event?: number;
+  slug?: string;
+}
+
+export interface TermWriteParams {
+  id?: number;
+  name?: string;
+  description?: string;
+  slug?: string;
+  /** Categories: a validated positive integer. Tags: anything (refused by the handler). */
+  parent?: unknown;
+}
+
+export interface ResolveForEventParams { taxonomy: Taxonomy; value?: unknown }
+export interface ResolveFilterParams { taxonomy: Taxonomy; values: string[]; param: string }
+export interface EmbedParams { ids: number[] }
+export interface AdjustCountsParams { deltas: Record<string, number> }
+/** What `events.links` answers: the terms of an event, or null when the id is not an event. */
+export type EventLinks = { categories: number[]; tags: number[] } | null;
+
+type Ctx<P = Record<string, unknown>> = Context<P, CallMeta>;
+
+interface TermInput {
+  name: string;
+  slug?: string;
+  description?: string;
+  parent: number;
+}
+
+type TaxonomyMethods = {
+  listTerms(ctx: Ctx<TermListParams>, taxonomy: Taxonomy): Promise<Record<string, unknown>>;
+  getTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord>;
+  createTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord>;
+  updateTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord>;
+  removeTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord>;
+  resolveForEvent(ctx: Ctx<ResolveForEventParams>): Promise<number[]>;
+  resolveFilter(params: ResolveFilterParams): Promise<number[]>;
+  embed(ctx: Ctx<EmbedParams>): Promise<Record<string, unknown>>;
+  adjustCounts(deltas: Record<string, number>): Promise<Record<string, number>>;
+
+  roots(ctx: Ctx<any>): Roots;
+  findTerm(taxonomy: Taxonomy, id: number): Promise<TermDoc | undefined>;
+  fetchByIds(ids: number[]): Promise<TermDoc[]>;
+  records(docs: TermDoc[], roots: Roots): Promise<TermRecord[]>;
+  ensureMayManage(ctx: Ctx<any>, taxonomy: Taxonomy): void;
+  resolveItems(taxonomy: Taxonomy, items: string[]): Promise<number[] | undefined>;
+  eventLinks(ctx: Ctx<any>, id: number): Promise<EventLinks>;
+  insertTerm(taxonomy: Taxonomy, input: TermInput, lang: string): Promise<TermDoc>;
+  applyUpdate(current: TermDoc, input: TermWriteParams): Promise<TermDoc>;
+  deleteTerm(current: TermDoc, roots: Roots): Promise<TermRecord>;
+  slugTaken(taxonomy: Taxonomy, slug: string, exceptId?: number): Promise<boolean>;
+  parentChain(parent: number): Promise<TermDoc[]>;
+  shiftTreeCount(fromId: number, delta: number, seen?: Set<number>): Promise<void>;
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+};
+
+interface TaxonomyVars {
+  store: Collection;
+  allocateId(seq: Sequence, type: string): Promise<number>;
+  writeQueue: Promise<unknown>;
+}
+
+type Self = Service & TaxonomyMethods & TaxonomyVars;
+
+// ---------------------------------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------------------------------
+
+const UNKNOWN = "param.unknown_id";
+
+/** JSON null counts as not sent. */
+const sent = (v: unknown): boolean => v !== undefined && v !== null;
+
+/** Handler-level validation problems (ids, slugs, parents, events) are reported together, as 400. */
+function throwIfInvalid(reasons: Record<string, ParamReason | string>): void {
+  if (Object.keys(reasons).length > 0) throw ApiError.invalidParams(reasons);
+}
+
+/**
+ * A handler-level 400 of the term rules (errors.md §5). It is caused by one parameter, so, like every
+ * such 400, it names it in `data.params` (C17).
+ */
+function termError(code: string, param: string, key: string, extra: Record<string, unknown> = {}): ApiError {
+  return new ApiError(code, 400, {}, { ...extra, params: { [param]: { key } } });
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { errorType?: string; code?: number } | null;
+  return e?.errorType === "uniqueViolated" || e?.code === 11000;
+}
+
+/** Creates race only across processes (a slug taken meanwhile): try again with fresh lookups. */
+const INSERT_ATTEMPTS = 3;
+
+// ---------------------------------------------------------------------------------------------------------
+// Service
+// ---------------------------------------------------------------------------------------------------------
+
+const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, TaxonomyVars, Self> = {
+  name: "taxonomy",
+
+  mixins: [StoreMixin({
+    collection: "terms",
+    indexes: [
+      { field: "taxonomy" },
+      { field: "tax_slug", unique: true },
+      { field: "slug" },
+      { field: "name_lc" },
+      { field: "parent" },
+      { field: "tree_count" },
+      { field: "modified_utc" }
+    ]
+  })],
+
+  settings: {},
+
+  actions: {
+    // Categories ----------------------------------------------------------------------------------------
+    "categories.list": { params: TERM_PARAMS.category.list, async handler(ctx: Ctx<TermListParams>) { return this.listTerms(ctx, "category"); } },
+    "categories.create": { params: TERM_PARAMS.category.create, async handler(ctx: Ctx<TermWriteParams>) { return this.createTerm(ctx, "category"); } },
+    "categories.get": { params: TERM_PARAMS.category.get, async handler(ctx: Ctx<TermWriteParams>) { return this.getTerm(ctx, "category"); } },
+    "categories.update": { params: TERM_PARAMS.category.update, async handler(ctx: Ctx<TermWriteParams>) { return this.updateTerm(ctx, "category"); } },
+    "categories.remove": { params: TERM_PARAMS.category.remove, async handler(ctx: Ctx<TermWriteParams>) { return this.removeTerm(ctx, "category"); } },
+
+    // Tags ----------------------------------------------------------------------------------------------
+    "tags.list": { params: TERM_PARAMS.tag.list, async handler(ctx: Ctx<TermListParams>) { return this.listTerms(ctx, "tag"); } },
+    "tags.create": { params: TERM_PARAMS.tag.create, async handler(ctx: Ctx<TermWriteParams>) { return this.createTerm(ctx, "tag"); } },
+    "tags.get": { params: TERM_PARAMS.tag.get, async handler(ctx: Ctx<TermWriteParams>) { return this.getTerm(ctx, "tag"); } },
+    "tags.update": { params: TERM_PARAMS.tag.update, async handler(ctx: Ctx<TermWriteParams>) { return this.updateTerm(ctx, "tag"); } },
+    "tags.remove": { params: TERM_PARAMS.tag.remove, async handler(ctx: Ctx<TermWriteParams>) { return this.removeTerm(ctx, "tag"); } },
+
+    // Internal (not routed) -----------------------------------------------------------------------------
+    /** events.md §3.7: ids of the terms an event input names, creating missing ones. */
+    resolveForEvent: { params: INTERNAL_PARAMS.resolveForEvent, async handler(ctx: Ctx<ResolveForEventParams>) { return this.resolveForEvent(ctx); } },
+    /** lists.md §2.4: ids for the events list filters (categories include their descendants); unknown → 400. */
+    resolveFilter: { params: INTERNAL_PARAMS.resolveFilter, async handler(ctx: Ctx<ResolveFilterParams>) { return this.resolveFilter(ctx.params); } },
+    /** events.md §1.6: embedded term objects by id, one call per page of events. */
+    embed: { params: INTERNAL_PARAMS.embed, async handler(ctx: Ctx<EmbedParams>) { return this.embed(ctx); } },
+    /** terms.md §6: count deltas (published events carrying each term); answers the new counts by id. */
+    adjustCounts: { params: INTERNAL_PARAMS.adjustCounts, async handler(ctx: Ctx<AdjustCountsParams>) { return this.adjustCounts(ctx.params.deltas); } }
+  },
+
+  methods: {
+    // Routed operations ---------------------------------------------------------------------------------
+
+    async listTerms(ctx, taxonomy) {
+      const p = ctx.params;
+      const reasons: Record<string, string> = {};
+      const includeIds = p.include ? await this.resolveItems(taxonomy, p.include) : undefined;
+      if (p.include && !includeIds) reasons.include = UNKNOWN;
+      const excludeIds = p.exclude ? await this.resolveItems(taxonomy, p.exclude) : undefined;
+      if (p.exclude && !excludeIds) reasons.exclude = UNKNOWN;
+      if (taxonomy === "category" && p.parent !== undefined && !(await this.findTerm("category", p.parent))) reasons.parent = UNKNOWN;
+      // `event` is the alias of `post` and wins when both are sent; each sent value must name an event.
+      let eventTermIds: number[] | undefined;
+      for (const name of ["post", "event"] as const) {
+        const id = p[name];
+        if (id === undefined) continue;
+        const links = await this.eventLinks(ctx, id);
+        if (!links) reasons[name] = UNKNOWN;
+        else if (name === "event" || p.event === undefined) eventTermIds = links[TAXONOMIES[taxonomy].collection];
+      }
+      throwIfInvalid(reasons);
+
+      const query = buildTermQuery({
+        taxonomy,
+        hideEmpty: p.hide_empty ?? true,
+        search: p.search,
+        includeIds,
+        excludeIds,
+        eventTermIds,
+        parent: p.parent,
+        slug: p.slug === undefined ? undefined : sanitizeSlug(p.slug)
+      });
+      const order = termOrder(p.orderby, p.order, includeIds);
+      const total = await this.store.count(query);
+      const page = paging(p.page, p.per_page, total);
+      let docs: Doc[] = [];
+      if (page.skip < total) {
+        docs = order.kind === "include"
+          ? sortByInclude((await this.store.find(query)) as TermDoc[], order.ids, order.direction).slice(page.skip, page.skip + page.perPage)
+          : await this.store.find(query, { sort: order.sort, skip: page.skip, limit: page.perPage });
+      }
+      const roots = this.roots(ctx);
+      const language = ctx.meta.languageParam ? ctx.meta.language : undefined;
+      ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...pagingHeaders(taxonomy, page, roots, p as Record<string, unknown>, language) };
+      return termListEnvelope(taxonomy, await this.records(docs as TermDoc[], roots), page, roots, language);
+    },
+
+    async getTerm(ctx, taxonomy) {
+      const doc = await this.findTerm(taxonomy, ctx.params.id!);
+      if (!doc) throw ApiError.invalidParam("id", UNKNOWN);
+      return (await this.records([doc], this.roots(ctx)))[0];
+    },
+
+    async createTerm(ctx, taxonomy) {
+      const p = ctx.params;
+      if (taxonomy === "category" && sent(p.parent) && !(await this.findTerm("category", p.parent as number))) throw ApiError.invalidParam("parent", UNKNOWN);
+      this.ensureMayManage(ctx, taxonomy);
+      if (taxonomy === "tag" && sent(p.parent)) throw termError("rest_taxonomy_not_hierarchical", "parent", "param.invalid");
+      const input: TermInput = { name: p.name!, slug: p.slug, description: p.description, parent: (p.parent as number | undefined) ?? 0 };
+      const doc = await this.exclusive(() => this.insertTerm(taxonomy, input, ctx.meta.language ?? "en"));
+      const [record] = await this.records([doc], this.roots(ctx));
+      ctx.meta.$statusCode = 201;
+      ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), Location: record.urls.self };
+      return record;
+    },
+
+    async updateTerm(ctx, taxonomy) {
+      const p = ctx.params;
+      const reasons: Record<string, string> = {};
+      const current = await this.findTerm(taxonomy, p.id!);
+      if (!current) reasons.id = UNKNOWN;
+      if (taxonomy === "category" && sent(p.parent) && !(await this.findTerm("category", p.parent as number))) reasons.parent = UNKNOWN;
+      throwIfInvalid(reasons);
+      this.ensureMayManage(ctx, taxonomy);
+      if (taxonomy === "tag" && sent(p.parent)) throw termError("rest_taxonomy_not_hierarchical", "parent", "param.invalid");
+      const updated = await this.exclusive(() => this.applyUpdate(current!, p));
+      return (await this.records([updated], this.roots(ctx)))[0];
+    },
+
+    async removeTerm(ctx, taxonomy) {
+      const current = await this.findTerm(taxonomy, ctx.params.id!);
+      if (!current) throw ApiError.invalidParam("id", UNKNOWN);
+      this.ensureMayManage(ctx, taxonomy);
+      const record = await this.exclusive(() => this.deleteTerm(current, this.roots(ctx)));
+      // Events lose the term before the answer goes out (C16); outside the lock: events may call back.
+      try {
+        await ctx.call("events.unlinkTerm", { taxonomy, id: current._id });
+      } catch (err) {
+        if (!(err instanceof Errors.ServiceNotFoundError) && !(err instanceof Errors.ServiceNotAvailableError)) throw err;
+      }
+      return record;
+    },
+
+    // Internal operations -------------------------------------------------------------------------------
+
+    async resolveForEvent(ctx) {
+      const { taxonomy, value } = ctx.params;
+      const tokens = termTokens(value);
+      const ids: number[] = [];
+      const known = new Map((await this.store.find({ taxonomy, _id: { $in: tokens.flatMap(t => ("id" in t ? [t.id] : [])) } })).map(d => [d._id as number, d]));
+      const byText = async (text: string): Promise<number | undefined> => {
+        const slug = sanitizeSlug(text);
+        const bySlug = slug === "" ? null : await this.store.findOne({ tax_slug: taxonomyKey({ taxonomy, slug }) });
+        if (bySlug) return bySlug._id;
+        const byName = await this.store.find({ taxonomy, name_lc: nameKey(normaliseTermName(text)) }, { sort: { _id: 1 }, limit: 1 });
+        if (byName.length > 0) return byName[0]._id;
+        try {
+          return (await this.insertTerm(taxonomy, { name: text, parent: 0 }, ctx.meta.language ?? "en"))._id;
+        } catch (err) {
+          if (err instanceof ApiError && err.type === "term_exists") return err.data.term_id as number;
+          if (err instanceof ApiError && err.type === "empty_term_name") return undefined;
+          throw err;
+        }
+      };
+      const resolveAll = async (): Promise<number[]> => {
+        for (const token of tokens) {
+          const id = "id" in token ? (known.has(token.id) ? token.id : undefined) : await byText(token.text);
+          if (id !== undefined) ids.push(id);
+        }
+        return uniqueIds(ids);
+      };
+      // Lookups and creations of names run under the write lock: two events naming the same new term get one.
+      return tokens.some(t => "text" in t) ? this.exclusive(resolveAll) : resolveAll();
+    },
+
+    async resolveFilter({ taxonomy, values, param }) {
+      const ids = await this.resolveItems(taxonomy, values);
+      if (!ids) throw ApiError.invalidParam(param, UNKNOWN);
+      if (!TAXONOMIES[taxonomy].hierarchical || ids.length === 0) return ids;
+      return withDescendants(ids, parents => this.store.find({ taxonomy, parent: { $in: parents } }) as Promise<TermDoc[]>);
+    },
+
+    async embed(ctx) {
+      const roots = this.roots(ctx);
+      const out: Record<string, unknown> = {};
+      for (const doc of await this.fetchByIds(uniqueIds(ctx.params.ids))) out[String(doc._id)] = embeddedTerm(doc, roots);
+      return out;
+    },
+
+    async adjustCounts(deltas) {
+      return this.exclusive(async () => {
+        const counts: Record<string, number> = {};
+        const modified_utc = nowDb();
+        for (const [key, delta] of Object.entries(deltas)) {
+          if (!delta) continue;
+          const doc = await this.store.updateOne({ _id: Number(key) }, { $inc: { count: delta, tree_count: delta }, $set: { modified_utc } });
+          if (!doc) continue;
+          counts[key] = doc.count;
+          await this.shiftTreeCount(doc.parent, delta, new Set([doc._id]));
+        }
+        return counts;
+      });
+    },
+
+    // Building blocks -----------------------------------------------------------------------------------
+
+    roots(ctx) {
+      return rootsOf(ctx.meta, settings());
+    },
+
+    async findTerm(taxonomy, id) {
+      return ((await this.store.findOne({ _id: id, taxonomy })) as TermDoc | null) ?? undefined;
+    },
+
+    async fetchByIds(ids) {
+      return ids.length === 0 ? [] : ((await this.store.find({ _id: { $in: ids } })) as TermDoc[]);
+    },
+
+    /** Standalone records, with the ancestors' slugs of categories loaded in one lookup per level. */
+    async records(docs, roots) {
+      const byId = await loadAncestors(docs, ids => this.fetchByIds(ids));
+      return docs.map(doc => termRecord(doc, ancestorSlugs(doc, byId), roots));
+    },
+
+    ensureMayManage(ctx, taxonomy) {
+      const caller = ctx.meta.caller;
+      if (!canManageTerms(caller, taxonomy)) throw ApiError.forbidden(caller === null);
+    },
+
+    /** Ids for a list of ids and slugs of the taxonomy (first-seen order); undefined when one names no term. */
+    async resolveItems(taxonomy, items) {
+      const tokens = items.map(filterToken);
+      const wantedIds = tokens.flatMap(t => ("id" in t ? [t.id] : []));
+      const wantedSlugs = tokens.flatMap(t => ("text" in t ? [sanitizeSlug(t.text)] : []));
+      const byId = new Set(wantedIds.length === 0 ? [] : (await this.store.find({ taxonomy, _id: { $in: wantedIds } })).map(d => d._id as number));
+      const bySlug = new Map(wantedSlugs.length === 0 ? [] : (await this.store.find({ tax_slug: { $in: wantedSlugs.map(slug => taxonomyKey({ taxonomy, slug })) } })).map(d => [d.slug as string, d._id as number]));
+      const ids: number[] = [];
+      for (const token of tokens) {
+        const id = "id" in token ? (byId.has(token.id) ? token.id : undefined) : bySlug.get(sanitizeSlug(token.text));
+        if (id === undefined) return undefined;
+        ids.push(id);
+      }
+      return uniqueIds(ids);
+    },
+
+    async eventLinks(ctx, id) {
+      return ctx.call<EventLinks, { id: number }>("events.links", { id });
+    },
+
+    /** terms.md §3.1–§3.2: normalise, refuse duplicates (`term_exists`), make the slug unique, store. */
+    async insertTerm(taxonomy, input, lang) {
+      const name = normaliseTermName(input.name);
+      if (name === "") throw termError("empty_term_name", "name", "param.empty");
+      const { hierarchical } = TAXONOMIES[taxonomy];
+      const parent = hierarchical ? input.parent : 0;
+      const chain = parent > 0 ? await this.parentChain(parent) : [];
+      if (parent > 0 && chain.length === 0) throw ApiError.invalidParam("parent", UNKNOWN);
+      const slugGiven = givenSlug(input.slug);
+      const slug = baseSlug(slugGiven, name);
+      const [nameMatch] = (await this.store.find({ taxonomy, name_lc: nameKey(name), ...(hierarchical ? { parent } : {}) }, { sort: { _id: 1 }, limit: 1 })) as TermDoc[];
+      const slugHolder = slug === "" ? null : ((await this.store.findOne({ tax_slug: taxonomyKey({ taxonomy, slug }) })) as TermDoc | null);
+      const conflict = findCreateConflict({ hierarchical, parent, slugProvided: slugGiven !== undefined, slug, nameMatch, slugHolder: slugHolder ?? undefined });
+      if (conflict) throw termError("term_exists", conflict === nameMatch ? "name" : "slug", "param.invalid", { term_id: conflict._id });
+
+      for (let attempt = 1; ; attempt++) {
+        const id = await this.allocateId("terms", taxonomy);
+        // A name without slug characters gets its id as slug (WordPress sanitize_title fallback).
+        const unique = await uniqueTermSlug(slug === "" ? String(id) : slug, chain.map(d => d.slug), c => this.slugTaken(taxonomy, c));
+        const doc: TermDoc = {
+          _id: id, taxonomy, name, name_lc: nameKey(name), slug: unique, tax_slug: taxonomyKey({ taxonomy, slug: unique }),
+          description: input.description ?? "", description_lc: (input.description ?? "").toLowerCase(), parent, count: 0, tree_count: 0, lang, modified_utc: nowDb()
+        };
+        try {
+          await this.store.insert(doc);
+          return doc;
+        } catch (err) {
+          if (!isUniqueViolation(err) || attempt >= INSERT_ATTEMPTS) throw err;
+        }
+      }
+    },
+
+    /** terms.md §4: only given fields change; loop-safe parent; `duplicate_term_slug` unless the parent moves. */
+    async applyUpdate(stale, input) {
+      const current = await this.findTerm(stale.taxonomy, stale._id);
+      if (!current) throw ApiError.invalidParam("id", UNKNOWN);
+      const set: Partial<TermDoc> = {};
+      if (input.name !== undefined) {
+        const name = normaliseTermName(input.name);
+        if (name === "") throw termError("empty_term_name", "name", "param.empty");
+        set.name = name;
+        set.name_lc = nameKey(name);
+      }
+      if (input.description !== undefined) {
+        set.description = input.description;
+        set.description_lc = input.description.toLowerCase();
+      }
+
+      let parent = current.parent;
+      let chain: TermDoc[] = [];
+      if (TAXONOMIES[current.taxonomy].hierarchical && typeof input.parent === "number") {
+        chain = await this.parentChain(input.parent);
+        if (chain.length === 0) throw ApiError.invalidParam("parent", UNKNOWN);
+        parent = loopSafeParent(current._id, input.parent, chain.slice(1).map(d => d._id));
+        if (parent === 0) chain = [];
+      } else if (current.parent > 0) {
+        chain = await this.parentChain(current.parent);
+      }
+      const parentChanged = parent !== current.parent;
+
+      const slugWasEmpty = input.slug !== undefined && givenSlug(input.slug) === undefined;
+      let slug = input.slug === undefined ? current.slug : (givenSlug(input.slug) ?? sanitizeSlug(set.name ?? current.name));
+      if (slug === "") slug = String(current._id);
+      if (slug !== current.slug && (await this.slugTaken(current.taxonomy, slug, current._id))) {
+        if (slugClashOutcome({ slugWasEmpty, parentChanged }) === "duplicate_term_slug") throw termError("duplicate_term_slug", "slug", "param.invalid");
+        slug = await uniqueTermSlug(slug, chain.map(d => d.slug), c => this.slugTaken(current.taxonomy, c, current._id));
+      }
+      if (slug !== current.slug) {
+        set.slug = slug;
+        set.tax_slug = taxonomyKey({ taxonomy: current.taxonomy, slug });
+      }
+      if (parentChanged) set.parent = parent;
+      if (Object.keys(set).length === 0) return current;
+
+      set.modified_utc = nowDb();
+      let updated: Doc | null;
+      try {
+        updated = await this.store.updateOne({ _id: current._id }, { $set: set });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw termError("duplicate_term_slug", "slug", "param.invalid");
+        throw err;
+      }
+      if (parentChanged && current.tree_count !== 0) {
+        await this.shiftTreeCount(current.parent, -current.tree_count, new Set([current._id]));
+        await this.shiftTreeCount(parent, current.tree_count, new Set([current._id]));
+      }
+      return (updated as TermDoc | null) ?? { ...current, ...set };
+    },
+
+    /** terms.md §5: the record as before; children move up to the parent; the tree counts follow. */
+    async deleteTerm(stale, roots) {
+      const current = await this.findTerm(stale.taxonomy, stale._id);
+      if (!current) throw ApiError.invalidParam("id", UNKNOWN);
+      const [record] = await this.records([current], roots);
+      try {
+        if (TAXONOMIES[current.taxonomy].hierarchical) {
+          await this.store.updateMany({ taxonomy: current.taxonomy, parent: current._id }, { $set: { parent: current.parent, modified_utc: nowDb() } });
+        }
+        if (current.count !== 0) await this.shiftTreeCount(current.parent, -current.count, new Set([current._id]));
+        const removed = await this.store.removeMany({ _id: current._id, taxonomy: current.taxonomy });
+        if (removed !== 1) throw new Error(`term ${current._id} was not removed`);
+      } catch (err) {
+        this.logger.error(`Deleting term ${current._id} failed:`, err);
+        throw new ApiError("rest_cannot_delete", 500);
+      }
+      return record;
+    },
+
+    async slugTaken(taxonomy, slug, exceptId) {
+      const query: Record<string, unknown> = { tax_slug: taxonomyKey({ taxonomy, slug }) };
+      if (exceptId !== undefined) query._id = { $ne: exceptId };
+      return (await this.store.count(query)) > 0;
+    },
+
+    /** A category and its ancestors, parent first; [] when the category does not exist. */
+    async parentChain(parent) {
+      const start = await this.findTerm("category", parent);
+      if (!start) return [];
+      const byId = await loadAncestors([start], ids => this.fetchByIds(ids));
+      return [start, ...ancestorIds(start, byId).map(id => byId.get(id)!)];
+    },
+
+    /** Adds `delta` to `tree_count` of a term and each of its ancestors (cycle-safe). */
+    async shiftTreeCount(fromId, delta, seen = new Set<number>()) {
+      let id = fromId;
+      while (delta !== 0 && id > 0 && !seen.has(id)) {
+        seen.add(id);
+        const doc = await this.store.updateOne({ _id: id }, { $inc: { tree_count: delta } });
+        if (!doc) break;
+        id = doc.parent;
+      }
+    },
+
+    /** Runs tree and count writes of this process one after another. */
+    exclusive<T>(work: () => Promise<T>): Promise<T> {
+      const run = this.writeQueue.then(work, work);
+      this.writeQueue = run.catch(() => undefined);
+      return run;
+    }
+  } satisfies TaxonomyMethods & ThisType<Self>,
+
+  created() {
+    this.writeQueue = Promise.resolve();
+  }
+};
+
+/** Typed with its own `this` above; services/index.ts takes the plain schema type. */
+export default TaxonomyService as unknown as ServiceSchema;
