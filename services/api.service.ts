@@ -15,7 +15,7 @@ import { carriesOperator } from "../lib/query";
 import { isLanguage, DEFAULT_LANGUAGE } from "../lib/messages";
 import type { Caller } from "../lib/callers";
 import { CallMeta } from "../lib/meta";
-import { namespaceIndex, openApiDocument } from "../lib/discovery";
+import { API_PARAMS, docsAliases, docsOnError, docUrl, DOCS_PATH, namespaceIndex, openApiDocument } from "../lib/discovery";
 
 type Req = IncomingMessage & { $ctx?: Context<any, any>; $params?: Record<string, any>; query?: Record<string, any>; body?: any; originalUrl?: string; parsedUrl?: string };
 type Res = ServerResponse & { $ctx?: Context<any, any> };
@@ -57,6 +57,11 @@ function beforeCall(lang: string | undefined) {
   return function (this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, _res: Res, alias: any): void {
     const caller = resolveCaller(req);
     const params = req.$params ?? {};
+    // moleculer-web lets the query string override the body; the body wins, path parameters win over both (README, D4).
+    if (req.body && typeof req.body === "object" && !Array.isArray(req.body)) {
+      const pathNames = new Set<string>((alias?.keys ?? []).map((k: { name: string }) => k.name));
+      for (const [name, value] of Object.entries(req.body as Record<string, unknown>)) if (!pathNames.has(name)) params[name] = value;
+    }
     for (const [name, value] of Object.entries(params)) {
       if (name.startsWith("$") || carriesOperator(value) || carriesOperator({ [name]: null })) throw ApiError.invalidParam(name, "param.operator");
     }
@@ -118,6 +123,16 @@ export default function apiService(): ServiceSchema {
         aliases: { "GET live": "api.live", "GET ready": "api.ready" },
         bodyParsers: false
       },
+      {
+        // Swagger UI on the /doc document (C19: the Authorization header is not read here).
+        name: "docs",
+        path: DOCS_PATH,
+        mappingPolicy: "restrict",
+        autoAliases: false,
+        bodyParsers: false,
+        aliases: docsAliases(() => docUrl(settings().baseUrl, settings().restPrefix)),
+        onError: docsOnError
+      },
       namespaceRoute(undefined),
       ...PATH_LANGUAGES.map(lang => namespaceRoute(lang))
     ],
@@ -158,14 +173,15 @@ export default function apiService(): ServiceSchema {
       }
     },
     index: {
-      params: {},
+      params: API_PARAMS["api.index"],
       handler(ctx: Context<any, CallMeta>) {
         if (ctx.params.namespace !== undefined && ctx.params.namespace !== NAMESPACE_PATH) throw new ApiError("rest_invalid_namespace", 404);
-        return namespaceIndex(ctx.meta.apiRoot ?? `${settings().baseUrl}/${settings().restPrefix}`);
+        const s = settings();
+        return namespaceIndex(ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`, { siteZone: s.siteTimezone });
       }
     },
     doc: {
-      params: {},
+      params: API_PARAMS["api.doc"],
       handler(ctx: Context<any, CallMeta>) {
         return openApiDocument(ctx.meta.apiRoot ?? `${settings().baseUrl}/${settings().restPrefix}`, ctx.meta.language ?? DEFAULT_LANGUAGE);
       }

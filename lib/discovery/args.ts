@@ -1,0 +1,85 @@
+/**
+ * The documented arguments of a routed action: read from its registered params schema (lib/schemas.ts),
+ * in declaration order. Both discovery documents and docs/action-api.md start from here, so an action's
+ * params schema is their one source of truth.
+ */
+import { describeSchema, ParamDoc, ParamsSchema, Rule } from "../params";
+import { schemaOf } from "../schemas";
+import { LANGUAGES } from "../messages";
+import { parseInZone } from "../dates";
+import { NAMESPACE_PATH } from "../settings";
+
+export interface DocumentedArg {
+  name: string;
+  doc: ParamDoc;
+  required: boolean;
+}
+
+/** Added by the translation layer to every route (D19); never part of an action's own schema. */
+export const I18N_PARAM = "i18n_language";
+
+/** The documented params of `action` ([] when it has no registered schema), without `i18n_language`. */
+export function documentedArgs(action: string): DocumentedArg[] {
+  const schema = schemaOf(action);
+  return schema ? describeSchema(schema).filter(a => a.name !== I18N_PARAM) : [];
+}
+
+/** Whether `action` has a registered params schema. */
+export function isDocumented(action: string): boolean {
+  return schemaOf(action) !== undefined;
+}
+
+/** The D19 argument, as the namespace index prints it (last on every endpoint). */
+export function i18nArg(): { type: string; enum: string[]; required: false } {
+  return { type: "string", enum: [...LANGUAGES], required: false };
+}
+
+/** When and where relative date defaults are evaluated. */
+export interface Clock {
+  now: Date;
+  siteZone: string;
+}
+
+const INTEGER_RE = /^\s*[+-]?\d+\s*$/;
+const DATE_WORDS_RE = /\d|\b(?:now|today|tomorrow|yesterday|midnight|noon)\b/i;
+
+/**
+ * A string default that is a date expression (`"yesterday 23:59"`, `"+24 months"`) of an untyped or
+ * string argument is printed as the date it stands for, in DB format and the site zone, as WordPress
+ * prints the plugin's computed defaults. Any other default is printed as declared.
+ */
+export function printedDefault(doc: ParamDoc, clock: Clock): unknown {
+  const value = doc.default;
+  if (typeof value !== "string" || (doc.type !== undefined && doc.type !== "string")) return value;
+  if (INTEGER_RE.test(value) || !DATE_WORDS_RE.test(value)) return value;
+  return parseInZone(value, clock.siteZone, clock.now) ?? value;
+}
+
+/** The OpenAPI / JSON-schema type of an argument: declared, else derived from `items` or `format`. */
+export function openApiType(doc: ParamDoc): string {
+  const declared = doc.type as string | undefined;
+  if (declared === "int") return "integer";
+  if (declared === "bool") return "boolean";
+  if (declared) return declared;
+  if (doc.items) return "array";
+  if (doc.format === "double" || doc.format === "float") return "number";
+  return "string";
+}
+
+/** A rule that only documents: accepts any value (the index's own `namespace` and `context`). */
+function documentOnly(doc: ParamDoc): Rule {
+  return { type: "any", optional: true, $doc: doc, custom: value => value };
+}
+
+/**
+ * Params of the gateway's own routed actions. WordPress declares the index's two args with a default
+ * only (no description, no type); an empty description is not printed.
+ */
+export const API_PARAMS: Record<"api.index" | "api.doc", ParamsSchema> = {
+  "api.index": {
+    $$strict: "remove",
+    namespace: documentOnly({ description: "", default: NAMESPACE_PATH }),
+    context: documentOnly({ description: "", default: "view" })
+  },
+  "api.doc": { $$strict: "remove" }
+};

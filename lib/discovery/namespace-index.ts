@@ -1,0 +1,61 @@
+/**
+ * The namespace index, `GET {api_root}/calendar/events/v1` (reference discovery.md §1): WordPress's
+ * `get_namespace_index` / `get_data_for_route` shape, built from the route table and the registered
+ * params schemas.
+ */
+import { ROUTES } from "../routes";
+import { NAMESPACE_PATH } from "../settings";
+import { Clock, DocumentedArg, documentedArgs, i18nArg, I18N_PARAM, printedDefault } from "./args";
+
+/** The keys an index arg keeps, in this order; `required` follows. The `in` marker is never printed. */
+export const INDEX_ARG_KEYS = ["description", "type", "default", "format", "enum", "items"] as const;
+
+export type IndexArgs = Record<string, Record<string, unknown>> | [];
+
+/** One arg as the index prints it. */
+export function indexArg(arg: DocumentedArg, clock: Clock): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of INDEX_ARG_KEYS) {
+    if (key === "description" && !arg.doc.description) continue;
+    if (key === "default") {
+      if (arg.doc.default !== undefined) out.default = printedDefault(arg.doc, clock);
+      continue;
+    }
+    const value = arg.doc[key];
+    if (value !== undefined) out[key] = Array.isArray(value) ? [...value] : typeof value === "object" && value !== null ? { ...value } : value;
+  }
+  out.required = arg.required;
+  return out;
+}
+
+/**
+ * The args of an endpoint: the action's documented args in declaration order, then `i18n_language`
+ * (D19) unless `withI18n` is false. An endpoint with no args prints `[]` (an empty PHP array).
+ */
+export function endpointArgs(args: DocumentedArg[], clock: Clock, withI18n = true): IndexArgs {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const arg of args) out[arg.name] = indexArg(arg, clock);
+  if (withI18n) out[I18N_PARAM] = i18nArg();
+  return Object.keys(out).length ? out : [];
+}
+
+export interface IndexOptions {
+  now?: Date;
+  siteZone?: string;
+}
+
+export function namespaceIndex(apiRoot: string, opts: IndexOptions = {}): Record<string, unknown> {
+  const clock: Clock = { now: opts.now ?? new Date(), siteZone: opts.siteZone ?? "UTC" };
+  const routes: Record<string, unknown> = {};
+  for (const route of ROUTES) {
+    const key = `/${NAMESPACE_PATH}${route.pattern}`;
+    const entry: Record<string, unknown> = {
+      namespace: NAMESPACE_PATH,
+      methods: route.endpoints.flatMap(e => e.methods),
+      endpoints: route.endpoints.map(e => ({ methods: [...e.methods], args: endpointArgs(documentedArgs(e.action), clock) }))
+    };
+    if (!route.pattern.includes("(?P<")) entry._links = { self: [{ href: `${apiRoot}${key}` }] };
+    routes[key] = entry;
+  }
+  return { namespace: NAMESPACE_PATH, routes, _links: { up: [{ href: `${apiRoot}/` }] } };
+}

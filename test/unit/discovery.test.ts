@@ -1,0 +1,315 @@
+/**
+ * The namespace index, the OpenAPI document and docs/action-api.md, generated from the route table and
+ * the registered params schemas (reference discovery.md §1-§2).
+ */
+import fs from "fs";
+import path from "path";
+// Loading the services registers every routed action's params schema, as in the running service.
+import "../../services";
+import { ROUTES } from "../../lib/routes";
+import { describeSchema, ParamsSchema, schema, integer, string, dateTime, untyped, idList, stringList, boolean } from "../../lib/params";
+import { schemaOf } from "../../lib/schemas";
+import { LANGUAGES, translate } from "../../lib/messages";
+import {
+  actionApiMarkdown, ACTION_API_PATH, endpointArgs, namespaceIndex, openApiDocument, openApiPath, openApiType, verbOf
+} from "../../lib/discovery";
+
+const API_ROOT = "http://localhost:3000/wp-json";
+const NS = "/calendar/events/v1";
+const NOW = new Date("2025-06-10T12:34:56Z");
+const I18N = { type: "string", enum: [...LANGUAGES], required: false };
+
+const ROUTE_ORDER = [
+  "", "/doc", "/events", "/events/(?P<id>\\d+)", "/events/by-slug/(?P<slug>[^/]+)",
+  "/venues", "/venues/(?P<id>\\d+)", "/venues/by-slug/(?P<slug>[^/]+)",
+  "/organizers", "/organizers/(?P<id>\\d+)", "/organizers/by-slug/(?P<slug>[^/]+)",
+  "/categories", "/categories/(?P<id>\\d+)", "/tags", "/tags/(?P<id>\\d+)"
+].map(p => `${NS}${p}`);
+
+const PATH_ORDER = ["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}", "/venues/by-slug/{slug}",
+  "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}"];
+
+/** lib/discovery with a fresh registry holding only `schemas` (the real registrations stay untouched). */
+function isolatedDiscovery(schemas: Record<string, ParamsSchema>): typeof import("../../lib/discovery") {
+  let mod: typeof import("../../lib/discovery") | undefined;
+  jest.isolateModules(() => {
+    require("../../lib/schemas").registerSchemas(schemas);
+    mod = require("../../lib/discovery");
+  });
+  return mod as typeof import("../../lib/discovery");
+}
+
+const ARG_KEYS = ["description", "type", "default", "format", "enum", "items"] as const;
+
+/** What the index must print for a rule, derived independently of the generator. */
+function expectedIndexArg(doc: Record<string, any>, required: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ARG_KEYS) if (doc[key] !== undefined && !(key === "description" && doc[key] === "")) out[key] = doc[key];
+  out.required = required;
+  return out;
+}
+
+describe("namespace index", () => {
+  const index = namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC" }) as any;
+
+  test("lists the routes in the reference's order, each with its namespace, methods and endpoints", () => {
+    expect(Object.keys(index)).toEqual(["namespace", "routes", "_links"]);
+    expect(index.namespace).toBe("calendar/events/v1");
+    expect(Object.keys(index.routes)).toEqual(ROUTE_ORDER);
+    expect(index._links).toEqual({ up: [{ href: `${API_ROOT}/` }] });
+    const item = index.routes[`${NS}/events/(?P<id>\\d+)`];
+    expect(item.methods).toEqual(["GET", "DELETE", "POST", "PUT", "PATCH"]);
+    expect(item.endpoints.map((e: any) => e.methods)).toEqual([["GET"], ["DELETE"], ["POST", "PUT", "PATCH"]]);
+    expect(index.routes[`${NS}/categories/(?P<id>\\d+)`].methods).toEqual(["GET", "POST", "PUT", "PATCH", "DELETE"]);
+    for (const [key, route] of Object.entries<any>(index.routes)) {
+      expect(Object.keys(route).slice(0, 3)).toEqual(["namespace", "methods", "endpoints"]);
+      expect(route.namespace).toBe("calendar/events/v1");
+      expect(route.methods).toEqual(route.endpoints.flatMap((e: any) => e.methods));
+      if (key.includes("(?P<")) expect(route._links).toBeUndefined();
+      else expect(route._links).toEqual({ self: [{ href: `${API_ROOT}${key}` }] });
+    }
+  });
+
+  test("the index's own args: namespace and context with their defaults, then i18n_language", () => {
+    const root = index.routes[NS];
+    expect(root.endpoints).toEqual([{ methods: ["GET"], args: {
+      namespace: { default: "calendar/events/v1", required: false },
+      context: { default: "view", required: false },
+      i18n_language: I18N
+    } }]);
+    expect(index.routes[`${NS}/doc`].endpoints).toEqual([{ methods: ["GET"], args: { i18n_language: I18N } }]);
+  });
+
+  test("args come from the registered schema: kept keys in order, then required; `in` never printed; i18n_language last", () => {
+    const discovery = isolatedDiscovery({
+      "events.get": schema({
+        id: integer({ description: "The event ID.", required: true, in: "path" }),
+        password: string({ description: "The event password.", in: "path" }),
+        start_date: dateTime({ description: "From.", typed: false, default: "yesterday 23:59" }),
+        end_date: dateTime({ description: "To.", typed: false, default: "+24 months" }),
+        venue: untyped({ description: "Venues.", default: null, items: { type: "integer" } }),
+        unit: string({ description: "Unit.", enum: ["mi", "km"], default: "mi" }),
+        include: idList({ description: "Only these." }),
+        status: stringList({ description: "Statuses.", format: "string" }),
+        hide_empty: boolean({ description: "Hide.", default: "1" })
+      })
+    });
+    const ix = discovery.namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC" }) as any;
+    const args = ix.routes[`${NS}/events/(?P<id>\\d+)`].endpoints[0].args;
+    expect(args).toEqual({
+      id: { description: "The event ID.", type: "integer", required: true },
+      password: { description: "The event password.", type: "string", required: false },
+      start_date: { description: "From.", default: "2025-06-09 23:59:00", required: false },
+      end_date: { description: "To.", default: "2027-06-10 12:34:56", required: false },
+      venue: { description: "Venues.", default: null, items: { type: "integer" }, required: false },
+      unit: { description: "Unit.", type: "string", default: "mi", enum: ["mi", "km"], required: false },
+      include: { description: "Only these.", type: "array", items: { type: "integer" }, required: false },
+      status: { description: "Statuses.", format: "string", required: false },
+      hide_empty: { description: "Hide.", type: "boolean", default: "1", required: false },
+      i18n_language: I18N
+    });
+    expect(Object.keys(args)).toEqual(["id", "password", "start_date", "end_date", "venue", "unit", "include", "status", "hide_empty", "i18n_language"]);
+    expect(Object.keys(args.unit)).toEqual(["description", "type", "default", "enum", "required"]);
+    expect(Object.keys(args.venue)).toEqual(["description", "default", "items", "required"]);
+    expect(JSON.stringify(args)).not.toContain("\"in\"");
+    // The relative defaults follow the site zone.
+    const ny = (discovery.namespaceIndex(API_ROOT, { now: NOW, siteZone: "America/New_York" }) as any)
+      .routes[`${NS}/events/(?P<id>\\d+)`].endpoints[0].args;
+    expect(ny.start_date.default).toBe("2025-06-09 23:59:00");
+    expect(ny.end_date.default).toBe("2027-06-10 08:34:56");
+    // An action without a registered schema still takes i18n_language.
+    expect(ix.routes[`${NS}/events`].endpoints[0].args).toEqual({ i18n_language: I18N });
+  });
+
+  test("an endpoint declared with no args prints []", () => {
+    expect(endpointArgs([], { now: NOW, siteZone: "UTC" }, false)).toEqual([]);
+    expect(JSON.stringify(endpointArgs([], { now: NOW, siteZone: "UTC" }, false))).toBe("[]");
+  });
+});
+
+describe("OpenAPI document", () => {
+  const doc = openApiDocument(API_ROOT, "en") as any;
+
+  test("top-level keys, info, servers and components", () => {
+    expect(Object.keys(doc)).toEqual(["openapi", "info", "components", "servers", "paths"]);
+    expect(doc.openapi).toBe("3.0.0");
+    expect(doc.info).toEqual({ version: "1.0.0", title: translate("doc.title", "en"), description: translate("doc.description", "en") });
+    expect(doc.servers).toEqual([{ url: `${API_ROOT}/calendar/events/v1/` }]);
+    const schemas = doc.components.schemas;
+    expect(Object.keys(schemas)).toEqual(["ImageSize", "CostDetails", "Term", "Image", "DateDetails", "Event", "Venue", "Organizer"]);
+    for (const s of Object.values<any>(schemas)) {
+      expect(s.type).toBe("object");
+      for (const p of Object.values<any>(s.properties)) expect(p).toEqual(expect.objectContaining({ type: expect.any(String), description: expect.any(String) }));
+    }
+    expect(Object.keys(schemas.ImageSize.properties)).toEqual(["width", "height", "mime-type", "url"]);
+    expect(schemas.CostDetails.properties.currency_position.enum).toEqual(["prefix", "postfix"]);
+    expect(schemas.CostDetails.properties.values).toMatchObject({ type: "array", items: { type: "integer" } });
+    expect(Object.keys(schemas.Term.properties)).toEqual(["id", "name", "slug", "taxonomy", "description", "parent", "count", "url", "urls"]);
+    expect(Object.keys(schemas.Image.properties)).toEqual(["url", "id", "extension", "width", "height", "sizes"]);
+    expect(schemas.Image.properties.url.format).toBe("uri");
+    expect(schemas.Image.properties.sizes.items).toEqual({ $ref: "#/components/schemas/ImageSize" });
+    expect(Object.keys(schemas.DateDetails.properties)).toEqual(["year", "month", "day", "hour", "minutes", "seconds"]);
+    for (const p of Object.values<any>(schemas.DateDetails.properties)) expect(p.type).toBe("integer");
+    const ev = schemas.Event.properties;
+    expect(ev).not.toHaveProperty("json_ld");
+    expect(ev).not.toHaveProperty("custom_fields");
+    expect(ev.id.type).toBe("integer");
+    expect(ev.author.type).toBe("integer");
+    expect(ev.global_id_lineage).toMatchObject({ type: "array", items: { type: "string" } });
+    expect(ev.image.$ref).toBe("#/components/schemas/Image");
+    expect(ev.start_date_details.items).toEqual({ $ref: "#/components/schemas/DateDetails" });
+    expect(ev.cost_details.items).toEqual({ $ref: "#/components/schemas/CostDetails" });
+    expect(ev.categories.items).toEqual({ $ref: "#/components/schemas/Term" });
+    expect(ev.venue.$ref).toBe("#/components/schemas/Venue");
+    expect(ev.organizer.items).toEqual({ $ref: "#/components/schemas/Organizer" });
+    expect(schemas.Venue.properties.geo_lat).toMatchObject({ type: "number", format: "double" });
+    expect(schemas.Venue.properties.geo_lng).toMatchObject({ type: "number", format: "double" });
+    expect(schemas.Organizer.properties).toHaveProperty("email");
+  });
+
+  test("paths in order with their verbs; /doc is bare", () => {
+    expect(Object.keys(doc.paths)).toEqual(PATH_ORDER);
+    expect(doc.paths["/doc"]).toEqual({ get: { responses: { "200": { description: translate("doc.ok", "en") } } } });
+    expect(Object.keys(doc.paths["/events"])).toEqual(["get", "post"]);
+    expect(Object.keys(doc.paths["/events/{id}"]).sort()).toEqual(["delete", "get", "post"]);
+    expect(Object.keys(doc.paths["/tags/{id}"]).sort()).toEqual(["delete", "get", "post"]);
+  });
+
+  test("responses by status, $ref schemas on success only", () => {
+    const codes = (p: string, verb: string) => Object.keys(doc.paths[p][verb].responses);
+    expect(codes("/events", "get")).toEqual(["200", "400", "404"]);
+    expect(doc.paths["/events"].get.responses["200"].content["application/json"].schema)
+      .toEqual({ title: "events", type: "array", items: { $ref: "#/components/schemas/Event" } });
+    expect(codes("/events/{id}", "get")).toEqual(["200", "400", "403", "404"]);
+    expect(codes("/events/{id}", "post")).toEqual(["200", "201", "400", "403"]);
+    expect(codes("/events/{id}", "delete")).toEqual(["200", "400", "403", "410", "500"]);
+    expect(codes("/organizers/{id}", "post")).toEqual(["201", "400", "403"]);
+    expect(doc.paths["/venues/{id}"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Venue" });
+    expect(doc.paths["/categories"].get.responses["200"].content["application/json"].schema.items).toEqual({ $ref: "#/components/schemas/Term" });
+    expect(doc.paths["/tags/{id}"].delete.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Term" });
+    for (const item of Object.values<any>(doc.paths)) {
+      for (const op of Object.values<any>(item)) {
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          expect(typeof response.description).toBe("string");
+          if (status >= "300") expect(Object.keys(response)).toEqual(["description"]);
+        }
+      }
+    }
+  });
+
+  test("parameters: in/schema/description/required/name, comma lists form-style, path for id, slug and password", () => {
+    const params = doc.paths["/events"].get.parameters as any[];
+    const byName = Object.fromEntries(params.map(p => [p.name, p]));
+    expect(Object.keys(byName.page)).toEqual(["in", "schema", "description", "required", "name"]);
+    expect(byName.page).toEqual({ in: "query", schema: { type: "integer" }, description: expect.any(String), required: false, name: "page" });
+    for (const name of ["categories", "tags", "venue", "organizer", "include"]) {
+      expect(byName[name]).toMatchObject({ in: "query", schema: { type: "array", items: { type: "integer" } }, style: "form", explode: false });
+    }
+    for (const name of ["page", "status", "search", "start_date"]) expect(byName[name]).not.toHaveProperty("style");
+    const get = Object.fromEntries((doc.paths["/events/{id}"].get.parameters as any[]).map(p => [p.name, p]));
+    expect(get.id).toMatchObject({ in: "path", schema: { type: "integer" }, required: true });
+    expect(get.password.in).toBe("path");
+    expect((doc.paths["/events/by-slug/{slug}"].get.parameters as any[])[0]).toMatchObject({ in: "path", name: "slug", required: true });
+  });
+
+  test("post: path args as parameters, the rest in a form body", () => {
+    const create = doc.paths["/events"].post;
+    expect(create.parameters).toEqual([]);
+    const body = create.requestBody.content["application/x-www-form-urlencoded"].schema;
+    expect(body.type).toBe("object");
+    expect(body.properties.title).toEqual({ description: expect.any(String), type: "string" });
+    expect(body.properties.categories).toMatchObject({ type: "array", items: { type: "integer" } });
+    expect(body.required).toEqual(["title", "start_date", "end_date"]);
+    const update = doc.paths["/events/{id}"].post;
+    expect(update.parameters.map((p: any) => p.name)).toEqual(["id", "password"]);
+    expect(update.requestBody.content["application/x-www-form-urlencoded"].schema.required).toBeUndefined();
+  });
+
+  test("texts follow the language; parameter descriptions stay as declared", () => {
+    const fr = openApiDocument(API_ROOT, "fr") as any;
+    expect(fr.info.title).toBe(translate("doc.title", "fr"));
+    expect(fr.info.title).not.toBe(doc.info.title);
+    expect(fr.paths["/events"].get.responses["404"].description).toBe(translate("doc.not_found", "fr"));
+    expect(fr.paths["/events"].get.parameters).toEqual(doc.paths["/events"].get.parameters);
+  });
+});
+
+describe("the documents agree with the params schemas", () => {
+  const index = namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC" }) as any;
+  const doc = openApiDocument(API_ROOT, "en") as any;
+
+  test("every routed action has a registered params schema", () => {
+    const missing = ROUTES.flatMap(r => r.endpoints.map(e => e.action)).filter(action => !schemaOf(action));
+    expect(missing).toEqual([]);
+  });
+
+  test.each(ROUTES.flatMap(r => r.endpoints.map(e => [e.action, r.pattern, e.methods] as const)))(
+    "%s: index args and /doc parameters = describeSchema(schemaOf(action))", (action, pattern, methods) => {
+      const described = describeSchema(schemaOf(action) ?? {});
+      const names = described.map(d => d.name);
+      // The namespace index
+      const endpoint = index.routes[`${NS}${pattern}`].endpoints.find((e: any) => e.methods.join() === methods.join());
+      const args = endpoint.args;
+      expect(Object.keys(args)).toEqual([...names, "i18n_language"]);
+      for (const { name, doc: d, required } of described) {
+        const expected = expectedIndexArg(d, required);
+        if (typeof d.default === "string" && /yesterday|months/.test(d.default)) expected.default = expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+        expect(args[name]).toEqual(expected);
+      }
+      // The OpenAPI document (the namespace index route is not in it; /doc takes nothing)
+      const verb = verbOf(methods);
+      if (pattern === "" || action === "api.doc") return;
+      const op = doc.paths[openApiPath(pattern)][verb as string];
+      expect(op).toBeDefined();
+      const params: any[] = op.parameters;
+      const body = op.requestBody?.content["application/x-www-form-urlencoded"].schema;
+      const documented = [...params.map(p => p.name), ...Object.keys(body?.properties ?? {})];
+      expect(documented.sort()).toEqual([...names].sort());
+      for (const { name, doc: d, required } of described) {
+        const param = params.find(p => p.name === name);
+        const schemaOfArg = param ? param.schema : body.properties[name];
+        expect(schemaOfArg.type).toBe(openApiType(d));
+        expect(schemaOfArg.items).toEqual(d.items);
+        expect(param ? param.description : schemaOfArg.description).toBe(d.description);
+        if (param) expect(param.required).toBe(required);
+        else expect((body.required ?? []).includes(name)).toBe(required);
+      }
+    });
+});
+
+describe("docs/action-api.md", () => {
+  const file = path.join(__dirname, "..", "..", ACTION_API_PATH);
+
+  test("the checked-in page matches the registered schemas", () => {
+    const generated = actionApiMarkdown();
+    if (process.env.UPDATE_ACTION_API === "1") fs.writeFileSync(file, generated);
+    const checkedIn = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
+    if (checkedIn !== generated) {
+      const have = checkedIn.split("\n");
+      const want = generated.split("\n");
+      const differs = want.findIndex((text, i) => have[i] !== text);
+      const line = differs === -1 ? want.length : differs;
+      throw new Error(`${ACTION_API_PATH} disagrees with the registered params schemas (first at line ${line + 1}:\n`
+        + `  checked in: ${have[line] ?? "<end of file>"}\n  generated:  ${want[line] ?? "<end of file>"}).\nRegenerate it: `
+        + "`npm run build && node dist/scripts/action-api.js` (or `UPDATE_ACTION_API=1 npx jest test/unit/discovery.test.ts`).");
+    }
+  });
+
+  test("lists every routed action with its params and who may call it", () => {
+    const page = actionApiMarkdown();
+    for (const route of ROUTES) {
+      for (const endpoint of route.endpoints) {
+        const start = page.indexOf(`## \`${endpoint.action}\``);
+        expect(start).toBeGreaterThanOrEqual(0);
+        const section = page.slice(start, page.indexOf("\n## ", start + 1) === -1 ? undefined : page.indexOf("\n## ", start + 1));
+        expect(section).toContain("Who may call it: ");
+        for (const { name } of describeSchema(schemaOf(endpoint.action) ?? {})) expect(section).toContain(`| \`${name}\` |`);
+      }
+    }
+    expect(page).toContain("| `title` | body or query | string | yes |");
+    const tagsCreate = page.slice(page.indexOf("## `taxonomy.tags.create`"));
+    expect(tagsCreate).toMatch(/Who may call it: administrator, editor\./);
+    const categoriesCreate = page.slice(page.indexOf("## `taxonomy.categories.create`"));
+    expect(categoriesCreate).toMatch(/Who may call it: administrator, editor, author\./);
+  });
+});
