@@ -76,7 +76,10 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
       },
       /** The record whose stored slug equals the normalised path segment (any status). */
       async findBySlug(this: any, slug: string): Promise<PostDoc | null> {
-        const normalised = sanitizeSlug(decodeURIComponent(String(slug)));
+        // The gateway has decoded the path segment already; decode again only what still is encoded.
+        let raw = String(slug);
+        try { raw = decodeURIComponent(raw); } catch { /* a literal "%" */ }
+        const normalised = sanitizeSlug(raw);
         if (!normalised) return null;
         return this.store.findOne({ slug: normalised });
       },

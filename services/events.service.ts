@@ -4,19 +4,17 @@
  */
 import type { ServiceSchema } from "moleculer";
 import { PostMixin, Ctx, PostDoc } from "../mixins/post.mixin";
-import { ApiError } from "../lib/errors";
+import { ApiError, ParamReason } from "../lib/errors";
 import { registerSchemas } from "../lib/schemas";
 import { settings } from "../lib/settings";
-import { canCreatePost, canDeletePost, canEditPost, canReadPost, effectiveStatus, hasCap, Who } from "../lib/capabilities";
-import { knownUserIds } from "../lib/callers";
-import { loadApiKeys } from "../lib/api-keys";
+import { canCreatePost, canDeletePost, canEditPost, canReadPost, effectiveStatus, hasCap, REGISTERED_STATUSES, Who } from "../lib/capabilities";
 import { defaultListWindow, listBound, ListBoundKind, parseUtc, parseWallClock } from "../lib/dates";
-import { sanitizeSlug, untrashedSlug } from "../lib/slug";
+import { sanitizeSlug, trashedSlug, untrashedSlug } from "../lib/slug";
 import { resolvePublication } from "../lib/posts/publication";
 import { EVENT_PARAMS, EVENT_LINK_ORDER } from "../lib/events/event-params";
-import { checkEventInput, plainEventFields, resolveSchedule } from "../lib/events/event-input";
+import { checkEventInput, plainEventFields, resolveSchedule, throwIfInvalid } from "../lib/events/event-input";
 import { EventDoc, eventRecord } from "../lib/events/event-record";
-import { buildEventQuery, eventSort, EventListFilters } from "../lib/events/event-query";
+import { buildEventQuery, eventSort, EventListFilters, SearchAccess } from "../lib/events/event-query";
 import { imageUrlExtension } from "../lib/sanitize";
 
 registerSchemas(Object.fromEntries(Object.entries(EVENT_PARAMS).map(([name, schema]) => [`events.${name}`, schema])));
@@ -80,7 +78,7 @@ const EventsService: ServiceSchema = {
     getBySlug: {
       params: EVENT_PARAMS.getBySlug,
       async handler(this: any, ctx: Ctx) {
-        return this.readEvent(ctx, await this.targetBySlug(ctx.params.slug, "validation"));
+        return this.readEvent(ctx, await this.targetBySlug(ctx.params.slug));
       }
     },
 
@@ -88,7 +86,7 @@ const EventsService: ServiceSchema = {
       params: EVENT_PARAMS.update,
       async handler(this: any, ctx: Ctx) {
         await this.checkWrite(ctx, ctx.params);
-        const doc = await this.targetForWrite(ctx, await this.findById(ctx.params.id), ctx.params.id, "edit");
+        const doc = await this.targetForWrite(ctx, await this.findById(ctx.params.id), ctx.params.id, this.writeAction(ctx.params));
         return this.updateEvent(ctx, doc, ctx.params);
       }
     },
@@ -99,8 +97,9 @@ const EventsService: ServiceSchema = {
         if (p.slug === undefined) delete p.slug;
         if (p.slug !== undefined && String(p.slug).trim() === "") throw ApiError.invalidParam("slug", "param.empty");
         await this.checkWrite(ctx, p);
-        const doc = await this.targetBySlug(ctx.params.slug, "missing");
-        await this.targetForWrite(ctx, doc, doc._id, "edit");
+        // D5: an unknown slug is judged like an unknown id (general capability, then 404 with id 0).
+        const found: EventDoc | null = await this.findBySlug(ctx.params.slug);
+        const doc = await this.targetForWrite(ctx, found, 0, this.writeAction(p));
         return this.updateEvent(ctx, doc, p);
       }
     },
@@ -115,7 +114,7 @@ const EventsService: ServiceSchema = {
     removeBySlug: {
       params: EVENT_PARAMS.removeBySlug,
       async handler(this: any, ctx: Ctx) {
-        const doc = await this.targetBySlug(ctx.params.slug, "validation");
+        const doc = await this.targetBySlug(ctx.params.slug);
         await this.targetForWrite(ctx, doc, doc._id, "delete");
         return this.trashEvent(ctx, doc);
       }
@@ -223,13 +222,12 @@ const EventsService: ServiceSchema = {
       if (kind && kind !== "event") throw new ApiError("rest-invalid-event-id", 400);
       throw new ApiError("rest-event-not-found", 404, { id });
     },
-    /** By slug: an unknown slug is a validation error (GET, DELETE) or a 404 (update). */
-    async targetBySlug(this: any, slug: string, unknown: "validation" | "missing"): Promise<EventDoc> {
+    /** By slug (GET, DELETE): an unknown slug is a validation error. */
+    async targetBySlug(this: any, slug: string): Promise<EventDoc> {
       await this.promoteDueEvents();
       const doc = await this.findBySlug(slug);
       if (doc) return doc;
-      if (unknown === "validation") throw ApiError.invalidParam("slug");
-      throw new ApiError("rest-event-not-found", 404, { id: 0 });
+      throw ApiError.invalidParam("slug");
     },
     /** events.md §2: trash, visibility, password, then the record with JSON-LD. */
     async readEvent(this: any, ctx: Ctx, doc: EventDoc) {
@@ -248,9 +246,11 @@ const EventsService: ServiceSchema = {
       const venueIds = [...new Set(docs.flatMap(d => d.venues))];
       const organizerIds = [...new Set(docs.flatMap(d => d.organizers))];
       const termIds = [...new Set(docs.flatMap(d => [...d.categories, ...d.tags]))];
+      // The linked records follow the caller's rights (C1) and the request's password / context (auth.md §6).
+      const access = Object.fromEntries(["password", "context"].filter(k => typeof ctx.params?.[k] === "string").map(k => [k, ctx.params[k]]));
       const [venues, organizers, terms, images, texts] = await Promise.all([
-        venueIds.length ? ctx.call("venues.embed", { ids: venueIds, jsonLd: opts.jsonLd }) : {},
-        organizerIds.length ? ctx.call("organizers.embed", { ids: organizerIds, jsonLd: opts.jsonLd }) : {},
+        venueIds.length ? ctx.call("venues.embed", { ids: venueIds, jsonLd: opts.jsonLd, ...access }) : {},
+        organizerIds.length ? ctx.call("organizers.embed", { ids: organizerIds, jsonLd: opts.jsonLd, ...access }) : {},
         termIds.length ? ctx.call("taxonomy.embed", { ids: termIds }) : {},
         this.imagesById(docs.map(d => d.image).filter(Boolean)),
         this.translatedTexts(ctx, docs)
@@ -296,7 +296,7 @@ const EventsService: ServiceSchema = {
       await this.requireKind(p.venue, "venue", "venue");
       await this.requireKind(p.organizer, "organizer", "organizer");
       if (p.post_parent !== undefined) await this.requireKind([p.post_parent], "event", "post_parent");
-      const searchAccess = who === undefined || (p.context === "edit" && hasCap(who, "edit_others_posts")) ? "all" : { password: p.password };
+      const searchAccess = this.searchAccess(who, p);
       return {
         statuses: this.listStatusFilter(ctx, p.status),
         bounds,
@@ -312,6 +312,21 @@ const EventsService: ServiceSchema = {
         ticketed: p.ticketed,
         geoVenues: await this.geoFilter(ctx)
       };
+    },
+    /**
+     * Whose protected fields a search may look into (D34, auth.md §6): the trusted caller all; with
+     * `context=edit`, every event the caller may edit (all for editors, own ones by status otherwise);
+     * and the events whose password was sent.
+     */
+    searchAccess(who: Who, p: Record<string, any>): SearchAccess {
+      if (who === undefined) return "all";
+      const access: Exclude<SearchAccess, "all"> = { password: p.password };
+      if (p.context === "edit" && who) {
+        if (["edit_others_posts", "edit_published_posts", "edit_private_posts"].every(c => hasCap(who, c as any))) return "all";
+        const statuses = REGISTERED_STATUSES.filter(status => status !== "trash" && canEditPost(who, { author: who.id, status }));
+        if (statuses.length) access.own = { author: who.id, statuses };
+      }
+      return access;
     },
     /** Every id must be a record of that kind (list filters `venue`, `organizer`, `post_parent`). */
     async requireKind(this: any, ids: number[] | undefined, kind: string, param: string) {
@@ -330,7 +345,8 @@ const EventsService: ServiceSchema = {
       if (!asked) return undefined;
       if (hasLat !== hasLng) throw ApiError.invalidParam(hasLat ? "geoloc_lng" : "geoloc_lat", "param.required");
       if (p.orderby === "distance" && !hasLat) throw ApiError.invalidParam("orderby");
-      if (!this.broker.registry.hasService("geolocation")) throw new ApiError("geoloc-not-available", 400);
+      const needed = [...(hasLat || p.geoloc === undefined ? ["geolocation.near"] : []), ...(p.geoloc !== undefined ? ["geolocation.venuesWithCoordinates"] : [])];
+      if (!needed.every(action => this.actionAvailable(action))) throw new ApiError("geoloc-not-available", 400);
       const out: NonNullable<EventListFilters["geoVenues"]> = {};
       if (hasLat) {
         const near: Array<{ id: number; distance: number }> = await ctx.call("geolocation.near", { lat: p.geoloc_lat, lng: p.geoloc_lng, radius: p.geoloc_radius ?? 25, unit: p.geoloc_unit ?? "mi" });
@@ -353,6 +369,11 @@ const EventsService: ServiceSchema = {
       if (page.page > 1 && !docs.length) throw new ApiError("event-archive-page-not-found", 404);
       return { docs, total: all.length };
     },
+    /** Whether some node serves that action now (a service without it, or no service, is "not running"). */
+    actionAvailable(this: any, action: string): boolean {
+      const endpoints = this.broker.registry.getActionEndpoints?.(action);
+      return !!endpoints && endpoints.hasAvailable();
+    },
     distanceOf(ev: any, geo: Map<number, number>): number | undefined {
       const venues = Array.isArray(ev.venue) ? ev.venue : ev.venue && ev.venue.id ? [ev.venue] : [];
       const ds = venues.map((v: any) => geo.get(v.id)).filter((d: number | undefined) => d !== undefined);
@@ -361,14 +382,30 @@ const EventsService: ServiceSchema = {
 
     // ---- writing -----------------------------------------------------------------------------------
 
-    /** Checks that need more than the params schema; all are 400s before any permission check. */
+    /**
+     * Checks that need the store or other services; all are 400s before any permission check (D23),
+     * reported together in one `rest_invalid_param`.
+     */
     async checkWrite(this: any, ctx: Ctx, p: Record<string, any>) {
-      checkEventInput(p, this.siteZone());
-      if (present(p.author) && !knownUserIds(loadApiKeys(settings())).has(Number(p.author))) throw ApiError.invalidParam("author", "param.unknown_id");
-      if (present(p.image)) await this.checkImage(ctx, p.image);
-      if (present(p.post_parent)) await this.requireKind([p.post_parent], "event", "post_parent");
-      if (present(p.venue)) await ctx.call("venues.validateLinks", { value: p.venue });
-      if (present(p.organizer)) await ctx.call("organizers.validateLinks", { value: p.organizer });
+      const bad: Record<string, ParamReason> = checkEventInput(p, this.siteZone());
+      const collect = async (param: string, check: () => Promise<unknown>) => {
+        try {
+          await check();
+        } catch (err) {
+          const e = err as ApiError;
+          if (e?.type !== "rest_invalid_param" || !e.data?.params || Array.isArray(e.data.params)) throw err;
+          Object.assign(bad, Object.keys(e.data.params).length ? e.data.params : { [param]: { key: "param.invalid" } });
+        }
+      };
+      if (present(p.image)) await collect("image", () => this.checkImage(ctx, p.image));
+      if (present(p.post_parent)) await collect("post_parent", () => this.requireKind([p.post_parent], "event", "post_parent"));
+      if (present(p.venue)) await collect("venue", () => ctx.call("venues.validateLinks", { value: p.venue }));
+      if (present(p.organizer)) await collect("organizer", () => ctx.call("organizers.validateLinks", { value: p.organizer }));
+      throwIfInvalid(bad);
+    },
+    /** Updating to `trash` is a delete (C13): it needs delete_post as well as edit_post. */
+    writeAction(p: Record<string, any>): "edit" | "trash" {
+      return p.status === "trash" ? "trash" : "edit";
     },
     /** events.md §3.9 without side effects: an existing image id, or an image URL the caller may upload. */
     async checkImage(this: any, ctx: Ctx, value: unknown) {
@@ -383,16 +420,16 @@ const EventsService: ServiceSchema = {
      * Update and delete targets: permission first (general capability when no record has that id),
      * then 404 / 400 for a missing id or another type (events.md §4, §5).
      */
-    async targetForWrite(this: any, ctx: Ctx, doc: EventDoc | null, id: number, action: "edit" | "delete"): Promise<EventDoc> {
+    async targetForWrite(this: any, ctx: Ctx, doc: EventDoc | null, id: number, action: "edit" | "delete" | "trash"): Promise<EventDoc> {
       const who: Who = this.who(ctx);
       if (!doc) {
-        if (!hasCap(who, action === "edit" ? "edit_posts" : "delete_posts")) throw ApiError.forbidden(who === null);
+        if (!hasCap(who, action === "delete" ? "delete_posts" : "edit_posts")) throw ApiError.forbidden(who === null);
         const kind = id > 0 ? await this.kindOfId(id) : undefined;
         if (kind && kind !== "event") throw new ApiError("rest-invalid-event-id", 400);
         throw new ApiError("rest-event-not-found", 404, { id });
       }
       const view = { ...doc, status: effectiveStatus(doc, this.nowDb()) };
-      const allowed = action === "edit" ? canEditPost(who, view) : canDeletePost(who, view);
+      const allowed = (action === "delete" || canEditPost(who, view)) && (action === "edit" || canDeletePost(who, view));
       if (!allowed) throw ApiError.forbidden(who === null);
       return doc;
     },
@@ -439,22 +476,32 @@ const EventsService: ServiceSchema = {
       await this.announce(current ? "updated" : "created", doc);
       return doc;
     },
-    /** Slug rules (events.md §3.4, D16) and trash by status (C13). */
+    /**
+     * Slug rules (events.md §3.4, D16) and trash by status (C13): entering the trash suffixes the slug
+     * (an event created in the trash gets its would-be slug suffixed); leaving it removes the suffix and
+     * makes the slug unique again.
+     */
     async slugAndTrash(this: any, p: Record<string, any>, current: EventDoc | undefined, next: EventDoc, id: number) {
       const out: Record<string, unknown> = {};
       const status = next.status;
       if (status === "trash") {
-        if (current && current.status !== "trash") Object.assign(out, { prior_status: current.status, slug: current.slug ? `${untrashedSlug(current.slug)}__trashed` : "" });
+        if (!current) {
+          const base = sanitizeSlug(String(present(p.slug) ? p.slug : next.title)) || String(id);
+          return { slug: trashedSlug(base) };
+        }
+        if (current.status !== "trash") Object.assign(out, { prior_status: current.status, slug: current.slug ? trashedSlug(untrashedSlug(current.slug)) : "" });
         return out;
       }
       const leavingTrash = current?.status === "trash";
+      const floating = FLOATING_STATUSES.has(status);
       let base: string | undefined;
       if (present(p.slug)) base = sanitizeSlug(String(p.slug));
-      else if (leavingTrash) base = untrashedSlug(current!.slug);
-      else if (!current || !current.slug) base = FLOATING_STATUSES.has(status) ? "" : sanitizeSlug(next.title);
+      else if (leavingTrash) base = untrashedSlug(current!.slug ?? "");
+      else if (!current || !current.slug) base = floating ? "" : sanitizeSlug(next.title);
       if (base === undefined) return out;
-      if (base === "" && !present(p.slug) && !FLOATING_STATUSES.has(status)) base = String(id);
-      out.slug = base && !FLOATING_STATUSES.has(status) ? await this.uniqueSlugFor(base, id) : base;
+      // WordPress sanitize_title falls back to the post id when nothing is left of the title or slug.
+      if (base === "" && !floating) base = String(id);
+      out.slug = base && (!floating || leavingTrash) ? await this.uniqueSlugFor(base, id) : base;
       if (leavingTrash) out.prior_status = undefined;
       return out;
     },

@@ -3,9 +3,9 @@
  * start/end wall clocks and their UTC instants, all-day normalisation, cost, website, flags and text.
  * Absent means unchanged on update (D3). Pure: no store, no broker.
  */
-import { dayEnd, dayStart, isValidTimezone, parseWallClock, wallClockToUtc } from "../dates";
+import { dayEnd, dayStart, parseWallClock, wallClockToUtc } from "../dates";
 import { normaliseCostInput, costCurrency } from "../cost";
-import { isValidUrl, sanitizeUrl } from "../sanitize";
+import { sanitizeUrl } from "../sanitize";
 import { ApiError, ParamReason } from "../errors";
 
 export interface EventSchedule {
@@ -19,14 +19,20 @@ export interface EventSchedule {
 
 const present = (v: unknown) => v !== undefined && v !== null;
 
-/** Parameter problems that need more than the params schema (time zone, website, dates). */
-export function checkEventInput(p: Record<string, any>, siteZone: string): void {
+/**
+ * Dates the params schema accepted (read as UTC) that cannot be read in the site zone. The time zone,
+ * website and author are checked by the params schema itself (event-params.ts).
+ */
+export function checkEventInput(p: Record<string, any>, siteZone: string): Record<string, ParamReason> {
   const bad: Record<string, ParamReason> = {};
-  if (present(p.timezone) && p.timezone !== "" && !isValidTimezone(p.timezone)) bad.timezone = { key: "param.timezone" };
-  if (present(p.website) && p.website !== "" && (typeof p.website !== "string" || !isValidUrl(sanitizeUrl(p.website)))) bad.website = { key: "param.url" };
   for (const name of ["start_date", "end_date"]) {
     if (present(p[name]) && parseWallClock(p[name], siteZone) === null) bad[name] = { key: "param.date" };
   }
+  return bad;
+}
+
+/** Throws one 400 naming every parameter in `bad`, if any. */
+export function throwIfInvalid(bad: Record<string, ParamReason>): void {
   if (Object.keys(bad).length) throw ApiError.invalidParams(bad);
 }
 
@@ -36,11 +42,12 @@ export function resolveSchedule(p: Record<string, any>, current: EventSchedule |
   let start = present(p.start_date) ? parseWallClock(p.start_date, timezone, now)! : current!.start_date;
   let end = present(p.end_date) ? parseWallClock(p.end_date, timezone, now)! : current!.end_date;
   const allDay = present(p.all_day) ? !!p.all_day : current?.all_day ?? false;
+  // Start after end: the end moves to the start, before the all-day widening (an all-day event ends at 23:59:59).
+  if (start > end) end = start;
   if (allDay) {
     start = dayStart(start);
     end = dayEnd(end);
   }
-  if (start > end) end = start;
   return { timezone, all_day: allDay, start_date: start, end_date: end, utc_start_date: wallClockToUtc(start, timezone), utc_end_date: wallClockToUtc(end, timezone) };
 }
 
@@ -62,7 +69,9 @@ export function plainEventFields(p: Record<string, any>, creating: boolean): Rec
     if (present(p[flag])) out[flag] = !!p[flag];
     else if (creating) out[flag] = false;
   }
-  if (present(p.website)) out.website = p.website === "" ? "" : sanitizeUrl(String(p.website));
+  // An empty website sent on create stores none (output: the permalink); on update it stores "" (events.md §1).
+  if (present(p.website) && p.website !== "") out.website = sanitizeUrl(String(p.website));
+  else if (present(p.website) && !creating) out.website = "";
   else if (creating) out.website = null;
   if (present(p.cost)) Object.assign(out, costFields(p.cost));
   else if (creating) Object.assign(out, costFields(null));

@@ -4,6 +4,36 @@
  */
 import { boolean, dateTime, idList, integer, number, looseFlag, schema, string, stringList, untyped, Rule } from "../params";
 import { REGISTERED_STATUSES } from "../capabilities";
+import { isValidTimezone } from "../dates";
+import { isValidUrl, sanitizeUrl } from "../sanitize";
+import { knownUserIds } from "../callers";
+import { loadApiKeys } from "../api-keys";
+import { settings } from "../settings";
+
+/**
+ * `base` plus a check of its (coerced) value: `check` answers the catalog key of the failure, or
+ * undefined. Runs with the other validators, so every bad parameter is reported in one 400.
+ */
+function refine(base: Rule, check: (value: any) => string | undefined): Rule {
+  return {
+    ...base,
+    custom(value, errors) {
+      const before = errors.length;
+      const out = base.custom(value, errors);
+      if (errors.length > before || out === undefined || out === null) return out;
+      const key = check(out);
+      if (key) errors.push({ type: key, actual: value });
+      return out;
+    }
+  };
+}
+
+/** `timezone`: empty (site zone) or a zone dates.md §3 accepts. */
+const validZone = (v: string) => (v === "" || isValidTimezone(v) ? undefined : "param.timezone");
+/** `website`: empty, or an absolute URL once the characters URLs cannot hold are removed. */
+const validWebsite = (v: unknown) => (v === "" || (typeof v === "string" && isValidUrl(sanitizeUrl(v))) ? undefined : "param.url");
+/** `author`: one of the users API_KEYS names (D15). */
+const knownAuthor = (v: number) => (knownUserIds(loadApiKeys(settings())).has(v) ? undefined : "param.unknown_id");
 
 const page = () => integer({ description: "The archive page to return.", default: 1, positive: true });
 const perPage = () => integer({ description: "The number of events to return on each page.", default: 10, positive: true });
@@ -11,7 +41,7 @@ const perPage = () => integer({ description: "The number of events to return on 
 /** Fields of an event write (create: title and dates required; update: all optional). */
 export function eventWriteRules(required: boolean): Record<string, Rule> {
   return {
-    author: integer({ description: "The ID of the event author.", positive: true }),
+    author: refine(integer({ description: "The ID of the event author.", positive: true }), knownAuthor),
     date: dateTime({ description: "The publication date of the event." }),
     date_utc: dateTime({ description: "The publication date of the event, in UTC." }),
     title: string({ description: "The event title.", required, nonEmpty: true }),
@@ -19,13 +49,13 @@ export function eventWriteRules(required: boolean): Record<string, Rule> {
     slug: string({ description: "The event slug.", nonEmpty: true }),
     excerpt: string({ description: "The event excerpt.", nonEmpty: true }),
     status: string({ description: "The event post status.", enum: REGISTERED_STATUSES }),
-    timezone: string({ description: "The event time zone." }),
+    timezone: refine(string({ description: "The event time zone." }), validZone),
     all_day: boolean({ description: "Whether the event lasts the whole day.", default: false }),
     start_date: dateTime({ description: "The event start date and time.", required }),
     end_date: dateTime({ description: "The event end date and time.", required }),
     image: untyped({ description: "The featured image: an image ID or an image URL." }),
     cost: untyped({ description: "The event cost." }),
-    website: untyped({ description: "The event website URL.", default: null }),
+    website: refine(untyped({ description: "The event website URL.", default: null }), validWebsite),
     show_map: boolean({ description: "Whether the event shows a map." }),
     show_map_link: boolean({ description: "Whether the event shows a map link." }),
     hide_from_listings: boolean({ description: "Whether the event is hidden from the listings." }),
@@ -83,7 +113,7 @@ export const EVENT_PARAMS = {
   updateBySlug: schema({ ...(() => { const { slug: _s, ...rest } = eventWriteRules(false); return { slug: slugRule(false), ...rest }; })() })
 };
 
-/** Order of the parameters carried in list links (D10). */
+/** Order of the parameters carried in list links (D10; `i18n_language` last when sent as a parameter, C8). */
 export const EVENT_LINK_ORDER = ["page", "per_page", "start_date", "end_date", "search", "categories", "tags", "venue", "organizer", "featured",
   "geoloc", "geoloc_lat", "geoloc_lng", "geoloc_radius", "geoloc_unit", "orderby", "status", "post_parent", "include", "starts_before", "starts_after",
-  "ends_before", "ends_after", "strict_dates", "ticketed"] as const;
+  "ends_before", "ends_after", "strict_dates", "ticketed", "i18n_language"] as const;

@@ -1,9 +1,25 @@
 /**
  * The store query of an events list (lists.md §2): always-applied conditions, the date window, and every
  * filter, as one query on indexed fields (NeDB and MongoDB operators only), with the default order.
+ *
+ * The embedded store (NeDB) picks its candidates from an index only for a condition on a top-level
+ * field, so the query carries exactly one indexed range at the top (ids of `include`, else the start
+ * range, else the end range, else the statuses) and everything else under `$and`. Since every stored
+ * event starts no later than it ends (events.md §3.5), the end bounds also bound the start: the start
+ * range stays narrow for a window such as `start_date=…&end_date=…`.
  */
 import type { Query, Sort } from "../../mixins/store/collection";
 import { containsRegex, searchTerms } from "../search";
+
+/** Who may read the protected fields of which events, for `search` (D34). */
+export type SearchAccess =
+  | "all"
+  | {
+      /** The `password` parameter: events with that password are readable. */
+      password?: string;
+      /** `context=edit`: the caller's own events in these statuses are readable (edit_post). */
+      own?: { author: number; statuses: string[] };
+    };
 
 export interface EventListFilters {
   statuses: string[];
@@ -12,7 +28,7 @@ export interface EventListFilters {
   include?: number[];
   search?: string;
   /** Protected events match a search only through their title unless this says otherwise (D34). */
-  searchAccess: "all" | { password?: string };
+  searchAccess: SearchAccess;
   categoryIds?: number[];
   tagIds?: number[];
   venueIds?: number[];
@@ -24,26 +40,62 @@ export interface EventListFilters {
   geoVenues?: { in?: number[]; notIn?: number[] };
 }
 
-function searchCondition(text: string, exclude: boolean, access: EventListFilters["searchAccess"]): Query {
+/** Events whose protected fields the caller may read. */
+function readableCondition(access: Exclude<SearchAccess, "all">): Query {
+  const open: Query[] = [{ post_password: { $exists: false } }, { post_password: { $in: ["", ...(access.password ? [access.password] : [])] } }];
+  if (access.own) {
+    open.push({ $and: [{ author: access.own.author }, { $or: [{ status: { $in: access.own.statuses } }, { status: "trash", prior_status: { $in: access.own.statuses } }] }] });
+  }
+  return { $or: open };
+}
+
+function searchCondition(text: string, exclude: boolean, access: SearchAccess): Query {
   const re = containsRegex(text);
   const body: Query = { $or: [{ excerpt: re }, { description: re }] };
-  const readable: Query = access === "all" ? body : { $and: [{ post_password: { $in: ["", ...(access.password ? [access.password] : [])] } }, body] };
+  const readable: Query = access === "all" ? body : { $and: [readableCondition(access), body] };
   const match: Query = { $or: [{ title: re }, readable] };
   return exclude ? { $not: match } : match;
 }
 
+const earliest = (...v: Array<string | undefined>) => v.filter((x): x is string => x !== undefined).sort()[0];
+
+/** The range conditions on the start and on the end of events (empty objects when unbounded). */
+function dateRanges(b: EventListFilters["bounds"]): { start: Query; end: Query } {
+  const start: Query = {};
+  const end: Query = {};
+  if (b.start_date) start.$gte = b.start_date;
+  if (b.starts_after) start.$gt = b.starts_after;
+  if (b.starts_before) start.$lt = b.starts_before;
+  if (b.end_date) end.$lte = b.end_date;
+  if (b.ends_after) end.$gt = b.ends_after;
+  if (b.ends_before) end.$lt = b.ends_before;
+  if (Object.keys(start).length) {
+    // start ≤ end: an upper bound on the end is one on the start too (keeps the index range narrow).
+    if (b.end_date) start.$lte = b.end_date;
+    const lt = earliest(b.starts_before, b.ends_before);
+    if (lt) start.$lt = lt;
+  }
+  return { start, end };
+}
+
 export function buildEventQuery(f: EventListFilters): Query {
-  const and: Query[] = [{ status: { $in: f.statuses } }, { hide_from_listings: { $ne: true } }];
-  const b = f.bounds;
-  if (!f.include) {
-    if (b.start_date) and.push({ start_date: { $gte: b.start_date } });
-    if (b.end_date) and.push({ end_date: { $lte: b.end_date } });
-    if (b.starts_before) and.push({ start_date: { $lt: b.starts_before } });
-    if (b.starts_after) and.push({ start_date: { $gt: b.starts_after } });
-    if (b.ends_before) and.push({ end_date: { $lt: b.ends_before } });
-    if (b.ends_after) and.push({ end_date: { $gt: b.ends_after } });
+  const and: Query[] = [{ hide_from_listings: { $ne: true } }];
+  let top: Query;
+  if (f.include) {
+    top = { _id: { $in: f.include } };
+    and.push({ status: { $in: f.statuses } });
   } else {
-    and.push({ _id: { $in: f.include } });
+    const { start, end } = dateRanges(f.bounds);
+    if (Object.keys(start).length) {
+      top = { start_date: start };
+      if (Object.keys(end).length) and.push({ end_date: end });
+    } else if (Object.keys(end).length) {
+      top = { end_date: end };
+    } else {
+      top = {};
+    }
+    if (Object.keys(top).length) and.push({ status: { $in: f.statuses } });
+    else top = { status: { $in: f.statuses } };
   }
   if (f.search) for (const term of searchTerms(f.search)) and.push(searchCondition(term.text, term.exclude, f.searchAccess));
   if (f.categoryIds) and.push({ categories: { $in: f.categoryIds } });
@@ -55,7 +107,7 @@ export function buildEventQuery(f: EventListFilters): Query {
   if (f.ticketed !== undefined) and.push(f.ticketed ? { ticketed: true } : { ticketed: { $ne: true } });
   if (f.geoVenues?.in) and.push({ venues: { $in: f.geoVenues.in } });
   if (f.geoVenues?.notIn) and.push({ $or: [{ venues: { $size: 0 } }, { venues: { $nin: f.geoVenues.notIn } }] });
-  return { $and: and };
+  return { ...top, $and: and };
 }
 
 /** Default order: start (wall clock), publication date, id; with `include`: publication date, id. */
