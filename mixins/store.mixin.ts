@@ -12,6 +12,7 @@ import MongoAdapter from "moleculer-db-adapter-mongo";
 import { settings } from "../lib/settings";
 import { Collection, mongoCollection, nedbCollection } from "./store/collection";
 import { embeddedRegistry, IdRegistry, mongoRegistry, Sequence } from "./store/id-registry";
+import { CacheMixin } from "./cache.mixin";
 
 export interface IndexSpec {
   field: string;
@@ -41,10 +42,26 @@ function adapterFor(collection: string): unknown {
   return new MemoryAdapter({ filename: path.join(s.dataDir, `${collection}.db`), corruptAlertThreshold: 0 });
 }
 
+/** The collection with every write followed by a cache clean (cached reads never outlive a write). */
+function cleaningWrites(col: Collection, clean: () => Promise<void>): Collection {
+  const after = <A extends unknown[], R>(write: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    const result = await write(...args);
+    await clean();
+    return result;
+  };
+  return {
+    ...col,
+    insert: after(col.insert),
+    updateOne: after(col.updateOne),
+    updateMany: after(col.updateMany),
+    removeMany: after(col.removeMany)
+  };
+}
+
 export function StoreMixin(opts: StoreOptions): ServiceSchema {
   return {
     name: "store",
-    mixins: [DbMixin],
+    mixins: [DbMixin, CacheMixin],
     collection: opts.collection,
     settings: { idField: "_id" },
     actions: DISABLED_ACTIONS as any,
@@ -79,7 +96,8 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       this.adapter.init(this.broker, this);
     },
     async afterConnected(this: any) {
-      const store: Collection = settings().mongoUri ? mongoCollection(this.adapter.collection) : nedbCollection(this.adapter.db);
+      const raw: Collection = settings().mongoUri ? mongoCollection(this.adapter.collection) : nedbCollection(this.adapter.db);
+      const store = cleaningWrites(raw, () => this.cleanCaches());
       this.store = store;
       for (const index of opts.indexes) await store.ensureIndex(index.field, index);
     }

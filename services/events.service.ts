@@ -39,20 +39,8 @@ const EventsService: ServiceSchema = {
   actions: {
     list: {
       params: EVENT_PARAMS.list,
-      async handler(this: any, ctx: Ctx) {
-        await this.promoteDueEvents();
-        const filters: EventListFilters = await this.listFilters(ctx);
-        const page = this.pageOf(ctx.params);
-        const geo = ctx.locals?.geo as Map<number, number> | undefined;
-        let docs: EventDoc[];
-        let total: number;
-        if (ctx.params.orderby === "distance" && geo) ({ docs, total } = await this.pageByDistance(filters, page, geo));
-        else ({ docs, total } = await this.pagedFind(buildEventQuery(filters), eventSort(!!filters.include), page));
-        const events = await this.records(ctx, docs, { jsonLd: !!ctx.params.json_ld });
-        if (geo) for (const ev of events) ev.distance = this.distanceOf(ev, geo);
-        const sent = { ...(ctx.meta.query ?? {}) } as Record<string, unknown>;
-        const envelope = this.listEnvelope(ctx, "events", EVENT_LINK_ORDER, sent, page, total);
-        return { events, ...envelope };
+      handler(this: any, ctx: Ctx) {
+        return this.cachedRead(ctx, "listEvents");
       }
     },
 
@@ -188,6 +176,23 @@ const EventsService: ServiceSchema = {
   },
 
   methods: {
+    /** One page of the events list (cached per caller and language by cachedRead). */
+    async listEvents(this: any, ctx: Ctx) {
+      await this.promoteDueEvents();
+      const filters: EventListFilters = await this.listFilters(ctx);
+      const page = this.pageOf(ctx.params);
+      const geo = ctx.locals?.geo as Map<number, number> | undefined;
+      let docs: EventDoc[];
+      let total: number;
+      if (ctx.params.orderby === "distance" && geo) ({ docs, total } = await this.pageByDistance(filters, page, geo));
+      else ({ docs, total } = await this.pagedFind(buildEventQuery(filters), eventSort(!!filters.include), page));
+      const events = await this.records(ctx, docs, { jsonLd: !!ctx.params.json_ld });
+      if (geo) for (const ev of events) ev.distance = this.distanceOf(ev, geo);
+      const sent = { ...(ctx.meta.query ?? {}) } as Record<string, unknown>;
+      const envelope = this.listEnvelope(ctx, "events", EVENT_LINK_ORDER, sent, page, total);
+      return { events, ...envelope };
+    },
+
     siteZone(): string {
       return settings().siteTimezone;
     },
@@ -228,6 +233,12 @@ const EventsService: ServiceSchema = {
       const doc = await this.findBySlug(slug);
       if (doc) return doc;
       throw ApiError.invalidParam("slug");
+    },
+    async getEvent(this: any, ctx: Ctx) {
+      return this.readEvent(ctx, await this.targetById(ctx.params.id));
+    },
+    async getEventBySlug(this: any, ctx: Ctx) {
+      return this.readEvent(ctx, await this.targetBySlug(ctx.params.slug, "validation"));
     },
     /** events.md §2: trash, visibility, password, then the record with JSON-LD. */
     async readEvent(this: any, ctx: Ctx, doc: EventDoc) {
