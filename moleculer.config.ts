@@ -19,6 +19,7 @@ class TolerantPrometheusReporter extends PrometheusReporter {
 
 export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   const redis = s.cacher && /^redis(s)?:\/\//.test(s.cacher);
+  const noCache = s.cacher === "off" || s.cacher === "none";
   return {
     namespace: s.namespace,
     nodeID: process.env.NODE_ID || undefined,
@@ -30,9 +31,9 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     // Short heartbeats: a node killed without a goodbye leaves the registry within seconds.
     heartbeatInterval: 2,
     heartbeatTimeout: 6,
-    cacher: (redis
-      ? { type: "Redis", options: { redis: s.cacher, prefix: `MOL-${s.namespace || "calendar"}`, ttl: 300 } }
-      : { type: "Memory", options: { ttl: 300, maxParamsLength: 200 } }) as BrokerOptions["cacher"],
+    cacher: noCache ? null : (redis
+      ? { type: "Redis", options: { redis: s.cacher, prefix: `MOL-${s.namespace || "calendar"}`, ttl: 60 } }
+      : { type: "Memory", options: { ttl: 60, maxParamsLength: 200 } }) as BrokerOptions["cacher"],
     circuitBreaker: { enabled: false },
     tracking: { enabled: true, shutdownTimeout: 10000 },
     logger: { type: "Console", options: { level: s.logLevel, formatter: "short", colors: false } },

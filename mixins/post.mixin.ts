@@ -151,6 +151,18 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
         if (!ext || !hasCap(ctx.meta?.caller, "upload_files")) throw ApiError.invalidParam(param, "param.image");
         return (await reg.imageForUrl(String(value).trim(), ext)).id;
       },
+      /**
+       * The check of `resolveImage` without its side effect (no image record is made): for validation,
+       * before the permission check. Throws 400 on `param` when the input names no usable image.
+       */
+      async checkImage(this: any, ctx: Ctx, value: unknown, param = "image"): Promise<void> {
+        const text = typeof value === "string" ? value.trim() : undefined;
+        if (typeof value === "number" || (text !== undefined && /^\d+$/.test(text))) {
+          const id = Number(value);
+          if (Number.isSafeInteger(id) && id > 0 && (await this.kindOfId(id)) === "image") return;
+        } else if (text !== undefined && imageUrlExtension(text) && hasCap(ctx.meta?.caller, "upload_files")) return;
+        throw ApiError.invalidParam(param, "param.image");
+      },
       /** Image objects by id (`{url, id, extension}`), for a page of records at once. */
       async imagesById(this: any, ids: number[]): Promise<Map<number, { url: string; id: number; extension: string }>> {
         const wanted = [...new Set(ids.filter(Boolean))];

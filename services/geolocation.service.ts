@@ -1,5 +1,377 @@
-import type { ServiceSchema } from "moleculer";
+/**
+ * The geolocation service: the premium add-on, deployed on its own. It owns a copy of every venue's
+ * position (collection `venue_locations`) and answers the `geoloc*` filters of the events list. Nothing
+ * depends on it being there: without it those filters answer 400 `geoloc-not-available` (events service).
+ *
+ * Positions come from the venue's own `geo_lat`/`geo_lng` (set by its editors), else from the offline
+ * geocoder over its address, whose result is written back to the venue (`venues.setCoordinates`). The
+ * copy follows `calendar.venue.created|updated|deleted` on the bus and, on start (and whenever the venues
+ * service comes back), catches up through `venues.locationFeed` from the last change it saw.
+ *
+ * Radius queries read through a spatial index: MongoDB's 2dsphere (`$geoWithin`/`$centerSphere`) on
+ * MongoDB; on the embedded store, the cells covering the radius's bounding box (one indexed array field,
+ * lib/geo/cells.ts). Either way the exact great-circle distance decides.
+ *
+ * Needs from the venues service (internal actions, called without caller meta):
+ * - `venues.locationFeed({ ids?, since?, afterId?, limit? })`: venues of any status, ordered by
+ *   (modified_utc, id); `since`/`afterId` select those after that position (modified_utc > since, or equal
+ *   and id > afterId; afterId 0 = since inclusive); `ids` selects those venues instead. Each entry:
+ *   `{ id, status, modified_utc, geo_lat?, geo_lng?, address, city, state, province, stateprovince, zip, country }`.
+ * - `venues.setCoordinates({ id, geo_lat, geo_lng, modified_utc? })`: stores (numbers) or clears (nulls)
+ *   the venue's coordinates; with `modified_utc`, only while the venue still has that modified_utc
+ *   (answers false otherwise); announces the change like any venue write.
+ * Until `locationFeed` exists, events are followed through `venues.coordinates` (explicit coordinates
+ * only: no geocoding, no catch-up); without `setCoordinates`, geocoded positions stay in this service.
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import { StoreMixin } from "../mixins/store.mixin";
+import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
+import type { Collection } from "../mixins/store/collection";
+import { settings } from "../lib/settings";
+import { DistanceUnit, EARTH_RADIUS_KM, LatLng, distanceKm, fromKm, round2, toKm, withinRadius } from "../lib/geo/distance";
+import { boundingBox, coveringCells } from "../lib/geo/cells";
+import { AddressInput, locate } from "../lib/geo/geocoder";
+import { FeedVenue, LocationDoc, isUnchanged, locationDoc, minusSeconds, planSync, replacement, withStatus } from "../lib/geo/sync";
 
-/** Placeholder until the geolocation service lands. */
-const Service: ServiceSchema = { name: "geolocation", actions: {} };
-export default Service;
+export interface NearParams {
+  lat: number;
+  lng: number;
+  radius: number;
+  unit: DistanceUnit;
+}
+export interface NearResult {
+  id: number;
+  distance: number;
+}
+/** The payload of `calendar.venue.*` events. */
+export interface VenueEvent {
+  id: number;
+  status?: string;
+  modified_utc?: string;
+}
+
+/** Venues read per `venues.locationFeed` call. */
+const FEED_PAGE = 500;
+/** On start, changes this many seconds before the last one seen are read again (same-second writes, clock skew). */
+const CATCH_UP_OVERLAP_S = 60;
+/**
+ * A second catch-up this long after start: remote nodes learn of the service only once it is announced,
+ * so a venue written during the first catch-up may have been announced to nobody.
+ */
+const FOLLOW_UP_MS = 3000;
+/** The record holding the catch-up position (venue ids are positive; NeDB drops a falsy _id when it loads a file). */
+const CHECKPOINT_ID = -1;
+
+const addressParam = { type: "any", optional: true } as const;
+
+const GeolocationService: ServiceSchema = {
+  name: "geolocation",
+  mixins: [StoreMixin({
+    collection: "venue_locations",
+    indexes: [{ field: "cells", sparse: true }, { field: "searchable", sparse: true }]
+  })],
+
+  actions: {
+    /** Published venues within an inclusive radius, nearest first, distance in the unit (2 decimals). */
+    near: {
+      params: {
+        lat: { type: "number", min: -90, max: 90, convert: true },
+        lng: { type: "number", min: -180, max: 180, convert: true },
+        radius: { type: "number", positive: true, convert: true },
+        unit: { type: "enum", values: ["mi", "km"], default: "mi" }
+      },
+      async handler(this: any, ctx: Context<NearParams>): Promise<NearResult[]> {
+        const { lat, lng, radius, unit } = ctx.params;
+        const center: LatLng = { lat, lng };
+        const radiusKm = toKm(radius, unit);
+        const found: Array<{ id: number; km: number }> = [];
+        for (const c of await this.candidatesNear(center, radiusKm)) {
+          const km = distanceKm(center, c);
+          if (withinRadius(km, radiusKm)) found.push({ id: c._id, km });
+        }
+        found.sort((a, b) => a.km - b.km || a.id - b.id);
+        return found.map(f => ({ id: f.id, distance: round2(fromKm(f.km, unit)) }));
+      }
+    },
+
+    /** Ids of the published venues that have coordinates, ascending. */
+    venuesWithCoordinates: {
+      async handler(this: any): Promise<number[]> {
+        const docs = await this.locations().find({ searchable: true }, { projection: { _id: 1 } });
+        return docs.map((d: LocationDoc) => d._id).sort((a: number, b: number) => a - b);
+      }
+    },
+
+    /** The offline geocoder: an address → `{ lat, lng }`, or null when it names no known place. */
+    locate: {
+      params: {
+        $$strict: "remove",
+        address: addressParam, city: addressParam, state: addressParam, province: addressParam,
+        stateprovince: addressParam, zip: addressParam, country: addressParam
+      },
+      handler(ctx: Context<AddressInput>): LatLng | null {
+        return locate(ctx.params);
+      }
+    },
+
+    /** Reads the venues feed again (from the last change seen, or everything with `full`); answers how many venues were read. */
+    resync: {
+      params: { full: { type: "boolean", optional: true, convert: true } },
+      handler(this: any, ctx: Context<{ full?: boolean }>): Promise<number> {
+        return this.enqueue(() => this.catchUp(!!ctx.params.full), true);
+      }
+    }
+  },
+
+  events: {
+    "calendar.venue.*"(this: any, ctx: Context<VenueEvent>) {
+      this.venueChanged(ctx.params);
+    },
+    /** The venues service (re)appearing: catch up with what changed while it could not be read. */
+    "$services.changed"(this: any) {
+      const available = this.broker.registry.hasService("venues");
+      if (available && !this.venuesAvailable && !this.stopping) this.enqueue(() => this.catchUp(false));
+      this.venuesAvailable = available;
+    }
+  },
+
+  methods: {
+    locations(this: any): Collection {
+      return this.store;
+    },
+
+    /** Located published venues that may be within the radius, read through the spatial index. */
+    async candidatesNear(this: any, center: LatLng, radiusKm: number): Promise<Array<LatLng & { _id: number }>> {
+      const projection = { lat: 1, lng: 1 } as const;
+      const angle = (radiusKm / EARTH_RADIUS_KM) * (1 + 1e-9) + 1e-12;
+      if (settings().mongoUri) {
+        const query = angle >= Math.PI ? { searchable: true } : { loc: { $geoWithin: { $centerSphere: [[center.lng, center.lat], angle] } } };
+        return this.locations().find(query, { projection });
+      }
+      const plan = coveringCells(boundingBox(center, radiusKm));
+      return this.locations().find(plan.all ? { searchable: true } : { cells: { $in: plan.cells } }, { projection });
+    },
+
+    /**
+     * Runs `fn` after everything queued before it, so writes to one venue's record never interleave.
+     * Failures are logged; with `rethrow`, the caller sees them too.
+     */
+    enqueue<T>(this: any, fn: () => Promise<T>, rethrow = false): Promise<T | undefined> {
+      const run: Promise<T> = this.queue.then(fn);
+      this.queue = run.catch((err: Error) => {
+        this.logger.warn(`Geolocation sync failed: ${err.message}`);
+      });
+      return rethrow ? run : this.queue.then(() => undefined);
+    },
+
+    /** A venue event: gathered with the others arriving meanwhile, then read from the venues service in one call. */
+    venueChanged(this: any, event: VenueEvent) {
+      if (this.stopping || !(Number(event?.id) > 0)) return;
+      this.changed.set(Number(event.id), event);
+      if (this.flushQueued) return;
+      this.flushQueued = true;
+      this.enqueue(() => {
+        this.flushQueued = false;
+        const batch: VenueEvent[] = [...this.changed.values()];
+        this.changed.clear();
+        return this.syncEvents(batch);
+      });
+    },
+
+    async syncEvents(this: any, events: VenueEvent[]) {
+      for (let i = 0; i < events.length; i += FEED_PAGE) {
+        const chunk = events.slice(i, i + FEED_PAGE);
+        let feed: FeedVenue[] | undefined;
+        try {
+          feed = await this.feedOf(chunk);
+        } catch (err) {
+          this.logger.warn(`Reading changed venues failed (${(err as Error).message}); applying the event statuses only.`);
+        }
+        const seen = new Set<number>();
+        for (const v of feed ?? []) {
+          seen.add(Number(v.id));
+          await this.applyVenue(v);
+        }
+        // Venues the feed did not report: at least follow the status the event announced (trash).
+        for (const e of chunk) if (!seen.has(Number(e.id)) && e.status) await this.applyStatus(Number(e.id), e.status, e.modified_utc);
+        await this.saveCheckpoint();
+      }
+      await this.resultsChangedNotice();
+    },
+
+    /**
+     * The feed entries of the venues named by events. A venues service without `locationFeed` still
+     * gives coordinates (`venues.coordinates`): entries are then built from those and the events'
+     * status, without an address (nothing to geocode until the feed exists).
+     */
+    async feedOf(this: any, events: VenueEvent[]): Promise<FeedVenue[]> {
+      const ids = events.map(e => Number(e.id));
+      if (this.actionAvailable("venues.locationFeed")) return this.broker.call("venues.locationFeed", { ids, limit: ids.length });
+      if (!this.actionAvailable("venues.coordinates")) throw new Error("the venues service offers neither locationFeed nor coordinates");
+      if (!this.warnedNoFeed) {
+        this.warnedNoFeed = true;
+        this.logger.warn("venues.locationFeed is missing: following explicit coordinates only (no geocoding, no catch-up).");
+      }
+      const coords: Record<string, { geo_lat: number; geo_lng: number }> = await this.broker.call("venues.coordinates", { ids });
+      return events.filter(e => e.status).map(e => ({ id: Number(e.id), status: e.status!, modified_utc: e.modified_utc ?? "", ...(coords[String(e.id)] ?? {}) }));
+    },
+    actionAvailable(this: any, action: string): boolean {
+      const endpoints = this.broker.registry.getActionEndpoints?.(action);
+      return !!endpoints && endpoints.hasAvailable();
+    },
+
+    /** Reads every venue changed since the last one seen (all venues with `full`); answers how many were read. */
+    async catchUp(this: any, full: boolean): Promise<number> {
+      if (!this.actionAvailable("venues.locationFeed")) return 0;
+      let since: string | undefined = !full && this.checkpoint ? minusSeconds(this.checkpoint, CATCH_UP_OVERLAP_S) : undefined;
+      let afterId = 0;
+      let read = 0;
+      while (!this.stopping) {
+        const page: FeedVenue[] = await this.broker.call("venues.locationFeed", { ...(since !== undefined ? { since } : {}), afterId, limit: FEED_PAGE });
+        for (const v of page) await this.applyVenue(v);
+        read += page.length;
+        await this.saveCheckpoint();
+        if (page.length < FEED_PAGE) break;
+        const last = page[page.length - 1];
+        if (since !== undefined && (last.modified_utc < since || (last.modified_utc === since && Number(last.id) <= afterId))) {
+          this.logger.warn("venues.locationFeed does not move past its position; catch-up stopped.");
+          break;
+        }
+        since = last.modified_utc;
+        afterId = Number(last.id);
+      }
+      if (read) this.logger.info(`Geolocation caught up with ${read} venue change(s).`);
+      await this.resultsChangedNotice();
+      return read;
+    },
+
+    /** Brings one venue's record up to date with what the venues service reports. */
+    async applyVenue(this: any, v: FeedVenue) {
+      v = { ...v, id: Number(v.id) };
+      const prev: LocationDoc | null = await this.locations().findOne({ _id: v.id });
+      this.noteModified(v.modified_utc);
+      if (isUnchanged(prev, v)) return;
+      const plan = planSync(prev, v);
+      let next: LocationDoc;
+      switch (plan.kind) {
+        case "explicit":
+          next = locationDoc(v, plan.coords, "explicit", prev?.geocode);
+          break;
+        case "geocoded":
+          next = locationDoc(v, plan.coords, "geocoded", prev?.geocode);
+          break;
+        case "write-again": {
+          const written = await this.writeBack(v, plan.coords);
+          next = locationDoc(v, plan.coords, "geocoded", { ...prev!.geocode!, written });
+          break;
+        }
+        case "none":
+          next = locationDoc(v, undefined, undefined, prev?.geocode);
+          break;
+        case "geocode": {
+          const found = locate(v);
+          if (found) {
+            const written = await this.writeBack(v, found);
+            next = locationDoc(v, found, "geocoded", { key: plan.key, lat: found.lat, lng: found.lng, written });
+          } else {
+            if (plan.clearStale) await this.writeBack(v, null);
+            next = locationDoc(v, undefined, undefined, { key: plan.key });
+          }
+          break;
+        }
+      }
+      await this.saveLocation(prev, next);
+    },
+
+    /** A status announced by an event for a venue the feed could not report. */
+    async applyStatus(this: any, id: number, status: string, modified?: string) {
+      const prev: LocationDoc | null = await this.locations().findOne({ _id: id });
+      if (!prev || prev.status === status) return;
+      await this.saveLocation(prev, withStatus(prev, status, modified));
+    },
+
+    /** Writes coordinates (or their absence) onto the venue; false when the venue did not take them. */
+    async writeBack(this: any, v: FeedVenue, coords: LatLng | null): Promise<boolean> {
+      try {
+        const res = await this.broker.call("venues.setCoordinates", {
+          id: v.id, geo_lat: coords ? coords.lat : null, geo_lng: coords ? coords.lng : null, modified_utc: v.modified_utc
+        });
+        return res !== false;
+      } catch (err) {
+        this.logger.warn(`venues.setCoordinates failed for venue ${v.id}: ${(err as Error).message}`);
+        return false;
+      }
+    },
+
+    async saveLocation(this: any, prev: LocationDoc | null, next: LocationDoc) {
+      this.resultsChanged = true;
+      const update = replacement(next);
+      const op = Object.keys(update.$unset).length ? update : { $set: update.$set };
+      if (prev) {
+        await this.locations().updateOne({ _id: next._id }, op);
+        return;
+      }
+      try {
+        await this.locations().insert(next);
+      } catch {
+        // another instance (MongoDB) inserted it first
+        await this.locations().updateOne({ _id: next._id }, op);
+      }
+    },
+
+    /**
+     * Cached event lists may hold answers of the `geoloc*` filters: clean them on every node when the
+     * positions changed, and when the service comes or goes (`force`).
+     */
+    async resultsChangedNotice(this: any, force = false) {
+      if (!force && !this.resultsChanged) return;
+      this.resultsChanged = false;
+      await this.broker.broadcast(CACHE_CLEAN_EVENT);
+    },
+
+    noteModified(this: any, modified: string | undefined) {
+      if (typeof modified === "string" && modified && (!this.checkpoint || modified > this.checkpoint)) {
+        this.checkpoint = modified;
+        this.checkpointDirty = true;
+      }
+    },
+    async saveCheckpoint(this: any) {
+      if (!this.checkpointDirty) return;
+      this.checkpointDirty = false;
+      const saved = await this.locations().updateOne({ _id: CHECKPOINT_ID }, { $set: { checkpoint: this.checkpoint } });
+      if (!saved) await this.locations().insert({ _id: CHECKPOINT_ID, checkpoint: this.checkpoint });
+    }
+  },
+
+  created(this: any) {
+    this.queue = Promise.resolve();
+    this.changed = new Map<number, VenueEvent>();
+    this.flushQueued = false;
+    this.stopping = false;
+    this.venuesAvailable = false;
+    this.resultsChanged = false;
+  },
+
+  async started(this: any) {
+    if (settings().mongoUri) await this.adapter.collection.createIndex({ loc: "2dsphere" });
+    const mark = await this.locations().findOne({ _id: CHECKPOINT_ID });
+    this.checkpoint = mark?.checkpoint;
+    this.venuesAvailable = this.broker.registry.hasService("venues");
+    // Caught up before the service is announced, so its first answers already know every venue.
+    if (this.venuesAvailable) await this.enqueue(() => this.catchUp(false));
+    this.followUp = setTimeout(() => {
+      if (!this.stopping) this.enqueue(() => this.catchUp(false));
+    }, FOLLOW_UP_MS);
+    this.followUp.unref?.();
+    await this.resultsChangedNotice(true);
+  },
+
+  async stopped(this: any) {
+    this.stopping = true;
+    clearTimeout(this.followUp);
+    await this.queue;
+    await this.resultsChangedNotice(true);
+  }
+};
+
+export default GeolocationService;

@@ -1,0 +1,51 @@
+/**
+ * The `json_ld` of a venue (schema.org Place) or an organizer (Person), without `@context`
+ * (events.md §1.9, D22). Built from the record as the caller sees it, so blanked fields never leak here.
+ */
+import { collapseWhitespace, isPhpEmpty, stripTags } from "../sanitize";
+import type { LinkedKindSpec } from "./spec";
+
+type View = Record<string, any>;
+
+const text = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/** The description as plain text (tags stripped, whitespace collapsed). */
+function plainText(html: unknown): string {
+  return collapseWhitespace(stripTags(text(html))).trim();
+}
+
+/** schema.org PostalAddress of the non-empty address parts, or undefined when there is none. */
+function postalAddress(v: View): Record<string, string> | undefined {
+  const parts: Array<[string, string]> = [
+    ["streetAddress", text(v.address)],
+    ["addressLocality", text(v.city)],
+    ["addressRegion", text(v.stateprovince) || text(v.state) || text(v.province)],
+    ["postalCode", text(v.zip)],
+    ["addressCountry", text(v.country)]
+  ];
+  const present = parts.filter(([, value]) => value !== "");
+  return present.length ? { "@type": "PostalAddress", ...Object.fromEntries(present) } : undefined;
+}
+
+/** `view`: the record's output keys (name under `spec.nameField`, rendered description, image object…). */
+export function linkedJsonLd(spec: LinkedKindSpec, view: View): Record<string, unknown> {
+  const ld: Record<string, unknown> = { "@type": spec.jsonLdType, name: text(view[spec.nameField]) };
+  const description = plainText(view.description);
+  if (description) ld.description = description;
+  if (view.image && typeof view.image === "object" && view.image.url) ld.image = view.image.url;
+  const website = text(view.website);
+  if (spec.jsonLdType === "Place") {
+    ld.url = text(view.url);
+    const address = postalAddress(view);
+    if (address) ld.address = address;
+    ld.telephone = text(view.phone);
+    ld.sameAs = website;
+    if (!isPhpEmpty(view.geo_lat) && !isPhpEmpty(view.geo_lng)) ld.geo = { "@type": "GeoCoordinates", latitude: view.geo_lat, longitude: view.geo_lng };
+  } else {
+    ld.url = website;
+    ld.telephone = text(view.phone);
+    ld.email = text(view.email);
+    ld.sameAs = website;
+  }
+  return ld;
+}

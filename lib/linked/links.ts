@@ -1,0 +1,45 @@
+/**
+ * The `venue` / `organizer` input of an event (events.md §3.10, D6, C2): empty, an id, a comma list of
+ * ids, `{id}`, a data object, or an array mixing these. Parsed into entries; what each entry names is
+ * checked by the linked-post mixin.
+ */
+import { isPhpEmpty } from "../sanitize";
+import { parsePositiveInteger } from "../query";
+
+export type LinkEntry = { id: number } | { data: Record<string, unknown> };
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+
+/** `12`, `"12"`, `"12, 13"` → ids; undefined when any part is not a positive integer. */
+function idsOf(v: number | string): number[] | undefined {
+  const parts = typeof v === "number" ? [v] : v.split(",").map(s => s.trim()).filter(Boolean);
+  const ids: number[] = [];
+  for (const part of parts) {
+    const n = typeof part === "number" ? (Number.isSafeInteger(part) && part > 0 ? part : undefined) : /^\d+$/.test(part) ? parsePositiveInteger(part) : undefined;
+    if (n === undefined) return undefined;
+    ids.push(n);
+  }
+  return ids;
+}
+
+/** The entries of a link input, in order; `[]` for an empty input; null when its shape is invalid. */
+export function parseLinkEntries(value: unknown): LinkEntry[] | null {
+  if (isPhpEmpty(value)) return [];
+  const out: LinkEntry[] = [];
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (isPhpEmpty(item)) continue;
+    if (typeof item === "number" || typeof item === "string") {
+      const ids = idsOf(item);
+      if (!ids) return null;
+      out.push(...ids.map(id => ({ id })));
+    } else if (isPlainObject(item)) {
+      if (isPhpEmpty(item.id)) out.push({ data: item });
+      else {
+        const id = typeof item.id === "number" || typeof item.id === "string" ? idsOf(item.id) : undefined;
+        if (!id || id.length !== 1) return null;
+        out.push({ id: id[0] });
+      }
+    } else return null;
+  }
+  return out;
+}

@@ -1,0 +1,181 @@
+/**
+ * Params schemas of the venue and organizer actions, built from a kind description. The documented
+ * rules are exactly the plugin's arguments (discovery.md §1.2) and are what the namespace index shows;
+ * the extensions (`post_password` C4/D32, `geo_lat`/`geo_lng` D8, read-time `password`/`context` C15,
+ * auth.md §6) are accepted by the actions but, like the events' extensions, not listed in the index.
+ */
+import { settings } from "../settings";
+import { loadApiKeys } from "../api-keys";
+import { knownUserIds } from "../callers";
+import { isRegisteredStatus } from "../capabilities";
+import { isValidUrl } from "../sanitize";
+import { allOptional, dateTime, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../params";
+import type { ParamReason } from "../errors";
+import type { LinkedKindSpec } from "./spec";
+
+type Fail = (key: string, vars?: Record<string, unknown>) => unknown;
+type Check = (value: unknown, fail: Fail) => unknown;
+
+function failer(value: unknown, errors: Array<Record<string, unknown>>): Fail {
+  return (key, vars) => {
+    errors.push({ type: key, actual: value, ...vars });
+    return value;
+  };
+}
+
+/** `base` (its documentation and its check), then `check` on the value it accepted. */
+export function refine(base: Rule, check: Check): Rule {
+  return {
+    ...base,
+    custom(value, errors) {
+      if (value === undefined || value === null) return value;
+      const before = errors.length;
+      const accepted = base.custom(value, errors);
+      return errors.length > before ? accepted : check(accepted, failer(value, errors));
+    }
+  };
+}
+
+/** `base`'s documentation with another check (D30: looser JSON types than the declared one). */
+export function recheck(base: Rule, check: Check): Rule {
+  return {
+    ...base,
+    custom(value, errors) {
+      if (value === undefined || value === null) return value;
+      return check(value, failer(value, errors));
+    }
+  };
+}
+
+const isScalar = (v: unknown): boolean => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+
+/** D15: `author` must name a user of API_KEYS. */
+export function isKnownUser(id: number): boolean {
+  return knownUserIds(loadApiKeys(settings())).has(id);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Rules
+// ---------------------------------------------------------------------------------------------------------
+
+const author = (o: RuleOptions) => refine(integer(o), (n, fail) => (isKnownUser(n as number) ? n : fail("param.unknown_id")));
+const status = (o: RuleOptions) => refine(string(o), (s, fail) => (isRegisteredStatus(s as string) ? s : fail("param.status")));
+const url = (o: RuleOptions) => refine(string(o), (s, fail) => ((s as string).trim() === "" || isValidUrl((s as string).trim()) ? s : fail("param.url")));
+/** Declared as a string; D30: JSON booleans and numbers are accepted too (read with tribe_is_truthy later). */
+const mapFlag = (o: RuleOptions) => recheck(string(o), (v, fail) => (isScalar(v) ? v : fail("param.type", { expected: "string" })));
+/** Declared as a string; D30: a numeric image id is accepted too. Resolved (and checked) by the mixin. */
+const image = (o: RuleOptions) => recheck(string(o), (v, fail) => (typeof v === "string" || typeof v === "number" ? v : fail("param.type", { expected: "string" })));
+/** D8 coordinate: a number within ±limit, or "" (both empty: clear the coordinates). */
+const coordinate = (o: RuleOptions, limit: number): Rule => {
+  const base = number({ ...o, min: -limit, max: limit });
+  return { ...base, custom: (value, errors) => (value === "" ? "" : base.custom(value, errors)) };
+};
+/** Untyped loose flag (`has_events`, `only_with_upcoming`): any scalar, kept as sent (D10 links). */
+const looseScalar = (o: RuleOptions) => recheck(untyped(o), (v, fail) => (isScalar(v) ? v : fail("param.invalid")));
+
+// ---------------------------------------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------------------------------------
+
+export interface LinkedSchemas {
+  /** What each routed action validates with. */
+  actions: Record<"list" | "create" | "get" | "update" | "remove" | "getBySlug" | "updateBySlug" | "removeBySlug", ParamsSchema>;
+  /** What the namespace index documents (the plugin's arguments). */
+  documented: Record<"list" | "create" | "get" | "update" | "remove" | "getBySlug" | "updateBySlug" | "removeBySlug", ParamsSchema>;
+  /** The create parameters alone: inline venue/organizer data on events is validated with them. */
+  create: ParamsSchema;
+}
+
+/** Link order of the list envelope (D10). */
+export const LIST_LINK_ORDER = ["page", "per_page", "search", "event", "has_events", "only_with_upcoming", "status"] as const;
+
+function listRules(spec: LinkedKindSpec): Record<string, Rule> {
+  const plural = spec.plural;
+  return {
+    page: integer({ description: `The page of ${plural} to return`, default: 1, positive: true }),
+    per_page: integer({ description: `How many ${plural} a page holds (at most 50)`, default: 10, positive: true }),
+    search: string({ description: `Only ${plural} with a field containing every word of this text`, nonEmpty: true }),
+    event: integer({ description: `Only ${plural} linked to this event id` }),
+    has_events: looseScalar({ description: `Truthy: only ${plural} linked to an event that is neither draft nor pending; falsy: only the others` }),
+    only_with_upcoming: looseScalar({ description: `Truthy: only ${plural} linked to an upcoming event`, default: false }),
+    status: stringList({ description: `Only ${plural} with one of these statuses (comma list)`, format: "string" })
+  };
+}
+
+function createRules(spec: LinkedKindSpec): Record<string, Rule> {
+  const what = spec.kind;
+  const nul = (always: boolean) => (always || spec.allArgsDefaultNull ? { default: null } : {});
+  const rules: Record<string, Rule> = {
+    author: author({ description: `The user id of the ${what}'s author`, ...nul(false) }),
+    date: dateTime({ description: `The publication date of the ${what}, in the site time zone`, ...nul(false) }),
+    date_utc: dateTime({ description: `The publication date of the ${what}, in UTC`, ...nul(false) }),
+    [spec.nameField]: string({ description: `The ${what}'s name`, required: true, nonEmpty: true, ...nul(false) }),
+    description: string({ description: `The ${what}'s description`, ...nul(true) }),
+    status: status({ description: `The ${what}'s status`, ...nul(false) })
+  };
+  if (spec.mapFlags) {
+    rules.show_map = mapFlag({ description: "Whether events at the venue show a map", ...nul(true) });
+    rules.show_map_link = mapFlag({ description: "Whether events at the venue show a link to a map", ...nul(true) });
+  }
+  for (const field of spec.fields) {
+    rules[field.name] = field.url ? url({ description: field.description, ...nul(true) }) : string({ description: field.description, ...nul(true) });
+  }
+  rules.image = image({ description: `The ${what}'s featured image: an image id or an image URL`, ...nul(true) });
+  return rules;
+}
+
+function writeExtensions(spec: LinkedKindSpec): Record<string, Rule> {
+  const rules: Record<string, Rule> = {
+    post_password: string({ description: `A password protecting the ${spec.kind}'s details ("" removes it)` })
+  };
+  if (spec.geo) {
+    rules.geo_lat = coordinate({ description: "Latitude of the venue (with geo_lng)" }, 90);
+    rules.geo_lng = coordinate({ description: "Longitude of the venue (with geo_lat)" }, 180);
+  }
+  return rules;
+}
+
+function readExtensions(spec: LinkedKindSpec): Record<string, Rule> {
+  return {
+    password: string({ description: `The ${spec.kind}'s password, revealing its protected details`, nonEmpty: true }),
+    context: string({ description: "`edit` reveals protected details to callers who may edit the record" })
+  };
+}
+
+export function linkedSchemas(spec: LinkedKindSpec): LinkedSchemas {
+  const id = { id: integer({ description: `The ${spec.kind} id`, required: true, in: "path" }) };
+  const slug = { slug: string({ description: `The ${spec.kind} slug`, required: true, in: "path" }) };
+  const create = createRules(spec);
+  const update = allOptional(create) as Record<string, Rule>;
+  const write = writeExtensions(spec);
+  const read = readExtensions(spec);
+  const documented = {
+    list: schema(listRules(spec)),
+    create: schema(create),
+    get: schema(id),
+    update: schema({ ...id, ...update }),
+    remove: schema(id),
+    getBySlug: schema(slug),
+    updateBySlug: schema({ ...slug, ...update }),
+    removeBySlug: schema(slug)
+  };
+  const actions = {
+    ...documented,
+    create: schema({ ...create, ...write }),
+    get: schema({ ...id, ...read }),
+    update: schema({ ...id, ...update, ...write }),
+    getBySlug: schema({ ...slug, ...read }),
+    updateBySlug: schema({ ...slug, ...update, ...write })
+  };
+  return { actions, documented, create: actions.create };
+}
+
+/** D8: coordinates come in pairs (both numbers, or both "" to clear). Problems by parameter name. */
+export function geoPairProblems(p: { geo_lat?: unknown; geo_lng?: unknown }): Record<string, ParamReason> | undefined {
+  const has = (v: unknown) => v !== undefined && v !== null;
+  if (!has(p.geo_lat) && !has(p.geo_lng)) return undefined;
+  if (!has(p.geo_lat)) return { geo_lat: { key: "param.required" } };
+  if (!has(p.geo_lng)) return { geo_lng: { key: "param.required" } };
+  if ((p.geo_lat === "") !== (p.geo_lng === "")) return { [p.geo_lat === "" ? "geo_lat" : "geo_lng"]: { key: "param.invalid" } };
+  return undefined;
+}

@@ -1,0 +1,57 @@
+/**
+ * What distinguishes venues from organizers, as data: the linked-post mixin and the pure modules of
+ * lib/linked build every schema, record, query and JSON-LD object from one of these descriptions
+ * (venues-organizers.md). The two services declare theirs; nothing else is kind-specific.
+ */
+import type { Blanks } from "../posts/password";
+import type { PostTypeName } from "../posts/permalink";
+
+export type LinkedKind = "venue" | "organizer";
+
+export interface LinkedField {
+  /** Parameter name, stored field name and output key. */
+  name: string;
+  /** `website`: empty or an absolute URL (else 400). */
+  url?: boolean;
+  /** Human-readable description for the documents. */
+  description: string;
+}
+
+export interface LinkedKindSpec {
+  kind: LinkedKind;
+  /** Service name, collection name, list envelope key and URL segment (`venues`). */
+  plural: string;
+  /** Post type name of non-public permalinks (D29). */
+  postType: PostTypeName;
+  /** The name parameter and output key (`venue`, `organizer`). */
+  nameField: string;
+  /** The kind's own text fields, in the order the create parameters declare them. */
+  fields: readonly LinkedField[];
+  /** The same fields in output order. */
+  outputOrder: readonly string[];
+  /** Stored fields a list `search` looks at besides the name and the description (lists.md §3.2). */
+  searchFields: readonly string[];
+  /** Venues: `show_map` / `show_map_link` flags. */
+  mapFlags: boolean;
+  /** Venues: optional `geo_lat` / `geo_lng` extension fields (D8). */
+  geo: boolean;
+  /** Venues: `stateprovince` derived from state/province/country when not given. */
+  stateProvince: boolean;
+  /** schema.org type of the record's `json_ld`. */
+  jsonLdType: "Place" | "Person";
+  /** Keys blanked for callers without password access (venues-organizers.md §1, §2). */
+  blanks: Blanks;
+  /** Discovery: every create argument declares `default: null` (organizers) or only the content ones (venues). */
+  allArgsDefaultNull: boolean;
+}
+
+/** Message codes of a kind (errors.md §4). */
+export function codesOf(kind: LinkedKind) {
+  return {
+    notAccessible: `${kind}-not-accessible`,
+    inTrash: `${kind}-is-in-trash`,
+    couldNotCreate: `could-not-create-${kind}`,
+    couldNotUpdate: `could-not-update-${kind}`,
+    couldNotDelete: `could-not-delete-${kind}`
+  };
+}

@@ -1,0 +1,437 @@
+/**
+ * What venues and organizers share, written once (venues-organizers.md): the routed actions (list, read,
+ * create with duplicate avoidance, update, trash, by id and by slug) and the internal ones the events
+ * service uses to validate, link and embed them. A service is one kind description (lib/linked/spec.ts)
+ * passed to `LinkedPostMixin`; everything else here is the same for both kinds.
+ *
+ * Order of checks on every routed action (errors.md §1): params schema → the record named by the path
+ * (400 `params.id` / `params.slug`) → the remaining input checks (image, coordinates) → permission → handler.
+ */
+import type { ServiceSchema } from "moleculer";
+import { PostMixin, Ctx } from "./post.mixin";
+import { ApiError, ParamReason, isApiError } from "../lib/errors";
+import { registerSchemas } from "../lib/schemas";
+import { settings } from "../lib/settings";
+import { isLooseTruthy } from "../lib/query";
+import { sanitizeSlug, trashedSlug, untrashedSlug } from "../lib/slug";
+import { parseInZone, parseUtc, toDb, utcToWallClock } from "../lib/dates";
+import { resolvePublication } from "../lib/posts/publication";
+import {
+  canCreatePost, canDeletePost, canEditPost, canReadPost, effectiveStatus, hasCap, PostLike, REGISTERED_STATUSES
+} from "../lib/capabilities";
+import { codesOf, LinkedKindSpec } from "../lib/linked/spec";
+import { geoPairProblems, LIST_LINK_ORDER, linkedSchemas } from "../lib/linked/params";
+import { LinkedDoc, matchesDuplicate, nameKey, presentRecord, writeChanges } from "../lib/linked/record";
+import { allOf, idCondition, searchQuery, statusCondition } from "../lib/linked/query";
+import { LinkEntry, parseLinkEntries } from "../lib/linked/links";
+
+/** Statuses that keep a slug out of the uniqueness rule (events.md §3.4). */
+const FLOATING = new Set(["draft", "pending", "auto-draft"]);
+
+export type { LinkedKindSpec } from "../lib/linked/spec";
+
+interface PresentOpts {
+  jsonLd?: boolean;
+  reveal: (doc: LinkedDoc) => boolean;
+}
+
+export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
+  const schemas = linkedSchemas(spec);
+  registerSchemas(Object.fromEntries(Object.entries(schemas.documented).map(([action, s]) => [`${spec.plural}.${action}`, s])));
+  const codes = codesOf(spec.kind);
+  const searchFields = ["name", "description", ...spec.searchFields];
+  const protectedSearchFields = searchFields.filter(f => f in spec.blanks);
+  const linkParams = { value: { type: "any", optional: true } };
+
+  return {
+    name: "linked-post",
+    mixins: [PostMixin({ kind: spec.kind, collection: spec.plural, indexes: [{ field: "name_key" }, { field: "date" }] })],
+    settings: { linked: spec },
+
+    actions: {
+      list: {
+        params: schemas.actions.list,
+        handler(this: any, ctx: Ctx) {
+          return this.listLinked(ctx, ctx.params);
+        }
+      },
+      create: {
+        params: schemas.actions.create,
+        async handler(this: any, ctx: Ctx) {
+          await this.checkWriteInput(ctx, ctx.params);
+          const who = this.who(ctx);
+          if (!canCreatePost(who)) throw ApiError.forbidden(who === null);
+          const record: LinkedDoc = await this.createOrReuse(ctx, ctx.params);
+          ctx.meta.$statusCode = 201;
+          return this.presentOne(ctx, record, { reveal: () => this.mayEdit(ctx, record) || this.passwordAccess(ctx, record, {}) });
+        }
+      },
+      get: {
+        params: schemas.actions.get,
+        async handler(this: any, ctx: Ctx) {
+          return this.readLinked(ctx, await this.linkedById(ctx.params.id), ctx.params);
+        }
+      },
+      getBySlug: {
+        params: schemas.actions.getBySlug,
+        async handler(this: any, ctx: Ctx) {
+          return this.readLinked(ctx, await this.linkedBySlug(ctx.params.slug), ctx.params);
+        }
+      },
+      update: {
+        params: schemas.actions.update,
+        async handler(this: any, ctx: Ctx) {
+          return this.updateLinked(ctx, await this.linkedById(ctx.params.id), ctx.params);
+        }
+      },
+      updateBySlug: {
+        params: schemas.actions.updateBySlug,
+        async handler(this: any, ctx: Ctx) {
+          return this.updateLinked(ctx, await this.linkedBySlug(ctx.params.slug), ctx.params);
+        }
+      },
+      remove: {
+        params: schemas.actions.remove,
+        async handler(this: any, ctx: Ctx) {
+          return this.removeLinked(ctx, await this.linkedById(ctx.params.id));
+        }
+      },
+      removeBySlug: {
+        params: schemas.actions.removeBySlug,
+        async handler(this: any, ctx: Ctx) {
+          return this.removeLinked(ctx, await this.linkedBySlug(ctx.params.slug));
+        }
+      },
+
+      /** Internal: checks an event's `venue`/`organizer` input (events.md §3.10); 400 on that name. No side effects. */
+      validateLinks: {
+        params: linkParams,
+        async handler(this: any, ctx: Ctx<{ value?: unknown }>): Promise<true> {
+          await this.checkedLinkEntries(ctx, ctx.params.value, false);
+          return true;
+        }
+      },
+      /**
+       * Internal: the ids an event's input names, in order, each once; inline data objects are created as by
+       * POST (duplicate avoidance included) with the caller as author and no permission check of their own.
+       */
+      link: {
+        params: linkParams,
+        async handler(this: any, ctx: Ctx<{ value?: unknown }>): Promise<number[]> {
+          const entries: LinkEntry[] = await this.checkedLinkEntries(ctx, ctx.params.value, true);
+          const ids: number[] = [];
+          for (const entry of entries) {
+            const id = "id" in entry ? entry.id : ((await this.createOrReuse(ctx, entry.data)) as LinkedDoc | null)?._id;
+            if (!id) throw new ApiError(codes.couldNotCreate, 400);
+            if (!ids.includes(id)) ids.push(id);
+          }
+          return ids;
+        }
+      },
+      /** Internal: the records an event embeds, by id; only those the caller may read (C1), blanked per caller. */
+      embed: {
+        params: {
+          ids: { type: "array", items: "number" },
+          jsonLd: { type: "boolean", optional: true },
+          password: { type: "string", optional: true },
+          context: { type: "string", optional: true }
+        },
+        async handler(this: any, ctx: Ctx<{ ids: number[]; jsonLd?: boolean; password?: string; context?: string }>): Promise<Record<string, unknown>> {
+          const ids = [...new Set(ctx.params.ids)];
+          if (!ids.length) return {};
+          const docs: LinkedDoc[] = (await this.store.find({ _id: { $in: ids } })).filter((d: LinkedDoc) => this.mayRead(ctx, d));
+          const access = { password: ctx.params.password, context: ctx.params.context };
+          const items: unknown[] = await this.presentMany(ctx, docs, { jsonLd: !!ctx.params.jsonLd, reveal: (d: LinkedDoc) => this.passwordAccess(ctx, d, access) });
+          return Object.fromEntries(docs.map((d, i) => [String(d._id), items[i]]));
+        }
+      }
+    },
+
+    methods: {
+      // -------------------------------------------------------------------------------------------------
+      // Lookup and rights
+      // -------------------------------------------------------------------------------------------------
+
+      /** The record of this kind with that id, else 400 `params.id` (ids of other kinds included, D2). */
+      async linkedById(this: any, id: number): Promise<LinkedDoc> {
+        const record = id > 0 ? await this.findById(id) : null;
+        if (!record) throw ApiError.invalidParam("id", "param.unknown_id");
+        return record;
+      },
+      /** The record of this kind with that slug (any status), else 400 `params.slug` (§7). */
+      async linkedBySlug(this: any, slug: string): Promise<LinkedDoc> {
+        let record: LinkedDoc | null = null;
+        try {
+          record = await this.findBySlug(slug);
+        } catch {
+          record = null; // a malformed percent-escape names nothing
+        }
+        if (!record) throw ApiError.invalidParam("slug", "param.unknown_id");
+        return record;
+      },
+      /** The record as the capability rules see it (C13: a passed `future` counts as `publish`). */
+      postLike(this: any, record: LinkedDoc): PostLike {
+        return { ...record, status: effectiveStatus(record, this.nowDb()) };
+      },
+      mayRead(this: any, ctx: Ctx, record: LinkedDoc): boolean {
+        return canReadPost(this.who(ctx), this.postLike(record));
+      },
+      mayEdit(this: any, ctx: Ctx, record: LinkedDoc): boolean {
+        return canEditPost(this.who(ctx), this.postLike(record));
+      },
+
+      // -------------------------------------------------------------------------------------------------
+      // Input checks that need the store or the caller (after the params schema, before permission)
+      // -------------------------------------------------------------------------------------------------
+
+      /** Input problems the params schema cannot see: coordinate pairs (D8), the image (post mixin, no side effect). */
+      async writeInputProblems(this: any, ctx: Ctx, p: Record<string, unknown>): Promise<Record<string, ParamReason> | undefined> {
+        const problems: Record<string, ParamReason> = { ...(spec.geo ? geoPairProblems(p) : undefined) };
+        if (p.image !== undefined && p.image !== null && p.image !== "") {
+          await this.checkImage(ctx, p.image).catch((err: unknown) => {
+            if (!isApiError(err)) throw err;
+            problems.image = { key: "param.image" };
+          });
+        }
+        return Object.keys(problems).length ? problems : undefined;
+      },
+      async checkWriteInput(this: any, ctx: Ctx, p: Record<string, unknown>): Promise<void> {
+        const problems = await this.writeInputProblems(ctx, p);
+        if (problems) throw ApiError.invalidParams(problems);
+      },
+      /**
+       * The entries of an event's link input, each checked: ids must be records of this kind, data objects
+       * what POST would take (converted as POST's schema does). Validation reports 400 `rest_invalid_param`
+       * on the input's name; when linking (after the events' own validation) a wrong id is the plugin's
+       * `invalid-linked-post-id` and unusable data `could-not-create-{kind}` (errors.md §3).
+       */
+      async checkedLinkEntries(this: any, ctx: Ctx, value: unknown, linking: boolean): Promise<LinkEntry[]> {
+        const entries = parseLinkEntries(value);
+        if (!entries) throw ApiError.invalidParam(spec.kind);
+        const ids = [...new Set(entries.flatMap(e => ("id" in e ? [e.id] : [])))];
+        if (ids.length && (await this.store.count({ _id: { $in: ids } })) !== ids.length) {
+          throw linking ? new ApiError("invalid-linked-post-id", 400) : ApiError.invalidParam(spec.kind, "param.unknown_id");
+        }
+        const checked: LinkEntry[] = [];
+        for (const entry of entries) {
+          if ("id" in entry) {
+            checked.push(entry);
+            continue;
+          }
+          const data = { ...entry.data };
+          if (this.checkCreateParams(data) !== true || (await this.writeInputProblems(ctx, data))) {
+            throw linking ? new ApiError(codes.couldNotCreate, 400) : ApiError.invalidParam(spec.kind);
+          }
+          checked.push({ data });
+        }
+        return checked;
+      },
+
+      // -------------------------------------------------------------------------------------------------
+      // Writes
+      // -------------------------------------------------------------------------------------------------
+
+      /** Publication input: `date` read in the site zone, `date_utc` as UTC (dates.md §2). */
+      publicationInput(p: Record<string, unknown>, now: Date) {
+        const zone = settings().siteTimezone;
+        return {
+          status: p.status as string | undefined,
+          date: p.date !== undefined && p.date !== null ? parseInZone(p.date, zone, now) ?? undefined : undefined,
+          date_utc: p.date_utc !== undefined && p.date_utc !== null ? parseUtc(p.date_utc, now) ?? undefined : undefined
+        };
+      },
+      modifiedAt(now: Date): { modified: string; modified_utc: string } {
+        const utc = toDb(now);
+        return { modified: utcToWallClock(utc, settings().siteTimezone), modified_utc: utc };
+      },
+      /** The image id an input names (0 for `""`: no image), creating the image record of a URL. */
+      async imageIdOf(this: any, ctx: Ctx, value: unknown): Promise<number> {
+        return value === "" ? 0 : this.resolveImage(ctx, value);
+      },
+      async applyWrite(this: any, record: LinkedDoc, set: Record<string, unknown>, unset: string[], action: "updated" | "deleted"): Promise<LinkedDoc> {
+        const update: Record<string, unknown> = { $set: set };
+        if (unset.length) update.$unset = Object.fromEntries(unset.map(k => [k, true]));
+        const updated: LinkedDoc | null = await this.store.updateOne({ _id: record._id }, update);
+        if (!updated) throw new ApiError(codes.couldNotUpdate, 400);
+        await this.announce(action, updated);
+        return updated;
+      },
+
+      /**
+       * POST semantics with duplicate avoidance (§3.3, D25, C3): the first readable, non-trashed record of the
+       * same name (and description, when one is given) is answered instead of a new one; the other provided
+       * fields are written onto it when the caller may edit it. Creates of one name run one at a time.
+       */
+      async createOrReuse(this: any, ctx: Ctx, p: Record<string, unknown>): Promise<LinkedDoc> {
+        const key = nameKey(String(p[spec.nameField] ?? ""));
+        const previous: Promise<unknown> = this.createsByName.get(key) ?? Promise.resolve();
+        const run = previous.catch(() => undefined).then(() => this.createOrReuseNow(ctx, p));
+        this.createsByName.set(key, run);
+        try {
+          return await run;
+        } finally {
+          if (this.createsByName.get(key) === run) this.createsByName.delete(key);
+        }
+      },
+      async createOrReuseNow(this: any, ctx: Ctx, p: Record<string, unknown>): Promise<LinkedDoc> {
+        const candidates: LinkedDoc[] = await this.store.find({ name_key: nameKey(String(p[spec.nameField])), status: { $ne: "trash" } }, { sort: { _id: 1 } });
+        const found = candidates.find(d => matchesDuplicate(d, p.description) && this.mayRead(ctx, d));
+        if (!found) return this.insertLinked(ctx, p);
+        if (!this.mayEdit(ctx, found)) return found;
+        const { set, unset } = writeChanges(spec, p, found, "duplicate");
+        if (p.image !== undefined && p.image !== null) set.image = await this.imageIdOf(ctx, p.image);
+        return this.applyWrite(found, { ...set, ...this.modifiedAt(this.now()) }, unset, "updated");
+      },
+      async insertLinked(this: any, ctx: Ctx, p: Record<string, unknown>): Promise<LinkedDoc> {
+        const who = this.who(ctx);
+        const now: Date = this.now();
+        const publication = resolvePublication(who, this.publicationInput(p, now), undefined, settings().siteTimezone, now);
+        const { set } = writeChanges(spec, p, undefined, "create");
+        const image = p.image !== undefined && p.image !== null ? await this.imageIdOf(ctx, p.image) : 0;
+        // The slug is the name at every status (unlike events); unique only outside draft/pending (§3.3).
+        const base = sanitizeSlug(String(set.name));
+        let slug = FLOATING.has(publication.status) ? base : await this.uniqueSlugFor(base);
+        if (publication.status === "trash" && slug) slug = trashedSlug(slug);
+        const id: number = await this.allocateId("posts", spec.kind);
+        const doc = {
+          _id: id,
+          // as events: a trusted internal call (no caller) writes as user 1
+          author: (p.author as number | undefined) ?? (who ? who.id : 1),
+          ...publication,
+          ...this.modifiedAt(now),
+          slug,
+          lang: ctx.meta?.language ?? settings().defaultLanguage,
+          image,
+          ...set
+        };
+        const inserted: LinkedDoc | null = await this.store.insert(doc);
+        if (!inserted) throw new ApiError(codes.couldNotCreate, 400);
+        await this.announce("created", inserted);
+        return inserted;
+      },
+
+      /** The slug after a status change (C13): trash suffix on and off, uniqueness when leaving draft/pending. */
+      async slugAfter(this: any, record: LinkedDoc, status: string): Promise<{ slug?: string }> {
+        if (!record.slug) return {};
+        const wasTrash = record.status === "trash";
+        if (status === "trash") return wasTrash ? {} : { slug: trashedSlug(record.slug) };
+        const base = wasTrash ? untrashedSlug(record.slug) : record.slug;
+        if (FLOATING.has(status)) return wasTrash ? { slug: base } : {};
+        if (wasTrash || FLOATING.has(record.status)) return { slug: await this.uniqueSlugFor(base, record._id) };
+        return {};
+      },
+      /** §5 (D3: absent fields unchanged; C13: `status=trash` is a DELETE, leaving trash restores the slug). */
+      async updateLinked(this: any, ctx: Ctx, record: LinkedDoc, p: Record<string, unknown>) {
+        await this.checkWriteInput(ctx, p);
+        const who = this.who(ctx);
+        const like = this.postLike(record);
+        if (!canEditPost(who, like)) throw ApiError.forbidden(who === null);
+        const now: Date = this.now();
+        const publication = resolvePublication(who, this.publicationInput(p, now), record, settings().siteTimezone, now);
+        const toTrash = publication.status === "trash" && record.status !== "trash";
+        if (toTrash && !canDeletePost(who, like)) throw ApiError.forbidden(who === null);
+        const { set, unset } = writeChanges(spec, p, record, "update");
+        if (p.image !== undefined && p.image !== null) set.image = await this.imageIdOf(ctx, p.image);
+        if (p.author !== undefined && p.author !== null) set.author = p.author;
+        Object.assign(set, publication, this.modifiedAt(now), await this.slugAfter(record, publication.status));
+        if (toTrash) set.prior_status = record.status;
+        else if (record.status === "trash" && publication.status !== "trash") unset.push("prior_status");
+        if (toTrash) await this.unlinkFromEvents(ctx, record._id);
+        const updated = await this.applyWrite(record, set, unset, toTrash ? "deleted" : "updated");
+        return this.presentOne(ctx, updated, { reveal: () => true });
+      },
+      /** §6: trash (never delete), unlinked from every event before the answer (C16). */
+      async removeLinked(this: any, ctx: Ctx, record: LinkedDoc) {
+        const who = this.who(ctx);
+        if (!canDeletePost(who, this.postLike(record))) throw ApiError.forbidden(who === null);
+        if (record.status === "trash") throw new ApiError(codes.inTrash, 410);
+        await this.unlinkFromEvents(ctx, record._id);
+        let trashed: LinkedDoc | null;
+        try {
+          trashed = await this.trashRecord(record);
+        } catch (err) {
+          this.logger.error(`Trashing ${spec.kind} ${record._id} failed:`, err);
+          trashed = null;
+        }
+        if (!trashed) throw new ApiError(codes.couldNotDelete, 500);
+        await this.announce("deleted", trashed);
+        return this.presentOne(ctx, trashed, { reveal: () => true });
+      },
+      unlinkFromEvents(this: any, ctx: Ctx, id: number): Promise<unknown> {
+        return ctx.call("events.unlinkPost", { kind: spec.kind, id });
+      },
+
+      // -------------------------------------------------------------------------------------------------
+      // Reads
+      // -------------------------------------------------------------------------------------------------
+
+      /** §4: readable (publish, or read_post; trashed ones by editors), password blanking, `json_ld`. */
+      readLinked(this: any, ctx: Ctx, record: LinkedDoc, p: { password?: string; context?: string }) {
+        if (!this.mayRead(ctx, record)) throw new ApiError(codes.notAccessible, 403);
+        const access = { password: p.password, context: p.context };
+        return this.presentOne(ctx, record, { jsonLd: true, reveal: (d: LinkedDoc) => this.passwordAccess(ctx, d, access) });
+      },
+      async presentOne(this: any, ctx: Ctx, record: LinkedDoc, opts: PresentOpts) {
+        return (await this.presentMany(ctx, [record], opts))[0];
+      },
+      /** Records as the API returns them; the images of all of them in one look-up. */
+      async presentMany(this: any, ctx: Ctx, docs: LinkedDoc[], opts: PresentOpts): Promise<Record<string, unknown>[]> {
+        const images = await this.imagesById(docs.map(d => d.image));
+        const site = this.siteOf(ctx);
+        const now = this.nowDb();
+        return docs.map(doc => presentRecord(spec, doc, {
+          site,
+          baseUrl: settings().baseUrl,
+          status: effectiveStatus(doc, now),
+          image: images.get(doc.image) ?? false,
+          jsonLd: !!opts.jsonLd,
+          reveal: opts.reveal(doc)
+        }));
+      },
+
+      linkedPostIds(this: any, ctx: Ctx, conditions: Record<string, unknown>): Promise<number[] | null> {
+        return ctx.call("events.linkedPostIds", { kind: spec.kind, ...conditions });
+      },
+      /**
+       * The id sets of the event filters (lists.md §3.2), one events call per filter, in parallel:
+       * `include` sets a record must be in, `exclude` one it must not be in (has_events falsy).
+       */
+      async eventIdFilters(this: any, ctx: Ctx, p: Record<string, any>, statuses: string[]): Promise<{ include: number[][]; exclude?: number[] }> {
+        if (p.event !== undefined && p.event <= 0) throw ApiError.invalidParam("event", "param.unknown_id");
+        const who = this.who(ctx);
+        const upcomingStatuses = p.status !== undefined ? statuses : hasCap(who, "edit_posts") ? REGISTERED_STATUSES.filter(s => s !== "trash") : ["publish"];
+        const [event, hasEvents, upcoming] = await Promise.all([
+          p.event !== undefined ? this.linkedPostIds(ctx, { event: p.event }) : undefined,
+          p.has_events !== undefined ? this.linkedPostIds(ctx, { hasEvents: true }) : undefined,
+          isLooseTruthy(p.only_with_upcoming) ? this.linkedPostIds(ctx, { upcoming: true, statuses: upcomingStatuses }) : undefined
+        ]);
+        if (p.event !== undefined && !event) throw ApiError.invalidParam("event", "param.unknown_id");
+        const include = [event, upcoming].filter((ids): ids is number[] => Array.isArray(ids));
+        if (!hasEvents) return { include };
+        return isLooseTruthy(p.has_events) ? { include: [...include, hasEvents] } : { include, exclude: hasEvents };
+      },
+      /** lists.md §3: statuses per caller, event filters, search, date desc then id desc, paging, envelope. */
+      async listLinked(this: any, ctx: Ctx, p: Record<string, any>) {
+        const statuses: string[] = this.listStatusFilter(ctx, p.status);
+        const { include, exclude } = await this.eventIdFilters(ctx, p, statuses);
+        const searching = p.search !== undefined;
+        const query = allOf([
+          statusCondition(statuses, this.nowDb()),
+          idCondition(include, exclude),
+          searching ? { status: { $ne: "trash" } } : undefined,
+          searching ? searchQuery(p.search, searchFields, protectedSearchFields, this.who(ctx) === undefined) : undefined
+        ]);
+        const page = this.pageOf(p);
+        const { docs, total } = await this.pagedFind(query, { date: -1, _id: -1 }, page);
+        const items = await this.presentMany(ctx, docs, { reveal: (d: LinkedDoc) => this.passwordAccess(ctx, d, {}) });
+        return { [spec.plural]: items, ...this.listEnvelope(ctx, spec.plural, LIST_LINK_ORDER, p, page, total) };
+      }
+    },
+
+    created(this: any) {
+      this.createsByName = new Map<string, Promise<unknown>>();
+      // Inline venue/organizer data on events is checked with the create parameters (events.md §3.10).
+      this.checkCreateParams = this.broker.validator.compile(schemas.create);
+    }
+  } as ServiceSchema;
+}
