@@ -9,6 +9,9 @@
  */
 import type { ServiceSchema } from "moleculer";
 import { PostMixin, Ctx } from "./post.mixin";
+import { TranslatableMixin, TRANSLATION_INDEXES } from "./translatable.mixin";
+import { TRANSLATABLE } from "../lib/i18n/types";
+import { mergeValues } from "../lib/i18n/values";
 import { ApiError, ParamReason, isApiError } from "../lib/errors";
 import { registerSchemas } from "../lib/schemas";
 import { settings } from "../lib/settings";
@@ -22,7 +25,7 @@ import {
 import { codesOf, LinkedKindSpec } from "../lib/linked/spec";
 import { geoPairProblems, LIST_LINK_ORDER, linkedSchemas } from "../lib/linked/params";
 import { LinkedDoc, matchesDuplicate, nameKey, presentRecord, writeChanges } from "../lib/linked/record";
-import { allOf, idCondition, searchQuery, statusCondition } from "../lib/linked/query";
+import { allOf, idCondition, searchFragments, searchQuery, statusCondition } from "../lib/linked/query";
 import { LinkEntry, parseLinkEntries } from "../lib/linked/links";
 
 /** Statuses that keep a slug out of the uniqueness rule (events.md §3.4). */
@@ -41,11 +44,18 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
   const codes = codesOf(spec.kind);
   const searchFields = ["name", "description", ...spec.searchFields];
   const protectedSearchFields = searchFields.filter(f => f in spec.blanks);
+  // i18n: name, description and (venues) the address fields have a value per language (lib/i18n/types.ts)
+  const translatable = TRANSLATABLE[spec.kind].fields;
+  const translatedSearch = searchFields.filter(f => translatable.includes(f));
+  const sharedSearch = searchFields.filter(f => !translatable.includes(f));
   const linkParams = { value: { type: "any", optional: true } };
 
   return {
     name: "linked-post",
-    mixins: [PostMixin({ kind: spec.kind, collection: spec.plural, indexes: [{ field: "name_key" }, { field: "date" }] })],
+    mixins: [
+      PostMixin({ kind: spec.kind, collection: spec.plural, indexes: [{ field: "name_key" }, { field: "date" }, ...TRANSLATION_INDEXES] }),
+      TranslatableMixin({ type: spec.kind, fields: translatable, derived: { name_key: "name" } })
+    ],
     settings: { linked: spec },
 
     actions: {
@@ -274,13 +284,18 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         }
       },
       async createOrReuseNow(this: any, ctx: Ctx, p: Record<string, unknown>): Promise<LinkedDoc> {
-        const candidates: LinkedDoc[] = await this.store.find({ name_key: nameKey(String(p[spec.nameField])), status: { $ne: "trash" } }, { sort: { _id: 1 } });
-        const found = candidates.find(d => matchesDuplicate(d, p.description) && this.mayRead(ctx, d));
-        if (!found) return this.insertLinked(ctx, p);
+        // C9: name (and description) compared in the request's language, falling back to the original.
+        const key = nameKey(String(p[spec.nameField]));
+        const candidates: LinkedDoc[] = await this.store.find({ status: { $ne: "trash" }, ...(await this.nameQuery(ctx, key, { name_key: key })) }, { sort: { _id: 1 } });
+        const shown: LinkedDoc[] = await this.localized(ctx, candidates);
+        const at = shown.findIndex(d => matchesDuplicate(d, p.description) && this.mayRead(ctx, d));
+        if (at < 0) return this.insertLinked(ctx, p);
+        const found = candidates[at];
         if (!this.mayEdit(ctx, found)) return found;
         const { set, unset } = writeChanges(spec, p, found, "duplicate");
         if (p.image !== undefined && p.image !== null) set.image = await this.imageIdOf(ctx, p.image);
-        return this.applyWrite(found, { ...set, ...this.modifiedAt(this.now()) }, unset, "updated");
+        const { inline } = await this.splitWrite(ctx, found, { ...set, ...this.modifiedAt(this.now()) });
+        return this.applyWrite(found, inline, unset, "updated");
       },
       async insertLinked(this: any, ctx: Ctx, p: Record<string, unknown>): Promise<LinkedDoc> {
         const who = this.who(ctx);
@@ -293,6 +308,8 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         let slug = FLOATING.has(publication.status) ? base : await this.uniqueSlugFor(base);
         if (publication.status === "trash" && slug) slug = trashedSlug(slug);
         const id: number = await this.allocateId("posts", spec.kind);
+        // i18n: a create makes the request's language the original (`lang`, `translations`).
+        const { inline } = await this.splitWrite(ctx, undefined, set);
         const doc = {
           _id: id,
           // as events: a trusted internal call (no caller) writes as user 1
@@ -300,9 +317,8 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
           ...publication,
           ...this.modifiedAt(now),
           slug,
-          lang: ctx.meta?.language ?? settings().defaultLanguage,
           image,
-          ...set
+          ...inline
         };
         const inserted: LinkedDoc | null = await this.store.insert(doc);
         if (!inserted) throw new ApiError(codes.couldNotCreate, 400);
@@ -337,7 +353,9 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         if (toTrash) set.prior_status = record.status;
         else if (record.status === "trash" && publication.status !== "trash") unset.push("prior_status");
         if (toTrash) await this.unlinkFromEvents(ctx, record._id);
-        const updated = await this.applyWrite(record, set, unset, toTrash ? "deleted" : "updated");
+        // i18n: in a language other than the record's original, the translatable fields go to the i18n service.
+        const { inline } = await this.splitWrite(ctx, record, set);
+        const updated = await this.applyWrite(record, inline, unset, toTrash ? "deleted" : "updated");
         return this.presentOne(ctx, updated, { reveal: () => true });
       },
       /** §6: trash (never delete), unlinked from every event before the answer (C16). */
@@ -376,17 +394,18 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       },
       /** Records as the API returns them; the images of all of them in one look-up. */
       async presentMany(this: any, ctx: Ctx, docs: LinkedDoc[], opts: PresentOpts): Promise<Record<string, unknown>[]> {
-        const images = await this.imagesById(docs.map(d => d.image));
+        const [images, values] = await Promise.all([this.imagesById(docs.map(d => d.image)), this.localize(ctx, docs)]);
         const site = this.siteOf(ctx);
         const now = this.nowDb();
-        return docs.map(doc => presentRecord(spec, doc, {
+        // i18n: the asked language's values field by field (one i18n call per page); the language keys last (C9).
+        return docs.map(doc => this.applyLanguage(presentRecord(spec, mergeValues(doc, values.get(doc._id), translatable), {
           site,
           baseUrl: settings().baseUrl,
           status: effectiveStatus(doc, now),
           image: images.get(doc.image) ?? false,
           jsonLd: !!opts.jsonLd,
           reveal: opts.reveal(doc)
-        }));
+        }), doc, ctx));
       },
 
       linkedPostIds(this: any, ctx: Ctx, conditions: Record<string, unknown>): Promise<number[] | null> {
@@ -415,11 +434,23 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         const statuses: string[] = this.listStatusFilter(ctx, p.status);
         const { include, exclude } = await this.eventIdFilters(ctx, p, statuses);
         const searching = p.search !== undefined;
+        const unrestricted = this.who(ctx) === undefined;
+        // i18n: the translated fields in the asked language (fallback: the original), the others as stored;
+        // D34: a protected record matches through its unprotected fields only.
+        const search = searching
+          ? await this.searchQuery(ctx, searchFragments(p.search).map(text => ({ text, exclude: false })),
+            () => searchQuery(p.search, searchFields, protectedSearchFields, unrestricted), {
+              fields: translatedSearch,
+              mode: "one-field",
+              shared: () => (sharedSearch.length ? searchQuery(p.search, sharedSearch, protectedSearchFields, unrestricted) : undefined),
+              limited: unrestricted ? undefined : { fields: translatedSearch.filter(f => !protectedSearchFields.includes(f)), unless: { post_password: { $exists: false } } }
+            })
+          : undefined;
         const query = allOf([
           statusCondition(statuses, this.nowDb()),
           idCondition(include, exclude),
           searching ? { status: { $ne: "trash" } } : undefined,
-          searching ? searchQuery(p.search, searchFields, protectedSearchFields, this.who(ctx) === undefined) : undefined
+          search
         ]);
         const page = this.pageOf(p);
         const { docs, total } = await this.pagedFind(query, { date: -1, _id: -1 }, page);

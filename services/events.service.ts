@@ -4,6 +4,8 @@
  */
 import type { ServiceSchema } from "moleculer";
 import { PostMixin, Ctx, PostDoc } from "../mixins/post.mixin";
+import { TranslatableMixin, TRANSLATION_INDEXES } from "../mixins/translatable.mixin";
+import { searchTerms, SearchTerm } from "../lib/search";
 import { ApiError, ParamReason } from "../lib/errors";
 import { registerSchemas } from "../lib/schemas";
 import { settings } from "../lib/settings";
@@ -14,7 +16,7 @@ import { resolvePublication } from "../lib/posts/publication";
 import { EVENT_PARAMS, EVENT_LINK_ORDER } from "../lib/events/event-params";
 import { checkEventInput, plainEventFields, resolveSchedule, throwIfInvalid } from "../lib/events/event-input";
 import { EventDoc, eventRecord } from "../lib/events/event-record";
-import { buildEventQuery, eventSort, EventListFilters, SearchAccess } from "../lib/events/event-query";
+import { buildEventQuery, eventSearchCondition, eventSort, EventListFilters, readableCondition, SearchAccess } from "../lib/events/event-query";
 import { imageUrlExtension } from "../lib/sanitize";
 
 registerSchemas(Object.fromEntries(Object.entries(EVENT_PARAMS).map(([name, schema]) => [`events.${name}`, schema])));
@@ -32,9 +34,10 @@ const EventsService: ServiceSchema = {
     collection: "events",
     indexes: [
       { field: "start_date" }, { field: "end_date" }, { field: "categories" }, { field: "tags" }, { field: "venues" },
-      { field: "organizers" }, { field: "featured" }, { field: "ticketed" }, { field: "post_parent" }, { field: "hide_from_listings" }
+      { field: "organizers" }, { field: "featured" }, { field: "ticketed" }, { field: "post_parent" }, { field: "hide_from_listings" },
+      ...TRANSLATION_INDEXES
     ]
-  })],
+  }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] })],
 
   actions: {
     list: {
@@ -264,27 +267,14 @@ const EventsService: ServiceSchema = {
         organizerIds.length ? ctx.call("organizers.embed", { ids: organizerIds, jsonLd: opts.jsonLd, ...access }) : {},
         termIds.length ? ctx.call("taxonomy.embed", { ids: termIds }) : {},
         this.imagesById(docs.map(d => d.image).filter(Boolean)),
-        this.translatedTexts(ctx, docs)
+        this.localize(ctx, docs)
       ]);
       const rc = { site: this.siteOf(ctx), ns: this.nsOf(ctx), baseUrl: settings().baseUrl };
       return docs.map(doc => {
         const blank = !opts.editor && !this.passwordAccess(ctx, doc, ctx.params ?? {});
         const record = eventRecord(doc, rc, { venues: venues as any, organizers: organizers as any, terms: terms as any, images }, { jsonLd: opts.jsonLd, blank, text: texts.get(doc._id) });
-        return this.withLanguage(ctx, record, doc);
+        return this.applyLanguage(record, doc, ctx);
       });
-    },
-    /** Text of the asked language (i18n service); none needed when every record is in that language. */
-    async translatedTexts(this: any, ctx: Ctx, docs: EventDoc[]): Promise<Map<number, Record<string, string>>> {
-      const lang = ctx.meta?.language;
-      const wanted = docs.filter(d => lang && (d as any).translations?.includes(lang) && d.lang !== lang).map(d => d._id);
-      if (!wanted.length || !this.broker.registry.hasService("i18n")) return new Map();
-      const res: Record<string, Record<string, string>> = await ctx.call("i18n.values", { type: "event", ids: wanted, language: lang });
-      return new Map(Object.entries(res ?? {}).map(([id, v]) => [Number(id), v]));
-    },
-    withLanguage(ctx: Ctx, record: Record<string, unknown>, doc: EventDoc) {
-      record.i18n_language = ctx.meta?.language ?? settings().defaultLanguage;
-      record.translations = (doc as any).translations ?? [doc.lang ?? settings().defaultLanguage];
-      return record;
     },
 
     // ---- the list ----------------------------------------------------------------------------------
@@ -307,12 +297,18 @@ const EventsService: ServiceSchema = {
       await this.requireKind(p.venue, "venue", "venue");
       await this.requireKind(p.organizer, "organizer", "organizer");
       if (p.post_parent !== undefined) await this.requireKind([p.post_parent], "event", "post_parent");
-      const searchAccess = this.searchAccess(who, p);
+      const searchAccess: SearchAccess = this.searchAccess(who, p);
+      // `search` matches the text of the asked language (i18n); D34: unreadable protected events by title only.
+      const searchQuery = p.search
+        ? await this.searchQuery(ctx, searchTerms(p.search), (terms: SearchTerm[]) => eventSearchCondition(terms, searchAccess),
+          searchAccess === "all" ? {} : { limited: { fields: ["title"], unless: readableCondition(searchAccess) } })
+        : undefined;
       return {
         statuses: this.listStatusFilter(ctx, p.status),
         bounds,
         include: p.include,
         search: p.search,
+        searchQuery,
         searchAccess,
         categoryIds: categoryIds as number[] | undefined,
         tagIds: tagIds as number[] | undefined,
@@ -473,15 +469,18 @@ const EventsService: ServiceSchema = {
 
       const id: number = current ? current._id : await this.allocateId("posts", "event");
       Object.assign(fields, await this.slugAndTrash(p, current, { ...current, ...fields }, id));
+      // i18n: a create (which also sets `lang` and `translations`) or a write in the original language stays
+      // inline; in another language title, description and excerpt go to the i18n service.
+      const { inline } = await this.splitWrite(ctx, current, fields);
 
       let doc: EventDoc;
       if (!current) {
         doc = await this.store.insert({
           _id: id, author: who ? who.id : 1, title: "", description: "", excerpt: "", image: null, categories: [], tags: [], venues: [], organizers: [],
-          ticketed: false, post_parent: 0, post_password: "", lang: ctx.meta?.language ?? settings().defaultLanguage, ...fields
+          ticketed: false, post_parent: 0, post_password: "", ...inline
         });
       } else {
-        doc = await this.store.updateOne({ _id: id }, { $set: fields });
+        doc = await this.store.updateOne({ _id: id }, { $set: inline });
       }
       await this.adjustCounts(current, doc);
       await this.announce(current ? "updated" : "created", doc);

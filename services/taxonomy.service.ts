@@ -10,6 +10,7 @@
  */
 import { Context, Errors, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { StoreMixin } from "../mixins/store.mixin";
+import { TranslatableMixin, TranslatableMethods, TRANSLATION_INDEXES } from "../mixins/translatable.mixin";
 import type { Collection, Doc } from "../mixins/store/collection";
 import type { Sequence } from "../mixins/store/id-registry";
 import { ApiError, ParamReason } from "../lib/errors";
@@ -21,7 +22,7 @@ import { registerSchemas } from "../lib/schemas";
 import { settings } from "../lib/settings";
 import { embeddedTerm, rootsOf, Roots, TAXONOMIES, Taxonomy, taxonomyKey, TermDoc, termRecord, TermRecord } from "../lib/terms/term-record";
 import { INTERNAL_PARAMS, TERM_PARAMS, termSchemasByAction } from "../lib/terms/term-params";
-import { buildTermQuery, paging, pagingHeaders, sortByInclude, termListEnvelope, termOrder } from "../lib/terms/term-query";
+import { buildTermQuery, termSearchCondition, termSlugCondition, paging, pagingHeaders, sortByInclude, termListEnvelope, termOrder } from "../lib/terms/term-query";
 import {
   baseSlug, filterToken, findCreateConflict, givenSlug, loopSafeParent, nameKey, normaliseTermName, slugClashOutcome,
   termTokens, uniqueIds, uniqueTermSlug
@@ -88,13 +89,13 @@ type TaxonomyMethods = {
   roots(ctx: Ctx<any>): Roots;
   findTerm(taxonomy: Taxonomy, id: number): Promise<TermDoc | undefined>;
   fetchByIds(ids: number[]): Promise<TermDoc[]>;
-  records(docs: TermDoc[], roots: Roots): Promise<TermRecord[]>;
+  records(ctx: Ctx<any>, docs: TermDoc[], roots: Roots): Promise<TermRecord[]>;
   ensureMayManage(ctx: Ctx<any>, taxonomy: Taxonomy): void;
   resolveItems(taxonomy: Taxonomy, items: string[]): Promise<number[] | undefined>;
   eventLinks(ctx: Ctx<any>, id: number): Promise<EventLinks>;
-  insertTerm(taxonomy: Taxonomy, input: TermInput, lang: string): Promise<TermDoc>;
-  applyUpdate(current: TermDoc, input: TermWriteParams): Promise<TermDoc>;
-  deleteTerm(current: TermDoc, roots: Roots): Promise<TermRecord>;
+  insertTerm(ctx: Ctx<any>, taxonomy: Taxonomy, input: TermInput, lang: string): Promise<TermDoc>;
+  applyUpdate(ctx: Ctx<any>, current: TermDoc, input: TermWriteParams): Promise<TermDoc>;
+  deleteTerm(ctx: Ctx<any>, current: TermDoc, roots: Roots): Promise<TermRecord>;
   slugTaken(taxonomy: Taxonomy, slug: string, exceptId?: number): Promise<boolean>;
   parentChain(parent: number): Promise<TermDoc[]>;
   shiftTreeCount(fromId: number, delta: number, seen?: Set<number>): Promise<void>;
@@ -107,7 +108,7 @@ interface TaxonomyVars {
   writeQueue: Promise<unknown>;
 }
 
-type Self = Service & TaxonomyMethods & TaxonomyVars;
+type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods;
 
 // ---------------------------------------------------------------------------------------------------------
 // Small helpers
@@ -155,9 +156,10 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       { field: "name_lc" },
       { field: "parent" },
       { field: "tree_count" },
-      { field: "modified_utc" }
+      { field: "modified_utc" },
+      ...TRANSLATION_INDEXES
     ]
-  })],
+  }), TranslatableMixin({ type: "term", fields: ["name", "description"], derived: { name_lc: "name", description_lc: "description" } })],
 
   settings: {},
 
@@ -212,13 +214,17 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       const query = buildTermQuery({
         taxonomy,
         hideEmpty: p.hide_empty ?? true,
-        search: p.search,
         includeIds,
         excludeIds,
         eventTermIds,
         parent: p.parent,
         slug: p.slug === undefined ? undefined : sanitizeSlug(p.slug)
       });
+      // i18n: the name in the asked language (fallback: the original), or the slug (one across languages).
+      if (p.search !== undefined) {
+        const search = p.search;
+        Object.assign(query, await this.searchQuery(ctx, [{ text: search, exclude: false }], () => termSearchCondition(search), { fields: ["name"], shared: () => termSlugCondition(search) }));
+      }
       const order = termOrder(p.orderby, p.order, includeIds);
       const total = await this.store.count(query);
       const page = paging(p.page, p.per_page, total);
@@ -231,13 +237,13 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       const roots = this.roots(ctx);
       const language = ctx.meta.languageParam ? ctx.meta.language : undefined;
       ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...pagingHeaders(taxonomy, page, roots, p as Record<string, unknown>, language) };
-      return termListEnvelope(taxonomy, await this.records(docs as TermDoc[], roots), page, roots, language);
+      return termListEnvelope(taxonomy, await this.records(ctx, docs as TermDoc[], roots), page, roots, language);
     },
 
     async getTerm(ctx, taxonomy) {
       const doc = await this.findTerm(taxonomy, ctx.params.id!);
       if (!doc) throw ApiError.invalidParam("id", UNKNOWN);
-      return (await this.records([doc], this.roots(ctx)))[0];
+      return (await this.records(ctx, [doc], this.roots(ctx)))[0];
     },
 
     async createTerm(ctx, taxonomy) {
@@ -246,8 +252,8 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       this.ensureMayManage(ctx, taxonomy);
       if (taxonomy === "tag" && sent(p.parent)) throw termError("rest_taxonomy_not_hierarchical", "parent", "param.invalid");
       const input: TermInput = { name: p.name!, slug: p.slug, description: p.description, parent: (p.parent as number | undefined) ?? 0 };
-      const doc = await this.exclusive(() => this.insertTerm(taxonomy, input, ctx.meta.language ?? "en"));
-      const [record] = await this.records([doc], this.roots(ctx));
+      const doc = await this.exclusive(() => this.insertTerm(ctx, taxonomy, input, this.languageOf(ctx)));
+      const [record] = await this.records(ctx, [doc], this.roots(ctx));
       ctx.meta.$statusCode = 201;
       ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), Location: record.urls.self };
       return record;
@@ -262,15 +268,15 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       throwIfInvalid(reasons);
       this.ensureMayManage(ctx, taxonomy);
       if (taxonomy === "tag" && sent(p.parent)) throw termError("rest_taxonomy_not_hierarchical", "parent", "param.invalid");
-      const updated = await this.exclusive(() => this.applyUpdate(current!, p));
-      return (await this.records([updated], this.roots(ctx)))[0];
+      const updated = await this.exclusive(() => this.applyUpdate(ctx, current!, p));
+      return (await this.records(ctx, [updated], this.roots(ctx)))[0];
     },
 
     async removeTerm(ctx, taxonomy) {
       const current = await this.findTerm(taxonomy, ctx.params.id!);
       if (!current) throw ApiError.invalidParam("id", UNKNOWN);
       this.ensureMayManage(ctx, taxonomy);
-      const record = await this.exclusive(() => this.deleteTerm(current, this.roots(ctx)));
+      const record = await this.exclusive(() => this.deleteTerm(ctx, current, this.roots(ctx)));
       // Events lose the term before the answer goes out (C16); outside the lock: events may call back.
       try {
         await ctx.call("events.unlinkTerm", { taxonomy, id: current._id });
@@ -291,10 +297,12 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
         const slug = sanitizeSlug(text);
         const bySlug = slug === "" ? null : await this.store.findOne({ tax_slug: taxonomyKey({ taxonomy, slug }) });
         if (bySlug) return bySlug._id;
-        const byName = await this.store.find({ taxonomy, name_lc: nameKey(normaliseTermName(text)) }, { sort: { _id: 1 }, limit: 1 });
+        // i18n: a name names the term in any of its languages.
+        const key = nameKey(normaliseTermName(text));
+        const byName = await this.store.find({ taxonomy, ...(await this.nameQuery(ctx, key, { name_lc: key }, { anyLanguage: true })) }, { sort: { _id: 1 }, limit: 1 });
         if (byName.length > 0) return byName[0]._id;
         try {
-          return (await this.insertTerm(taxonomy, { name: text, parent: 0 }, ctx.meta.language ?? "en"))._id;
+          return (await this.insertTerm(ctx, taxonomy, { name: text, parent: 0 }, this.languageOf(ctx)))._id;
         } catch (err) {
           if (err instanceof ApiError && err.type === "term_exists") return err.data.term_id as number;
           if (err instanceof ApiError && err.type === "empty_term_name") return undefined;
@@ -322,7 +330,12 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
     async embed(ctx) {
       const roots = this.roots(ctx);
       const out: Record<string, unknown> = {};
-      for (const doc of await this.fetchByIds(uniqueIds(ctx.params.ids))) out[String(doc._id)] = embeddedTerm(doc, roots);
+      const docs = await this.fetchByIds(uniqueIds(ctx.params.ids));
+      // i18n: the embedding record's language (ctx.meta.language came along), language keys last (C9).
+      const shown = await this.localized(ctx, docs);
+      docs.forEach((doc, i) => {
+        out[String(doc._id)] = this.applyLanguage({ ...embeddedTerm(shown[i], roots) }, doc, ctx);
+      });
       return out;
     },
 
@@ -356,9 +369,10 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
     },
 
     /** Standalone records, with the ancestors' slugs of categories loaded in one lookup per level. */
-    async records(docs, roots) {
-      const byId = await loadAncestors(docs, ids => this.fetchByIds(ids));
-      return docs.map(doc => termRecord(doc, ancestorSlugs(doc, byId), roots));
+    async records(ctx, docs, roots) {
+      const [byId, shown] = await Promise.all([loadAncestors(docs, ids => this.fetchByIds(ids)), this.localized(ctx, docs)]);
+      // i18n: name and description in the asked language, language keys last (C9).
+      return docs.map((doc, i) => this.applyLanguage({ ...termRecord(shown[i], ancestorSlugs(doc, byId), roots) }, doc, ctx) as unknown as TermRecord);
     },
 
     ensureMayManage(ctx, taxonomy) {
@@ -387,7 +401,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
     },
 
     /** terms.md §3.1–§3.2: normalise, refuse duplicates (`term_exists`), make the slug unique, store. */
-    async insertTerm(taxonomy, input, lang) {
+    async insertTerm(ctx, taxonomy, input, lang) {
       const name = normaliseTermName(input.name);
       if (name === "") throw termError("empty_term_name", "name", "param.empty");
       const { hierarchical } = TAXONOMIES[taxonomy];
@@ -396,7 +410,9 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       if (parent > 0 && chain.length === 0) throw ApiError.invalidParam("parent", UNKNOWN);
       const slugGiven = givenSlug(input.slug);
       const slug = baseSlug(slugGiven, name);
-      const [nameMatch] = (await this.store.find({ taxonomy, name_lc: nameKey(name), ...(hierarchical ? { parent } : {}) }, { sort: { _id: 1 }, limit: 1 })) as TermDoc[];
+      // C9: duplicate names compared in the request's language (fallback: the original).
+      const key = nameKey(name);
+      const [nameMatch] = (await this.store.find({ taxonomy, ...(hierarchical ? { parent } : {}), ...(await this.nameQuery(ctx, key, { name_lc: key })) }, { sort: { _id: 1 }, limit: 1 })) as TermDoc[];
       const slugHolder = slug === "" ? null : ((await this.store.findOne({ tax_slug: taxonomyKey({ taxonomy, slug }) })) as TermDoc | null);
       const conflict = findCreateConflict({ hierarchical, parent, slugProvided: slugGiven !== undefined, slug, nameMatch, slugHolder: slugHolder ?? undefined });
       if (conflict) throw termError("term_exists", conflict === nameMatch ? "name" : "slug", "param.invalid", { term_id: conflict._id });
@@ -407,7 +423,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
         const unique = await uniqueTermSlug(slug === "" ? String(id) : slug, chain.map(d => d.slug), c => this.slugTaken(taxonomy, c));
         const doc: TermDoc = {
           _id: id, taxonomy, name, name_lc: nameKey(name), slug: unique, tax_slug: taxonomyKey({ taxonomy, slug: unique }),
-          description: input.description ?? "", description_lc: (input.description ?? "").toLowerCase(), parent, count: 0, tree_count: 0, lang, modified_utc: nowDb()
+          description: input.description ?? "", description_lc: (input.description ?? "").toLowerCase(), parent, count: 0, tree_count: 0, lang, translations: [lang], modified_utc: nowDb()
         };
         try {
           await this.store.insert(doc);
@@ -419,7 +435,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
     },
 
     /** terms.md §4: only given fields change; loop-safe parent; `duplicate_term_slug` unless the parent moves. */
-    async applyUpdate(stale, input) {
+    async applyUpdate(ctx, stale, input) {
       const current = await this.findTerm(stale.taxonomy, stale._id);
       if (!current) throw ApiError.invalidParam("id", UNKNOWN);
       const set: Partial<TermDoc> = {};
@@ -461,9 +477,11 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       if (Object.keys(set).length === 0) return current;
 
       set.modified_utc = nowDb();
+      // i18n: in a language other than the term's original, name and description go to the i18n service.
+      const { inline } = await this.splitWrite(ctx, current, set);
       let updated: Doc | null;
       try {
-        updated = await this.store.updateOne({ _id: current._id }, { $set: set });
+        updated = await this.store.updateOne({ _id: current._id }, { $set: inline });
       } catch (err) {
         if (isUniqueViolation(err)) throw termError("duplicate_term_slug", "slug", "param.invalid");
         throw err;
@@ -472,14 +490,14 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
         await this.shiftTreeCount(current.parent, -current.tree_count, new Set([current._id]));
         await this.shiftTreeCount(parent, current.tree_count, new Set([current._id]));
       }
-      return (updated as TermDoc | null) ?? { ...current, ...set };
+      return (updated as TermDoc | null) ?? ({ ...current, ...inline } as TermDoc);
     },
 
     /** terms.md §5: the record as before; children move up to the parent; the tree counts follow. */
-    async deleteTerm(stale, roots) {
+    async deleteTerm(ctx, stale, roots) {
       const current = await this.findTerm(stale.taxonomy, stale._id);
       if (!current) throw ApiError.invalidParam("id", UNKNOWN);
-      const [record] = await this.records([current], roots);
+      const [record] = await this.records(ctx, [current], roots);
       try {
         if (TAXONOMIES[current.taxonomy].hierarchical) {
           await this.store.updateMany({ taxonomy: current.taxonomy, parent: current._id }, { $set: { parent: current.parent, modified_utc: nowDb() } });
@@ -491,6 +509,8 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
         this.logger.error(`Deleting term ${current._id} failed:`, err);
         throw new ApiError("rest_cannot_delete", 500);
       }
+      // i18n: the term's values in other languages go with it (a no-op when the i18n service is not running).
+      await this.dropTranslations(ctx, current._id);
       return record;
     },
 

@@ -9,7 +9,7 @@
  * range stays narrow for a window such as `start_date=…&end_date=…`.
  */
 import type { Query, Sort } from "../../mixins/store/collection";
-import { containsRegex, searchTerms } from "../search";
+import { containsRegex, SearchTerm, searchTerms } from "../search";
 
 /** Who may read the protected fields of which events, for `search` (D34). */
 export type SearchAccess =
@@ -27,6 +27,8 @@ export interface EventListFilters {
   bounds: { start_date?: string; end_date?: string; starts_before?: string; starts_after?: string; ends_before?: string; ends_after?: string };
   include?: number[];
   search?: string;
+  /** The `search` condition built in the asked language (translatable mixin); used instead of `search`. */
+  searchQuery?: Query;
   /** Protected events match a search only through their title unless this says otherwise (D34). */
   searchAccess: SearchAccess;
   categoryIds?: number[];
@@ -41,7 +43,7 @@ export interface EventListFilters {
 }
 
 /** Events whose protected fields the caller may read. */
-function readableCondition(access: Exclude<SearchAccess, "all">): Query {
+export function readableCondition(access: Exclude<SearchAccess, "all">): Query {
   const open: Query[] = [{ post_password: { $exists: false } }, { post_password: { $in: ["", ...(access.password ? [access.password] : [])] } }];
   if (access.own) {
     open.push({ $and: [{ author: access.own.author }, { $or: [{ status: { $in: access.own.statuses } }, { status: "trash", prior_status: { $in: access.own.statuses } }] }] });
@@ -78,6 +80,11 @@ function dateRanges(b: EventListFilters["bounds"]): { start: Query; end: Query }
   return { start, end };
 }
 
+/** Every search term on the stored (original-language) text; no terms: no condition. */
+export function eventSearchCondition(terms: readonly SearchTerm[], access: SearchAccess): Query {
+  return terms.length ? { $and: terms.map(t => searchCondition(t.text, t.exclude, access)) } : {};
+}
+
 export function buildEventQuery(f: EventListFilters): Query {
   const and: Query[] = [{ hide_from_listings: { $ne: true } }];
   let top: Query;
@@ -97,7 +104,8 @@ export function buildEventQuery(f: EventListFilters): Query {
     if (Object.keys(top).length) and.push({ status: { $in: f.statuses } });
     else top = { status: { $in: f.statuses } };
   }
-  if (f.search) for (const term of searchTerms(f.search)) and.push(searchCondition(term.text, term.exclude, f.searchAccess));
+  if (f.searchQuery) and.push(f.searchQuery);
+  else if (f.search) for (const term of searchTerms(f.search)) and.push(searchCondition(term.text, term.exclude, f.searchAccess));
   if (f.categoryIds) and.push({ categories: { $in: f.categoryIds } });
   if (f.tagIds) and.push({ tags: { $in: f.tagIds } });
   if (f.venueIds) and.push({ venues: { $in: f.venueIds } });

@@ -53,11 +53,22 @@ export function buildTermQuery(f: TermListFilter): StoreQuery {
   if (f.parent !== undefined && TAXONOMIES[f.taxonomy].hierarchical) query.parent = f.parent;
   if (f.slug !== undefined) query.slug = f.slug;
   if (f.hideEmpty) query.tree_count = { $gt: 0 };
-  if (f.search !== undefined) {
-    const pattern = new RegExp(escapeRegExp(f.search.toLowerCase()));
-    query.$or = [{ name_lc: { $regex: pattern } }, { slug: { $regex: pattern } }];
-  }
+  if (f.search !== undefined) Object.assign(query, termSearchCondition(f.search));
   return query;
+}
+
+/** `search` on the stored (original-language) name or the slug, case-insensitive substring. */
+export function termSearchCondition(search: string): StoreQuery {
+  return { $or: [{ name_lc: { $regex: searchPattern(search) } }, termSlugCondition(search)] };
+}
+
+/** The slug part of `search` (slugs are one across languages). */
+export function termSlugCondition(search: string): StoreQuery {
+  return { slug: { $regex: searchPattern(search) } };
+}
+
+function searchPattern(search: string): RegExp {
+  return new RegExp(escapeRegExp(search.toLowerCase()));
 }
 
 /** How a page is ordered: by store fields, or by the position in the `include` list. */

@@ -43,8 +43,10 @@ export interface TermDoc {
   count: number;
   /** `count` plus the counts of every descendant: `hide_empty` keeps a term when this is > 0. */
   tree_count: number;
-  /** Language the term was created in. */
+  /** Language the term was created in (its original language, i18n). */
   lang: string;
+  /** Languages the term has values in (original included); missing on terms written before i18n. */
+  translations?: string[];
   /** Last write, DB format (UTC). */
   modified_utc: string;
 }

@@ -28,10 +28,11 @@ describe("events: venues, organizers, categories and tags", () => {
       expect(ev.categories.map((t: any) => t.name)).toEqual(["Brand New Cat", "Jazz", "Music"]);
       expect(ev.tags.map((t: any) => t.name)).toEqual(["Free Entry", "outdoor"]);
       const cat = ev.categories.find((t: any) => t.id === jazz.id);
-      expect(Object.keys(cat)).toEqual(["name", "slug", "term_group", "term_taxonomy_id", "taxonomy", "description", "parent", "count", "filter", "id", "urls"]);
+      expect(Object.keys(cat)).toEqual(["name", "slug", "term_group", "term_taxonomy_id", "taxonomy", "description", "parent", "count", "filter", "id", "urls", "i18n_language", "translations"]);
       expect(cat).toEqual({
         name: "Jazz", slug: "jazz", term_group: 0, term_taxonomy_id: jazz.id, taxonomy: "tribe_events_cat", description: "", parent: music.id, count: 1, filter: "raw", id: jazz.id,
-        urls: { self: `${NS}/categories/${jazz.id}`, collection: `${NS}/categories`, up: `${NS}/categories/${music.id}` }
+        urls: { self: `${NS}/categories/${jazz.id}`, collection: `${NS}/categories`, up: `${NS}/categories/${music.id}` },
+        i18n_language: "en", translations: ["en"]
       });
       const tag = ev.tags[0];
       expect(tag.taxonomy).toBe("post_tag");

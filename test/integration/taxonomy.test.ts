@@ -57,11 +57,12 @@ describe("term records, reads, creates and updates", () => {
     expect(res.status).toBe(201);
     const id = res.body.id;
     expect(res.headers.get("location")).toBe(`${ns}/categories/${id}`);
-    expect(Object.keys(res.body)).toEqual(["id", "count", "description", "name", "slug", "taxonomy", "parent", "meta", "url", "urls"]);
+    expect(Object.keys(res.body)).toEqual(["id", "count", "description", "name", "slug", "taxonomy", "parent", "meta", "url", "urls", "i18n_language", "translations"]);
     expect(res.body).toEqual({
       id, count: 0, description: "Live <b>shows</b>", name: "Music", slug: "music", taxonomy: "tribe_events_cat", parent: 0, meta: [],
       url: `${site}/events/category/music/`,
-      urls: { self: `${ns}/categories/${id}`, collection: `${ns}/categories` }
+      urls: { self: `${ns}/categories/${id}`, collection: `${ns}/categories` },
+      i18n_language: "en", translations: ["en"]
     });
     expect(res.body).not.toHaveProperty("_links");
   });
@@ -84,7 +85,8 @@ describe("term records, reads, creates and updates", () => {
     expect(res.headers.get("location")).toBe(`${ns}/tags/${res.body.id}`);
     expect(res.body).toEqual({
       id: res.body.id, count: 0, description: "", name: "outdoor", slug: "outdoor", taxonomy: "post_tag", meta: [],
-      url: `${site}/tag/outdoor/`, urls: { self: `${ns}/tags/${res.body.id}`, collection: `${ns}/tags` }
+      url: `${site}/tag/outdoor/`, urls: { self: `${ns}/tags/${res.body.id}`, collection: `${ns}/tags` },
+      i18n_language: "en", translations: ["en"]
     });
     expect((await svc.get(`/tags/${res.body.id}`)).body).toEqual(res.body);
   });
@@ -644,7 +646,8 @@ describe("internal actions", () => {
     expect(out[String(parent.id)]).toEqual({
       name: "E parent", slug: "e-parent", term_group: 0, term_taxonomy_id: parent.id, taxonomy: "tribe_events_cat",
       description: "Live shows", parent: 0, count: 0, filter: "raw", id: parent.id,
-      urls: { self: `${ns}/categories/${parent.id}`, collection: `${ns}/categories` }
+      urls: { self: `${ns}/categories/${parent.id}`, collection: `${ns}/categories` },
+      i18n_language: "en", translations: ["en"]
     });
     expect(out[String(child.id)].count).toBe(2);
     expect(out[String(child.id)].urls.up).toBe(`${ns}/categories/${parent.id}`);

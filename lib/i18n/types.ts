@@ -1,0 +1,25 @@
+/**
+ * The record types with translatable fields, as the i18n service stores them. Field names are the
+ * STORED field names of each record service (venues and organizers store their name as `name`).
+ * Categories and tags are one type, `term`: their ids come from one sequence.
+ */
+export type TranslatableType = "event" | "venue" | "organizer" | "term";
+
+export interface TypeSpec {
+  fields: readonly string[];
+  /** The field duplicate checks and name lookups compare. */
+  nameField: string;
+}
+
+export const TRANSLATABLE: Readonly<Record<TranslatableType, TypeSpec>> = {
+  event: { fields: ["title", "description", "excerpt"], nameField: "title" },
+  venue: { fields: ["name", "description", "address", "city", "province", "state", "stateprovince"], nameField: "name" },
+  organizer: { fields: ["name", "description"], nameField: "name" },
+  term: { fields: ["name", "description"], nameField: "name" }
+};
+
+export const TRANSLATABLE_TYPES = Object.keys(TRANSLATABLE) as TranslatableType[];
+
+export function isTranslatableType(v: unknown): v is TranslatableType {
+  return typeof v === "string" && Object.prototype.hasOwnProperty.call(TRANSLATABLE, v);
+}

@@ -1,0 +1,69 @@
+/**
+ * Translated values and records (the i18n issue): which fields of a write are translated, merging a
+ * language's values over the original ones field by field, and the two language keys every record ends
+ * with (C9). Pure: the services hand in stored documents and the values the i18n service answered.
+ */
+import { orderLanguages } from "./languages";
+
+/** One language's values of one record, by stored field name. */
+export type FieldValues = Record<string, string>;
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/** A value counts when it is a non-empty string: an empty one falls back to the original. */
+export function hasValue(v: unknown): v is string {
+  return typeof v === "string" && v !== "";
+}
+
+/** `doc` with every translatable field that has a value in `values` replaced by it (a new object). */
+export function mergeValues<T extends object>(doc: T, values: FieldValues | undefined, fields: readonly string[]): T {
+  if (!values) return doc;
+  const out: Record<string, unknown> = { ...(doc as Record<string, unknown>) };
+  for (const field of fields) if (hasOwn(values, field) && hasValue(values[field])) out[field] = values[field];
+  return out as T;
+}
+
+/** The translatable fields present in `src`, as strings (null/undefined left out). */
+export function pickFields(src: Record<string, unknown>, fields: readonly string[]): FieldValues {
+  const out: FieldValues = {};
+  for (const field of fields) {
+    const v = src[field];
+    if (v !== undefined && v !== null) out[field] = String(v);
+  }
+  return out;
+}
+
+/**
+ * A write in a language other than the record's original: the translatable fields go to the i18n service,
+ * the rest stays on the record. `derived` names inline fields computed from a translatable one
+ * (`name_key` → `name`): they go away with it, since the original value they follow does not change.
+ */
+export function splitFields(
+  params: Record<string, unknown>,
+  fields: readonly string[],
+  derived: Readonly<Record<string, string>> = {}
+): { inline: Record<string, unknown>; translated: FieldValues } {
+  const inline: Record<string, unknown> = {};
+  const translated: FieldValues = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (fields.includes(key)) {
+      if (value !== undefined && value !== null) translated[key] = String(value);
+    } else if (!(hasOwn(derived, key) && hasOwn(params, derived[key]))) {
+      inline[key] = value;
+    }
+  }
+  return { inline, translated };
+}
+
+/**
+ * `record` with `i18n_language` and `translations` as its last two keys (C9): moved to the end when
+ * present, every other key untouched. Mutates and returns `record`.
+ */
+export function withLanguageKeys<T extends Record<string, unknown>>(record: T, language: string, translations: readonly string[]): T & { i18n_language: string; translations: string[] } {
+  const r = record as Record<string, unknown>;
+  delete r.i18n_language;
+  delete r.translations;
+  r.i18n_language = language;
+  r.translations = orderLanguages(translations);
+  return record as T & { i18n_language: string; translations: string[] };
+}
