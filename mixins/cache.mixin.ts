@@ -32,7 +32,9 @@ export const CacheMixin: ServiceSchema = {
     }
   },
   events: {
-    [CACHE_CLEAN_EVENT](this: any) {
+    [CACHE_CLEAN_EVENT](this: any, ctx: Context<{ origin?: string } | undefined>) {
+      // The writing node cleaned already; a shared (Redis) cache needs no second clean.
+      if (ctx.params?.origin === this.broker.nodeID || this.broker.cacher?.constructor?.name === "RedisCacher") return;
       return this.broker.cacher?.clean();
     }
   },
@@ -48,7 +50,8 @@ export const CacheMixin: ServiceSchema = {
     async cleanCaches(this: any): Promise<void> {
       if (!this.broker.cacher) return;
       await this.broker.cacher.clean();
-      await this.broker.broadcast(CACHE_CLEAN_EVENT);
+      // Other nodes clean their own caches; in one process there are none.
+      if (this.broker.transit) await this.broker.broadcast(CACHE_CLEAN_EVENT, { origin: this.broker.nodeID });
     }
   }
 };

@@ -73,6 +73,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
           if (!canCreatePost(who)) throw ApiError.forbidden(who === null);
           const record: LinkedDoc = await this.createOrReuse(ctx, ctx.params);
           ctx.meta.$statusCode = 201;
+          ctx.meta.$location = `${this.nsOf(ctx)}/${spec.plural}/${record._id}`;
           return this.presentOne(ctx, record, { reveal: () => this.mayEdit(ctx, record) || this.passwordAccess(ctx, record, {}) });
         }
       },

@@ -174,11 +174,10 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
       },
 
       /**
-       * After every write: clean cached reads on every node and tell the bus
-       * (`calendar.<kind>.created|updated|deleted`).
+       * After every write: tell the bus (`calendar.<kind>.created|updated|deleted`).
        */
       async announce(this: any, action: "created" | "updated" | "deleted", record: PostDoc): Promise<void> {
-        await this.broker.broadcast("cache.clean.calendar");
+        // (the store cleaned the caches with the write itself)
         this.broker.emit(`calendar.${opts.kind}.${action}`, { id: record._id, status: record.status, modified_utc: record.modified_utc });
       }
     }

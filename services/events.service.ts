@@ -54,8 +54,10 @@ const EventsService: ServiceSchema = {
         await this.checkWrite(ctx, p);
         if (!canCreatePost(this.who(ctx))) throw ApiError.forbidden(this.who(ctx) === null);
         const doc = await this.writeEvent(ctx, p, undefined);
+        const record = (await this.records(ctx, [doc], { jsonLd: false, editor: true }))[0];
         ctx.meta.$statusCode = 201;
-        return (await this.records(ctx, [doc], { jsonLd: false, editor: true }))[0];
+        ctx.meta.$location = record.rest_url;
+        return record;
       }
     },
 

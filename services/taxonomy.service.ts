@@ -106,6 +106,9 @@ interface TaxonomyVars {
   store: Collection;
   allocateId(seq: Sequence, type: string): Promise<number>;
   writeQueue: Promise<unknown>;
+  /** Count deltas waiting for the next pass of adjustCounts, and that pass. */
+  pendingDeltas: Record<string, number>;
+  pendingFlush?: Promise<Record<string, number>>;
 }
 
 type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods;
@@ -255,6 +258,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       const doc = await this.exclusive(() => this.insertTerm(ctx, taxonomy, input, this.languageOf(ctx)));
       const [record] = await this.records(ctx, [doc], this.roots(ctx));
       ctx.meta.$statusCode = 201;
+      ctx.meta.$location = record.urls.self;
       ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), Location: record.urls.self };
       return record;
     },
@@ -339,20 +343,33 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       return out;
     },
 
-    async adjustCounts(deltas) {
-      return this.exclusive(async () => {
-        const counts: Record<string, number> = {};
-        const modified_utc = nowDb();
-        for (const [key, delta] of Object.entries(deltas)) {
-          if (!delta) continue;
-          const doc = await this.store.updateOne({ _id: Number(key) }, { $inc: { count: delta, tree_count: delta }, $set: { modified_utc } });
-          if (!doc) continue;
-          counts[key] = doc.count;
-          await this.shiftTreeCount(doc.parent, delta, new Set([doc._id]));
-        }
-        return counts;
-      });
+    /**
+     * Count deltas arriving together are merged and applied in one pass under the write lock (events
+     * await the pass that carries theirs, so counts are current before their write is answered: C16).
+     */
+    adjustCounts(deltas) {
+      for (const [key, delta] of Object.entries(deltas)) if (delta) this.pendingDeltas[key] = (this.pendingDeltas[key] ?? 0) + delta;
+      if (!this.pendingFlush) {
+        this.pendingFlush = new Promise<void>(resolve => setImmediate(resolve)).then(() => this.exclusive(async () => {
+          const batch: Record<string, number> = this.pendingDeltas;
+          this.pendingDeltas = {};
+          this.pendingFlush = undefined;
+          const counts: Record<string, number> = {};
+          const modified_utc = nowDb();
+          for (const [key, delta] of Object.entries(batch)) {
+            if (!delta) continue;
+            const doc = await this.store.updateOne({ _id: Number(key) }, { $inc: { count: delta, tree_count: delta }, $set: { modified_utc } });
+            if (!doc) continue;
+            counts[key] = doc.count;
+            await this.shiftTreeCount(doc.parent, delta, new Set([doc._id]));
+          }
+          return counts;
+        }));
+      }
+      const flush: Promise<Record<string, number>> = this.pendingFlush;
+      return flush.then(counts => Object.fromEntries(Object.keys(deltas).filter(k => k in counts).map(k => [k, counts[k]])));
     },
+
 
     // Building blocks -----------------------------------------------------------------------------------
 
@@ -549,6 +566,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
 
   created() {
     this.writeQueue = Promise.resolve();
+    this.pendingDeltas = {};
   }
 };
 

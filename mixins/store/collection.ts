@@ -3,6 +3,8 @@
  * default) and one over MongoDB. Queries use the operators both understand: equality, $in, $nin, $ne,
  * $gt/$gte/$lt/$lte, $exists, $regex, $or, $and.
  */
+import { groupCommit } from "../../lib/group-commit";
+
 export type Doc = Record<string, any>;
 export type Query = Record<string, any>;
 export type Sort = Record<string, 1 | -1>;
@@ -28,6 +30,16 @@ export interface Collection {
 
 /** NeDB datastore as promisified by moleculer-db's memory adapter (callback API turned into promises). */
 export function nedbCollection(db: any): Collection {
+  // Inserts arriving together are appended as one batch; if the batch is refused (a unique index), each
+  // insert is retried alone so only the offending one fails.
+  const insertBatched = groupCommit<Doc, Doc | Error>(async (docs: Doc[]) => {
+    if (docs.length === 1) return [await db.insert(docs[0])];
+    try {
+      return await db.insert(docs);
+    } catch {
+      return Promise.all(docs.map(doc => db.insert(doc).catch((err: Error) => err)));
+    }
+  });
   const exec = (cursor: any): Promise<Doc[]> => new Promise((resolve, reject) => cursor.exec((err: Error, docs: Doc[]) => (err ? reject(err) : resolve(docs))));
   return {
     find(query, opts = {}) {
@@ -39,7 +51,11 @@ export function nedbCollection(db: any): Collection {
     },
     count: query => db.count(query),
     findOne: query => db.findOne(query),
-    insert: doc => db.insert(doc),
+    async insert(doc) {
+      const res = await insertBatched(doc);
+      if (res instanceof Error) throw res;
+      return res;
+    },
     async updateOne(query, update) {
       // moleculer-db wraps update's callback results into one array: [numAffected, affectedDocs, upsert]
       const res = await db.update(query, update, { returnUpdatedDocs: true, multi: false });

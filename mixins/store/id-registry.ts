@@ -9,6 +9,7 @@
  */
 import * as path from "path";
 import Datastore from "@seald-io/nedb";
+import { groupCommit } from "../../lib/group-commit";
 
 export type Sequence = "posts" | "terms";
 
@@ -32,6 +33,19 @@ export interface IdRegistry {
 
 const embedded = new Map<string, Promise<IdRegistry>>();
 
+/** Id requests of one sequence, batched by group commit: one counter increment and one write per batch. */
+function batchedAllocate(allocateMany: (seq: Sequence, types: string[]) => Promise<number[]>): IdRegistry["allocate"] {
+  const bySeq = new Map<Sequence, (type: string) => Promise<number>>();
+  return (seq, type) => {
+    let allocate = bySeq.get(seq);
+    if (!allocate) {
+      allocate = groupCommit((types: string[]) => allocateMany(seq, types));
+      bySeq.set(seq, allocate);
+    }
+    return allocate(type);
+  };
+}
+
 async function openEmbedded(dataDir: string): Promise<IdRegistry> {
   const db = dataDir === ":memory:"
     ? new Datastore({ inMemoryOnly: true })
@@ -41,12 +55,14 @@ async function openEmbedded(dataDir: string): Promise<IdRegistry> {
   const pending = new Map<string, Promise<ImageRecord>>();
   const toImage = (doc: any): ImageRecord => ({ id: Number(String(doc._id).slice(3)), url: doc.url, extension: doc.extension });
   const reg: IdRegistry = {
-    async allocate(seq, type) {
-      const res: any = await db.updateAsync({ _id: `seq:${seq}` }, { $inc: { seq: 1 } }, { upsert: true, returnUpdatedDocs: true });
-      const id = res.affectedDocuments.seq as number;
-      if (seq === "posts") await db.insertAsync({ _id: `id:${id}`, type });
-      return id;
-    },
+    allocate: batchedAllocate(async (seq, types) => {
+      // one increment and one append for every id asked for in the same tick (group commit)
+      const res: any = await db.updateAsync({ _id: `seq:${seq}` }, { $inc: { seq: types.length } }, { upsert: true, returnUpdatedDocs: true });
+      const first = (res.affectedDocuments.seq as number) - types.length + 1;
+      const ids = types.map((_, i) => first + i);
+      if (seq === "posts") await db.insertAsync(ids.map((id, i) => ({ _id: `id:${id}`, type: types[i] })));
+      return ids;
+    }),
     async typeOf(id) {
       const doc: any = await db.findOneAsync({ _id: `id:${id}` });
       return doc?.type;
@@ -94,12 +110,13 @@ export function mongoRegistry(db: any): IdRegistry {
   const counters = db.collection("counters");
   const ids = db.collection("post_ids");
   const reg: IdRegistry = {
-    async allocate(seq, type) {
-      const res = await counters.findOneAndUpdate({ _id: seq }, { $inc: { seq: 1 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
-      const id = res.value.seq as number;
-      if (seq === "posts") await ids.insertOne({ _id: id, type });
-      return id;
-    },
+    allocate: batchedAllocate(async (seq, types) => {
+      const res = await counters.findOneAndUpdate({ _id: seq }, { $inc: { seq: types.length } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
+      const first = (res.value.seq as number) - types.length + 1;
+      const allocated = types.map((_, i) => first + i);
+      if (seq === "posts") await ids.insertMany(allocated.map((id, i) => ({ _id: id, type: types[i] })));
+      return allocated;
+    }),
     async typeOf(id) {
       const doc = await ids.findOne({ _id: id });
       return doc?.type;
