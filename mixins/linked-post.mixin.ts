@@ -62,7 +62,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       list: {
         params: schemas.actions.list,
         handler(this: any, ctx: Ctx) {
-          return this.listLinked(ctx, ctx.params);
+          return this.cachedRead(ctx, "listLinkedPage");
         }
       },
       create: {
@@ -79,14 +79,14 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       },
       get: {
         params: schemas.actions.get,
-        async handler(this: any, ctx: Ctx) {
-          return this.readLinked(ctx, await this.linkedById(ctx.params.id), ctx.params);
+        handler(this: any, ctx: Ctx) {
+          return this.cachedRead(ctx, "getLinkedPage");
         }
       },
       getBySlug: {
         params: schemas.actions.getBySlug,
-        async handler(this: any, ctx: Ctx) {
-          return this.readLinked(ctx, await this.linkedBySlug(ctx.params.slug), ctx.params);
+        handler(this: any, ctx: Ctx) {
+          return this.cachedRead(ctx, "getLinkedBySlugPage");
         }
       },
       update: {
@@ -159,6 +159,16 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
     },
 
     methods: {
+      // Read pages answered through the action cache (mixins/cache.mixin.ts cachedRead).
+      listLinkedPage(this: any, ctx: Ctx) {
+        return this.listLinked(ctx, ctx.params);
+      },
+      async getLinkedPage(this: any, ctx: Ctx) {
+        return this.readLinked(ctx, await this.linkedById(ctx.params.id), ctx.params);
+      },
+      async getLinkedBySlugPage(this: any, ctx: Ctx) {
+        return this.readLinked(ctx, await this.linkedBySlug(ctx.params.slug), ctx.params);
+      },
       // -------------------------------------------------------------------------------------------------
       // Lookup and rights
       // -------------------------------------------------------------------------------------------------

@@ -77,6 +77,10 @@ interface TermInput {
 
 type TaxonomyMethods = {
   listTerms(ctx: Ctx<TermListParams>, taxonomy: Taxonomy): Promise<Record<string, unknown>>;
+  listCategories(ctx: Ctx<TermListParams>): Promise<Record<string, unknown>>;
+  listTags(ctx: Ctx<TermListParams>): Promise<Record<string, unknown>>;
+  getCategory(ctx: Ctx<TermWriteParams>): Promise<TermRecord>;
+  getTag(ctx: Ctx<TermWriteParams>): Promise<TermRecord>;
   getTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord>;
   createTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord>;
   updateTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord>;
@@ -111,7 +115,12 @@ interface TaxonomyVars {
   pendingFlush?: Promise<Record<string, number>>;
 }
 
-type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods;
+/** From the cache mixin (via the store mixin): a read answered through the action cache. */
+interface CachedReads {
+  cachedRead(ctx: Ctx<any>, method: string): Promise<any>;
+}
+
+type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods & CachedReads;
 
 // ---------------------------------------------------------------------------------------------------------
 // Small helpers
@@ -168,16 +177,16 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
 
   actions: {
     // Categories ----------------------------------------------------------------------------------------
-    "categories.list": { params: TERM_PARAMS.category.list, async handler(ctx: Ctx<TermListParams>) { return this.listTerms(ctx, "category"); } },
+    "categories.list": { params: TERM_PARAMS.category.list, async handler(ctx: Ctx<TermListParams>) { return this.cachedRead(ctx, "listCategories"); } },
     "categories.create": { params: TERM_PARAMS.category.create, async handler(ctx: Ctx<TermWriteParams>) { return this.createTerm(ctx, "category"); } },
-    "categories.get": { params: TERM_PARAMS.category.get, async handler(ctx: Ctx<TermWriteParams>) { return this.getTerm(ctx, "category"); } },
+    "categories.get": { params: TERM_PARAMS.category.get, async handler(ctx: Ctx<TermWriteParams>) { return this.cachedRead(ctx, "getCategory"); } },
     "categories.update": { params: TERM_PARAMS.category.update, async handler(ctx: Ctx<TermWriteParams>) { return this.updateTerm(ctx, "category"); } },
     "categories.remove": { params: TERM_PARAMS.category.remove, async handler(ctx: Ctx<TermWriteParams>) { return this.removeTerm(ctx, "category"); } },
 
     // Tags ----------------------------------------------------------------------------------------------
-    "tags.list": { params: TERM_PARAMS.tag.list, async handler(ctx: Ctx<TermListParams>) { return this.listTerms(ctx, "tag"); } },
+    "tags.list": { params: TERM_PARAMS.tag.list, async handler(ctx: Ctx<TermListParams>) { return this.cachedRead(ctx, "listTags"); } },
     "tags.create": { params: TERM_PARAMS.tag.create, async handler(ctx: Ctx<TermWriteParams>) { return this.createTerm(ctx, "tag"); } },
-    "tags.get": { params: TERM_PARAMS.tag.get, async handler(ctx: Ctx<TermWriteParams>) { return this.getTerm(ctx, "tag"); } },
+    "tags.get": { params: TERM_PARAMS.tag.get, async handler(ctx: Ctx<TermWriteParams>) { return this.cachedRead(ctx, "getTag"); } },
     "tags.update": { params: TERM_PARAMS.tag.update, async handler(ctx: Ctx<TermWriteParams>) { return this.updateTerm(ctx, "tag"); } },
     "tags.remove": { params: TERM_PARAMS.tag.remove, async handler(ctx: Ctx<TermWriteParams>) { return this.removeTerm(ctx, "tag"); } },
 
@@ -194,6 +203,12 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
 
   methods: {
     // Routed operations ---------------------------------------------------------------------------------
+
+    // Reads, answered through the action cache
+    listCategories(ctx) { return this.listTerms(ctx, "category"); },
+    listTags(ctx) { return this.listTerms(ctx, "tag"); },
+    getCategory(ctx) { return this.getTerm(ctx, "category"); },
+    getTag(ctx) { return this.getTerm(ctx, "tag"); },
 
     async listTerms(ctx, taxonomy) {
       const p = ctx.params;
