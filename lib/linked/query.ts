@@ -64,9 +64,18 @@ export function idCondition(include: ReadonlyArray<readonly number[]>, exclude?:
   return { _id: { $in: ids } };
 }
 
-/** All conditions together. */
+/**
+ * All conditions together. Field conditions are lifted to the top level (where NeDB looks for an index
+ * to draw its candidates from); logical ones and repeated fields stay under `$and`.
+ */
 export function allOf(conditions: Array<Query | undefined>): Query {
   const present = conditions.filter((c): c is Query => c !== undefined);
-  if (present.length === 0) return {};
-  return present.length === 1 ? present[0] : { $and: present };
+  const top: Query = {};
+  const rest: Query[] = [];
+  for (const condition of present) {
+    const keys = Object.keys(condition);
+    if (keys.every(k => !k.startsWith("$") && !(k in top))) Object.assign(top, condition);
+    else rest.push(condition);
+  }
+  return rest.length ? { ...top, $and: rest } : top;
 }
