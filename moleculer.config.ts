@@ -4,6 +4,7 @@
  */
 import { BrokerOptions, MetricReporters } from "moleculer";
 import { Settings } from "./lib/settings";
+import { FailoverMiddleware } from "./lib/failover";
 
 /** The Prometheus reporter, except that a metrics port already in use is logged, not fatal (C27). */
 const PrometheusReporter: new (opts: Record<string, unknown>) => any = (MetricReporters as any).Prometheus;
@@ -36,6 +37,10 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
       : { type: "Memory", options: { ttl: 60, maxParamsLength: 200 } }) as BrokerOptions["cacher"],
     circuitBreaker: { enabled: false },
     tracking: { enabled: true, shutdownTimeout: 10000 },
+    // server.ts handles SIGTERM/SIGINT (drain the gateway, then stop): the broker must not stop on its own first.
+    skipProcessEventRegistration: true,
+    // A node that times out a call and misses a ping leaves the registry at once (lib/failover.ts).
+    middlewares: [FailoverMiddleware()],
     logger: { type: "Console", options: { level: s.logLevel, formatter: "short", colors: false } },
     metrics: s.metricsPort > 0
       ? ({ enabled: true, reporter: [new TolerantPrometheusReporter({ port: s.metricsPort, path: "/metrics" })] } as unknown as BrokerOptions["metrics"])

@@ -11,6 +11,9 @@ import { brokerOptions } from "./moleculer.config";
 import { createServices, checkTopology } from "./services";
 import { loadApiKeys } from "./lib/api-keys";
 
+/** How long SIGTERM waits for the HTTP requests in progress (the broker then waits as long for action calls). */
+const SHUTDOWN_TIMEOUT_MS = 10000;
+
 async function main(): Promise<void> {
   const s = readSettings();
   useSettings(s);
@@ -28,6 +31,9 @@ async function main(): Promise<void> {
     stopping = true;
     broker.logger.info(`${signal} received: finishing requests in flight, then stopping.`);
     try {
+      // The gateway first: no new connections, answer what it has (mixins/http-drain.mixin.ts).
+      const api = broker.getLocalService("api") as unknown as { drain?: (ms: number) => Promise<void> } | undefined;
+      await api?.drain?.(SHUTDOWN_TIMEOUT_MS);
       await broker.stop();
       process.exit(0);
     } catch (err) {

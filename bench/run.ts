@@ -207,7 +207,7 @@ async function splitVariant(dataDir: string, n: number, base: Measure, rows: Row
   const nats = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(natsPort)], { stdio: "ignore" });
   await new Promise(r => setTimeout(r, 300));
   const bus = { TRANSPORTER: `nats://127.0.0.1:${natsPort}`, NAMESPACE: `bench-${process.pid}`, DATA_DIR: dataDir };
-  const services = startProcess({ ...bus, SERVICES: "events,venues,organizers,taxonomy,i18n" });
+  const services = startProcess({ ...bus, SERVICES: "events,venues,organizers,taxonomy,i18n,changes" });
   const port = await freePort();
   const gateway = startProcess({ ...bus, SERVICES: "api" }, port);
   await waitFor(`http://127.0.0.1:${port}/health/ready`);

@@ -42,10 +42,25 @@ export function toApiError(err: unknown): { error: ApiError; unexpected: boolean
   if (e?.type === "charset.unsupported" || e?.type === "encoding.unsupported" || e?.status === 415) return { error: new ApiError("rest_invalid_json", 400), unexpected: false };
   if (e?.name === "RateLimitExceeded" || e?.code === 429) return { error: new ApiError("rest_too_many_requests", 429), unexpected: false };
   if (e?.name === "NotFoundError" && e?.type === "NOT_FOUND") return { error: ApiError.noRoute(), unexpected: false };
-  if (e instanceof Errors.RequestTimeoutError || e?.name === "RequestTimeoutError") return { error: new ApiError("rest_gateway_timeout", 504), unexpected: false };
+  // moleculer-web: a path segment with a malformed percent-escape (`/events/by-slug/%E0%A4%A`) names no route.
+  if (e?.type === "UNABLE_DECODE_PARAM") return { error: ApiError.noRoute(), unexpected: false };
+  // moleculer-web: an `Origin` outside CORS_ORIGINS.
+  if (e?.type === "ORIGIN_NOT_ALLOWED") return { error: new ApiError("rest_forbidden", 403), unexpected: false };
+  // Bus faults, by class or (errors rebuilt after crossing the transporter may carry only these) by name or type.
+  // RequestSkippedError: the request's time budget ran out before a nested call was made.
+  if (e instanceof Errors.RequestTimeoutError || e instanceof Errors.RequestSkippedError || ["RequestTimeoutError", "RequestSkippedError"].includes(e?.name)
+    || ["REQUEST_TIMEOUT", "REQUEST_SKIPPED"].includes(e?.type))
+    return { error: new ApiError("rest_gateway_timeout", 504), unexpected: false };
+  // BrokerDisconnectedError: this node lost the transporter (NATS down); ServiceUnavailableError: moleculer-web's own.
   if (e instanceof Errors.ServiceNotFoundError || e instanceof Errors.ServiceNotAvailableError || e instanceof Errors.RequestRejectedError
-    || ["ServiceNotFoundError", "ServiceNotAvailableError", "RequestRejectedError", "ServiceUnavailableError", "QueueIsFullError"].includes(e?.name))
+    || ["ServiceNotFoundError", "ServiceNotAvailableError", "RequestRejectedError", "ServiceUnavailableError", "QueueIsFullError", "BrokerDisconnectedError"].includes(e?.name)
+    || ["SERVICE_NOT_FOUND", "SERVICE_NOT_AVAILABLE", "REQUEST_REJECTED", "QUEUE_FULL"].includes(e?.type))
     return { error: new ApiError("rest_service_unavailable", 503), unexpected: false };
+  // any other refusal of the body parser (a form body nested too deep, an aborted upload…), which moleculer-web
+  // hands on as a MoleculerError with the parser's status: the request could not be read
+  const clientStatus = Number.isInteger(e?.status) ? e.status : e?.code;
+  if (Number.isInteger(clientStatus) && clientStatus >= 400 && clientStatus < 500 && (e?.expose === true || typeof e?.type === "string"))
+    return { error: new ApiError("rest_bad_request", clientStatus), unexpected: false };
   return { error: new ApiError("rest_internal_error", 500), unexpected: true };
 }
 

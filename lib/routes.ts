@@ -53,10 +53,16 @@ export const ROUTES: RouteDef[] = [
   ...postRoutes("venues", "venues"),
   ...postRoutes("organizers", "organizers"),
   ...termRoutes("categories"),
-  ...termRoutes("tags")
+  ...termRoutes("tags"),
+  // The change feed (sync issue, C20): services/changes.service.ts.
+  { pattern: "/changes", path: "changes", endpoints: [{ methods: ["GET"], action: "changes.list" }] }
 ];
 
-/** The services the gateway routes to (readiness needs all but geolocation, C24). */
+/**
+ * The services the gateway routes to (readiness needs all but geolocation, C24). The `changes` service (the
+ * change feed and idempotency keys, README "Beyond the reference") is optional like geolocation: without it
+ * `/changes` and keyed creates answer 503 and writes are not recorded in the feed (with a warning).
+ */
 export const ROUTED_SERVICES = ["events", "venues", "organizers", "taxonomy", "i18n"];
 
 /** moleculer-web aliases (`"GET events/:id": "events.get"`), by-slug paths before id paths. */

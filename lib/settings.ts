@@ -23,9 +23,11 @@ export interface Settings {
   defaultLanguage: string;
   mongoConnectTimeout: number;
   logLevel: string;
+  /** CORS_ORIGINS: `*` (any origin) or the list of allowed origins. */
+  corsOrigins: "*" | string[];
 }
 
-export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n"] as const;
+export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n", "changes"] as const;
 /** Path language segments that may precede the REST prefix (spec §9). */
 export const PATH_LANGUAGES = ["pt-br", "zh-hans", "fr"] as const;
 export const NAMESPACE_PATH = "calendar/events/v1";
@@ -35,6 +37,12 @@ function parseRateLimit(v: string | undefined): Settings["rateLimit"] {
   const m = /^(\d+)\/(\d+)$/.exec(v.trim());
   if (!m) throw new Error(`RATE_LIMIT must be <requests>/<seconds>, got "${v}"`);
   return { limit: Number(m[1]), windowMs: Number(m[2]) * 1000 };
+}
+
+/** `*` or a comma list of origins (`https://a.example,https://b.example`); blanks ignored. */
+function parseCorsOrigins(v: string | undefined): Settings["corsOrigins"] {
+  const list = (v ?? "*").split(",").map(o => o.trim().replace(/\/+$/, "")).filter(Boolean);
+  return list.length === 0 || list.includes("*") ? "*" : list;
 }
 
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
@@ -59,7 +67,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     requestTimeout: Number(env.REQUEST_TIMEOUT || 10000),
     defaultLanguage: env.DEFAULT_LANGUAGE || "en",
     mongoConnectTimeout: Number(env.MONGO_CONNECT_TIMEOUT || 30000),
-    logLevel: env.LOG_LEVEL || "info"
+    logLevel: env.LOG_LEVEL || "info",
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS)
   };
 }
 

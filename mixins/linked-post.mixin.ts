@@ -27,6 +27,8 @@ import { geoPairProblems, LIST_LINK_ORDER, linkedSchemas } from "../lib/linked/p
 import { LinkedDoc, matchesDuplicate, nameKey, presentRecord, writeChanges } from "../lib/linked/record";
 import { allOf, idCondition, searchFragments, searchQuery, statusCondition } from "../lib/linked/query";
 import { LinkEntry, parseLinkEntries } from "../lib/linked/links";
+import type { SlugHold } from "../lib/posts/write-order";
+import { modifiedQuery } from "../lib/changes/modified";
 
 /** Statuses that keep a slug out of the uniqueness rule (events.md §3.4). */
 const FLOATING = new Set(["draft", "pending", "auto-draft"]);
@@ -92,25 +94,25 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       update: {
         params: schemas.actions.update,
         async handler(this: any, ctx: Ctx) {
-          return this.updateLinked(ctx, await this.linkedById(ctx.params.id), ctx.params);
+          return this.inOrderOf(await this.linkedById(ctx.params.id), (record: LinkedDoc) => this.updateLinked(ctx, record, ctx.params));
         }
       },
       updateBySlug: {
         params: schemas.actions.updateBySlug,
         async handler(this: any, ctx: Ctx) {
-          return this.updateLinked(ctx, await this.linkedBySlug(ctx.params.slug), ctx.params);
+          return this.inOrderOf(await this.linkedBySlug(ctx.params.slug), (record: LinkedDoc) => this.updateLinked(ctx, record, ctx.params));
         }
       },
       remove: {
         params: schemas.actions.remove,
         async handler(this: any, ctx: Ctx) {
-          return this.removeLinked(ctx, await this.linkedById(ctx.params.id));
+          return this.inOrderOf(await this.linkedById(ctx.params.id), (record: LinkedDoc) => this.removeLinked(ctx, record));
         }
       },
       removeBySlug: {
         params: schemas.actions.removeBySlug,
         async handler(this: any, ctx: Ctx) {
-          return this.removeLinked(ctx, await this.linkedBySlug(ctx.params.slug));
+          return this.inOrderOf(await this.linkedBySlug(ctx.params.slug), (record: LinkedDoc) => this.removeLinked(ctx, record));
         }
       },
 
@@ -189,6 +191,10 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         }
         if (!record) throw ApiError.invalidParam("slug", "param.unknown_id");
         return record;
+      },
+      /** Runs a write of `record` after the earlier writes of it, on the record as they left it. */
+      inOrderOf(this: any, record: LinkedDoc, write: (current: LinkedDoc) => Promise<unknown>): Promise<unknown> {
+        return this.inRecordOrder(record._id, async () => write((await this.findById(record._id)) ?? record));
       },
       /** The record as the capability rules see it (C13: a passed `future` counts as `publish`). */
       postLike(this: any, record: LinkedDoc): PostLike {
@@ -316,35 +322,46 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         const image = p.image !== undefined && p.image !== null ? await this.imageIdOf(ctx, p.image) : 0;
         // The slug is the name at every status (unlike events); unique only outside draft/pending (§3.3).
         const base = sanitizeSlug(String(set.name));
-        let slug = FLOATING.has(publication.status) ? base : await this.uniqueSlugFor(base);
-        if (publication.status === "trash" && slug) slug = trashedSlug(slug);
-        const id: number = await this.allocateId("posts", spec.kind);
-        // i18n: a create makes the request's language the original (`lang`, `translations`).
-        const { inline } = await this.splitWrite(ctx, undefined, set);
-        const doc = {
-          _id: id,
-          // as events: a trusted internal call (no caller) writes as user 1
-          author: (p.author as number | undefined) ?? (who ? who.id : 1),
-          ...publication,
-          ...this.modifiedAt(now),
-          slug,
-          image,
-          ...inline
-        };
-        const inserted: LinkedDoc | null = await this.store.insert(doc);
+        // a unique slug is held against parallel creates until this one is stored
+        const hold = FLOATING.has(publication.status) ? undefined : await this.holdSlug(base);
+        let inserted: LinkedDoc | null;
+        try {
+          let slug = hold ? hold.slug : base;
+          if (publication.status === "trash" && slug) slug = trashedSlug(slug);
+          const id: number = await this.allocateId("posts", spec.kind);
+          // i18n: a create makes the request's language the original (`lang`, `translations`).
+          const { inline } = await this.splitWrite(ctx, undefined, set);
+          const doc = {
+            _id: id,
+            // as events: a trusted internal call (no caller) writes as user 1
+            author: (p.author as number | undefined) ?? (who ? who.id : 1),
+            ...publication,
+            ...this.modifiedAt(now),
+            slug,
+            image,
+            ...inline
+          };
+          inserted = await this.store.insert(doc);
+        } finally {
+          hold?.release();
+        }
         if (!inserted) throw new ApiError(codes.couldNotCreate, 400);
         await this.announce("created", inserted);
         return inserted;
       },
 
       /** The slug after a status change (C13): trash suffix on and off, uniqueness when leaving draft/pending. */
-      async slugAfter(this: any, record: LinkedDoc, status: string): Promise<{ slug?: string }> {
+      async slugAfter(this: any, record: LinkedDoc, status: string, holds: SlugHold[] = []): Promise<{ slug?: string }> {
         if (!record.slug) return {};
         const wasTrash = record.status === "trash";
         if (status === "trash") return wasTrash ? {} : { slug: trashedSlug(record.slug) };
         const base = wasTrash ? untrashedSlug(record.slug) : record.slug;
         if (FLOATING.has(status)) return wasTrash ? { slug: base } : {};
-        if (wasTrash || FLOATING.has(record.status)) return { slug: await this.uniqueSlugFor(base, record._id) };
+        if (wasTrash || FLOATING.has(record.status)) {
+          const hold: SlugHold = await this.holdSlug(base, record._id);
+          holds.push(hold);
+          return { slug: hold.slug };
+        }
         return {};
       },
       /** §5 (D3: absent fields unchanged; C13: `status=trash` is a DELETE, leaving trash restores the slug). */
@@ -360,13 +377,20 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         const { set, unset } = writeChanges(spec, p, record, "update");
         if (p.image !== undefined && p.image !== null) set.image = await this.imageIdOf(ctx, p.image);
         if (p.author !== undefined && p.author !== null) set.author = p.author;
-        Object.assign(set, publication, this.modifiedAt(now), await this.slugAfter(record, publication.status));
-        if (toTrash) set.prior_status = record.status;
-        else if (record.status === "trash" && publication.status !== "trash") unset.push("prior_status");
-        if (toTrash) await this.unlinkFromEvents(ctx, record._id);
-        // i18n: in a language other than the record's original, the translatable fields go to the i18n service.
-        const { inline } = await this.splitWrite(ctx, record, set);
-        const updated = await this.applyWrite(record, inline, unset, toTrash ? "deleted" : "updated");
+        // a slug made unique here is held against parallel writes until this one is stored
+        const holds: SlugHold[] = [];
+        let updated: LinkedDoc;
+        try {
+          Object.assign(set, publication, this.modifiedAt(now), await this.slugAfter(record, publication.status, holds));
+          if (toTrash) set.prior_status = record.status;
+          else if (record.status === "trash" && publication.status !== "trash") unset.push("prior_status");
+          if (toTrash) await this.unlinkFromEvents(ctx, record._id);
+          // i18n: in a language other than the record's original, the translatable fields go to the i18n service.
+          const { inline } = await this.splitWrite(ctx, record, set);
+          updated = await this.applyWrite(record, inline, unset, toTrash ? "deleted" : "updated");
+        } finally {
+          for (const hold of holds) hold.release();
+        }
         return this.presentOne(ctx, updated, { reveal: () => true });
       },
       /** §6: trash (never delete), unlinked from every event before the answer (C16). */
@@ -461,7 +485,8 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
           statusCondition(statuses, this.nowDb()),
           idCondition(include, exclude),
           searching ? { status: { $ne: "trash" } } : undefined,
-          search
+          search,
+          modifiedQuery(p)
         ]);
         const page = this.pageOf(p);
         const { docs, total } = await this.pagedFind(query, { date: -1, _id: -1 }, page);

@@ -6,6 +6,7 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { StoreMixin, IndexSpec } from "./store.mixin";
+import { ChangeSourceMixin } from "./change-source.mixin";
 import type { Doc, Query, Sort } from "./store/collection";
 import type { ImageRecord, IdRegistry } from "./store/id-registry";
 import { ApiError } from "../lib/errors";
@@ -17,6 +18,7 @@ import { nowDb } from "../lib/dates";
 import { pageOf, Page, listLinks, pagingHeaders, totalPages } from "../lib/posts/paging";
 import { imageUrlExtension } from "../lib/sanitize";
 import { parseInteger } from "../lib/query";
+import { KeyedQueue, SlugHold, SlugHolds } from "../lib/posts/write-order";
 
 export type PostKind = "event" | "venue" | "organizer";
 
@@ -50,7 +52,7 @@ const COMMON_INDEXES: IndexSpec[] = [
 export function PostMixin(opts: PostOptions): ServiceSchema {
   return {
     name: "post",
-    mixins: [StoreMixin({ collection: opts.collection, indexes: [...COMMON_INDEXES, ...opts.indexes] })],
+    mixins: [StoreMixin({ collection: opts.collection, indexes: [...COMMON_INDEXES, ...opts.indexes] }), ChangeSourceMixin({ kind: opts.kind })],
     methods: {
       /** The caller of the request: a Caller, null (anonymous) or undefined (trusted internal call). */
       who(ctx: Ctx): Who {
@@ -91,6 +93,14 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
       /** `base` made unique among this type's records (excluding `excludeId`), reserved words avoided. */
       async uniqueSlugFor(this: any, base: string, excludeId?: number): Promise<string> {
         return uniqueSlug(base, async candidate => (await this.store.count({ slug: candidate, ...(excludeId ? { _id: { $ne: excludeId } } : {}) })) > 0);
+      },
+      /** As uniqueSlugFor, and held against parallel writes until `release()` (call it once the write is stored). */
+      holdSlug(this: any, base: string, excludeId?: number): Promise<SlugHold> {
+        return (this.slugHolds as SlugHolds).hold(base, async candidate => (await this.store.count({ slug: candidate, ...(excludeId ? { _id: { $ne: excludeId } } : {}) })) > 0);
+      },
+      /** Runs the writes of one record (`id`) one after another; `fn` reads the record itself, inside. */
+      inRecordOrder<T>(this: any, id: number, fn: () => Promise<T>): Promise<T> {
+        return (this.recordWrites as KeyedQueue).run(String(id), fn);
       },
 
       /** Moves a record to the trash: prior status remembered, slug suffixed (events.md §5). */
@@ -178,8 +188,14 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
        */
       async announce(this: any, action: "created" | "updated" | "deleted", record: PostDoc): Promise<void> {
         // (the store cleaned the caches with the write itself)
+        // The change feed has it before the write is answered (change-source mixin; venues and organizers: with the events embedding them).
+        await this.recordChanges([this.changeOf(opts.kind, action, record)], { derive: opts.kind !== "event" && action !== "created" });
         this.broker.emit(`calendar.${opts.kind}.${action}`, { id: record._id, status: record.status, modified_utc: record.modified_utc });
       }
+    },
+    created(this: any) {
+      this.recordWrites = new KeyedQueue();
+      this.slugHolds = new SlugHolds();
     }
   } as ServiceSchema;
 }

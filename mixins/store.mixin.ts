@@ -13,6 +13,7 @@ import { settings } from "../lib/settings";
 import { Collection, mongoCollection, nedbCollection } from "./store/collection";
 import { embeddedRegistry, IdRegistry, mongoRegistry, Sequence } from "./store/id-registry";
 import { CacheMixin } from "./cache.mixin";
+import { checkDataFile } from "./store/recovery";
 
 export interface IndexSpec {
   field: string;
@@ -33,13 +34,16 @@ const MemoryAdapter = (DbService as any).MemoryAdapter;
 /** moleculer-db's generic actions would store anything a caller sends: every service writes its own. */
 const DISABLED_ACTIONS = Object.fromEntries(["find", "count", "list", "create", "insert", "get", "update", "remove"].map(a => [a, false]));
 
-function adapterFor(collection: string): unknown {
+function adapterFor(collection: string, warn: (msg: string) => void): unknown {
   const s = settings();
   if (s.mongoUri) return new MongoAdapter(s.mongoUri, { useUnifiedTopology: true, serverSelectionTimeoutMS: 5000 });
   if (s.dataDir === ":memory:") return new MemoryAdapter({ inMemoryOnly: true });
   fs.mkdirSync(s.dataDir, { recursive: true });
+  // A line torn by a crash is moved aside (reported); any other damage stops the start-up (store/recovery.ts).
+  const filename = path.join(s.dataDir, `${collection}.db`);
+  checkDataFile(filename, warn);
   // corruptAlertThreshold 0: a data file with corrupt lines stops the start-up instead of being trimmed (C27).
-  return new MemoryAdapter({ filename: path.join(s.dataDir, `${collection}.db`), corruptAlertThreshold: 0 });
+  return new MemoryAdapter({ filename, corruptAlertThreshold: 0 });
 }
 
 /** The collection with every write followed by a cache clean (cached reads never outlive a write). */
@@ -69,11 +73,20 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       /** moleculer-db retries forever; give MongoDB a deadline and say clearly what failed. */
       connect(this: any) {
         this.connectStartedAt ??= Date.now();
-        return this.adapter.connect().then(() => this.schema.afterConnected?.call(this), (err: Error) => {
+        const embedded = !settings().mongoUri;
+        return this.adapter.connect().then(async () => {
+          // Embedded store: open the shared id registry now, so a damaged ids.db stops the start-up as well.
+          if (embedded) await this.idRegistry();
+          return this.schema.afterConnected?.call(this);
+        }, (err: Error) => {
           const s = settings();
           if (s.mongoUri && Date.now() - this.connectStartedAt > s.mongoConnectTimeout) {
             this.broker.fatal(`MongoDB at ${s.mongoUri.replace(/\/\/[^@]*@/, "//***@")} could not be reached within ${s.mongoConnectTimeout} ms: ${err.message}`, err, true);
           }
+          throw err;
+        }).catch((err: Error) => {
+          // A file that cannot be loaded will not load on a retry either: stop with the reason, do not retry forever.
+          if (embedded) this.broker.fatal(`The embedded store under ${settings().dataDir} could not be opened (${this.name}): ${err.message}`, err, true);
           throw err;
         });
       },
@@ -87,12 +100,12 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       },
       idRegistry(this: any): Promise<IdRegistry> {
         const s = settings();
-        return s.mongoUri ? Promise.resolve(mongoRegistry(this.adapter.db)) : embeddedRegistry(s.dataDir);
+        return s.mongoUri ? Promise.resolve(mongoRegistry(this.adapter.db)) : embeddedRegistry(s.dataDir, (msg: string) => this.logger.warn(msg));
       }
     },
     created(this: any) {
       // Chosen when the service is created (not at import), so tests and processes pick their own store.
-      this.adapter = adapterFor(opts.collection);
+      this.adapter = adapterFor(opts.collection, (msg: string) => this.logger.warn(msg));
       this.adapter.init(this.broker, this);
     },
     async afterConnected(this: any) {

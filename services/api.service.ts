@@ -16,11 +16,15 @@ import { isLanguage, DEFAULT_LANGUAGE } from "../lib/messages";
 import type { Caller } from "../lib/callers";
 import { CallMeta } from "../lib/meta";
 import { API_PARAMS, docsAliases, docsOnError, docUrl, DOCS_PATH, namespaceIndex, openApiDocument } from "../lib/discovery";
+import { HttpDrainMixin } from "../mixins/http-drain.mixin";
+import { HTTP_REQUEST_TIMEOUT_MS } from "../lib/http/guards";
+import { HttpGuardsMixin } from "../mixins/http-guards.mixin";
+import { HttpFeaturesMixin } from "../mixins/http-features.mixin";
 
 type Req = IncomingMessage & { $ctx?: Context<any, any>; $params?: Record<string, any>; query?: Record<string, any>; body?: any; originalUrl?: string; parsedUrl?: string };
 type Res = ServerResponse & { $ctx?: Context<any, any> };
 
-const EXPOSED_HEADERS = "X-TEC-Total, X-TEC-TotalPages, X-WP-Total, X-WP-TotalPages, Link, ETag, Last-Modified, Retry-After";
+const EXPOSED_HEADERS = "X-TEC-Total, X-TEC-TotalPages, X-WP-Total, X-WP-TotalPages, Link, ETag, Last-Modified, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed";
 
 /** The caller named by the Authorization header; throws 401 for an unknown key or another scheme. */
 function resolveCaller(req: Req): Caller | null {
@@ -52,11 +56,21 @@ function securityHeaders(res: Res): void {
   res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
 }
 
+/** `__proto__` when a parsed object carries that own key or no longer has a plain prototype. */
+function prototypeKeyOf(v: unknown): string | undefined {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
+  const proto = Object.getPrototypeOf(v);
+  return Object.prototype.hasOwnProperty.call(v, "__proto__") || (proto !== Object.prototype && proto !== null) ? "__proto__" : undefined;
+}
+
 /** Everything the gateway does before an action runs: caller, language, roots, hostile input. */
 function beforeCall(lang: string | undefined) {
   return function (this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, _res: Res, alias: any): void {
     const caller = resolveCaller(req);
     const params = req.$params ?? {};
+    // A `__proto__` key in a body (JSON or form) re-parents the objects it is merged into: refuse it first.
+    const pollutedBy = prototypeKeyOf(req.body) ?? prototypeKeyOf(params);
+    if (pollutedBy) throw ApiError.invalidParam(pollutedBy, "param.operator");
     // moleculer-web lets the query string override the body; the body wins, path parameters win over both (README, D4).
     if (req.body && typeof req.body === "object" && !Array.isArray(req.body)) {
       const pathNames = new Set<string>((alias?.keys ?? []).map((k: { name: string }) => k.name));
@@ -92,10 +106,14 @@ function namespaceRoute(lang: string | undefined) {
     aliases: aliases(),
     bodyParsers: { json: { limit: "1mb", strict: false }, urlencoded: { extended: true, limit: "1mb" } },
     mergeParams: true,
-    onBeforeCall: beforeCall(lang),
-    onAfterCall(this: any, _ctx: Context, _route: unknown, _req: Req, res: Res, data: unknown) {
+    async onBeforeCall(this: any, ctx: Context<any, CallMeta>, route: unknown, req: Req, res: Res, alias: any) {
+      beforeCall(lang).call(this, ctx, route, req, res, alias);
+      // Beyond the reference: _fields, If-Match, Idempotency-Key, iCalendar (mixins/http-features.mixin.ts).
+      await this.httpBefore(ctx, req, res, alias);
+    },
+    async onAfterCall(this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, res: Res, data: unknown) {
       securityHeaders(res);
-      return data;
+      return this.httpAfter(ctx, req, res, data);
     }
   };
 }
@@ -104,7 +122,8 @@ function namespaceRoute(lang: string | undefined) {
 export default function apiService(): ServiceSchema {
   return {
   name: "api",
-  mixins: [ApiGateway as any],
+  // HttpGuardsMixin first: its httpHandler (security headers, rate limit) wraps moleculer-web's.
+  mixins: [HttpGuardsMixin, ApiGateway as any, HttpDrainMixin, HttpFeaturesMixin],
   settings: <Record<string, unknown>>{
     port: settings().port,
     ip: settings().host,
@@ -113,7 +132,9 @@ export default function apiService(): ServiceSchema {
     logRouteRegistration: "debug",
     logResponse: null,
     log4XXResponses: false,
-    cors: { origin: "*", methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], exposedHeaders: EXPOSED_HEADERS.split(", ") },
+    // Node's HTTP server limits on slow clients (lib/http/guards.ts sets the headers limit on start).
+    requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
+    cors: { origin: settings().corsOrigins, methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], exposedHeaders: EXPOSED_HEADERS.split(", ") },
     routes: [
       {
         name: "health",

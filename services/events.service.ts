@@ -18,6 +18,8 @@ import { checkEventInput, plainEventFields, resolveSchedule, throwIfInvalid } fr
 import { EventDoc, eventRecord } from "../lib/events/event-record";
 import { buildEventQuery, eventSearchCondition, eventSort, EventListFilters, readableCondition, SearchAccess } from "../lib/events/event-query";
 import { imageUrlExtension } from "../lib/sanitize";
+import type { SlugHold } from "../lib/posts/write-order";
+import { modifiedRange } from "../lib/changes/modified";
 
 registerSchemas(Object.fromEntries(Object.entries(EVENT_PARAMS).map(([name, schema]) => [`events.${name}`, schema])));
 
@@ -79,8 +81,11 @@ const EventsService: ServiceSchema = {
       params: EVENT_PARAMS.update,
       async handler(this: any, ctx: Ctx) {
         await this.checkWrite(ctx, ctx.params);
-        const doc = await this.targetForWrite(ctx, await this.findById(ctx.params.id), ctx.params.id, this.writeAction(ctx.params));
-        return this.updateEvent(ctx, doc, ctx.params);
+        // writes of one event run one after another, each on the event as the previous one left it
+        return this.inRecordOrder(ctx.params.id, async () => {
+          const doc = await this.targetForWrite(ctx, await this.findById(ctx.params.id), ctx.params.id, this.writeAction(ctx.params));
+          return this.updateEvent(ctx, doc, ctx.params);
+        });
       }
     },
     updateBySlug: {
@@ -92,24 +97,32 @@ const EventsService: ServiceSchema = {
         await this.checkWrite(ctx, p);
         // D5: an unknown slug is judged like an unknown id (general capability, then 404 with id 0).
         const found: EventDoc | null = await this.findBySlug(ctx.params.slug);
-        const doc = await this.targetForWrite(ctx, found, 0, this.writeAction(p));
-        return this.updateEvent(ctx, doc, p);
+        const write = async () => {
+          const doc = await this.targetForWrite(ctx, found ? await this.findById(found._id) : null, 0, this.writeAction(p));
+          return this.updateEvent(ctx, doc, p);
+        };
+        return found ? this.inRecordOrder(found._id, write) : write();
       }
     },
 
     remove: {
       params: EVENT_PARAMS.remove,
       async handler(this: any, ctx: Ctx) {
-        const doc = await this.targetForWrite(ctx, await this.findById(ctx.params.id), ctx.params.id, "delete");
-        return this.trashEvent(ctx, doc);
+        return this.inRecordOrder(ctx.params.id, async () => {
+          const doc = await this.targetForWrite(ctx, await this.findById(ctx.params.id), ctx.params.id, "delete");
+          return this.trashEvent(ctx, doc);
+        });
       }
     },
     removeBySlug: {
       params: EVENT_PARAMS.removeBySlug,
       async handler(this: any, ctx: Ctx) {
-        const doc = await this.targetBySlug(ctx.params.slug);
-        await this.targetForWrite(ctx, doc, doc._id, "delete");
-        return this.trashEvent(ctx, doc);
+        const found = await this.targetBySlug(ctx.params.slug);
+        return this.inRecordOrder(found._id, async () => {
+          const doc = (await this.findById(found._id)) ?? found;
+          await this.targetForWrite(ctx, doc, doc._id, "delete");
+          return this.trashEvent(ctx, doc);
+        });
       }
     },
 
@@ -120,6 +133,7 @@ const EventsService: ServiceSchema = {
       params: { id: "number" },
       async handler(this: any, ctx: Ctx<{ id: number }>) {
         const doc: EventDoc | null = await this.findById(ctx.params.id);
+        if (doc && !this.linksVisible(ctx, doc)) return { categories: [], tags: [], venues: [], organizers: [] };
         return doc ? { categories: doc.categories, tags: doc.tags, venues: doc.venues, organizers: doc.organizers } : null;
       }
     },
@@ -136,7 +150,7 @@ const EventsService: ServiceSchema = {
         const field = ctx.params.kind === "venue" ? "venues" : "organizers";
         if (ctx.params.event !== undefined) {
           const doc: EventDoc | null = await this.findById(ctx.params.event);
-          return doc ? doc[field] : null;
+          return doc ? (this.linksVisible(ctx, doc) ? doc[field] : []) : null;
         }
         const and: Record<string, unknown>[] = [{ [field]: { $exists: true } }];
         if (ctx.params.hasEvents !== undefined) and.push({ status: { $nin: ["draft", "pending"] } });
@@ -153,8 +167,10 @@ const EventsService: ServiceSchema = {
       params: { kind: { type: "enum", values: ["venue", "organizer"] }, id: "number" },
       async handler(this: any, ctx: Ctx) {
         const field = ctx.params.kind === "venue" ? "venues" : "organizers";
+        const linked = await this.eventsLinking(field, [ctx.params.id]); // change feed: these events change
         const n = await this.store.updateMany({ [field]: ctx.params.id }, { $pull: { [field]: ctx.params.id } });
         if (n) await this.announceAll();
+        await this.recordChanges(linked, { emit: true });
         return n;
       }
     },
@@ -163,8 +179,10 @@ const EventsService: ServiceSchema = {
       params: { taxonomy: { type: "enum", values: ["category", "tag"] }, id: "number" },
       async handler(this: any, ctx: Ctx) {
         const field = ctx.params.taxonomy === "category" ? "categories" : "tags";
+        const linked = await this.eventsLinking(field, [ctx.params.id]); // change feed: these events change
         const n = await this.store.updateMany({ [field]: ctx.params.id }, { $pull: { [field]: ctx.params.id } });
         if (n) await this.announceAll();
+        await this.recordChanges(linked, { emit: true });
         return n;
       }
     },
@@ -198,6 +216,19 @@ const EventsService: ServiceSchema = {
       return { events, ...envelope };
     },
 
+    /**
+     * Whether the caller may learn an event's terms, venues and organizers through the `event`/`post`
+     * list filters: the event is readable (auth.md §3; trashed ones never are) and not password-protected
+     * (those fields are blanked, §6). Trusted internal callers always may.
+     */
+    linksVisible(this: any, ctx: Ctx, doc: EventDoc): boolean {
+      const who: Who = this.who(ctx);
+      if (who === undefined) return true;
+      if (doc.status === "trash" || doc.post_password) return false;
+      const status = effectiveStatus(doc, this.nowDb());
+      return status === "publish" || canReadPost(who, { ...doc, status });
+    },
+
     siteZone(): string {
       return settings().siteTimezone;
     },
@@ -218,6 +249,7 @@ const EventsService: ServiceSchema = {
       for (const doc of due) {
         const updated = await this.store.updateOne({ _id: doc._id, status: "future" }, { $set: { status: "publish" } });
         if (updated) await this.adjustCounts(doc, updated);
+        if (updated) await this.recordChanges([this.changeOf("event", "updated", updated)], { emit: true });
       }
     },
 
@@ -319,7 +351,8 @@ const EventsService: ServiceSchema = {
         featured: p.featured,
         postParent: p.post_parent,
         ticketed: p.ticketed,
-        geoVenues: await this.geoFilter(ctx)
+        geoVenues: await this.geoFilter(ctx),
+        modified: modifiedRange(p)
       };
     },
     /**
@@ -470,19 +503,24 @@ const EventsService: ServiceSchema = {
       if (organizers) fields.organizers = organizers;
 
       const id: number = current ? current._id : await this.allocateId("posts", "event");
-      Object.assign(fields, await this.slugAndTrash(p, current, { ...current, ...fields }, id));
-      // i18n: a create (which also sets `lang` and `translations`) or a write in the original language stays
-      // inline; in another language title, description and excerpt go to the i18n service.
-      const { inline } = await this.splitWrite(ctx, current, fields);
-
+      // a slug chosen here is held against parallel writes until this one is stored
+      const holds: SlugHold[] = [];
       let doc: EventDoc;
-      if (!current) {
-        doc = await this.store.insert({
-          _id: id, author: who ? who.id : 1, title: "", description: "", excerpt: "", image: null, categories: [], tags: [], venues: [], organizers: [],
-          ticketed: false, post_parent: 0, post_password: "", ...inline
-        });
-      } else {
-        doc = await this.store.updateOne({ _id: id }, { $set: inline });
+      try {
+        Object.assign(fields, await this.slugAndTrash(p, current, { ...current, ...fields }, id, holds));
+        // i18n: a create (which also sets `lang` and `translations`) or a write in the original language stays
+        // inline; in another language title, description and excerpt go to the i18n service.
+        const { inline } = await this.splitWrite(ctx, current, fields);
+        if (!current) {
+          doc = await this.store.insert({
+            _id: id, author: who ? who.id : 1, title: "", description: "", excerpt: "", image: null, categories: [], tags: [], venues: [], organizers: [],
+            ticketed: false, post_parent: 0, post_password: "", ...inline
+          });
+        } else {
+          doc = await this.store.updateOne({ _id: id }, { $set: inline });
+        }
+      } finally {
+        for (const hold of holds) hold.release();
       }
       await this.adjustCounts(current, doc);
       await this.announce(current ? "updated" : "created", doc);
@@ -493,7 +531,7 @@ const EventsService: ServiceSchema = {
      * (an event created in the trash gets its would-be slug suffixed); leaving it removes the suffix and
      * makes the slug unique again.
      */
-    async slugAndTrash(this: any, p: Record<string, any>, current: EventDoc | undefined, next: EventDoc, id: number) {
+    async slugAndTrash(this: any, p: Record<string, any>, current: EventDoc | undefined, next: EventDoc, id: number, holds: SlugHold[] = []) {
       const out: Record<string, unknown> = {};
       const status = next.status;
       if (status === "trash") {
@@ -510,10 +548,16 @@ const EventsService: ServiceSchema = {
       if (present(p.slug)) base = sanitizeSlug(String(p.slug));
       else if (leavingTrash) base = untrashedSlug(current!.slug ?? "");
       else if (!current || !current.slug) base = floating ? "" : sanitizeSlug(next.title);
+      // leaving draft/pending with a slug: from now on it has to be unique (§3.4)
+      else if (FLOATING_STATUSES.has(current.status) && !floating) base = current.slug;
       if (base === undefined) return out;
       // WordPress sanitize_title falls back to the post id when nothing is left of the title or slug.
       if (base === "" && !floating) base = String(id);
-      out.slug = base && (!floating || leavingTrash) ? await this.uniqueSlugFor(base, id) : base;
+      if (base && (!floating || leavingTrash)) {
+        const hold: SlugHold = await this.holdSlug(base, id);
+        holds.push(hold);
+        out.slug = hold.slug;
+      } else out.slug = base;
       if (leavingTrash) out.prior_status = undefined;
       return out;
     },

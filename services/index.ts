@@ -11,6 +11,7 @@ import OrganizersService from "./organizers.service";
 import TaxonomyService from "./taxonomy.service";
 import GeolocationService from "./geolocation.service";
 import I18nService from "./i18n.service";
+import ChangesService from "./changes.service";
 
 export const SERVICE_SCHEMAS: Record<string, () => ServiceSchema> = {
   api: apiService,
@@ -19,7 +20,8 @@ export const SERVICE_SCHEMAS: Record<string, () => ServiceSchema> = {
   organizers: () => OrganizersService,
   taxonomy: () => TaxonomyService,
   geolocation: () => GeolocationService,
-  i18n: () => I18nService
+  i18n: () => I18nService,
+  changes: () => ChangesService
 };
 
 const POST_SERVICES = ["events", "venues", "organizers"];

@@ -11,6 +11,9 @@
 import { Context, Errors, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { StoreMixin } from "../mixins/store.mixin";
 import { TranslatableMixin, TranslatableMethods, TRANSLATION_INDEXES } from "../mixins/translatable.mixin";
+import { ChangeSourceMixin, ChangeSourceMethods, termType } from "../mixins/change-source.mixin";
+import { modifiedRange } from "../lib/changes/modified";
+import { lastModifiedHeader } from "../lib/http/etag";
 import type { Collection, Doc } from "../mixins/store/collection";
 import type { Sequence } from "../mixins/store/id-registry";
 import { ApiError, ParamReason } from "../lib/errors";
@@ -48,6 +51,8 @@ export interface TermListParams {
   post?: number;
   event?: number;
   slug?: string;
+  modified_after?: string | number;
+  modified_before?: string | number;
 }
 
 export interface TermWriteParams {
@@ -120,7 +125,7 @@ interface CachedReads {
   cachedRead(ctx: Ctx<any>, method: string): Promise<any>;
 }
 
-type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods & CachedReads;
+type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods & CachedReads & ChangeSourceMethods;
 
 // ---------------------------------------------------------------------------------------------------------
 // Small helpers
@@ -171,7 +176,8 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       { field: "modified_utc" },
       ...TRANSLATION_INDEXES
     ]
-  }), TranslatableMixin({ type: "term", fields: ["name", "description"], derived: { name_lc: "name", description_lc: "description" } })],
+  }), TranslatableMixin({ type: "term", fields: ["name", "description"], derived: { name_lc: "name", description_lc: "description" } }),
+  ChangeSourceMixin({ kind: "term" })],
 
   settings: {},
 
@@ -236,7 +242,8 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
         excludeIds,
         eventTermIds,
         parent: p.parent,
-        slug: p.slug === undefined ? undefined : sanitizeSlug(p.slug)
+        slug: p.slug === undefined ? undefined : sanitizeSlug(p.slug),
+        modified: modifiedRange(p)
       });
       // i18n: the name in the asked language (fallback: the original), or the slug (one across languages).
       if (p.search !== undefined) {
@@ -254,13 +261,14 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       }
       const roots = this.roots(ctx);
       const language = ctx.meta.languageParam ? ctx.meta.language : undefined;
-      ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...pagingHeaders(taxonomy, page, roots, p as Record<string, unknown>, language) };
+      ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...pagingHeaders(taxonomy, page, roots, p as Record<string, unknown>, language), ...lastModifiedHeader(docs.map(d => d.modified_utc)) };
       return termListEnvelope(taxonomy, await this.records(ctx, docs as TermDoc[], roots), page, roots, language);
     },
 
     async getTerm(ctx, taxonomy) {
       const doc = await this.findTerm(taxonomy, ctx.params.id!);
       if (!doc) throw ApiError.invalidParam("id", UNKNOWN);
+      ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...lastModifiedHeader([doc.modified_utc]) }; // HTTP caching (C22)
       return (await this.records(ctx, [doc], this.roots(ctx)))[0];
     },
 
@@ -288,6 +296,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       this.ensureMayManage(ctx, taxonomy);
       if (taxonomy === "tag" && sent(p.parent)) throw termError("rest_taxonomy_not_hierarchical", "parent", "param.invalid");
       const updated = await this.exclusive(() => this.applyUpdate(ctx, current!, p));
+      await this.recordTermUpdate(current!, updated); // change feed (sync issue)
       return (await this.records(ctx, [updated], this.roots(ctx)))[0];
     },
 
@@ -295,7 +304,9 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       const current = await this.findTerm(taxonomy, ctx.params.id!);
       if (!current) throw ApiError.invalidParam("id", UNKNOWN);
       this.ensureMayManage(ctx, taxonomy);
+      const below = await this.termDescendants(current); // change feed: their parent or path changes
       const record = await this.exclusive(() => this.deleteTerm(ctx, current, this.roots(ctx)));
+      await this.recordTermDelete(current, below);
       // Events lose the term before the answer goes out (C16); outside the lock: events may call back.
       try {
         await ctx.call("events.unlinkTerm", { taxonomy, id: current._id });
@@ -379,7 +390,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
             await this.shiftTreeCount(doc.parent, delta, new Set([doc._id]));
           }
           return counts;
-        }));
+        })).then(counts => this.recordCountChanges(counts));
       }
       const flush: Promise<Record<string, number>> = this.pendingFlush;
       return flush.then(counts => Object.fromEntries(Object.keys(deltas).filter(k => k in counts).map(k => [k, counts[k]])));
@@ -459,6 +470,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
         };
         try {
           await this.store.insert(doc);
+          await this.recordChanges([this.changeOf(termType(doc), "created", doc)], { emit: true }); // change feed
           return doc;
         } catch (err) {
           if (!isUniqueViolation(err) || attempt >= INSERT_ATTEMPTS) throw err;

@@ -66,5 +66,6 @@ export function accessOf(action: string): string {
   if (parts[0] === "api") text = "Anyone, anonymous included; no authentication.";
   else if (POST_SERVICES.has(parts[0])) text = postAccess(op);
   else if (parts[0] === "taxonomy" && TAXONOMIES[parts[1]]) text = termAccess(TAXONOMIES[parts[1]], op);
+  else if (action === "changes.list") text = "Anyone, anonymous included: the changes to the records the caller's lists show (a record that stops being shown appears as deleted).";
   return text ?? "See the action's service.";
 }

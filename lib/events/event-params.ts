@@ -9,6 +9,7 @@ import { isValidUrl, sanitizeUrl } from "../sanitize";
 import { knownUserIds } from "../callers";
 import { loadApiKeys } from "../api-keys";
 import { settings } from "../settings";
+import { modifiedRules } from "../changes/modified";
 
 /**
  * `base` plus a check of its (coerced) value: `check` answers the catalog key of the failure, or
@@ -102,7 +103,11 @@ export const EVENT_PARAMS = {
     post_parent: integer({ description: "Events whose parent is this event.", positive: true }),
     ticketed: boolean({ description: "Events with (true) or without (false) tickets." }),
     password: string({ description: "Reveals the protected fields of events with this password.", nonEmpty: true }),
-    context: string({ description: "Request context: view or edit." })
+    context: string({ description: "Request context: view or edit." }),
+    // Beyond the reference (sync issue, C20/C22): incremental sync, JSON-LD in lists, iCalendar.
+    ...modifiedRules("events"),
+    json_ld: boolean({ description: "Whether each listed event carries its json_ld (schema.org Event)." }),
+    format: string({ description: "json (default) or ics: every matching event (up to 1000) as an iCalendar file; Accept: text/calendar does the same.", enum: ["json", "ics"] })
   }),
   create: schema(eventWriteRules(true)),
   get: schema({ id: idRule(), password: passwordRule(), context: string({ description: "Request context: view or edit." }) }),
@@ -116,4 +121,4 @@ export const EVENT_PARAMS = {
 /** Order of the parameters carried in list links (D10; `i18n_language` last when sent as a parameter, C8). */
 export const EVENT_LINK_ORDER = ["page", "per_page", "start_date", "end_date", "search", "categories", "tags", "venue", "organizer", "featured",
   "geoloc", "geoloc_lat", "geoloc_lng", "geoloc_radius", "geoloc_unit", "orderby", "status", "post_parent", "include", "starts_before", "starts_after",
-  "ends_before", "ends_after", "strict_dates", "ticketed", "i18n_language"] as const;
+  "ends_before", "ends_after", "strict_dates", "ticketed", "modified_after", "modified_before", "json_ld", "format", "i18n_language"] as const;

@@ -10,6 +10,7 @@
  */
 import type { Query, Sort } from "../../mixins/store/collection";
 import { containsRegex, SearchTerm, searchTerms } from "../search";
+import { modifiedCondition, ModifiedRange } from "../changes/modified";
 
 /** Who may read the protected fields of which events, for `search` (D34). */
 export type SearchAccess =
@@ -40,6 +41,8 @@ export interface EventListFilters {
   ticketed?: boolean;
   /** Geolocation: venues to keep (radius / has coordinates) or to leave out (lacks coordinates). */
   geoVenues?: { in?: number[]; notIn?: number[] };
+  /** `modified_after` / `modified_before` (sync issue): bounds on `modified_utc`. */
+  modified?: ModifiedRange;
 }
 
 /** Events whose protected fields the caller may read. */
@@ -114,7 +117,10 @@ export function buildEventQuery(f: EventListFilters): Query {
   if (f.postParent !== undefined) and.push({ post_parent: f.postParent });
   if (f.ticketed !== undefined) and.push(f.ticketed ? { ticketed: true } : { ticketed: { $ne: true } });
   if (f.geoVenues?.in) and.push({ venues: { $in: f.geoVenues.in } });
-  if (f.geoVenues?.notIn) and.push({ $or: [{ venues: { $size: 0 } }, { venues: { $nin: f.geoVenues.notIn } }] });
+  // None of its venues is in notIn. Not `venues: { $nin }`: on an array NeDB reads $nin as "some element is not
+  // in", MongoDB as "no element is in"; a document-level $not (MongoDB: $nor) means the same on both.
+  if (f.geoVenues?.notIn) and.push({ $not: { venues: { $in: f.geoVenues.notIn } } });
+  if (f.modified) and.push(modifiedCondition(f.modified)!);
   return { ...top, $and: and };
 }
 

@@ -12,6 +12,7 @@ import { isValidUrl } from "../sanitize";
 import { allOptional, dateTime, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../params";
 import type { ParamReason } from "../errors";
 import type { LinkedKindSpec } from "./spec";
+import { modifiedRules } from "../changes/modified";
 
 type Fail = (key: string, vars?: Record<string, unknown>) => unknown;
 type Check = (value: unknown, fail: Fail) => unknown;
@@ -87,7 +88,7 @@ export interface LinkedSchemas {
 }
 
 /** Link order of the list envelope (D10). */
-export const LIST_LINK_ORDER = ["page", "per_page", "search", "event", "has_events", "only_with_upcoming", "status"] as const;
+export const LIST_LINK_ORDER = ["page", "per_page", "search", "event", "has_events", "only_with_upcoming", "status", "modified_after", "modified_before"] as const;
 
 function listRules(spec: LinkedKindSpec): Record<string, Rule> {
   const plural = spec.plural;
@@ -98,7 +99,8 @@ function listRules(spec: LinkedKindSpec): Record<string, Rule> {
     event: integer({ description: `Only ${plural} linked to this event id` }),
     has_events: looseScalar({ description: `Truthy: only ${plural} linked to an event that is neither draft nor pending; falsy: only the others` }),
     only_with_upcoming: looseScalar({ description: `Truthy: only ${plural} linked to an upcoming event`, default: false }),
-    status: stringList({ description: `Only ${plural} with one of these statuses (comma list)`, format: "string" })
+    status: stringList({ description: `Only ${plural} with one of these statuses (comma list)`, format: "string" }),
+    ...modifiedRules(plural)
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import { boolean, integer, ParamsSchema, Rule, schema, string, stringList } from "../params";
 import type { Taxonomy } from "./term-record";
+import { modifiedRules } from "../changes/modified";
 
 const id = (): Rule => integer({ description: "Unique identifier for the term", required: true, in: "path" });
 
@@ -23,7 +24,9 @@ function listParams(taxonomy: Taxonomy): ParamsSchema {
     ...(taxonomy === "category" ? { parent: integer({ description: "Limit result set to the direct children of this category" }) } : {}),
     post: integer({ description: "Limit result set to terms assigned to this event" }),
     event: integer({ description: "Limit result set to terms assigned to this event (alias of post; wins over it)" }),
-    slug: string({ description: "Limit result set to the term with this slug", nonEmpty: true })
+    slug: string({ description: "Limit result set to the term with this slug", nonEmpty: true }),
+    // Beyond the reference (sync issue, C20): terms compare their internal modified time.
+    ...modifiedRules(taxonomy === "category" ? "categories" : "tags")
   });
 }
 

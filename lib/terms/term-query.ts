@@ -5,6 +5,7 @@
  */
 import type { Taxonomy } from "./term-record";
 import { collectionUrl, Roots, TAXONOMIES } from "./term-record";
+import { modifiedCondition, ModifiedRange } from "../changes/modified";
 
 export type StoreQuery = Record<string, unknown>;
 export type StoreSort = Record<string, 1 | -1>;
@@ -26,6 +27,8 @@ export interface TermListFilter {
   parent?: number;
   /** Exact (normalised) slug. */
   slug?: string;
+  /** `modified_after` / `modified_before` (sync issue): bounds on the internal `modified_utc`. */
+  modified?: ModifiedRange;
 }
 
 export function escapeRegExp(s: string): string {
@@ -54,6 +57,7 @@ export function buildTermQuery(f: TermListFilter): StoreQuery {
   if (f.slug !== undefined) query.slug = f.slug;
   if (f.hideEmpty) query.tree_count = { $gt: 0 };
   if (f.search !== undefined) Object.assign(query, termSearchCondition(f.search));
+  if (f.modified) Object.assign(query, modifiedCondition(f.modified));
   return query;
 }
 
@@ -155,7 +159,7 @@ export function termListEnvelope<T>(taxonomy: Taxonomy, items: readonly T[], p: 
 }
 
 /** List parameters carried by the `Link` header, in this order (`page` is set per link). */
-const LINK_PARAMS = ["per_page", "search", "exclude", "include", "order", "orderby", "hide_empty", "parent", "post", "event", "slug"] as const;
+const LINK_PARAMS = ["per_page", "search", "exclude", "include", "order", "orderby", "hide_empty", "parent", "post", "event", "slug", "modified_after", "modified_before"] as const;
 
 function linkValue(v: unknown): string {
   return Array.isArray(v) ? v.join(",") : String(v);

@@ -9,9 +9,10 @@
  */
 import * as path from "path";
 import Datastore from "@seald-io/nedb";
+import { checkDataFile } from "./recovery";
 import { groupCommit } from "../../lib/group-commit";
 
-export type Sequence = "posts" | "terms";
+export type Sequence = "posts" | "terms" | "changes";
 
 export interface ImageRecord {
   id: number;
@@ -46,7 +47,8 @@ function batchedAllocate(allocateMany: (seq: Sequence, types: string[]) => Promi
   };
 }
 
-async function openEmbedded(dataDir: string): Promise<IdRegistry> {
+async function openEmbedded(dataDir: string, warn?: (msg: string) => void): Promise<IdRegistry> {
+  if (dataDir !== ":memory:") checkDataFile(path.join(dataDir, "ids.db"), warn);
   const db = dataDir === ":memory:"
     ? new Datastore({ inMemoryOnly: true })
     : new Datastore({ filename: path.join(dataDir, "ids.db"), corruptAlertThreshold: 0 });
@@ -91,10 +93,10 @@ async function openEmbedded(dataDir: string): Promise<IdRegistry> {
 }
 
 /** The embedded registry of a DATA_DIR (one per process). */
-export function embeddedRegistry(dataDir: string): Promise<IdRegistry> {
+export function embeddedRegistry(dataDir: string, warn?: (msg: string) => void): Promise<IdRegistry> {
   let reg = embedded.get(dataDir);
   if (!reg) {
-    reg = openEmbedded(dataDir);
+    reg = openEmbedded(dataDir, warn);
     embedded.set(dataDir, reg);
   }
   return reg;

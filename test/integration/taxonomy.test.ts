@@ -155,7 +155,7 @@ describe("term records, reads, creates and updates", () => {
     expect(Object.keys(tagsRoute.endpoints[0].args)).not.toContain("parent");
     expect(Object.keys(tagsRoute.endpoints[1].args)).toEqual(["name", "description", "slug", "i18n_language"]);
     const catsRoute = index.body.routes["/calendar/events/v1/categories"];
-    expect(Object.keys(catsRoute.endpoints[0].args)).toEqual(["page", "per_page", "search", "exclude", "include", "order", "orderby", "hide_empty", "parent", "post", "event", "slug", "i18n_language"]);
+    expect(Object.keys(catsRoute.endpoints[0].args)).toEqual(["page", "per_page", "search", "exclude", "include", "order", "orderby", "hide_empty", "parent", "post", "event", "slug", "modified_after", "modified_before", "i18n_language"]);
     expect(catsRoute.endpoints[0].args.hide_empty).toEqual({ description: expect.any(String), type: "boolean", default: "1", required: false });
     const item = index.body.routes["/calendar/events/v1/categories/(?P<id>\\d+)"];
     expect(item.methods).toEqual(["GET", "POST", "PUT", "PATCH", "DELETE"]);

@@ -7,7 +7,7 @@ import { startNats, startNode, waitForHttp, Nats, Node } from "../helpers/proces
 import { KEYS } from "../helpers/harness";
 
 const BASE_URL = "http://calendar.test";
-const RECORD_SERVICES = "events,venues,organizers,taxonomy,i18n";
+const RECORD_SERVICES = "events,venues,organizers,taxonomy,i18n,changes";
 const CLOCK_KEYS = new Set(["date", "date_utc", "modified", "modified_utc", "rest_url", "next_rest_url", "previous_rest_url"]);
 
 /** The body without clock-dependent values and with start dates reduced to their time of day. */

@@ -23,11 +23,11 @@ const ROUTE_ORDER = [
   "", "/doc", "/events", "/events/(?P<id>\\d+)", "/events/by-slug/(?P<slug>[^/]+)",
   "/venues", "/venues/(?P<id>\\d+)", "/venues/by-slug/(?P<slug>[^/]+)",
   "/organizers", "/organizers/(?P<id>\\d+)", "/organizers/by-slug/(?P<slug>[^/]+)",
-  "/categories", "/categories/(?P<id>\\d+)", "/tags", "/tags/(?P<id>\\d+)"
+  "/categories", "/categories/(?P<id>\\d+)", "/tags", "/tags/(?P<id>\\d+)", "/changes"
 ].map(p => `${NS}${p}`);
 
 const PATH_ORDER = ["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}", "/venues/by-slug/{slug}",
-  "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}"];
+  "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes"];
 
 /** lib/discovery with a fresh registry holding only `schemas` (the real registrations stay untouched). */
 function isolatedDiscovery(schemas: Record<string, ParamsSchema>): typeof import("../../lib/discovery") {

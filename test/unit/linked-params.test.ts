@@ -110,7 +110,9 @@ describe("documentation (discovery.md §1.2)", () => {
     expect(doc(schemaOf("venues.list"))).toEqual({
       page: { type: "integer", default: 1, required: false }, per_page: { type: "integer", default: 10, required: false },
       search: { type: "string", required: false }, event: { type: "integer", required: false }, has_events: { required: false },
-      only_with_upcoming: { default: false, required: false }, status: { format: "string", required: false }
+      only_with_upcoming: { default: false, required: false }, status: { format: "string", required: false },
+      // beyond the reference (sync issue): documented like the events' extensions
+      modified_after: { type: "string", required: false }, modified_before: { type: "string", required: false }
     });
     const venue = doc(schemaOf("venues.create"));
     expect(venue.author).toEqual({ type: "integer", required: false });

@@ -1,0 +1,59 @@
+/**
+ * Order among concurrent writes of one process (the embedded store runs each post type in one process,
+ * C23):
+ * - `KeyedQueue` runs the writes of one record one after another, so each reads the record as the previous
+ *   write left it (no lost field, term counts computed from the real previous state);
+ * - `SlugHolds` hands out unique slugs to writes that are still on their way to the store, so two parallel
+ *   creates (or renames) never both take the same free slug.
+ */
+import { uniqueSlug } from "../slug";
+
+export class KeyedQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  /** Runs `fn` once every earlier `run` with the same key has settled; answers what `fn` answers. */
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(fn);
+    const tail = result.then(() => undefined, () => undefined);
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+
+  /** Keys with writes queued or running (tests, diagnostics). */
+  get size(): number {
+    return this.tails.size;
+  }
+}
+
+export interface SlugHold {
+  slug: string;
+  /** Gives the slug back once its write reached the store (or failed). */
+  release(): void;
+}
+
+export class SlugHolds {
+  private readonly held = new Map<string, symbol>();
+
+  /**
+   * `base` made unique (`base`, `base-2`, …, reserved words avoided) among the slugs `taken` says are stored
+   * and the slugs other writes hold right now; the answer is held until released.
+   */
+  async hold(base: string, taken: (slug: string) => Promise<boolean>): Promise<SlugHold> {
+    for (;;) {
+      const slug = await uniqueSlug(base, async candidate => this.held.has(candidate) || (await taken(candidate)));
+      // Another write may have taken the same candidate while this one was looking: look again.
+      if (this.held.has(slug)) continue;
+      const token = Symbol(slug);
+      this.held.set(slug, token);
+      return { slug, release: () => { if (this.held.get(slug) === token) this.held.delete(slug); } };
+    }
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+}

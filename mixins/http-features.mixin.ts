@@ -1,0 +1,215 @@
+/**
+ * The gateway's HTTP features beyond the reference (the sync issue), hooked into the namespace routes'
+ * `onBeforeCall` / `onAfterCall` (services/api.service.ts):
+ *
+ * - `_fields` response shaping on every route (lib/http/fields.ts, C22);
+ * - strong per-caller, per-language ETags and `Last-Modified` on every GET (lib/http/etag.ts; moleculer-web
+ *   answers 304 to a matching `If-None-Match` / `If-Modified-Since`), and `If-Match` on updates and deletes
+ *   (412 `rest_precondition_failed` when the record as the caller would GET it has another ETag);
+ * - `Idempotency-Key` on creates (lib/http/idempotency.ts, C21), the keys kept by the `changes` service;
+ * - the events list as iCalendar (`format=ics` or `Accept: text/calendar`, lib/ics.ts, C22).
+ */
+import type { IncomingMessage, ServerResponse } from "http";
+import type { Context, ServiceSchema } from "moleculer";
+import { ApiError } from "../lib/errors";
+import type { CallMeta } from "../lib/meta";
+import { settings } from "../lib/settings";
+import { FieldMask, parseFields, shapeBody } from "../lib/http/fields";
+import { bodyModified, callerScope, httpDate, ifMatchPasses, newestModified, notModified, strongEtag } from "../lib/http/etag";
+import {
+  ClaimResult, IDEMPOTENCY_HEADER, isCreateAction, isValidKey, keyId, leaseMs, requestFingerprint, settlement, StoredAnswer
+} from "../lib/http/idempotency";
+import { eventsCalendar, ICS_CONTENT_TYPE, ICS_MAX_EVENTS, wantsIcs } from "../lib/ics";
+
+type Ctx = Context<any, CallMeta>;
+
+interface HttpState {
+  action: string;
+  fields?: FieldMask;
+  /** `_fields` as sent (part of an idempotent request's identity). */
+  fieldsRaw?: unknown;
+  /** iCalendar: the list params as sent, for the pages after the first. */
+  ics?: Record<string, unknown>;
+  replay?: boolean;
+}
+
+type Req = IncomingMessage & {
+  $http?: HttpState;
+  $params?: Record<string, any>;
+  $endpoint?: unknown;
+  query?: Record<string, any>;
+};
+
+/** Events per list call when collecting an iCalendar answer (the lists' maximum page). */
+const ICS_PAGE = 50;
+
+/** Updates and deletes whose `If-Match` is checked, and the read that gives the record's current ETag. */
+function readActionOf(action: string): string | undefined {
+  const m = /^(.*)\.(update|updateBySlug|remove|removeBySlug)$/.exec(action);
+  if (!m) return undefined;
+  return `${m[1]}.${m[2].endsWith("BySlug") ? "getBySlug" : "get"}`;
+}
+
+/** The meta of a side call made for a request: its caller, language and roots, none of its answer. */
+function sideMeta(meta: CallMeta): CallMeta {
+  const { $statusCode: _s, $responseHeaders: _h, $location: _l, $responseType: _t, ...rest } = meta as CallMeta & { $responseType?: string };
+  return { ...rest };
+}
+
+function appendVary(current: unknown, names: string[]): string {
+  const have = String(current ?? "").split(",").map(v => v.trim()).filter(Boolean);
+  for (const n of names) if (!have.some(h => h.toLowerCase() === n.toLowerCase())) have.push(n);
+  return have.join(", ");
+}
+
+const headerText = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(", ") : v);
+
+export const HttpFeaturesMixin: ServiceSchema = {
+  name: "http-features",
+
+  actions: {
+    /** Answers a kept idempotent answer again (the gateway routes a repeated create here). */
+    idempotentReplay: {
+      visibility: "public",
+      handler(ctx: Ctx): string {
+        const answer = ctx.meta.$idempotentReplay as StoredAnswer;
+        ctx.meta.$statusCode = answer.status;
+        (ctx.meta as CallMeta & { $responseType?: string }).$responseType = answer.contentType ?? "application/json; charset=utf-8";
+        ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), "Idempotent-Replayed": "true", ...(answer.location ? { Location: answer.location } : {}) };
+        delete ctx.meta.$idempotentReplay;
+        return answer.body;
+      }
+    }
+  },
+
+  methods: {
+    /** After the gateway's own checks (caller, language, input), before the action runs. */
+    async httpBefore(this: any, ctx: Ctx, req: Req, res: ServerResponse, alias: { action?: string } | undefined): Promise<void> {
+      const action = alias?.action;
+      if (!action) return;
+      const params = req.$params ?? {};
+      const fieldsRaw = req.query?._fields ?? params._fields;
+      delete params._fields;
+      const state: HttpState = { action, fields: parseFields(fieldsRaw), fieldsRaw };
+      req.$http = state;
+      if (action === "events.list" && req.method === "GET" && wantsIcs(params.format, headerText(req.headers.accept))) {
+        state.ics = { ...params };
+        delete state.ics.page;
+        delete state.ics.per_page;
+        params.page = 1;
+        params.per_page = ICS_PAGE;
+      }
+      const ifMatch = headerText(req.headers["if-match"]);
+      if (ifMatch !== undefined && readActionOf(action)) await this.checkIfMatch(ctx, action, params, ifMatch);
+      const key = headerText(req.headers[IDEMPOTENCY_HEADER]);
+      if (key !== undefined && isCreateAction(action, req.method)) await this.claimIdempotency(ctx, req, res, action, params, key);
+    },
+
+    /** After the action answered: iCalendar, `_fields`, ETag and Last-Modified, Location of creates. */
+    async httpAfter(this: any, ctx: Ctx, req: Req, res: ServerResponse, data: unknown): Promise<unknown> {
+      const state = req.$http;
+      if (!state || state.replay) return data;
+      let out = data;
+      let modified: string | undefined;
+      if (state.ics && data && typeof data === "object") {
+        const events = await this.icsEvents(ctx, state.ics, data as Record<string, any>);
+        modified = newestModified(events.map((e: Record<string, any>) => e.modified_utc));
+        out = eventsCalendar(events, { name: new URL(settings().baseUrl).host, hostname: new URL(settings().baseUrl).hostname });
+        (ctx.meta as CallMeta & { $responseType?: string }).$responseType = ICS_CONTENT_TYPE;
+        const { Link: _link, ...headers } = ctx.meta.$responseHeaders ?? {};
+        ctx.meta.$responseHeaders = { ...headers, "Content-Disposition": "inline; filename=\"events.ics\"" };
+      } else {
+        modified = bodyModified(state.action, data);
+        if (state.fields) out = shapeBody(state.action, data, state.fields);
+      }
+      const status = ctx.meta.$statusCode ?? 200;
+      if (isCreateAction(state.action, req.method) && status === 201 && !ctx.meta.$location && !ctx.meta.$responseHeaders?.Location) {
+        const self = (data as Record<string, unknown> | null)?.rest_url;
+        if (typeof self === "string") ctx.meta.$location = self;
+      }
+      if (req.method === "GET" && status >= 200 && status < 300 && out !== undefined && out !== null) {
+        const payload = typeof out === "string" ? out : JSON.stringify(out);
+        const etag = strongEtag(payload, ctx.meta.caller, ctx.meta.language);
+        const lastModified = ctx.meta.$responseHeaders?.["Last-Modified"] ?? (modified ? httpDate(modified) : undefined);
+        res.setHeader("ETag", etag);
+        if (lastModified) res.setHeader("Last-Modified", lastModified);
+        res.setHeader("Vary", appendVary(res.getHeader("Vary"), ["Authorization", "Accept"]));
+        if (notModified({ ifNoneMatch: headerText(req.headers["if-none-match"]), ifModifiedSince: headerText(req.headers["if-modified-since"]) }, etag, lastModified)) {
+          ctx.meta.$statusCode = 304;
+          return null;
+        }
+      }
+      return out;
+    },
+
+    /** Every event of an iCalendar answer: the first page's, then the following pages (up to 1 000). */
+    async icsEvents(this: any, ctx: Ctx, params: Record<string, unknown>, first: Record<string, any>): Promise<Array<Record<string, any>>> {
+      const wanted = Math.min(Number(first.total) || 0, ICS_MAX_EVENTS);
+      const pages = Math.ceil(wanted / ICS_PAGE);
+      const rest: Array<Record<string, any>> = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) =>
+        this.broker.call("events.list", { ...params, page: i + 2, per_page: ICS_PAGE }, { parentCtx: ctx, meta: sideMeta(ctx.meta) })));
+      return [first, ...rest].flatMap(p => (Array.isArray(p?.events) ? p.events : [])).slice(0, ICS_MAX_EVENTS);
+    },
+
+    /** 412 unless the record, read as this caller would GET it, still has an ETag `If-Match` names. */
+    async checkIfMatch(this: any, ctx: Ctx, action: string, params: Record<string, any>, header: string): Promise<void> {
+      const read = readActionOf(action)!;
+      const readParams: Record<string, unknown> = params.slug !== undefined && read.endsWith("BySlug") ? { slug: params.slug } : { id: params.id };
+      if (typeof params.password === "string") readParams.password = params.password;
+      let current: unknown;
+      try {
+        current = await this.broker.call(read, readParams, { parentCtx: ctx, meta: sideMeta(ctx.meta) });
+      } catch {
+        return; // nothing this caller may read there: the action answers (404, 403, 410…)
+      }
+      if (!ifMatchPasses(header, strongEtag(JSON.stringify(current), ctx.meta.caller, ctx.meta.language))) throw new ApiError("rest_precondition_failed", 412);
+    },
+
+    /**
+     * Claims the key of a create, or answers for it: 422 (another request had it), 409 (still running), the
+     * kept answer (routed to `api.idempotentReplay`). A claimed request keeps its answer when it is sent.
+     */
+    async claimIdempotency(this: any, ctx: Ctx, req: Req, res: ServerResponse, action: string, params: Record<string, any>, key: string): Promise<void> {
+      if (!isValidKey(key)) throw ApiError.invalidParam("Idempotency-Key", "param.idempotency_key");
+      const caller = ctx.meta.caller;
+      if (!caller) return; // anonymous creates are refused (401): nothing to repeat
+      const id = keyId(callerScope(caller), action, key);
+      const request = Object.fromEntries(Object.entries(params).filter(([k]) => !k.startsWith("$")));
+      const fingerprint = requestFingerprint({ route: action, params: request, language: ctx.meta.language, apiRoot: ctx.meta.apiRoot, fields: req.$http?.fieldsRaw });
+      const claim: ClaimResult = await this.broker.call("changes.claimKey", { id, fingerprint, leaseMs: leaseMs(settings().requestTimeout) }, { parentCtx: ctx, meta: {} });
+      if (claim.state === "mismatch") throw new ApiError("rest_idempotency_mismatch", 422);
+      if (claim.state === "in_progress") throw new ApiError("rest_idempotency_in_progress", 409);
+      if (claim.state === "done") {
+        const { state: _state, ...answer } = claim;
+        ctx.meta.$idempotentReplay = answer;
+        req.$http!.replay = true;
+        // moleculer-web calls the endpoint it resolved before onBeforeCall: this one answers instead.
+        req.$endpoint = this.broker.findNextActionEndpoint(`${this.fullName}.idempotentReplay`, {}, ctx);
+        return;
+      }
+      this.settleOnAnswer(res, id, fingerprint);
+    },
+
+    /** When the answer of a claimed create is sent (success or error): keep it (or release the key) first. */
+    settleOnAnswer(this: any, res: ServerResponse, id: string, fingerprint: string): void {
+      const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+      let settled = false;
+      (res as any).end = (...args: unknown[]) => {
+        if (settled) return end(...args);
+        settled = true;
+        const chunk = typeof args[0] === "function" ? undefined : args[0];
+        const answer: StoredAnswer = {
+          status: res.statusCode,
+          body: chunk === undefined || chunk === null ? "" : Buffer.isBuffer(chunk) ? chunk.toString("utf8") : String(chunk),
+          ...(res.getHeader("Content-Type") ? { contentType: String(res.getHeader("Content-Type")) } : {}),
+          ...(res.getHeader("Location") ? { location: String(res.getHeader("Location")) } : {})
+        };
+        const outcome = settlement(answer.status);
+        const op: Promise<unknown> = outcome === "store" ? this.broker.call("changes.settleKey", { id, fingerprint, answer })
+          : outcome === "release" ? this.broker.call("changes.releaseKey", { id, fingerprint }) : Promise.resolve();
+        op.catch((err: Error) => this.logger.warn(`Idempotency key not settled: ${err.message}`)).finally(() => end(...args));
+        return res;
+      };
+    }
+  }
+};

@@ -1,0 +1,238 @@
+/**
+ * The changes service: the stored change feed and the idempotency keys of safe retries.
+ *
+ * - `GET {ns}/changes?since=<token>&per_page=<n>` (`changes.list`, C20): every change to events, venues,
+ *   organizers, categories and tags in commit order, as this caller may see it (lib/changes/feed.ts),
+ *   resumable from any token on any node.
+ * - `changes.record({ changes })` (internal): the services that own records call it after each write,
+ *   before they answer (mixins/change-source.mixin.ts). Each change gets the next number of the store's own
+ *   atomic `changes` sequence (mixins/store/id-registry.ts) and the state its record had before it.
+ * - `changes.claimKey|settleKey|releaseKey` (internal): the gateway's `Idempotency-Key` records
+ *   (lib/http/idempotency.ts), in a collection beside the feed (mixins/store/key-store.ts).
+ *
+ * Like the record services it keeps its data on the embedded store (one process) or in MongoDB (any
+ * number of nodes: the counter and the collections are shared; a reader stops at a sequence number still
+ * being written, lib/changes/feed.ts `contiguousPrefix`).
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import { StoreMixin } from "../mixins/store.mixin";
+import { openKeyStore, KeyStore } from "../mixins/store/key-store";
+import type { Collection } from "../mixins/store/collection";
+import type { CallMeta } from "../lib/meta";
+import { registerSchemas } from "../lib/schemas";
+import { settings } from "../lib/settings";
+import { nowDb } from "../lib/dates";
+import { groupCommit } from "../lib/group-commit";
+import { CHANGES_PARAMS } from "../lib/changes/params";
+import {
+  ChangeDoc, ChangeInput, ChangeOut, CHANGE_TYPES, changeKey, contiguousPrefix, decide, Decision, decodeToken, encodeToken, feedPageSize,
+  GAP_GRACE_MS, ownerOf
+} from "../lib/changes/feed";
+import { ClaimResult, KEEP_MS, StoredAnswer } from "../lib/http/idempotency";
+
+registerSchemas({ "changes.list": CHANGES_PARAMS.list });
+
+type Ctx<P = any> = Context<P, CallMeta>;
+
+/** Entries read per store query while filling a page. */
+const SCAN_BATCH = 200;
+/** A page stops after scanning this many entries (all hidden from the caller), with `has_more`. */
+const SCAN_LIMIT = 5000;
+/** Expired idempotency records are dropped this often. */
+const SWEEP_MS = 10 * 60 * 1000;
+
+export interface FeedAnswer {
+  changes: ChangeOut[];
+  next_token: string;
+  has_more: boolean;
+}
+
+const ChangesService: ServiceSchema = {
+  name: "changes",
+  mixins: [StoreMixin({ collection: "changes", indexes: [{ field: "key" }] })],
+
+  actions: {
+    list: {
+      params: CHANGES_PARAMS.list,
+      handler(this: any, ctx: Ctx<{ since?: string; per_page?: number }>): Promise<FeedAnswer> {
+        return this.readFeed(ctx);
+      }
+    },
+
+    record: {
+      visibility: "public",
+      params: {
+        changes: {
+          type: "array",
+          items: {
+            type: "object",
+            props: {
+              type: { type: "enum", values: [...CHANGE_TYPES] },
+              id: { type: "number", integer: true, positive: true },
+              action: { type: "enum", values: ["created", "updated", "deleted"] },
+              modified_utc: "string",
+              snapshot: { type: "object", nullable: true, optional: true }
+            }
+          }
+        }
+      },
+      async handler(this: any, ctx: Ctx<{ changes: ChangeInput[] }>): Promise<number> {
+        if (!ctx.params.changes.length) return 0;
+        return this.recordBatch(ctx.params.changes);
+      }
+    },
+
+    claimKey: {
+      visibility: "public",
+      params: { id: "string", fingerprint: "string", leaseMs: { type: "number", positive: true } },
+      async handler(this: any, ctx: Ctx<{ id: string; fingerprint: string; leaseMs: number }>): Promise<ClaimResult> {
+        const keys: KeyStore = await this.keys();
+        return keys.claim(ctx.params.id, ctx.params.fingerprint, ctx.params.leaseMs, KEEP_MS);
+      }
+    },
+    settleKey: {
+      visibility: "public",
+      params: { id: "string", fingerprint: "string", answer: { type: "object" } },
+      async handler(this: any, ctx: Ctx<{ id: string; fingerprint: string; answer: StoredAnswer }>): Promise<true> {
+        await (await this.keys() as KeyStore).settle(ctx.params.id, ctx.params.fingerprint, ctx.params.answer, KEEP_MS);
+        return true;
+      }
+    },
+    releaseKey: {
+      visibility: "public",
+      params: { id: "string", fingerprint: "string" },
+      async handler(this: any, ctx: Ctx<{ id: string; fingerprint: string }>): Promise<true> {
+        await (await this.keys() as KeyStore).release(ctx.params.id, ctx.params.fingerprint);
+        return true;
+      }
+    }
+  },
+
+  methods: {
+    /** The feed's entries are no cached read's business: no cache clean per entry (the writers clean). */
+    async cleanCaches(): Promise<void> {
+      /* nothing cached depends on the feed */
+    },
+
+    /** Changes arriving together are stored together, in arrival order (group commit). */
+    recordBatch(this: any, changes: ChangeInput[]): Promise<number> {
+      return this.recorder(changes);
+    },
+
+    async storeChanges(this: any, batches: ChangeInput[][]): Promise<number[]> {
+      const store: Collection = this.store;
+      const all = batches.flat();
+      // Ids of one batch are consecutive: the id registry hands them out by group commit too.
+      const seqs: number[] = await Promise.all(all.map(() => this.allocateId("changes", "change")));
+      const order = all.map((c, i) => ({ c, seq: seqs[i] })).sort((a, b) => a.seq - b.seq);
+      const last = new Map<string, ChangeDoc["after"]>();
+      for (const { c, seq } of order) {
+        const key = changeKey(c.type, c.id);
+        let before = last.get(key);
+        if (before === undefined) {
+          const [prev] = (await store.find({ key }, { sort: { _id: -1 }, limit: 1 })) as ChangeDoc[];
+          before = prev ? prev.after : null;
+        }
+        const after = c.snapshot ?? null;
+        const doc: ChangeDoc = { _id: seq, key, type: c.type, id: c.id, action: c.action, modified_utc: c.modified_utc, before, after, at: Date.now() };
+        await store.insert(doc);
+        last.set(key, after);
+      }
+      return batches.map(b => b.length);
+    },
+
+    /** One page of the feed for this caller. */
+    async readFeed(this: any, ctx: Ctx<{ since?: string; per_page?: number }>): Promise<FeedAnswer> {
+      const store: Collection = this.store;
+      const start = ctx.params.since !== undefined ? decodeToken(ctx.params.since) ?? 0 : 0;
+      const perPage = feedPageSize(ctx.params.per_page);
+      const who = ctx.meta?.caller;
+      const now = nowDb();
+      const nowMs = Date.now();
+      const picked: Array<{ doc: ChangeDoc; decision: Exclude<Decision, "skip"> }> = [];
+      let cursor = start;
+      let scanned = 0;
+      scan: while (picked.length < perPage && scanned < SCAN_LIMIT) {
+        const batch = (await store.find({ _id: { $gt: cursor } }, { sort: { _id: 1 }, limit: SCAN_BATCH })) as ChangeDoc[];
+        const { entries, blocked } = contiguousPrefix(cursor, batch, nowMs, this.gapGraceMs());
+        for (const doc of entries) {
+          cursor = doc._id;
+          scanned += 1;
+          const decision = decide(who, doc, now);
+          if (decision !== "skip") picked.push({ doc, decision });
+          if (picked.length >= perPage) break scan;
+        }
+        if (blocked || batch.length < SCAN_BATCH) break;
+      }
+      const rendered = await this.renderRecords(ctx, picked.filter(p => p.decision === "record").map(p => p.doc));
+      const changes: ChangeOut[] = [];
+      for (const { doc, decision } of picked) {
+        const head = { type: doc.type, id: doc.id };
+        if (decision === "tombstone") {
+          changes.push({ ...head, action: "deleted", modified_utc: doc.modified_utc });
+          continue;
+        }
+        const record = rendered.get(`${ownerOf(doc.type)}:${doc.id}`);
+        // Not readable any more: a later entry says so.
+        if (!record) continue;
+        changes.push({ ...head, action: doc.action === "deleted" ? "updated" : doc.action, modified_utc: doc.modified_utc, record });
+      }
+      const more = (await store.find({ _id: { $gt: cursor } }, { sort: { _id: 1 }, limit: 1 })).length > 0;
+      return { changes, next_token: encodeToken(cursor), has_more: more };
+    },
+
+    /**
+     * How long a reader waits at a gap in the sequence. One node on the embedded store writes the feed in
+     * sequence order, so a gap there never closes (ids drawn and not written): no wait. On MongoDB several
+     * nodes may write: a gap may be an entry still being written.
+     */
+    gapGraceMs(): number {
+      return settings().mongoUri ? GAP_GRACE_MS : 0;
+    },
+
+    /** The records of a page's changes, as the caller's lists show them now, one call per owning service. */
+    async renderRecords(this: any, ctx: Ctx, docs: ChangeDoc[]): Promise<Map<string, Record<string, unknown>>> {
+      const byOwner = new Map<string, Set<number>>();
+      for (const doc of docs) {
+        const owner = ownerOf(doc.type);
+        if (!byOwner.has(owner)) byOwner.set(owner, new Set());
+        byOwner.get(owner)!.add(doc.id);
+      }
+      const out = new Map<string, Record<string, unknown>>();
+      await Promise.all([...byOwner].map(async ([owner, ids]) => {
+        const records: Record<string, Record<string, unknown>> = await ctx.call(`${owner}.changeRecords`, { ids: [...ids] });
+        for (const [id, record] of Object.entries(records ?? {})) out.set(`${owner}:${id}`, record);
+      }));
+      return out;
+    },
+
+    /** The idempotency key store, opened on first use (the adapter is connected by then). */
+    keys(this: any): Promise<KeyStore> {
+      if (!this.keyStore) {
+        const s = settings();
+        this.keyStore = openKeyStore({ mongoDb: s.mongoUri ? this.adapter.db : undefined, dataDir: s.dataDir }).catch((err: unknown) => {
+          this.keyStore = undefined;
+          throw err;
+        });
+      }
+      return this.keyStore;
+    }
+  },
+
+  created(this: any) {
+    this.recorder = groupCommit((batches: ChangeInput[][]) => this.storeChanges(batches));
+  },
+
+  started(this: any) {
+    this.sweepTimer = setInterval(() => {
+      this.keys().then((k: KeyStore) => k.sweep()).catch((err: Error) => this.logger.warn(`Sweeping idempotency keys failed: ${err.message}`));
+    }, SWEEP_MS);
+    this.sweepTimer.unref?.();
+  },
+
+  stopped(this: any) {
+    clearInterval(this.sweepTimer);
+  }
+};
+
+export default ChangesService;

@@ -1,0 +1,282 @@
+/**
+ * The store contract: what the services ask of a store (mixins/store/collection.ts, id-registry.ts) gives
+ * the same answers on every backend. Run against
+ * - the embedded store: NeDB through moleculer-db's memory adapter, as the services open it;
+ * - a real MongoDB through moleculer-db-adapter-mongo and its bundled driver, when MONGO_URI is set (a
+ *   database of its own, dropped afterwards). No MongoDB server can run on the development machines,
+ *   and no in-process stand-in for the driver answers these queries faithfully (README "MongoDB").
+ *
+ * The expected answers are MongoDB's semantics; the queries are the ones the services build (the same
+ * builders from lib/), so a divergence of the embedded store shows here rather than in one topology.
+ */
+import DbService from "moleculer-db";
+import MongoAdapter from "moleculer-db-adapter-mongo";
+import { Collection, Doc, mongoCollection, nedbCollection, toMongoQuery } from "../../mixins/store/collection";
+import { embeddedRegistry, IdRegistry, mongoRegistry, resetEmbeddedRegistries } from "../../mixins/store/id-registry";
+import { buildEventQuery, eventSort, EventListFilters } from "../../lib/events/event-query";
+import { searchQuery, statusCondition } from "../../lib/linked/query";
+import { searchFilter } from "../../lib/i18n/store-query";
+import { buildTermQuery } from "../../lib/terms/term-query";
+import { searchTerms } from "../../lib/search";
+
+interface Backend {
+  collection(name: string): Promise<Collection>;
+  registry(): Promise<IdRegistry>;
+  close(): Promise<void>;
+}
+
+const quietService = (collection: string) => ({
+  schema: { collection },
+  logger: { info() {}, warn() {}, error() {}, debug() {} }
+});
+
+async function nedbBackend(): Promise<Backend> {
+  resetEmbeddedRegistries();
+  const MemoryAdapter = (DbService as any).MemoryAdapter;
+  return {
+    async collection(name) {
+      const adapter = new MemoryAdapter({ inMemoryOnly: true });
+      adapter.init({}, quietService(name));
+      await adapter.connect();
+      return nedbCollection(adapter.db);
+    },
+    registry: () => embeddedRegistry(":memory:"),
+    async close() {
+      resetEmbeddedRegistries();
+    }
+  };
+}
+
+/** A database of its own on the server of MONGO_URI, dropped by close(). */
+async function mongoBackend(uri: string): Promise<Backend> {
+  const dbName = `calendar_contract_${process.pid}_${Date.now()}`;
+  const url = new URL(uri);
+  url.pathname = `/${dbName}`;
+  const adapters: any[] = [];
+  const open = async (name: string) => {
+    const adapter: any = new MongoAdapter(url.toString(), { useUnifiedTopology: true, serverSelectionTimeoutMS: 5000 });
+    adapter.init({}, quietService(name));
+    await adapter.connect();
+    adapters.push(adapter);
+    return adapter;
+  };
+  const first = await open("contract_registry");
+  return {
+    collection: async name => mongoCollection((await open(name)).collection),
+    registry: async () => mongoRegistry(first.db),
+    async close() {
+      await first.db.dropDatabase();
+      for (const a of adapters) await a.disconnect();
+    }
+  };
+}
+
+const ids = (docs: Doc[]) => docs.map(d => d._id);
+const sorted = (docs: Doc[]) => ids(docs).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** Events as the events service stores them (dates as DB strings in the site zone, id arrays for links). */
+const EVENTS: Doc[] = [
+  { _id: 1, title: "Jazz night", excerpt: "Three sets", description: "Live jazz", status: "publish", start_date: "2030-01-10 20:00:00", end_date: "2030-01-10 23:00:00", date: "2029-12-01 10:00:00", venues: [10], organizers: [20], categories: [30], tags: [], featured: true, translations: ["fr"] },
+  { _id: 2, title: "Rock night", excerpt: "", description: "Loud", status: "publish", start_date: "2030-01-11 20:00:00", end_date: "2030-01-11 23:00:00", date: "2029-12-01 10:00:00", venues: [10, 11], organizers: [], categories: [30, 31], tags: [40], translations: [] },
+  { _id: 3, title: "Secret gig", excerpt: "jazz inside", description: "jazz", status: "publish", post_password: "pw", start_date: "2030-01-11 20:00:00", end_date: "2030-01-12 01:00:00", date: "2029-11-30 10:00:00", venues: [11], organizers: [], categories: [], tags: [], hide_from_listings: false },
+  { _id: 4, title: "Draft jam", excerpt: "", description: "", status: "draft", author: 5, start_date: "2030-01-12 10:00:00", end_date: "2030-01-12 11:00:00", date: "2029-12-02 10:00:00", venues: [], organizers: [20], categories: [], tags: [40] },
+  { _id: 5, title: "Hidden", excerpt: "", description: "", status: "publish", start_date: "2030-01-13 10:00:00", end_date: "2030-01-13 11:00:00", date: "2029-12-02 10:00:00", venues: [], organizers: [], categories: [], tags: [], hide_from_listings: true },
+  { _id: 6, title: "Future jazz", excerpt: "", description: "", status: "future", date_utc: "2029-01-01 00:00:00", start_date: "2030-01-14 10:00:00", end_date: "2030-01-14 11:00:00", date: "2029-01-01 00:00:00", venues: [12], organizers: [], categories: [], tags: [], ticketed: true, translations: ["fr", "de"] }
+];
+
+const baseFilters: EventListFilters = { statuses: ["publish"], bounds: {}, searchAccess: "all" };
+
+function contract(name: string, make: () => Promise<Backend>) {
+  describe(name, () => {
+    let backend: Backend;
+    let events: Collection;
+
+    beforeAll(async () => {
+      backend = await make();
+    }, 30000);
+    afterAll(async () => {
+      await backend?.close();
+    });
+    beforeEach(async () => {
+      events = await backend.collection(`events_${Math.random().toString(36).slice(2, 8)}`);
+      for (const doc of EVENTS) await events.insert(structuredClone(doc));
+    });
+
+    test("insert and findOne by id and by slug, null when missing", async () => {
+      const venues = await backend.collection("venues_find");
+      const inserted = await venues.insert({ _id: 7, venue: "Hall", slug: "hall", status: "publish" });
+      expect(inserted._id).toBe(7);
+      expect((await venues.findOne({ _id: 7 }))?.venue).toBe("Hall");
+      expect((await venues.findOne({ slug: "hall", status: { $ne: "trash" } }))?._id).toBe(7);
+      expect(await venues.findOne({ slug: "nope" })).toBeNull();
+    });
+
+    test("sort, skip, limit and projection", async () => {
+      const all = await events.find({}, { sort: eventSort(false) });
+      expect(ids(all)).toEqual([1, 3, 2, 4, 5, 6]); // start_date, then date (3 was published before 2), then id
+      expect(ids(await events.find({}, { sort: { date: -1, _id: -1 }, limit: 2 }))).toEqual([5, 4]);
+      expect(ids(await events.find({}, { sort: eventSort(false), skip: 2, limit: 2 }))).toEqual([2, 4]);
+      expect(ids(await events.find({}, { sort: eventSort(false), skip: 5 }))).toEqual([6]);
+      const projected = await events.find({ _id: 1 }, { projection: { title: 1 } });
+      expect(projected).toEqual([{ _id: 1, title: "Jazz night" }]);
+    });
+
+    test("counts", async () => {
+      expect(await events.count({})).toBe(6);
+      expect(await events.count({ status: "publish" })).toBe(4);
+      expect(await events.count({ status: "nothing" })).toBe(0);
+      expect(await events.count({ $not: { translations: "fr" } })).toBe(4);
+    });
+
+    test("comparison, membership, existence, regex and array operators", async () => {
+      const q = async (query: Doc) => sorted(await events.find(query));
+      expect(await q({ start_date: { $gte: "2030-01-11 00:00:00", $lt: "2030-01-12 00:00:00" } })).toEqual([2, 3]);
+      expect(await q({ end_date: { $gt: "2030-01-12 00:00:00", $lte: "2030-01-13 11:00:00" } })).toEqual([3, 4, 5]);
+      expect(await q({ status: { $in: ["draft", "future"] } })).toEqual([4, 6]);
+      expect(await q({ status: { $nin: ["publish"] } })).toEqual([4, 6]);
+      expect(await q({ status: { $ne: "publish" } })).toEqual([4, 6]);
+      expect(await q({ hide_from_listings: { $ne: true } })).toEqual([1, 2, 3, 4, 6]);
+      expect(await q({ post_password: { $exists: true } })).toEqual([3]);
+      expect(await q({ featured: { $exists: false } })).toEqual([2, 3, 4, 5, 6]);
+      expect(await q({ title: { $regex: /NIGHT/i } })).toEqual([1, 2]);
+      expect(await q({ title: /^jazz/i })).toEqual([1]);
+      // array fields: equality and $in match any element
+      expect(await q({ venues: 10 })).toEqual([1, 2]);
+      expect(await q({ categories: { $in: [31, 99] } })).toEqual([2]);
+      expect(await q({ venues: { $size: 0 } })).toEqual([4, 5]);
+      expect(await q({ "translations.1": { $exists: true } })).toEqual([6]);
+      expect(await q({ $or: [{ status: "draft" }, { ticketed: true }] })).toEqual([4, 6]);
+      expect(await q({ $and: [{ status: "publish" }, { venues: 11 }] })).toEqual([2, 3]);
+    });
+
+    test("a document-level $not (MongoDB: $nor) means 'does not match', also on array fields and inside $and", async () => {
+      const q = async (query: Doc) => sorted(await events.find(query));
+      expect(toMongoQuery({ $not: { translations: "fr" } })).toEqual({ $nor: [{ translations: "fr" }] });
+      expect(await q({ $not: { translations: "fr" } })).toEqual([2, 3, 4, 5]);
+      expect(await q({ $not: { venues: { $in: [10, 12] } } })).toEqual([3, 4, 5]);
+      expect(await q({ $not: { $or: [{ title: /jazz/i }, { description: /jazz/i }] } })).toEqual([2, 4, 5]);
+      expect(await q({ status: "publish", $and: [{ $not: { title: /night/i } }, { hide_from_listings: { $ne: true } }] })).toEqual([3]);
+      expect(await events.count({ $and: [{ $not: { translations: "de" } }, { $not: { translations: "fr" } }] })).toBe(4);
+    });
+
+    test("the events list queries the events service builds", async () => {
+      const q = async (f: Partial<EventListFilters>) => ids(await events.find(buildEventQuery({ ...baseFilters, ...f }), { sort: eventSort(!!f.include) }));
+      expect(await q({})).toEqual([1, 3, 2]);
+      expect(await q({ statuses: ["publish", "draft"], bounds: { start_date: "2030-01-11 00:00:00", end_date: "2030-01-12 23:59:59" } })).toEqual([3, 2, 4]);
+      expect(await q({ bounds: { ends_after: "2030-01-11 23:30:00" } })).toEqual([3]);
+      expect(await q({ include: [3, 1, 5] })).toEqual([3, 1]);
+      expect(await q({ search: "jazz" })).toEqual([1, 3]);
+      expect(await q({ search: "jazz", searchAccess: {} })).toEqual([1]); // the protected event matches by its title only (D34)
+      expect(await q({ search: "jazz", searchAccess: { password: "pw" } })).toEqual([1, 3]);
+      expect(await q({ search: "-jazz" })).toEqual([2]);
+      expect(await q({ search: "night -rock" })).toEqual([1]);
+      expect(await q({ categoryIds: [30] })).toEqual([1, 2]);
+      expect(await q({ venueIds: [11] })).toEqual([3, 2]);
+      expect(await q({ featured: true })).toEqual([1]);
+      expect(await q({ featured: false })).toEqual([3, 2]);
+      expect(await q({ statuses: ["publish", "future"], ticketed: true })).toEqual([6]);
+      expect(await q({ geoVenues: { in: [11] } })).toEqual([3, 2]);
+      // geoloc=false: events none of whose venues has coordinates (event 2 has a located venue, 10)
+      expect(await q({ statuses: ["publish", "draft"], geoVenues: { notIn: [10, 12] } })).toEqual([3, 4]);
+    });
+
+    test("status, search and term queries of the other services", async () => {
+      const q = async (query: Doc) => sorted(await events.find(query));
+      expect(await q(statusCondition(["publish"], "2029-06-01 00:00:00"))).toEqual([1, 2, 3, 5, 6]); // future, date passed (C13)
+      expect(await q(statusCondition(["future"], "2029-06-01 00:00:00"))).toEqual([]);
+      expect(await q(searchQuery("jazz", ["title", "description"], ["description"], false))).toEqual([1, 6]);
+      expect(await q(searchQuery("jazz", ["title", "description"], ["description"], true))).toEqual([1, 3, 6]);
+
+      const i18n = await backend.collection("i18n_contract");
+      await i18n.insert({ _id: "event:1:fr", lc: { title: "soirée jazz" }, fb: { title: "jazz night" } });
+      await i18n.insert({ _id: "event:2:fr", lc: {}, fb: { title: "rock night" } });
+      await i18n.insert({ _id: "event:3:fr", lc: { title: "concert" }, fb: { title: "jazz gig" } });
+      const s = async (text: string) => sorted(await i18n.find(searchFilter(searchTerms(text), ["title"], "any-field")));
+      expect(await s("jazz")).toEqual(["event:1:fr"]);
+      expect(await s("night")).toEqual(["event:2:fr"]);
+      expect(await s("-jazz")).toEqual(["event:2:fr", "event:3:fr"]);
+
+      const terms = await backend.collection("terms_contract");
+      await terms.insert({ _id: 30, taxonomy: "category", name_lc: "music", slug: "music", parent: 0, tree_count: 2 });
+      await terms.insert({ _id: 31, taxonomy: "category", name_lc: "jazz music", slug: "jazz", parent: 30, tree_count: 0 });
+      await terms.insert({ _id: 40, taxonomy: "tag", name_lc: "free", slug: "free", tree_count: 1 });
+      const t = async (f: Doc) => sorted(await terms.find(buildTermQuery({ taxonomy: "category", hideEmpty: false, ...f })));
+      expect(await t({})).toEqual([30, 31]);
+      expect(await t({ hideEmpty: true })).toEqual([30]);
+      expect(await t({ search: "MUS" })).toEqual([30, 31]);
+      expect(await t({ parent: 30 })).toEqual([31]);
+      expect(await t({ excludeIds: [30] })).toEqual([31]);
+      expect(await t({ slug: "jazz" })).toEqual([31]);
+    });
+
+    test("updates: $set/$unset/$inc/$push/$addToSet/$pull on the first match, answering the updated document", async () => {
+      const updated = await events.updateOne({ _id: 2 }, { $set: { title: "Rock night (late)" }, $unset: { excerpt: true }, $inc: { views: 2 } });
+      expect(updated).toMatchObject({ _id: 2, title: "Rock night (late)", views: 2 });
+      expect(updated).not.toHaveProperty("excerpt");
+      expect(await events.updateOne({ _id: 2 }, { $push: { tags: 41 } })).toMatchObject({ tags: [40, 41] });
+      expect(await events.updateOne({ _id: 2 }, { $addToSet: { tags: 41 } })).toMatchObject({ tags: [40, 41] });
+      expect(await events.updateOne({ _id: 2 }, { $pull: { tags: 40 } })).toMatchObject({ tags: [41] });
+      expect(await events.updateOne({ _id: 999 }, { $set: { title: "x" } })).toBeNull();
+      expect((await events.findOne({ _id: 2 }))?.title).toBe("Rock night (late)");
+    });
+
+    test("trash by update, unlinking by $pull, removal, with counts", async () => {
+      expect(await events.updateMany({ _id: { $in: [1, 2] } }, { $set: { status: "trash", prior_status: "publish", slug: "x__trashed" } })).toBe(2);
+      expect(sorted(await events.find({ status: "trash" }))).toEqual([1, 2]);
+      expect((await events.findOne({ slug: "x__trashed" }))?._id).toBeDefined();
+      // a deleted venue is pulled from every event linking it
+      expect(await events.updateMany({ venues: 11 }, { $pull: { venues: 11 } })).toBe(2);
+      expect(await events.count({ venues: 11 })).toBe(0);
+      expect((await events.findOne({ _id: 2 }))?.venues).toEqual([10]);
+      expect(await events.updateMany({ venues: 999 }, { $pull: { venues: 999 } })).toBe(0);
+      expect(await events.removeMany({ status: "trash" })).toBe(2);
+      expect(await events.count({})).toBe(4);
+      expect(await events.removeMany({ status: "trash" })).toBe(0);
+    });
+
+    test("unique and sparse indexes", async () => {
+      const venues = await backend.collection("venues_unique");
+      await venues.ensureIndex("slug", { unique: true });
+      await venues.ensureIndex("code", { unique: true, sparse: true });
+      await venues.insert({ _id: 1, slug: "a" });
+      await venues.insert({ _id: 2, slug: "b" });
+      await expect(venues.insert({ _id: 3, slug: "a" })).rejects.toBeTruthy();
+      await venues.insert({ _id: 4, slug: "c", code: "X" });
+      await expect(venues.insert({ _id: 5, slug: "d", code: "X" })).rejects.toBeTruthy();
+      expect(await venues.count({})).toBe(3);
+    });
+
+    test("id registry: counters per sequence, the type of each post id, one image record per URL", async () => {
+      const reg = await backend.registry();
+      expect(await reg.allocate("posts", "tribe_events")).toBe(1);
+      expect(await reg.allocate("posts", "tribe_venue")).toBe(2);
+      expect(await reg.allocate("terms", "tribe_events_cat")).toBe(1);
+      expect(await reg.typeOf(1)).toBe("tribe_events");
+      expect(await reg.typeOf(2)).toBe("tribe_venue");
+      expect(await reg.typeOf(999)).toBeUndefined();
+      const concurrent = await Promise.all(Array.from({ length: 40 }, () => reg.allocate("posts", "tribe_organizer")));
+      expect(new Set(concurrent).size).toBe(40);
+      expect(Math.min(...concurrent)).toBe(3);
+      expect(Math.max(...concurrent)).toBe(42);
+      const image = await reg.imageForUrl("https://example.com/a.png", "png");
+      expect(image).toEqual({ id: 43, url: "https://example.com/a.png", extension: "png" });
+      expect(await reg.imageForUrl("https://example.com/a.png", "png")).toEqual(image);
+      expect(await reg.typeOf(43)).toBe("image");
+      const other = await reg.imageForUrl("https://example.com/b.jpg", "jpg");
+      expect(other.id).toBe(44);
+      expect((await reg.images([43, 44, 1])).sort((a, b) => a.id - b.id)).toEqual([image, other]);
+      expect(await reg.allocate("posts", "tribe_events")).toBe(45);
+      expect(await reg.allocate("terms", "post_tag")).toBe(2);
+    });
+  });
+}
+
+contract("store contract on the embedded store (NeDB)", nedbBackend);
+
+const MONGO_URI = process.env.MONGO_URI;
+if (MONGO_URI) contract(`store contract on the MongoDB of MONGO_URI`, () => mongoBackend(MONGO_URI));
+else {
+  describe("store contract on a real MongoDB", () => {
+    test.skip("skipped: MONGO_URI is not set (no MongoDB server runs here; run `MONGO_URI=mongodb://host:27017 npx jest store-contract`)", () => undefined);
+  });
+}
