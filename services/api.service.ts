@@ -195,8 +195,10 @@ export default function apiService(): ServiceSchema {
     },
     index: {
       params: API_PARAMS["api.index"],
-      handler(ctx: Context<any, CallMeta>) {
+      handler(this: any, ctx: Context<any, CallMeta>) {
         if (ctx.params.namespace !== undefined && ctx.params.namespace !== NAMESPACE_PATH) throw new ApiError("rest_invalid_namespace", 404);
+        // The contract's readiness probe: 200 only once every routed service answers on the bus.
+        if (ROUTED_SERVICES.some(name => !this.broker.registry.hasService(name))) throw new ApiError("rest_service_unavailable", 503);
         const s = settings();
         return namespaceIndex(ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`, { siteZone: s.siteTimezone });
       }
