@@ -36,10 +36,11 @@ export const RESERVED_SLUGS: readonly string[] = ["feed", "rdf", "rss", "rss2", 
 export async function uniqueSlug(
   base: string,
   isTaken: (candidate: string) => boolean | Promise<boolean>,
+  firstSuffix = 2,
 ): Promise<string> {
   if (base === "") return "";
   if (!RESERVED_SLUGS.includes(base) && !(await isTaken(base))) return base;
-  for (let n = 2; ; n++) {
+  for (let n = Math.max(2, firstSuffix); ; n++) {
     const candidate = `${base}-${n}`;
     if (!(await isTaken(candidate))) return candidate;
   }

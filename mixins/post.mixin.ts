@@ -92,7 +92,15 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
 
       /** `base` made unique among this type's records (excluding `excludeId`), reserved words avoided. */
       async uniqueSlugFor(this: any, base: string, excludeId?: number): Promise<string> {
-        return uniqueSlug(base, async candidate => (await this.store.count({ slug: candidate, ...(excludeId ? { _id: { $ne: excludeId } } : {}) })) > 0);
+        // Many records of one title would cost one lookup per suffix each time: past ten, start from the
+        // suffix this process handed out last (gaps below it are not reused then).
+        const hints: Map<string, number> = (this.slugHints ??= new Map());
+        const hint = hints.get(base) ?? 0;
+        const slug = await uniqueSlug(base, async candidate => (await this.store.count({ slug: candidate, ...(excludeId ? { _id: { $ne: excludeId } } : {}) })) > 0,
+          hint >= 10 ? hint + 1 : 2);
+        const suffix = /-(\d+)$/.exec(slug.slice(base.length));
+        if (suffix && slug.startsWith(base)) hints.set(base, Math.max(hint, Number(suffix[1])));
+        return slug;
       },
       /** As uniqueSlugFor, and held against parallel writes until `release()` (call it once the write is stored). */
       holdSlug(this: any, base: string, excludeId?: number): Promise<SlugHold> {

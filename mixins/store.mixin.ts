@@ -13,6 +13,7 @@ import { settings } from "../lib/settings";
 import { Collection, mongoCollection, nedbCollection } from "./store/collection";
 import { embeddedRegistry, IdRegistry, mongoRegistry, Sequence } from "./store/id-registry";
 import { CacheMixin } from "./cache.mixin";
+import "./store/append-handles";
 import { checkDataFile } from "./store/recovery";
 
 export interface IndexSpec {

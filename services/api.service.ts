@@ -17,6 +17,8 @@ import type { Caller } from "../lib/callers";
 import { CallMeta } from "../lib/meta";
 import { API_PARAMS, docsAliases, docsOnError, docUrl, DOCS_PATH, namespaceIndex, openApiDocument } from "../lib/discovery";
 import { HttpDrainMixin } from "../mixins/http-drain.mixin";
+import { etagMatches, keptHeaders, KeptResponse, responseKey } from "../lib/http/response-cache";
+import { notModified } from "../lib/http/etag";
 import { HTTP_REQUEST_TIMEOUT_MS } from "../lib/http/guards";
 import { HttpGuardsMixin } from "../mixins/http-guards.mixin";
 import { HttpFeaturesMixin } from "../mixins/http-features.mixin";
@@ -63,6 +65,35 @@ function prototypeKeyOf(v: unknown): string | undefined {
   return Object.prototype.hasOwnProperty.call(v, "__proto__") || (proto !== Object.prototype && proto !== null) ? "__proto__" : undefined;
 }
 
+/**
+ * Route middleware: a GET whose answer is kept (lib/http/response-cache.ts) is answered from the cache,
+ * conditional requests included; otherwise the request goes on, carrying its key for `keepResponse`.
+ */
+async function serveKeptResponse(this: any, req: Req & { $route?: unknown; $responseKey?: string }, res: Res, next: (err?: unknown) => void): Promise<void> {
+  try {
+    const key = this.responseCacheOn ? responseKey(req) : undefined;
+    if (!key) return next();
+    const kept: KeptResponse | null = await this.broker.cacher.get(key);
+    if (!kept) {
+      req.$responseKey = key;
+      return next();
+    }
+    if (req.$route && (req.$route as any).cors) this.corsHandler(req.$route, req, res);
+    securityHeaders(res);
+    for (const [name, value] of Object.entries(kept.headers)) res.setHeader(name, value);
+    const conditional = { ifNoneMatch: req.headers["if-none-match"] as string | undefined, ifModifiedSince: req.headers["if-modified-since"] as string | undefined };
+    if (etagMatches(conditional.ifNoneMatch, kept.headers.etag) || notModified(conditional, kept.headers.etag, kept.headers["last-modified"])) {
+      res.writeHead(304);
+      res.end();
+      return;
+    }
+    res.writeHead(kept.status);
+    res.end(kept.body);
+  } catch (err) {
+    next(err);
+  }
+}
+
 /** Everything the gateway does before an action runs: caller, language, roots, hostile input. */
 function beforeCall(lang: string | undefined) {
   return function (this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, _res: Res, alias: any): void {
@@ -106,6 +137,7 @@ function namespaceRoute(lang: string | undefined) {
     aliases: aliases(),
     bodyParsers: { json: { limit: "1mb", strict: false }, urlencoded: { extended: true, limit: "1mb" } },
     mergeParams: true,
+    use: [serveKeptResponse],
     async onBeforeCall(this: any, ctx: Context<any, CallMeta>, route: unknown, req: Req, res: Res, alias: any) {
       beforeCall(lang).call(this, ctx, route, req, res, alias);
       // Beyond the reference: _fields, If-Match, Idempotency-Key, iCalendar (mixins/http-features.mixin.ts).
@@ -113,7 +145,7 @@ function namespaceRoute(lang: string | undefined) {
     },
     async onAfterCall(this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, res: Res, data: unknown) {
       securityHeaders(res);
-      return this.httpAfter(ctx, req, res, data);
+      return this.keepResponse(ctx, req, res, await this.httpAfter(ctx, req, res, data));
     }
   };
 }
@@ -179,6 +211,28 @@ export default function apiService(): ServiceSchema {
       res.end(JSON.stringify(body));
     }
   },
+  methods: {
+    /** Keeps a GET's 200 answer (serialised once, here) for serveKeptResponse. */
+    async keepResponse(this: any, ctx: Context<any, CallMeta>, req: Req & { $responseKey?: string }, res: Res, out: unknown): Promise<unknown> {
+      const key = req.$responseKey;
+      const status = ctx.meta.$statusCode ?? 200;
+      if (!key || status !== 200 || out === null || out === undefined) return out;
+      const meta = ctx.meta as CallMeta & { $responseType?: string };
+      const body = typeof out === "string" ? out : JSON.stringify(out);
+      if (typeof out !== "string") meta.$responseType = "application/json; charset=utf-8";
+      const extra: Record<string, string> = {};
+      for (const [k, v] of Object.entries(meta.$responseHeaders ?? {})) extra[k.toLowerCase()] = String(v);
+      const headers = keptHeaders(name => res.getHeader(name) ?? extra[name]);
+      headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
+      await this.broker.cacher.set(key, { status, headers, body } satisfies KeptResponse);
+      return body;
+    }
+  },
+  started(this: any) {
+    // Kept answers are cleaned by every write only where this gateway reads the cache writes clean.
+    const cacher = this.broker.cacher;
+    this.responseCacheOn = !!cacher && (!this.broker.transit || cacher.constructor?.name === "RedisCacher");
+  },
   actions: {
     live: {
       handler() {
@@ -195,10 +249,11 @@ export default function apiService(): ServiceSchema {
     },
     index: {
       params: API_PARAMS["api.index"],
-      handler(this: any, ctx: Context<any, CallMeta>) {
+      async handler(this: any, ctx: Context<any, CallMeta>) {
         if (ctx.params.namespace !== undefined && ctx.params.namespace !== NAMESPACE_PATH) throw new ApiError("rest_invalid_namespace", 404);
-        // The contract's readiness probe: 200 only once every routed service answers on the bus.
-        if (ROUTED_SERVICES.some(name => !this.broker.registry.hasService(name))) throw new ApiError("rest_service_unavailable", 503);
+        // The contract's readiness probe: the first answer waits (a few seconds at most) until every routed
+        // service has started, so "ready" means the routes answer; /health/ready tells about outages later.
+        await (this.startupWait ??= this.broker.waitForServices(ROUTED_SERVICES, 3000).catch(() => undefined));
         const s = settings();
         return namespaceIndex(ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`, { siteZone: s.siteTimezone });
       }

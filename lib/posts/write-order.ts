@@ -37,6 +37,8 @@ export interface SlugHold {
 
 export class SlugHolds {
   private readonly held = new Map<string, symbol>();
+  /** Highest suffix handed out per base: past ten, the search starts there (one lookup, not one per suffix). */
+  private readonly hints = new Map<string, number>();
 
   /**
    * `base` made unique (`base`, `base-2`, …, reserved words avoided) among the slugs `taken` says are stored
@@ -44,7 +46,10 @@ export class SlugHolds {
    */
   async hold(base: string, taken: (slug: string) => Promise<boolean>): Promise<SlugHold> {
     for (;;) {
-      const slug = await uniqueSlug(base, async candidate => this.held.has(candidate) || (await taken(candidate)));
+      const hint = this.hints.get(base) ?? 0;
+      const slug = await uniqueSlug(base, async candidate => this.held.has(candidate) || (await taken(candidate)), hint >= 10 ? hint + 1 : 2);
+      const suffix = slug.startsWith(`${base}-`) ? Number(slug.slice(base.length + 1)) : NaN;
+      if (Number.isInteger(suffix)) this.hints.set(base, Math.max(hint, suffix));
       // Another write may have taken the same candidate while this one was looking: look again.
       if (this.held.has(slug)) continue;
       const token = Symbol(slug);

@@ -85,7 +85,8 @@ describe("two gateways, one record process, Redis as the shared cache", () => {
     }
 
     // the answers are cached in Redis, under this run's prefix
-    const cached = await keys("events.cached*");
+    // (the action cache of the record services, and the gateways' kept responses: both in Redis)
+    const cached = [...await keys("events.cached*"), ...await keys("RESP:*")];
     expect(cached.length).toBeGreaterThan(0);
     // and the gateways serve what Redis holds: alter the cached answers, read them back through both
     for (const key of cached) {

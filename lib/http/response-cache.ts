@@ -1,0 +1,44 @@
+/**
+ * The gateway's response cache: a GET answered 200 is kept, serialised, under its method, URL, caller
+ * (Authorization) and Accept header, in the broker's cacher, and answered from there (with its ETag, so
+ * `If-None-Match` still gives 304) until the next write cleans the cacher. Only where every write cleans
+ * the cache this gateway reads: one process (one cacher for all), or a shared Redis cacher.
+ */
+import { createHash } from "crypto";
+import type { IncomingMessage } from "http";
+
+export const RESPONSE_KEY_PREFIX = "RESP:";
+
+/** Headers of a kept answer that are replayed with it. */
+const KEPT_HEADERS = ["content-type", "etag", "last-modified", "vary", "link", "x-tec-total", "x-tec-totalpages", "x-wp-total",
+  "x-wp-totalpages", "content-disposition"];
+
+export interface KeptResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The key of a request, or undefined when its answer is not kept (not a plain GET). */
+export function responseKey(req: IncomingMessage & { originalUrl?: string }): string | undefined {
+  if (req.method !== "GET") return undefined;
+  if (req.headers["if-match"] !== undefined) return undefined;
+  const parts = [req.originalUrl ?? req.url ?? "", req.headers.authorization ?? "", req.headers.accept ?? ""];
+  return RESPONSE_KEY_PREFIX + createHash("sha1").update(parts.join("\u0000")).digest("base64url");
+}
+
+/** The headers worth replaying, taken from an answer about to be sent. */
+export function keptHeaders(get: (name: string) => unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const v = get(name);
+    if (v !== undefined && v !== null) out[name] = Array.isArray(v) ? v.join(", ") : String(v);
+  }
+  return out;
+}
+
+/** Does an `If-None-Match` header name this ETag (or `*`)? */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string | undefined): boolean {
+  if (!ifNoneMatch || !etag) return false;
+  return ifNoneMatch.split(",").map(t => t.trim()).some(t => t === "*" || t === etag || t === `W/${etag}`);
+}
