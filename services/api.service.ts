@@ -18,6 +18,7 @@ import { CallMeta } from "../lib/meta";
 import { API_PARAMS, docsAliases, docsOnError, docUrl, DOCS_PATH, namespaceIndex, openApiDocument } from "../lib/discovery";
 import { HttpDrainMixin } from "../mixins/http-drain.mixin";
 import { etagMatches, keptHeaders, KeptResponse, responseKey } from "../lib/http/response-cache";
+import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
 import { notModified } from "../lib/http/etag";
 import { HTTP_REQUEST_TIMEOUT_MS } from "../lib/http/guards";
 import { HttpGuardsMixin } from "../mixins/http-guards.mixin";
@@ -71,7 +72,8 @@ function prototypeKeyOf(v: unknown): string | undefined {
  */
 async function serveKeptResponse(this: any, req: Req & { $route?: unknown; $responseKey?: string }, res: Res, next: (err?: unknown) => void): Promise<void> {
   try {
-    const key = this.responseCacheOn ? responseKey(req) : undefined;
+    // While a routed service is away, answers come from the services (503), not from what was kept.
+    const key = this.responseCacheOn && ROUTED_SERVICES.every(name => this.broker.registry.hasService(name)) ? responseKey(req) : undefined;
     if (!key) return next();
     const kept: KeptResponse | null = await this.broker.cacher.get(key);
     if (!kept) {
@@ -229,9 +231,15 @@ export default function apiService(): ServiceSchema {
     }
   },
   started(this: any) {
-    // Kept answers are cleaned by every write only where this gateway reads the cache writes clean.
-    const cacher = this.broker.cacher;
-    this.responseCacheOn = !!cacher && (!this.broker.transit || cacher.constructor?.name === "RedisCacher");
+    // Kept answers are cleaned by every write: at once in one process or in a shared Redis; on a gateway
+    // of its own with a memory cache, by the writer's `cache.clean.calendar` broadcast, which reaches this
+    // node before the write's answer does (one NATS connection delivers a publisher's messages in order).
+    this.responseCacheOn = !!this.broker.cacher;
+  },
+  events: {
+    [CACHE_CLEAN_EVENT](this: any) {
+      if (this.broker.transit && this.broker.cacher?.constructor?.name !== "RedisCacher") return this.broker.cacher?.clean();
+    }
   },
   actions: {
     live: {
