@@ -7,7 +7,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { StoreMixin, IndexSpec } from "./store.mixin";
 import { ChangeSourceMixin } from "./change-source.mixin";
-import type { Doc, Query, Sort } from "./store/collection";
+import type { Query, Sort } from "./store/collection";
 import type { ImageRecord, IdRegistry } from "./store/id-registry";
 import { ApiError } from "../lib/errors";
 import { CallMeta } from "../lib/meta";
@@ -30,20 +30,8 @@ export interface PostOptions {
 
 export type Ctx<P = any> = Context<P, CallMeta>;
 
-/** Fields every post record stores. */
-export interface PostDoc extends Doc {
-  _id: number;
-  author: number;
-  status: string;
-  prior_status?: string;
-  date: string;
-  date_utc: string;
-  modified: string;
-  modified_utc: string;
-  slug: string;
-  post_password?: string;
-  lang?: string;
-}
+export type { PostDoc } from "../lib/posts/post-doc";
+import type { PostDoc } from "../lib/posts/post-doc";
 
 const COMMON_INDEXES: IndexSpec[] = [
   { field: "status" }, { field: "slug" }, { field: "date_utc" }, { field: "modified_utc" }, { field: "author" }

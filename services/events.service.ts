@@ -165,25 +165,15 @@ const EventsService: ServiceSchema = {
     /** Drops a trashed venue/organizer from every event (venues-organizers.md §6). */
     unlinkPost: {
       params: { kind: { type: "enum", values: ["venue", "organizer"] }, id: "number" },
-      async handler(this: any, ctx: Ctx) {
-        const field = ctx.params.kind === "venue" ? "venues" : "organizers";
-        const linked = await this.eventsLinking(field, [ctx.params.id]); // change feed: these events change
-        const n = await this.store.updateMany({ [field]: ctx.params.id }, { $pull: { [field]: ctx.params.id } });
-        if (n) await this.announceAll();
-        await this.recordChanges(linked, { emit: true });
-        return n;
+      handler(this: any, ctx: Ctx) {
+        return this.unlinkFromEvents(ctx.params.kind === "venue" ? "venues" : "organizers", ctx.params.id);
       }
     },
     /** Drops a deleted term from every event (terms.md §5). */
     unlinkTerm: {
       params: { taxonomy: { type: "enum", values: ["category", "tag"] }, id: "number" },
-      async handler(this: any, ctx: Ctx) {
-        const field = ctx.params.taxonomy === "category" ? "categories" : "tags";
-        const linked = await this.eventsLinking(field, [ctx.params.id]); // change feed: these events change
-        const n = await this.store.updateMany({ [field]: ctx.params.id }, { $pull: { [field]: ctx.params.id } });
-        if (n) await this.announceAll();
-        await this.recordChanges(linked, { emit: true });
-        return n;
+      handler(this: any, ctx: Ctx) {
+        return this.unlinkFromEvents(ctx.params.taxonomy === "category" ? "categories" : "tags", ctx.params.id);
       }
     },
     /** Ticket state, set by a ticketing service on the bus (D33). */
@@ -235,6 +225,14 @@ const EventsService: ServiceSchema = {
     touched(this: any) {
       const now = this.nowDb();
       return { modified: now, modified_utc: now };
+    },
+    /** Removes a linked record (venue, organizer, term) from every event carrying it; the feed records them. */
+    async unlinkFromEvents(this: any, field: "venues" | "organizers" | "categories" | "tags", id: number): Promise<number> {
+      const linked = await this.eventsLinking(field, [id]);
+      const n = await this.store.updateMany({ [field]: id }, { $pull: { [field]: id } });
+      if (n) await this.announceAll();
+      await this.recordChanges(linked, { emit: true });
+      return n;
     },
     async announceAll(this: any) {
       await this.broker.broadcast("cache.clean.calendar");

@@ -8,20 +8,10 @@ import { globalId, permalink } from "../posts/permalink";
 import { deriveStateProvince, isTruthyFlag, sanitizeTextField, stripEmptyKeys } from "../sanitize";
 import { linkedJsonLd } from "./json-ld";
 import type { LinkedKindSpec } from "./spec";
+import type { PostDoc } from "../posts/post-doc";
 
 /** A stored venue or organizer (store `_id` = the record id). */
-export interface LinkedDoc {
-  _id: number;
-  author: number;
-  status: string;
-  prior_status?: string;
-  date: string;
-  date_utc: string;
-  modified: string;
-  modified_utc: string;
-  slug: string;
-  post_password?: string;
-  lang?: string;
+export interface LinkedDoc extends PostDoc {
   /** The name, trimmed. */
   name: string;
   /** Lower-cased name: the indexed key of duplicate avoidance. */
