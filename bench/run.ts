@@ -24,7 +24,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const KEY = "bench-admin";
 const NS = "/wp-json/calendar/events/v1";
 
-interface Measure { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+interface Measure { rps: number; p50: number; p99: number; mean: number; errors: number; non2xx: number }
 interface Row { n: number; case: string; measure: Measure; ratio: number }
 
 function freePort(): Promise<number> {
@@ -127,7 +127,7 @@ function load(url: string, opts: { method?: string; body?: string; headers?: Rec
   return new Promise((resolve, reject) => {
     autocannon({ url, connections: CONNECTIONS, duration: DURATION, method: opts.method ?? "GET", body: opts.body, headers: opts.headers }, (err: Error, r: any) => {
       if (err) return reject(err);
-      resolve({ rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx });
+      resolve({ rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, mean: +r.latency.mean.toFixed(3), errors: r.errors, non2xx: r.non2xx });
     });
   });
 }
@@ -223,20 +223,20 @@ function report(rows: Row[], base: Measure, extra: Record<string, unknown>): voi
   const lines: string[] = [];
   lines.push(`baseline (raw node:http, same body): ${base.rps} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`);
   lines.push("");
-  lines.push(`${"case".padEnd(40)} ${"N".padStart(7)} ${"req/s".padStart(8)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"ratio".padStart(7)} ${"errors".padStart(7)}`);
+  lines.push(`${"case".padEnd(40)} ${"N".padStart(7)} ${"req/s".padStart(8)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"mean".padStart(7)} ${"ratio".padStart(7)} ${"errors".padStart(7)}`);
   for (const r of rows) {
-    lines.push(`${r.case.padEnd(40)} ${String(r.n).padStart(7)} ${String(r.measure.rps).padStart(8)} ${String(r.measure.p50).padStart(5)} ${String(r.measure.p99).padStart(5)} ${String(r.ratio).padStart(7)} ${String(r.measure.errors + r.measure.non2xx).padStart(7)}`);
+    lines.push(`${r.case.padEnd(40)} ${String(r.n).padStart(7)} ${String(r.measure.rps).padStart(8)} ${String(r.measure.p50).padStart(5)} ${String(r.measure.p99).padStart(5)} ${String(r.measure.mean).padStart(7)} ${String(r.ratio).padStart(7)} ${String(r.measure.errors + r.measure.non2xx).padStart(7)}`);
   }
   const growth: Record<string, number> = {};
   const small = Math.min(...SIZES);
   const large = Math.max(...SIZES);
   if (small !== large) {
     lines.push("");
-    lines.push(`growth of p50 latency from N=${small} to N=${large}:`);
+    lines.push(`growth of mean latency from N=${small} to N=${large} (autocannon's p50 is in whole ms):`);
     for (const r of rows.filter(x => x.n === large)) {
       const s = rows.find(x => x.n === small && x.case === r.case);
       if (!s) continue;
-      const g = +((r.measure.p50 || 0.5) / (s.measure.p50 || 0.5)).toFixed(2);
+      const g = +(r.measure.mean / s.measure.mean).toFixed(2);
       growth[r.case] = g;
       lines.push(`  ${r.case.padEnd(38)} ${g}x`);
     }
