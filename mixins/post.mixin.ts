@@ -13,7 +13,7 @@ import { ApiError } from "../lib/errors";
 import { CallMeta } from "../lib/meta";
 import { settings, NAMESPACE_PATH } from "../lib/settings";
 import { canAccessPassword, listStatuses, Who, hasCap } from "../lib/capabilities";
-import { sanitizeSlug, uniqueSlug, trashedSlug } from "../lib/slug";
+import { sanitizeSlug, trashedSlug } from "../lib/slug";
 import { nowDb } from "../lib/dates";
 import { pageOf, Page, listLinks, pagingHeaders, totalPages } from "../lib/posts/paging";
 import { imageUrlExtension } from "../lib/sanitize";
@@ -78,19 +78,7 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
         return this.typeOfId(id);
       },
 
-      /** `base` made unique among this type's records (excluding `excludeId`), reserved words avoided. */
-      async uniqueSlugFor(this: any, base: string, excludeId?: number): Promise<string> {
-        // Many records of one title would cost one lookup per suffix each time: past ten, start from the
-        // suffix this process handed out last (gaps below it are not reused then).
-        const hints: Map<string, number> = (this.slugHints ??= new Map());
-        const hint = hints.get(base) ?? 0;
-        const slug = await uniqueSlug(base, async candidate => (await this.store.count({ slug: candidate, ...(excludeId ? { _id: { $ne: excludeId } } : {}) })) > 0,
-          hint >= 10 ? hint + 1 : 2);
-        const suffix = /-(\d+)$/.exec(slug.slice(base.length));
-        if (suffix && slug.startsWith(base)) hints.set(base, Math.max(hint, Number(suffix[1])));
-        return slug;
-      },
-      /** As uniqueSlugFor, and held against parallel writes until `release()` (call it once the write is stored). */
+      /** `base` made unique among this type's records (reserved words avoided), held against parallel writes until `release()` (call it once the write is stored). */
       holdSlug(this: any, base: string, excludeId?: number): Promise<SlugHold> {
         return (this.slugHolds as SlugHolds).hold(base, async candidate => (await this.store.count({ slug: candidate, ...(excludeId ? { _id: { $ne: excludeId } } : {}) })) > 0);
       },

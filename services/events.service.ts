@@ -17,7 +17,6 @@ import { EVENT_PARAMS, EVENT_LINK_ORDER } from "../lib/events/event-params";
 import { checkEventInput, plainEventFields, resolveSchedule, throwIfInvalid } from "../lib/events/event-input";
 import { EventDoc, eventRecord } from "../lib/events/event-record";
 import { buildEventQuery, eventSearchCondition, eventSort, EventListFilters, readableCondition, SearchAccess } from "../lib/events/event-query";
-import { imageUrlExtension } from "../lib/sanitize";
 import type { SlugHold } from "../lib/posts/write-order";
 import { modifiedRange } from "../lib/changes/modified";
 
@@ -230,12 +229,8 @@ const EventsService: ServiceSchema = {
     async unlinkFromEvents(this: any, field: "venues" | "organizers" | "categories" | "tags", id: number): Promise<number> {
       const linked = await this.eventsLinking(field, [id]);
       const n = await this.store.updateMany({ [field]: id }, { $pull: { [field]: id } });
-      if (n) await this.announceAll();
       await this.recordChanges(linked, { emit: true });
       return n;
-    },
-    async announceAll(this: any) {
-      await this.broker.broadcast("cache.clean.calendar");
     },
 
     /** C13: future events whose date has passed are published (and counted) before anything reads them. */
@@ -446,15 +441,6 @@ const EventsService: ServiceSchema = {
     /** Updating to `trash` is a delete (C13): it needs delete_post as well as edit_post. */
     writeAction(p: Record<string, any>): "edit" | "trash" {
       return p.status === "trash" ? "trash" : "edit";
-    },
-    /** events.md §3.9 without side effects: an existing image id, or an image URL the caller may upload. */
-    async checkImage(this: any, ctx: Ctx, value: unknown) {
-      if (typeof value === "number" || (typeof value === "string" && /^\d+$/.test(value.trim()))) {
-        const id = Number(value);
-        if (!(id > 0 && (await this.kindOfId(id)) === "image")) throw ApiError.invalidParam("image", "param.image");
-        return;
-      }
-      if (typeof value !== "string" || !imageUrlExtension(value.trim()) || !hasCap(this.who(ctx), "upload_files")) throw ApiError.invalidParam("image", "param.image");
     },
     /**
      * Update and delete targets: permission first (general capability when no record has that id),
