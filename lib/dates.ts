@@ -348,11 +348,18 @@ function parseInZoneOrThrow(expression: string, zone: string, now: Date): string
   return wall;
 }
 
+/** The last window computed: it changes at most once a second, and every list without dates asks for it. */
+let lastWindow: { key: string; window: { start: string; end: string } } | undefined;
+
 /** Default list window: start "yesterday 23:59", end "+24 months", evaluated in the site zone. */
 export function defaultListWindow(
   strict: boolean, siteZone: string, now: Date = new Date(),
 ): { start: string; end: string } {
+  const key = `${strict}|${siteZone}|${Math.floor(now.getTime() / 1000)}`;
+  if (lastWindow?.key === key) return { ...lastWindow.window };
   const start = parseInZoneOrThrow("yesterday 23:59", siteZone, now);
   const end = parseInZoneOrThrow("+24 months", siteZone, now);
-  return strict ? { start, end } : { start: dayStart(start), end: dayEnd(end) };
+  const window = strict ? { start, end } : { start: dayStart(start), end: dayEnd(end) };
+  lastWindow = { key, window };
+  return { ...window };
 }

@@ -129,6 +129,11 @@ export const HttpFeaturesMixin: ServiceSchema = {
       }
       if (req.method === "GET" && status >= 200 && status < 300 && out !== undefined && out !== null) {
         const payload = typeof out === "string" ? out : JSON.stringify(out);
+        if (typeof out !== "string") {
+          // The bytes the ETag is of are the bytes sent: moleculer-web writes a string with its type as is.
+          (ctx.meta as CallMeta & { $responseType?: string }).$responseType ??= "application/json; charset=utf-8";
+          out = payload;
+        }
         const etag = strongEtag(payload, ctx.meta.caller, ctx.meta.language);
         const lastModified = ctx.meta.$responseHeaders?.["Last-Modified"] ?? (modified ? httpDate(modified) : undefined);
         res.setHeader("ETag", etag);

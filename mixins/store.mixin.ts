@@ -15,6 +15,7 @@ import { embeddedRegistry, IdRegistry, mongoRegistry, Sequence } from "./store/i
 import { CacheMixin } from "./cache.mixin";
 import "./store/append-handles";
 import { checkDataFile } from "./store/recovery";
+import { observeDatastore, WriteObserver } from "./store/write-observer";
 
 export interface IndexSpec {
   field: string;
@@ -99,6 +100,15 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       typeOfId(this: any, id: number): Promise<string | undefined> {
         return (this.idRegistry() as Promise<IdRegistry>).then(reg => reg.typeOf(id));
       },
+      /**
+       * Follows every change of the embedded store (this process owns it); false on MongoDB, where
+       * other processes write the same collection and only the database sees every change.
+       */
+      observeWrites(this: any, observer: WriteObserver): boolean {
+        if (settings().mongoUri) return false;
+        observeDatastore(this.adapter.db, observer);
+        return true;
+      },
       idRegistry(this: any): Promise<IdRegistry> {
         const s = settings();
         return s.mongoUri ? Promise.resolve(mongoRegistry(this.adapter.db)) : embeddedRegistry(s.dataDir, (msg: string) => this.logger.warn(msg));
@@ -114,6 +124,8 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       const store = cleaningWrites(raw, () => this.cleanCaches());
       this.store = store;
       for (const index of opts.indexes) await store.ensureIndex(index.field, index);
+      // The service's own start-up work on its store (e.g. the events list index).
+      await this.storeConnected?.();
     }
   } as ServiceSchema;
 }

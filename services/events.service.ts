@@ -19,6 +19,7 @@ import { EventDoc, eventRecord } from "../lib/events/event-record";
 import { buildEventQuery, eventSearchCondition, eventSort, EventListFilters, readableCondition, SearchAccess } from "../lib/events/event-query";
 import type { SlugHold } from "../lib/posts/write-order";
 import { modifiedRange } from "../lib/changes/modified";
+import { ListingIndex, ListedDoc } from "../lib/events/listing-index";
 
 registerSchemas(Object.fromEntries(Object.entries(EVENT_PARAMS).map(([name, schema]) => [`events.${name}`, schema])));
 
@@ -151,6 +152,9 @@ const EventsService: ServiceSchema = {
           const doc: EventDoc | null = await this.findById(ctx.params.event);
           return doc ? (this.linksVisible(ctx, doc) ? doc[field] : []) : null;
         }
+        if (ctx.params.upcoming && ctx.params.hasEvents === undefined && this.listing) {
+          return (this.listing as ListingIndex).linkedUpcoming(field, this.nowDb(), ctx.params.statuses);
+        }
         const and: Record<string, unknown>[] = [{ [field]: { $exists: true } }];
         if (ctx.params.hasEvents !== undefined) and.push({ status: { $nin: ["draft", "pending"] } });
         if (ctx.params.upcoming) {
@@ -197,12 +201,32 @@ const EventsService: ServiceSchema = {
       let docs: EventDoc[];
       let total: number;
       if (ctx.params.orderby === "distance" && geo) ({ docs, total } = await this.pageByDistance(filters, page, geo));
-      else ({ docs, total } = await this.pagedFind(buildEventQuery(filters), eventSort(!!filters.include), page));
+      else ({ docs, total } = (await this.indexedPage(filters, page)) ?? (await this.pagedFind(buildEventQuery(filters), eventSort(!!filters.include), page)));
       const events = await this.records(ctx, docs, { jsonLd: !!ctx.params.json_ld });
       if (geo) for (const ev of events) ev.distance = this.distanceOf(ev, geo);
       const sent = { ...(ctx.meta.query ?? {}) } as Record<string, unknown>;
       const envelope = this.listEnvelope(ctx, "events", EVENT_LINK_ORDER, sent, page, total);
       return { events, ...envelope };
+    },
+
+    /** A list page from the listing index (embedded store), undefined when the store must answer. */
+    async indexedPage(this: any, filters: EventListFilters, page: any): Promise<{ docs: EventDoc[]; total: number } | undefined> {
+      const index: ListingIndex | undefined = this.listing;
+      const found = index?.page(filters, page.skip, page.perPage);
+      if (!found) return undefined;
+      if (page.page > 1 && found.ids.length === 0) throw new ApiError("event-archive-page-not-found", 404);
+      const byId = new Map<number, EventDoc>((await this.store.find({ _id: { $in: found.ids } })).map((d: EventDoc) => [d._id, d]));
+      return { docs: found.ids.map(id => byId.get(id)).filter((d): d is EventDoc => d !== undefined), total: found.total };
+    },
+    /** The embedded store: keep the listing index beside it (MongoDB lists from its own indexes). */
+    storeConnected(this: any) {
+      const index = new ListingIndex();
+      const followed = this.observeWrites({
+        reset: (docs: ListedDoc[]) => index.load(docs),
+        saved: (doc: ListedDoc) => index.upsert(doc),
+        removed: (doc: ListedDoc) => index.remove(doc._id)
+      });
+      this.listing = followed ? index : undefined;
     },
 
     /**

@@ -1,0 +1,365 @@
+/**
+ * The events list on the embedded store, answered from an ordered in-memory index instead of a store
+ * scan. NeDB picks candidates from one index but then matches, sorts and counts every candidate: the
+ * default list (all upcoming events) touched every stored event twice per request. This index keeps,
+ * per status, the listed (not hidden) events in list order (start, publication date, id), so a page is
+ * a binary search plus a merge, and the total a sum of range sizes. A bound on the end (the default
+ * window has one) is checked only near the edges of the start range: no event lasts longer than the
+ * longest one seen, so an event starting well inside the range ends inside it too. Other filters scan
+ * the start range, on compact entries.
+ *
+ * It answers exactly what `buildEventQuery` + `eventSort` select (test/unit/listing-index.test.ts
+ * checks the two against each other on a real NeDB), except `search` and `orderby=distance`, which
+ * stay store queries. It is only correct while one process owns the events store: the embedded store.
+ */
+import type { EventListFilters } from "./event-query";
+import { fromDb, toDb } from "../dates";
+
+/** What the list needs of an event. */
+export interface ListingEntry {
+  id: number;
+  start: string;
+  end: string;
+  date: string;
+  status: string;
+  hidden: boolean;
+  featured: boolean;
+  ticketed: boolean;
+  postParent?: number;
+  modifiedUtc: string;
+  categories: readonly number[];
+  tags: readonly number[];
+  venues: readonly number[];
+  organizers: readonly number[];
+}
+
+export type LinkField = "venues" | "organizers";
+
+/** The stored event fields the index reads. */
+export interface ListedDoc {
+  _id: number;
+  start_date: string;
+  end_date: string;
+  date: string;
+  status: string;
+  hide_from_listings?: boolean;
+  featured?: boolean;
+  ticketed?: boolean;
+  post_parent?: number;
+  modified_utc: string;
+  categories?: number[];
+  tags?: number[];
+  venues?: number[];
+  organizers?: number[];
+}
+
+export function entryOf(doc: ListedDoc): ListingEntry {
+  return {
+    id: doc._id,
+    start: doc.start_date,
+    end: doc.end_date,
+    date: doc.date,
+    status: doc.status,
+    hidden: doc.hide_from_listings === true,
+    featured: doc.featured === true,
+    ticketed: doc.ticketed === true,
+    postParent: doc.post_parent,
+    modifiedUtc: doc.modified_utc,
+    categories: doc.categories ?? [],
+    tags: doc.tags ?? [],
+    venues: doc.venues ?? [],
+    organizers: doc.organizers ?? []
+  };
+}
+
+// NeDB's order of values of one type; an absent value sorts first (as undefined/null do in NeDB).
+function cmpValue(a: string | number | undefined, b: string | number | undefined): number {
+  if (a === b) return 0;
+  if (a === undefined) return -1;
+  if (b === undefined) return 1;
+  return a < b ? -1 : 1;
+}
+
+/** List order: start (wall clock), publication date, id. */
+export function listOrder(a: ListingEntry, b: ListingEntry): number {
+  return cmpValue(a.start, b.start) || cmpValue(a.date, b.date) || a.id - b.id;
+}
+/** Order of an `include` list: publication date, id. */
+function includeOrder(a: ListingEntry, b: ListingEntry): number {
+  return cmpValue(a.date, b.date) || a.id - b.id;
+}
+
+/** First position in `list` (sorted by `listOrder`) whose start is not before `start` (`after`: after it). */
+function lowerBound(list: readonly ListingEntry[], start: string, after: boolean): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const s = list[mid].start;
+    if (s === undefined || s < start || (after && s === start)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Position of `entry` in `list`, or where it would go. */
+function positionOf(list: readonly ListingEntry[], entry: ListingEntry): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (listOrder(list[mid], entry) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const both = (a: Keep | undefined, b: Keep | undefined): Keep | undefined => (a && b ? e => a(e) && b(e) : a ?? b);
+
+const anyIn = (values: readonly number[], set: ReadonlySet<number>) => values.some(v => set.has(v));
+
+type Keep = (e: ListingEntry) => boolean;
+
+/** The filters other than statuses and the date ranges, as one predicate (undefined: none). */
+function entryPredicate(f: EventListFilters): Keep | undefined {
+  const tests: Keep[] = [];
+  const set = (ids: number[] | undefined) => (ids ? new Set(ids) : undefined);
+  const categories = set(f.categoryIds);
+  if (categories) tests.push(e => anyIn(e.categories, categories));
+  const tags = set(f.tagIds);
+  if (tags) tests.push(e => anyIn(e.tags, tags));
+  const venues = set(f.venueIds);
+  if (venues) tests.push(e => anyIn(e.venues, venues));
+  const organizers = set(f.organizerIds);
+  if (organizers) tests.push(e => anyIn(e.organizers, organizers));
+  if (f.featured !== undefined) tests.push(e => e.featured === f.featured);
+  if (f.postParent !== undefined) tests.push(e => e.postParent === f.postParent);
+  if (f.ticketed !== undefined) tests.push(e => e.ticketed === f.ticketed);
+  const geoIn = set(f.geoVenues?.in);
+  if (geoIn) tests.push(e => anyIn(e.venues, geoIn));
+  const geoOut = set(f.geoVenues?.notIn);
+  if (geoOut) tests.push(e => !anyIn(e.venues, geoOut));
+  const modified = f.modified;
+  if (modified) tests.push(e => (modified.after === undefined || e.modifiedUtc > modified.after) && (modified.before === undefined || e.modifiedUtc < modified.before));
+  if (!tests.length) return undefined;
+  return e => tests.every(t => t(e));
+}
+
+/** A range of DB-format strings; each bound inclusive or not. */
+interface Range {
+  lo?: string;
+  loOpen?: boolean;
+  hi?: string;
+  hiOpen?: boolean;
+}
+
+function inRange(v: string | undefined, r: Range): boolean {
+  if (v === undefined) return false;
+  if (r.lo !== undefined && (r.loOpen ? v <= r.lo : v < r.lo)) return false;
+  if (r.hi !== undefined && (r.hiOpen ? v >= r.hi : v > r.hi)) return false;
+  return true;
+}
+
+/** The tighter of two bounds (`upper`: the smaller one wins; on a tie the open one). */
+function tighter(r: Range, side: "lo" | "hi", value: string | undefined, open: boolean): void {
+  if (value === undefined) return;
+  const cur = r[side];
+  const openKey = side === "lo" ? "loOpen" : "hiOpen";
+  if (cur === undefined || (side === "lo" ? value > cur : value < cur) || (value === cur && open)) {
+    r[side] = value;
+    r[openKey] = open;
+  }
+}
+
+/** The start and end ranges of the date filters, as `buildEventQuery` applies them. */
+function dateRanges(b: EventListFilters["bounds"]): { start: Range; end: Range } {
+  const start: Range = {};
+  const end: Range = {};
+  tighter(start, "lo", b.start_date, false);
+  tighter(start, "lo", b.starts_after, true);
+  tighter(start, "hi", b.starts_before, true);
+  tighter(end, "hi", b.end_date, false);
+  tighter(end, "lo", b.ends_after, true);
+  tighter(end, "hi", b.ends_before, true);
+  return { start, end };
+}
+
+export interface ListingPage {
+  ids: number[];
+  total: number;
+}
+
+export class ListingIndex {
+  private readonly byId = new Map<number, ListingEntry>();
+  /** Listed (not hidden) entries per status, in list order. */
+  private readonly byStatus = new Map<string, ListingEntry[]>();
+  /** The longest duration (end − start) seen since the last load: never shrinks, so always an upper bound. */
+  private longestMs = 0;
+  /** Entries that end before they start (none when the store keeps start ≤ end). */
+  private backwards = 0;
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.byStatus.clear();
+    this.longestMs = 0;
+    this.backwards = 0;
+  }
+
+  /** Many documents at once (start-up): one sort per status instead of one insertion each. */
+  load(docs: Iterable<ListedDoc>): void {
+    this.clear();
+    for (const doc of docs) {
+      const entry = entryOf(doc);
+      this.byId.set(entry.id, entry);
+      this.measure(entry, 1);
+      if (!entry.hidden) this.bucket(entry.status).push(entry);
+    }
+    for (const list of this.byStatus.values()) list.sort(listOrder);
+  }
+
+  /** The document as stored now (after an insert or an update). */
+  upsert(doc: ListedDoc): void {
+    this.remove(doc._id);
+    const entry = entryOf(doc);
+    this.byId.set(entry.id, entry);
+    this.measure(entry, 1);
+    if (entry.hidden) return;
+    const list = this.bucket(entry.status);
+    list.splice(positionOf(list, entry), 0, entry);
+  }
+
+  remove(id: number): void {
+    const old = this.byId.get(id);
+    if (!old) return;
+    this.byId.delete(id);
+    this.measure(old, -1);
+    if (old.hidden) return;
+    const list = this.byStatus.get(old.status);
+    if (!list) return;
+    const at = positionOf(list, old);
+    if (list[at] === old) list.splice(at, 1);
+  }
+
+  /**
+   * One page of the list the filters select, and its total; undefined when the index cannot answer
+   * (a `search`): the caller asks the store.
+   */
+  page(f: EventListFilters, skip: number, limit: number): ListingPage | undefined {
+    if (f.search !== undefined || f.searchQuery !== undefined) return undefined;
+    if (f.include) return this.includePage(f, skip, limit);
+    const { start, end } = dateRanges(f.bounds);
+    // start ≤ end for every stored event: an upper bound on the end bounds the start too.
+    if (start.lo !== undefined || start.hi !== undefined) {
+      tighter(start, "hi", end.hi, !!end.hiOpen);
+    }
+    const endKeep: Keep | undefined = end.lo !== undefined || end.hi !== undefined ? e => inRange(e.end, end) : undefined;
+    const other = entryPredicate(f);
+    const ranges: Slice[] = [];
+    for (const status of new Set(f.statuses)) {
+      const list = this.byStatus.get(status);
+      if (!list?.length) continue;
+      const from = start.lo === undefined ? 0 : lowerBound(list, start.lo, !!start.loOpen);
+      const to = start.hi === undefined ? list.length : lowerBound(list, start.hi, !start.hiOpen);
+      if (from < to) ranges.push({ list, from, to });
+    }
+    if (!other) {
+      // Only the edges of each range can hold events ending outside the end range.
+      let total = 0;
+      for (const r of ranges) {
+        total += r.to - r.from;
+        if (endKeep) for (const [a, b] of this.endBands(r, end)) for (let i = a; i < b; i++) if (!endKeep(r.list[i])) total--;
+      }
+      return { total, ids: mergePage(ranges, skip, limit, endKeep) };
+    }
+    const keep = both(endKeep, other)!;
+    const matching = ranges.map(r => {
+      const list: ListingEntry[] = [];
+      for (let i = r.from; i < r.to; i++) if (keep(r.list[i])) list.push(r.list[i]);
+      return { list, from: 0, to: list.length };
+    });
+    return { total: matching.reduce((n, r) => n + r.to, 0), ids: mergePage(matching, skip, limit) };
+  }
+
+  /**
+   * The parts of a start range whose events may end outside `end`: those starting at or before its
+   * lower bound, and those starting within the longest duration before its upper bound. All of it
+   * while some event ends before it starts.
+   */
+  private endBands(r: Slice, end: Range): Array<[number, number]> {
+    if (this.backwards > 0 || !Number.isFinite(this.longestMs)) return [[r.from, r.to]];
+    const lowTo = end.lo === undefined ? r.from : Math.min(r.to, lowerBound(r.list, end.lo, true));
+    let highFrom = r.to;
+    if (end.hi !== undefined) {
+      const edge = fromDb(end.hi).getTime() - this.longestMs;
+      highFrom = Number.isFinite(edge) ? Math.max(r.from, lowerBound(r.list, toDb(new Date(edge)), false)) : r.from;
+    }
+    return [[r.from, lowTo], [Math.max(lowTo, highFrom), r.to]];
+  }
+
+  /** Distinct venue or organizer ids linked from events with a start at or after `from` (listed events only), in these statuses (all when absent). */
+  linkedUpcoming(field: LinkField, from: string, statuses?: readonly string[]): number[] {
+    const out = new Set<number>();
+    const lists = statuses ? [...new Set(statuses)].map(s => this.byStatus.get(s) ?? []) : [...this.byStatus.values()];
+    for (const list of lists) {
+      for (let i = lowerBound(list, from, false); i < list.length; i++) for (const id of list[i][field]) out.add(id);
+    }
+    return [...out];
+  }
+
+  private includePage(f: EventListFilters, skip: number, limit: number): ListingPage {
+    const statuses = new Set(f.statuses);
+    const keep = entryPredicate(f);
+    const found: ListingEntry[] = [];
+    for (const id of new Set(f.include)) {
+      const e = this.byId.get(id);
+      if (e && !e.hidden && statuses.has(e.status) && (!keep || keep(e))) found.push(e);
+    }
+    found.sort(includeOrder);
+    return { total: found.length, ids: found.slice(skip, skip + limit).map(e => e.id) };
+  }
+
+  private measure(e: ListingEntry, sign: 1 | -1): void {
+    const ms = fromDb(e.end).getTime() - fromDb(e.start).getTime();
+    if (!(ms >= 0)) this.backwards += sign; // negative, or a date that does not parse
+    else if (sign > 0 && ms > this.longestMs) this.longestMs = ms;
+  }
+
+  private bucket(status: string): ListingEntry[] {
+    let list = this.byStatus.get(status);
+    if (!list) this.byStatus.set(status, (list = []));
+    return list;
+  }
+}
+
+interface Slice {
+  list: readonly ListingEntry[];
+  from: number;
+  to: number;
+}
+
+/** Ids of positions skip … skip+limit of the merged slices (each in list order), of the entries `keep` keeps. */
+function mergePage(slices: Slice[], skip: number, limit: number, keep?: Keep): number[] {
+  if (slices.length === 1 && !keep) {
+    const r = slices[0];
+    return r.list.slice(r.from + skip, Math.min(r.to, r.from + skip + limit)).map(e => e.id);
+  }
+  const at = slices.map(r => r.from);
+  const ids: number[] = [];
+  let n = 0;
+  while (n < skip + limit) {
+    let best = -1;
+    for (let i = 0; i < slices.length; i++) {
+      if (at[i] < slices[i].to && (best < 0 || listOrder(slices[i].list[at[i]], slices[best].list[at[best]]) < 0)) best = i;
+    }
+    if (best < 0) break;
+    const e = slices[best].list[at[best]++];
+    if (keep && !keep(e)) continue;
+    if (n >= skip) ids.push(e.id);
+    n++;
+  }
+  return ids;
+}
