@@ -152,7 +152,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         async handler(this: any, ctx: Ctx<{ ids: number[]; jsonLd?: boolean; password?: string; context?: string }>): Promise<Record<string, unknown>> {
           const ids = [...new Set(ctx.params.ids)];
           if (!ids.length) return {};
-          const docs: LinkedDoc[] = (await this.store.find({ _id: { $in: ids } })).filter((d: LinkedDoc) => this.mayRead(ctx, d));
+          const docs: LinkedDoc[] = (await this.store.findByIds(ids)).filter((d: LinkedDoc) => this.mayRead(ctx, d));
           const access = { password: ctx.params.password, context: ctx.params.context };
           const items: unknown[] = await this.presentMany(ctx, docs, { jsonLd: !!ctx.params.jsonLd, reveal: (d: LinkedDoc) => this.passwordAccess(ctx, d, access) });
           return Object.fromEntries(docs.map((d, i) => [String(d._id), items[i]]));

@@ -15,7 +15,7 @@ import { embeddedRegistry, IdRegistry, mongoRegistry, Sequence } from "./store/i
 import { CacheMixin } from "./cache.mixin";
 import "./store/append-handles";
 import { checkDataFile } from "./store/recovery";
-import { observeDatastore, WriteObserver } from "./store/write-observer";
+import { FREEZE_STORED, observeDatastore, WriteObserver } from "./store/write-observer";
 
 export interface IndexSpec {
   field: string;
@@ -120,7 +120,10 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       this.adapter.init(this.broker, this);
     },
     async afterConnected(this: any) {
-      const raw: Collection = settings().mongoUri ? mongoCollection(this.adapter.collection) : nedbCollection(this.adapter.db);
+      const embedded = !settings().mongoUri;
+      // Stored documents are frozen before anything reads them without a copy (Collection.findByIds).
+      if (embedded) observeDatastore(this.adapter.db, FREEZE_STORED);
+      const raw: Collection = embedded ? nedbCollection(this.adapter.db) : mongoCollection(this.adapter.collection);
       const store = cleaningWrites(raw, () => this.cleanCaches());
       this.store = store;
       for (const index of opts.indexes) await store.ensureIndex(index.field, index);

@@ -215,7 +215,7 @@ const EventsService: ServiceSchema = {
       const found = index?.page(filters, page.skip, page.perPage);
       if (!found) return undefined;
       if (page.page > 1 && found.ids.length === 0) throw new ApiError("event-archive-page-not-found", 404);
-      const byId = new Map<number, EventDoc>((await this.store.find({ _id: { $in: found.ids } })).map((d: EventDoc) => [d._id, d]));
+      const byId = new Map<number, EventDoc>((await this.store.findByIds(found.ids)).map((d: EventDoc) => [d._id, d]));
       return { docs: found.ids.map(id => byId.get(id)).filter((d): d is EventDoc => d !== undefined), total: found.total };
     },
     /** The embedded store: keep the listing index beside it (MongoDB lists from its own indexes). */

@@ -408,7 +408,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
     },
 
     async fetchByIds(ids) {
-      return ids.length === 0 ? [] : ((await this.store.find({ _id: { $in: ids } })) as TermDoc[]);
+      return ids.length === 0 ? [] : ((await this.store.findByIds(ids)) as TermDoc[]);
     },
 
     /** Standalone records, with the ancestors' slugs of categories loaded in one lookup per level. */

@@ -18,6 +18,11 @@ export interface FindOptions {
 
 export interface Collection {
   find(query: Query, opts?: FindOptions): Promise<Doc[]>;
+  /**
+   * The documents with these ids, in no particular order, read-only: on the embedded store the stored
+   * (frozen) documents themselves, straight from the id index, without a copy.
+   */
+  findByIds(ids: readonly unknown[]): Promise<readonly Doc[]>;
   count(query: Query): Promise<number>;
   findOne(query: Query): Promise<Doc | null>;
   insert(doc: Doc): Promise<Doc>;
@@ -49,6 +54,9 @@ export function nedbCollection(db: any): Collection {
       if (opts.limit) cursor = cursor.limit(opts.limit);
       return exec(cursor);
     },
+    // Reads NeDB's in-memory state as it is now, like a find queued at this moment would (a write is
+    // in memory before it is acknowledged). The store mixin freezes stored documents (FREEZE_STORED).
+    findByIds: async ids => (ids.length ? db.indexes._id.getMatching([...ids]) : []),
     count: query => db.count(query),
     findOne: query => db.findOne(query),
     async insert(doc) {
@@ -97,6 +105,7 @@ export function mongoCollection(col: any): Collection {
       if (opts.limit) cursor = cursor.limit(opts.limit);
       return cursor.toArray();
     },
+    findByIds: async ids => (ids.length ? col.find({ _id: { $in: [...ids] } }).toArray() : []),
     count: query => col.countDocuments(toMongoQuery(query)),
     findOne: query => col.findOne(toMongoQuery(query)),
     async insert(doc) {
