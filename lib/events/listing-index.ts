@@ -114,6 +114,17 @@ function positionOf(list: readonly ListingEntry[], entry: ListingEntry): number 
   return lo;
 }
 
+const LINK_FIELDS: readonly LinkField[] = ["venues", "organizers"];
+
+function insertSorted(list: ListingEntry[], entry: ListingEntry): void {
+  list.splice(positionOf(list, entry), 0, entry);
+}
+function removeSorted(list: ListingEntry[] | undefined, entry: ListingEntry): void {
+  if (!list) return;
+  const at = positionOf(list, entry);
+  if (list[at] === entry) list.splice(at, 1);
+}
+
 const both = (a: Keep | undefined, b: Keep | undefined): Keep | undefined => (a && b ? e => a(e) && b(e) : a ?? b);
 
 const anyIn = (values: readonly number[], set: ReadonlySet<number>) => values.some(v => set.has(v));
@@ -193,6 +204,8 @@ export class ListingIndex {
   private readonly byId = new Map<number, ListingEntry>();
   /** Listed (not hidden) entries per status, in list order. */
   private readonly byStatus = new Map<string, ListingEntry[]>();
+  /** Listed entries per linked venue / organizer id, in list order (the `only_with_upcoming` filters). */
+  private readonly linked: Record<LinkField, Map<number, ListingEntry[]>> = { venues: new Map(), organizers: new Map() };
   /** The longest duration (end − start) seen since the last load: never shrinks, so always an upper bound. */
   private longestMs = 0;
   /** Entries that end before they start (none when the store keeps start ≤ end). */
@@ -205,6 +218,7 @@ export class ListingIndex {
   clear(): void {
     this.byId.clear();
     this.byStatus.clear();
+    for (const map of Object.values(this.linked)) map.clear();
     this.longestMs = 0;
     this.backwards = 0;
   }
@@ -216,9 +230,12 @@ export class ListingIndex {
       const entry = entryOf(doc);
       this.byId.set(entry.id, entry);
       this.measure(entry, 1);
-      if (!entry.hidden) this.bucket(entry.status).push(entry);
+      if (entry.hidden) continue;
+      this.bucket(entry.status).push(entry);
+      for (const field of LINK_FIELDS) for (const id of entry[field]) this.linkedList(field, id).push(entry);
     }
     for (const list of this.byStatus.values()) list.sort(listOrder);
+    for (const field of LINK_FIELDS) for (const list of this.linked[field].values()) list.sort(listOrder);
   }
 
   /** The document as stored now (after an insert or an update). */
@@ -228,8 +245,8 @@ export class ListingIndex {
     this.byId.set(entry.id, entry);
     this.measure(entry, 1);
     if (entry.hidden) return;
-    const list = this.bucket(entry.status);
-    list.splice(positionOf(list, entry), 0, entry);
+    insertSorted(this.bucket(entry.status), entry);
+    for (const field of LINK_FIELDS) for (const id of entry[field]) insertSorted(this.linkedList(field, id), entry);
   }
 
   remove(id: number): void {
@@ -238,10 +255,14 @@ export class ListingIndex {
     this.byId.delete(id);
     this.measure(old, -1);
     if (old.hidden) return;
-    const list = this.byStatus.get(old.status);
-    if (!list) return;
-    const at = positionOf(list, old);
-    if (list[at] === old) list.splice(at, 1);
+    removeSorted(this.byStatus.get(old.status), old);
+    for (const field of LINK_FIELDS) {
+      for (const linkedId of old[field]) {
+        const list = this.linked[field].get(linkedId);
+        removeSorted(list, old);
+        if (list && !list.length) this.linked[field].delete(linkedId);
+      }
+    }
   }
 
   /**
@@ -300,14 +321,22 @@ export class ListingIndex {
     return [[r.from, lowTo], [Math.max(lowTo, highFrom), r.to]];
   }
 
-  /** Distinct venue or organizer ids linked from events with a start at or after `from` (listed events only), in these statuses (all when absent). */
+  /**
+   * Venue or organizer ids linked from listed events starting at or after `from`, in these statuses
+   * (any when absent): per linked id, its events are looked at from the latest start backwards.
+   */
   linkedUpcoming(field: LinkField, from: string, statuses?: readonly string[]): number[] {
-    const out = new Set<number>();
-    const lists = statuses ? [...new Set(statuses)].map(s => this.byStatus.get(s) ?? []) : [...this.byStatus.values()];
-    for (const list of lists) {
-      for (let i = lowerBound(list, from, false); i < list.length; i++) for (const id of list[i][field]) out.add(id);
+    const wanted = statuses ? new Set(statuses) : undefined;
+    const out: number[] = [];
+    for (const [id, list] of this.linked[field]) {
+      for (let i = list.length - 1; i >= 0 && list[i].start >= from; i--) {
+        if (!wanted || wanted.has(list[i].status)) {
+          out.push(id);
+          break;
+        }
+      }
     }
-    return [...out];
+    return out;
   }
 
   private includePage(f: EventListFilters, skip: number, limit: number): ListingPage {
@@ -326,6 +355,12 @@ export class ListingIndex {
     const ms = fromDb(e.end).getTime() - fromDb(e.start).getTime();
     if (!(ms >= 0)) this.backwards += sign; // negative, or a date that does not parse
     else if (sign > 0 && ms > this.longestMs) this.longestMs = ms;
+  }
+
+  private linkedList(field: LinkField, id: number): ListingEntry[] {
+    let list = this.linked[field].get(id);
+    if (!list) this.linked[field].set(id, (list = []));
+    return list;
   }
 
   private bucket(status: string): ListingEntry[] {

@@ -101,6 +101,18 @@ async function compareMany(db: any, index: ListingIndex, r: ReturnType<typeof rn
   return nonEmpty;
 }
 
+/** `linkedUpcoming` against the store query of `events.linkedPostIds` (upcoming), for both fields and a few dates and statuses. */
+async function compareLinked(db: any, index: ListingIndex): Promise<void> {
+  for (const field of ["venues", "organizers"] as const) {
+    for (const [from, statuses] of [[day(30), undefined], [day(45), ["publish", "private"]], [day(58), ["publish"]], [day(0), ["draft"]]] as const) {
+      const and: object[] = [{ [field]: { $exists: true } }, { start_date: { $gte: from } }, { hide_from_listings: { $ne: true } }];
+      if (statuses) and.push({ status: { $in: statuses } });
+      const expected = [...new Set((await db.findAsync({ $and: and })).flatMap((d: any) => d[field]))].sort();
+      expect(index.linkedUpcoming(field, from, statuses).sort()).toEqual(expected);
+    }
+  }
+}
+
 describe("events listing index", () => {
   let db: any;
   let index: ListingIndex;
@@ -150,6 +162,7 @@ describe("events listing index", () => {
     await db.updateAsync({ venues: 3 }, { $pull: { venues: 3 } }, { multi: true });
     await db.removeAsync({ status: "trash", featured: true }, { multi: true });
     expect(await compareMany(db, index, r, 200)).toBeGreaterThan(50);
+    await compareLinked(db, index);
     // a reload rebuilds from the file, as on a restart
     await db.loadDatabaseAsync();
     expect(index.size).toBe((await db.findAsync({})).length);
@@ -174,14 +187,16 @@ describe("events listing index", () => {
   it("lists the venues and organizers of upcoming listed events, as the store query does", async () => {
     const r = rng(5);
     await db.insertAsync(Array.from({ length: 200 }, (_, i) => randomEvent(r, i + 1)));
-    for (const field of ["venues", "organizers"] as const) {
-      for (const [from, statuses] of [[day(30), undefined], [day(45), ["publish", "private"]], [day(70), ["publish"]]] as const) {
-        const and: object[] = [{ [field]: { $exists: true } }, { start_date: { $gte: from } }, { hide_from_listings: { $ne: true } }];
-        if (statuses) and.push({ status: { $in: statuses } });
-        const expected = [...new Set((await db.findAsync({ $and: and })).flatMap((d: any) => d[field]))].sort();
-        expect(index.linkedUpcoming(field, from, statuses).sort()).toEqual(expected);
-      }
-    }
+    await compareLinked(db, index);
     expect(index.linkedUpcoming("venues", day(100))).toEqual([]);
+    // an event moved to the past or hidden no longer counts for its venue
+    const [only] = await db.findAsync({ venues: 5 });
+    await db.updateAsync({ venues: 5 }, { $set: { start_date: day(-30) } }, { multi: true });
+    expect(index.linkedUpcoming("venues", day(0))).not.toContain(5);
+    await db.updateAsync({ _id: only._id }, { $set: { start_date: day(59) } });
+    expect(index.linkedUpcoming("venues", day(0))).toContain(5);
+    await db.updateAsync({ _id: only._id }, { $set: { hide_from_listings: true } });
+    expect(index.linkedUpcoming("venues", day(0))).not.toContain(5);
+    await compareLinked(db, index);
   });
 });
