@@ -5,6 +5,10 @@
  * requests/s, p50, p99, the ratio to the baseline and the growth from the smallest to the largest N;
  * writes the same as JSON under bench/results/.
  *
+ * Every case runs twice per N: with the cache warm (the gateway answers from its response cache) and,
+ * for the reads, with the cache off (CACHER=off: every request runs the services; the column "plan"
+ * says what answers it). Growth is on mean latency, for both.
+ *
  * Settings (environment): BENCH_SIZES (default 1000,10000,100000), BENCH_DURATION seconds per case
  * (default 5), BENCH_CONNECTIONS (default 32), BENCH_SPLIT=0 to skip the NATS variant.
  */
@@ -25,7 +29,17 @@ const KEY = "bench-admin";
 const NS = "/wp-json/calendar/events/v1";
 
 interface Measure { rps: number; p50: number; p99: number; mean: number; errors: number; non2xx: number }
-interface Row { n: number; case: string; measure: Measure; ratio: number }
+interface Row { n: number; case: string; plan: string; measure: Measure; ratio: number }
+
+/** What answers an uncached read (embedded store). */
+const PLANS: Record<string, string> = {
+  "events list (default)": "listing index",
+  "events list (filtered)": "listing index, range scan",
+  "events search": "store scan (text)",
+  "single event": "id index",
+  "venues only_with_upcoming": "listing index + venues query"
+};
+const WARM = "response cache";
 
 function freePort(): Promise<number> {
   return new Promise(resolve => {
@@ -123,9 +137,9 @@ async function seed(base: string, n: number): Promise<Seeded> {
   return { venues, categories, eventIds, createRate };
 }
 
-function load(url: string, opts: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Measure> {
+function load(url: string, opts: { method?: string; body?: string; headers?: Record<string, string>; duration?: number } = {}): Promise<Measure> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: CONNECTIONS, duration: DURATION, method: opts.method ?? "GET", body: opts.body, headers: opts.headers }, (err: Error, r: any) => {
+    autocannon({ url, connections: CONNECTIONS, duration: opts.duration ?? DURATION, method: opts.method ?? "GET", body: opts.body, headers: opts.headers }, (err: Error, r: any) => {
       if (err) return reject(err);
       resolve({ rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, mean: +r.latency.mean.toFixed(3), errors: r.errors, non2xx: r.non2xx });
     });
@@ -181,21 +195,25 @@ async function main(): Promise<void> {
     for (const [name, route, opts] of cases) {
       process.stderr.write(`  load: ${name}\n`);
       const m = await load(`${url}${route}`, opts);
-      rows.push({ n, case: name, measure: m, ratio: +(m.rps / base.rps).toFixed(3) });
+      rows.push({ n, case: name, plan: opts?.method === "POST" ? "store write" : WARM, measure: m, ratio: +(m.rps / base.rps).toFixed(3) });
     }
     extra[`rss_mb_${n}`] = rssMb(server.child.pid!);
     await server.stop();
 
-    if (n === 10000 || (SIZES.length === 1)) {
-      // Cache off, same data.
-      const p2 = await freePort();
-      const nocache = startProcess({ DATA_DIR: dataDir, CACHER: "off" }, p2);
-      await waitFor(`http://127.0.0.1:${p2}${NS}`);
-      const m = await load(`http://127.0.0.1:${p2}${NS}/events`);
-      rows.push({ n, case: "events list (default, cache off)", measure: m, ratio: +(m.rps / base.rps).toFixed(3) });
-      await nocache.stop();
-      if (process.env.BENCH_SPLIT !== "0") rows.push(...(await splitVariant(dataDir, n, base, rows)));
+    // The reads again with the cache off, on the same data (a restart loads it from the files).
+    const p2 = await freePort();
+    const nocache = startProcess({ DATA_DIR: dataDir, CACHER: "off" }, p2);
+    await waitFor(`http://127.0.0.1:${p2}${NS}`);
+    for (const [name, route, opts] of cases) {
+      if (opts?.method === "POST") continue;
+      process.stderr.write(`  load (cache off): ${name}\n`);
+      await load(`http://127.0.0.1:${p2}${route}`, { duration: 1 }); // warm-up (JIT)
+      const m = await load(`http://127.0.0.1:${p2}${route}`);
+      rows.push({ n, case: `${name}, cache off`, plan: PLANS[name], measure: m, ratio: +(m.rps / base.rps).toFixed(3) });
     }
+    extra[`rss_mb_${n}_cache_off`] = rssMb(nocache.child.pid!);
+    await nocache.stop();
+    if ((n === 10000 || SIZES.length === 1) && process.env.BENCH_SPLIT !== "0") rows.push(...(await splitVariant(dataDir, n, base, rows)));
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   report(rows, base!, extra);
@@ -216,16 +234,16 @@ async function splitVariant(dataDir: string, n: number, base: Measure, rows: Row
   await services.stop();
   nats.kill();
   const one = rows.find(r => r.n === n && r.case === "events list (default)");
-  return [{ n, case: "events list (default, split over NATS)", measure: m, ratio: one ? +(m.rps / one.measure.rps).toFixed(3) : +(m.rps / base.rps).toFixed(3) }];
+  return [{ n, case: "events list (default), split over NATS", plan: `${WARM} (ratio to one process)`, measure: m, ratio: one ? +(m.rps / one.measure.rps).toFixed(3) : +(m.rps / base.rps).toFixed(3) }];
 }
 
 function report(rows: Row[], base: Measure, extra: Record<string, unknown>): void {
   const lines: string[] = [];
   lines.push(`baseline (raw node:http, same body): ${base.rps} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`);
   lines.push("");
-  lines.push(`${"case".padEnd(40)} ${"N".padStart(7)} ${"req/s".padStart(8)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"mean".padStart(7)} ${"ratio".padStart(7)} ${"errors".padStart(7)}`);
+  lines.push(`${"case".padEnd(40)} ${"plan".padEnd(30)} ${"N".padStart(7)} ${"req/s".padStart(8)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"mean".padStart(7)} ${"ratio".padStart(7)} ${"errors".padStart(7)}`);
   for (const r of rows) {
-    lines.push(`${r.case.padEnd(40)} ${String(r.n).padStart(7)} ${String(r.measure.rps).padStart(8)} ${String(r.measure.p50).padStart(5)} ${String(r.measure.p99).padStart(5)} ${String(r.measure.mean).padStart(7)} ${String(r.ratio).padStart(7)} ${String(r.measure.errors + r.measure.non2xx).padStart(7)}`);
+    lines.push(`${r.case.padEnd(40)} ${r.plan.slice(0, 30).padEnd(30)} ${String(r.n).padStart(7)} ${String(r.measure.rps).padStart(8)} ${String(r.measure.p50).padStart(5)} ${String(r.measure.p99).padStart(5)} ${String(r.measure.mean).padStart(7)} ${String(r.ratio).padStart(7)} ${String(r.measure.errors + r.measure.non2xx).padStart(7)}`);
   }
   const growth: Record<string, number> = {};
   const small = Math.min(...SIZES);

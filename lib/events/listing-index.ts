@@ -6,7 +6,8 @@
  * a binary search plus a merge, and the total a sum of range sizes. A bound on the end (the default
  * window has one) is checked only near the edges of the start range: no event lasts longer than the
  * longest one seen, so an event starting well inside the range ends inside it too. Other filters scan
- * the start range, on compact entries.
+ * the start range, on compact entries, or the events of the venues / organizers a filter names when
+ * those are fewer.
  *
  * It answers exactly what `buildEventQuery` + `eventSort` select (test/unit/listing-index.test.ts
  * checks the two against each other on a real NeDB), except `search` and `orderby=distance`, which
@@ -279,13 +280,28 @@ export class ListingIndex {
     }
     const endKeep: Keep | undefined = end.lo !== undefined || end.hi !== undefined ? e => inRange(e.end, end) : undefined;
     const other = entryPredicate(f);
-    const ranges: Slice[] = [];
-    for (const status of new Set(f.statuses)) {
+    const startSlice = (list: readonly ListingEntry[]): Slice => ({
+      list,
+      from: start.lo === undefined ? 0 : lowerBound(list, start.lo, !!start.loOpen),
+      to: start.hi === undefined ? list.length : lowerBound(list, start.hi, !start.hiOpen)
+    });
+    const statuses = new Set(f.statuses);
+    const ranges = [...statuses].flatMap(status => {
       const list = this.byStatus.get(status);
-      if (!list?.length) continue;
-      const from = start.lo === undefined ? 0 : lowerBound(list, start.lo, !!start.loOpen);
-      const to = start.hi === undefined ? list.length : lowerBound(list, start.hi, !start.hiOpen);
-      if (from < to) ranges.push({ list, from, to });
+      return list?.length ? [startSlice(list)] : [];
+    }).filter(r => r.from < r.to);
+    // A venue or organizer filter: the events of those venues / organizers, when they are fewer.
+    const linked = this.linkedSource(f);
+    if (linked && other) {
+      const slices = linked.map(startSlice);
+      if (sizeOf(slices) < sizeOf(ranges)) {
+        const keep = both(both(endKeep, other), e => statuses.has(e.status))!;
+        const found: ListingEntry[] = [];
+        for (const r of slices) for (let i = r.from; i < r.to; i++) if (keep(r.list[i])) found.push(r.list[i]);
+        // an event of two of the venues asked for is in both lists
+        const matching = slices.length > 1 ? [...new Set(found)].sort(listOrder) : found;
+        return { total: matching.length, ids: matching.slice(skip, skip + limit).map(e => e.id) };
+      }
     }
     if (!other) {
       // Only the edges of each range can hold events ending outside the end range.
@@ -357,6 +373,12 @@ export class ListingIndex {
     else if (sign > 0 && ms > this.longestMs) this.longestMs = ms;
   }
 
+  /** The lists of the venues (or else organizers) a `venue` / `organizer` filter names, if any. */
+  private linkedSource(f: EventListFilters): ListingEntry[][] | undefined {
+    const pick = (field: LinkField, ids: number[] | undefined) => ids && [...new Set(ids)].map(id => this.linked[field].get(id) ?? []);
+    return pick("venues", f.venueIds) ?? pick("organizers", f.organizerIds);
+  }
+
   private linkedList(field: LinkField, id: number): ListingEntry[] {
     let list = this.linked[field].get(id);
     if (!list) this.linked[field].set(id, (list = []));
@@ -375,6 +397,8 @@ interface Slice {
   from: number;
   to: number;
 }
+
+const sizeOf = (slices: readonly Slice[]) => slices.reduce((n, r) => n + (r.to - r.from), 0);
 
 /** Ids of positions skip … skip+limit of the merged slices (each in list order), of the entries `keep` keeps. */
 function mergePage(slices: Slice[], skip: number, limit: number, keep?: Keep): number[] {
