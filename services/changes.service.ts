@@ -29,6 +29,7 @@ import {
   GAP_GRACE_MS, ownerOf
 } from "../lib/changes/feed";
 import { ClaimResult, KEEP_MS, StoredAnswer } from "../lib/http/idempotency";
+import { LatestByKey } from "../lib/changes/latest";
 
 registerSchemas({ "changes.list": CHANGES_PARAMS.list });
 
@@ -109,6 +110,12 @@ const ChangesService: ServiceSchema = {
   },
 
   methods: {
+    /** The embedded store: the newest entry per record kept beside it (on MongoDB the store is asked). */
+    storeConnected(this: any) {
+      const latest = new LatestByKey();
+      this.latestByKey = this.observeWrites(latest) ? latest : undefined;
+    },
+
     /** The feed's entries are no cached read's business: no cache clean per entry (the writers clean). */
     async cleanCaches(): Promise<void> {
       /* nothing cached depends on the feed */
@@ -130,7 +137,9 @@ const ChangesService: ServiceSchema = {
         const key = changeKey(c.type, c.id);
         let before = last.get(key);
         if (before === undefined) {
-          const [prev] = (await store.find({ key }, { sort: { _id: -1 }, limit: 1 })) as ChangeDoc[];
+          // The embedded store's newest entry per record is kept in memory (lib/changes/latest.ts).
+          let prev: ChangeDoc | null | undefined = (this.latestByKey as LatestByKey | undefined)?.get(key) as ChangeDoc | null | undefined;
+          if (prev === undefined) [prev] = (await store.find({ key }, { sort: { _id: -1 }, limit: 1 })) as ChangeDoc[];
           before = prev ? prev.after : null;
         }
         const after = c.snapshot ?? null;
