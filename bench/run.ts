@@ -174,7 +174,7 @@ async function main(): Promise<void> {
     const port = await freePort();
     const server = startProcess({ DATA_DIR: dataDir }, port);
     const url = `http://127.0.0.1:${port}`;
-    await waitFor(`${url}${NS}`);
+    await waitFor(`${url}/health/ready`);
     process.stderr.write(`\nN = ${n}\n`);
     const seeded = await seed(url, n);
     extra[`create_rate_seed_${n}`] = Math.round(seeded.createRate);
@@ -203,7 +203,8 @@ async function main(): Promise<void> {
     // The reads again with the cache off, on the same data (a restart loads it from the files).
     const p2 = await freePort();
     const nocache = startProcess({ DATA_DIR: dataDir, CACHER: "off" }, p2);
-    await waitFor(`http://127.0.0.1:${p2}${NS}`);
+    // ready = every routed service has started (loading 100 000 events takes a while)
+    await waitFor(`http://127.0.0.1:${p2}/health/ready`, 180000);
     for (const [name, route, opts] of cases) {
       if (opts?.method === "POST") continue;
       process.stderr.write(`  load (cache off): ${name}\n`);

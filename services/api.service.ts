@@ -17,7 +17,7 @@ import type { Caller } from "../lib/callers";
 import { CallMeta } from "../lib/meta";
 import { API_PARAMS, docsAliases, docsOnError, docUrl, DOCS_PATH, namespaceIndex, openApiDocument } from "../lib/discovery";
 import { HttpDrainMixin } from "../mixins/http-drain.mixin";
-import { etagMatches, keptHeaders, KeptResponse, responseKey } from "../lib/http/response-cache";
+import { etagMatches, keptBytes, keptHeaders, KeptResponse, responseKey } from "../lib/http/response-cache";
 import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
 import { notModified } from "../lib/http/etag";
 import { HTTP_REQUEST_TIMEOUT_MS } from "../lib/http/guards";
@@ -89,8 +89,10 @@ async function serveKeptResponse(this: any, req: Req & { $route?: unknown; $resp
       res.end();
       return;
     }
+    const bytes = keptBytes(kept);
+    res.setHeader("Content-Length", bytes.length);
     res.writeHead(kept.status);
-    res.end(kept.body);
+    res.end(bytes);
   } catch (err) {
     next(err);
   }

@@ -19,6 +19,18 @@ export interface KeptResponse {
   body: string;
 }
 
+const encoded = new WeakMap<KeptResponse, Buffer>();
+
+/**
+ * The bytes of a kept body, encoded once per kept answer: a memory cacher hands out the same object on
+ * every hit (a shared cacher a new one, encoded then).
+ */
+export function keptBytes(kept: KeptResponse): Buffer {
+  let bytes = encoded.get(kept);
+  if (!bytes) encoded.set(kept, (bytes = Buffer.from(kept.body, "utf8")));
+  return bytes;
+}
+
 /** The key of a request, or undefined when its answer is not kept (not a plain GET). */
 export function responseKey(req: IncomingMessage & { originalUrl?: string }): string | undefined {
   if (req.method !== "GET") return undefined;
