@@ -16,6 +16,7 @@
  * Needs the store mixin (`this.store`). Every i18n call goes through `ctx.call`, so the caller's meta
  * (language, caller) travels with it; the asked language is `ctx.meta.language`, else the default.
  */
+import { TranslatedTally } from "../lib/i18n/translated-tally";
 import { Errors } from "moleculer";
 import type { Context, ServiceSchema } from "moleculer";
 import type { IndexSpec } from "./store.mixin";
@@ -178,7 +179,7 @@ export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
         if (!terms.length) return original;
         const language: Language = this.languageOf(ctx);
         const translatedHere: Query = { translations: language, lang: { $ne: language } };
-        if ((await this.store.count(translatedHere)) === 0) return original;
+        if ((await this.translatedInto(language)) === 0) return original;
         const search = (searchFields: readonly string[]) =>
           this.i18nCall(ctx, "search", { type, language, terms, fields: [...searchFields], mode: o.mode ?? "any-field" }, () => undefined) as Promise<number[] | undefined>;
         const [full, limited] = await Promise.all([search(o.fields ?? fields), o.limited ? search(o.limited.fields) : undefined]);
@@ -205,13 +206,13 @@ export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
        */
       async nameQuery(this: any, ctx: Ctx, name: string, originalCondition: Query, o: NameQueryOptions = {}): Promise<Query> {
         if (o.anyLanguage) {
-          if ((await this.store.count({ "translations.1": { $exists: true } })) === 0) return originalCondition;
+          if ((await this.translatedRecords()) === 0) return originalCondition;
           const ids: number[] | undefined = await this.i18nCall(ctx, "findByName", { type, name }, () => undefined);
           return ids?.length ? { $or: [originalCondition, { _id: { $in: ids } }] } : originalCondition;
         }
         const language: Language = this.languageOf(ctx);
         const translatedHere: Query = { translations: language, lang: { $ne: language } };
-        if ((await this.store.count(translatedHere)) === 0) return originalCondition;
+        if ((await this.translatedInto(language)) === 0) return originalCondition;
         const ids: number[] | undefined = await this.i18nCall(ctx, "findByName", { type, name, language }, () => undefined);
         return {
           $or: [
@@ -220,6 +221,25 @@ export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
             { $and: [lacks(language), originalCondition] }
           ]
         };
+      },
+
+      /** Records with values in `language` besides their original: the tally on the embedded store, else the store. */
+      async translatedInto(this: any, language: Language): Promise<number> {
+        const tally: TranslatedTally | undefined = this.translationTally();
+        return tally ? tally.translatedInto(language) : this.store.count({ translations: language, lang: { $ne: language } });
+      },
+      /** Records with values in more than one language. */
+      async translatedRecords(this: any): Promise<number> {
+        const tally: TranslatedTally | undefined = this.translationTally();
+        return tally ? tally.translatedRecords : this.store.count({ "translations.1": { $exists: true } });
+      },
+      /** Follows the embedded store from the first use on (it starts from the whole content); none on MongoDB. */
+      translationTally(this: any): TranslatedTally | undefined {
+        if (this.tally === undefined) {
+          const tally = new TranslatedTally();
+          this.tally = this.observeWrites(tally) ? tally : null;
+        }
+        return this.tally ?? undefined;
       },
 
       async dropTranslations(this: any, ctx: Ctx, id: number): Promise<void> {

@@ -88,6 +88,14 @@ export function eventSearchCondition(terms: readonly SearchTerm[], access: Searc
   return terms.length ? { $and: terms.map(t => searchCondition(t.text, t.exclude, access)) } : {};
 }
 
+/** The `search` condition of a list (in the asked language when the service built one), or undefined. */
+export function searchPart(f: EventListFilters): Query | undefined {
+  if (f.searchQuery) return f.searchQuery;
+  if (!f.search) return undefined;
+  const terms = searchTerms(f.search);
+  return terms.length ? { $and: terms.map(term => searchCondition(term.text, term.exclude, f.searchAccess)) } : undefined;
+}
+
 export function buildEventQuery(f: EventListFilters): Query {
   const and: Query[] = [{ hide_from_listings: { $ne: true } }];
   let top: Query;
@@ -107,8 +115,8 @@ export function buildEventQuery(f: EventListFilters): Query {
     if (Object.keys(top).length) and.push({ status: { $in: f.statuses } });
     else top = { status: { $in: f.statuses } };
   }
-  if (f.searchQuery) and.push(f.searchQuery);
-  else if (f.search) for (const term of searchTerms(f.search)) and.push(searchCondition(term.text, term.exclude, f.searchAccess));
+  const search = searchPart(f);
+  if (search) and.push(search);
   if (f.categoryIds) and.push({ categories: { $in: f.categoryIds } });
   if (f.tagIds) and.push({ tags: { $in: f.tagIds } });
   if (f.venueIds) and.push({ venues: { $in: f.venueIds } });

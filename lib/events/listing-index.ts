@@ -10,10 +10,12 @@
  * those are fewer.
  *
  * It answers exactly what `buildEventQuery` + `eventSort` select (test/unit/listing-index.test.ts
- * checks the two against each other on a real NeDB), except `search` and `orderby=distance`, which
- * stay store queries. It is only correct while one process owns the events store: the embedded store.
+ * checks the two against each other on a real NeDB); `search` runs as a compiled condition on the
+ * stored documents (lib/query-match.ts); `orderby=distance` stays a store query. It is only correct
+ * while one process owns the events store: the embedded store.
  */
-import type { EventListFilters } from "./event-query";
+import { EventListFilters, searchPart } from "./event-query";
+import { compileQuery, Predicate, UnsupportedQuery } from "../query-match";
 import { fromDb, toDb } from "../dates";
 
 /** What the list needs of an event. */
@@ -32,6 +34,8 @@ export interface ListingEntry {
   tags: readonly number[];
   venues: readonly number[];
   organizers: readonly number[];
+  /** The stored document itself (frozen by the store), for conditions on other fields (`search`). */
+  doc: ListedDoc;
 }
 
 export type LinkField = "venues" | "organizers";
@@ -52,6 +56,7 @@ export interface ListedDoc {
   tags?: number[];
   venues?: number[];
   organizers?: number[];
+  [field: string]: unknown;
 }
 
 export function entryOf(doc: ListedDoc): ListingEntry {
@@ -69,7 +74,8 @@ export function entryOf(doc: ListedDoc): ListingEntry {
     categories: doc.categories ?? [],
     tags: doc.tags ?? [],
     venues: doc.venues ?? [],
-    organizers: doc.organizers ?? []
+    organizers: doc.organizers ?? [],
+    doc
   };
 }
 
@@ -132,9 +138,18 @@ const anyIn = (values: readonly number[], set: ReadonlySet<number>) => values.so
 
 type Keep = (e: ListingEntry) => boolean;
 
+/** The `search` condition run on the stored documents; undefined when there is none. */
+function searchPredicate(f: EventListFilters): Keep | undefined {
+  const query = searchPart(f);
+  if (!query) return undefined;
+  const match: Predicate = compileQuery(query);
+  return e => match(e.doc);
+}
+
 /** The filters other than statuses and the date ranges, as one predicate (undefined: none). */
 function entryPredicate(f: EventListFilters): Keep | undefined {
   const tests: Keep[] = [];
+  const search = searchPredicate(f);
   const set = (ids: number[] | undefined) => (ids ? new Set(ids) : undefined);
   const categories = set(f.categoryIds);
   if (categories) tests.push(e => anyIn(e.categories, categories));
@@ -153,6 +168,8 @@ function entryPredicate(f: EventListFilters): Keep | undefined {
   if (geoOut) tests.push(e => !anyIn(e.venues, geoOut));
   const modified = f.modified;
   if (modified) tests.push(e => (modified.after === undefined || e.modifiedUtc > modified.after) && (modified.before === undefined || e.modifiedUtc < modified.before));
+  // the text last: the cheap tests first
+  if (search) tests.push(search);
   if (!tests.length) return undefined;
   return e => tests.every(t => t(e));
 }
@@ -268,10 +285,18 @@ export class ListingIndex {
 
   /**
    * One page of the list the filters select, and its total; undefined when the index cannot answer
-   * (a `search`): the caller asks the store.
+   * (a condition outside the store subset lib/query-match.ts knows): the caller asks the store.
    */
   page(f: EventListFilters, skip: number, limit: number): ListingPage | undefined {
-    if (f.search !== undefined || f.searchQuery !== undefined) return undefined;
+    try {
+      return this.pageOf(f, skip, limit);
+    } catch (err) {
+      if (err instanceof UnsupportedQuery) return undefined;
+      throw err;
+    }
+  }
+
+  private pageOf(f: EventListFilters, skip: number, limit: number): ListingPage {
     if (f.include) return this.includePage(f, skip, limit);
     const { start, end } = dateRanges(f.bounds);
     // start ≤ end for every stored event: an upper bound on the end bounds the start too.
