@@ -14,6 +14,7 @@ import { Collection, mongoCollection, nedbCollection } from "./store/collection"
 import { embeddedRegistry, IdRegistry, mongoRegistry, Sequence } from "./store/id-registry";
 import { CacheMixin } from "./cache.mixin";
 import "./store/append-handles";
+import "./store/fast-load";
 import { checkDataFile } from "./store/recovery";
 import { FREEZE_STORED, observeDatastore, WriteObserver } from "./store/write-observer";
 
@@ -43,9 +44,19 @@ function adapterFor(collection: string, warn: (msg: string) => void): unknown {
   fs.mkdirSync(s.dataDir, { recursive: true });
   // A line torn by a crash is moved aside (reported); any other damage stops the start-up (store/recovery.ts).
   const filename = path.join(s.dataDir, `${collection}.db`);
-  checkDataFile(filename, warn);
+  checkDataFile(filename, warn, { lastLineFirst: true });
   // corruptAlertThreshold 0: a data file with corrupt lines stops the start-up instead of being trimmed (C27).
   return new MemoryAdapter({ filename, corruptAlertThreshold: 0 });
+}
+
+/** What the whole check of a data file finds wrong with it, if anything. */
+function damageOf(filename: string): string | undefined {
+  try {
+    checkDataFile(filename);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }
 
 /** The collection with every write followed by a cache clean (cached reads never outlive a write). */
@@ -87,8 +98,12 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
           }
           throw err;
         }).catch((err: Error) => {
-          // A file that cannot be loaded will not load on a retry either: stop with the reason, do not retry forever.
-          if (embedded) this.broker.fatal(`The embedded store under ${settings().dataDir} could not be opened (${this.name}): ${err.message}`, err, true);
+          // A file that cannot be loaded will not load on a retry either: stop with the reason (which lines
+          // are damaged, when that is it), do not retry forever.
+          if (embedded) {
+            const reason = damageOf(path.join(settings().dataDir, `${opts.collection}.db`)) ?? err.message;
+            this.broker.fatal(`The embedded store under ${settings().dataDir} could not be opened (${this.name}): ${reason}`, err, true);
+          }
           throw err;
         });
       },

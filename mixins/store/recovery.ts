@@ -42,6 +42,12 @@ function parses(line: string): boolean {
   }
 }
 
+/** The last non-empty line of `raw`. */
+function lastLine(raw: string): string {
+  const end = raw.trimEnd().length;
+  return raw.slice(raw.lastIndexOf("\n", end - 1) + 1, end);
+}
+
 /** Writes `content` to `file` through a temporary file, flushed and renamed over it. */
 function replaceFile(file: string, content: string): void {
   const tmp = `${file}.recovering`;
@@ -66,10 +72,15 @@ function replaceFile(file: string, content: string): void {
  * Checks one data file; recovers a torn last line, throws CorruptDataFileError for any other damage.
  * Answers what was recovered, or undefined when the file was sound (or absent).
  */
-export function checkDataFile(file: string, warn: (msg: string) => void = msg => console.warn(msg)): Recovery | undefined {
+export function checkDataFile(
+  file: string, warn: (msg: string) => void = msg => console.warn(msg), opts: { lastLineFirst?: boolean } = {},
+): Recovery | undefined {
   if (!fs.existsSync(file)) return undefined;
   const raw = fs.readFileSync(file, "utf8");
   if (raw === "") return undefined;
+  // Start-up: a sound last line (the only one a crash can tear) is enough here; damage before it makes
+  // NeDB refuse the file (corruptAlertThreshold 0), and the store runs the whole check to say where.
+  if (opts.lastLineFirst && parses(lastLine(raw))) return undefined;
   const lines = raw.split("\n");
   const damaged: number[] = [];
   let last = -1;

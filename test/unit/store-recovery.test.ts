@@ -46,4 +46,15 @@ describe("start-up check of embedded store files (mixins/store/recovery.ts)", ()
     }
     expect(fs.readFileSync(file(), "utf8")).toBe(content);
   });
+
+  test("at start-up (lastLineFirst) a sound last line ends the check; a torn one is recovered as before", () => {
+    const content = [docs[0], "not json", docs[1]].join("\n") + "\n";
+    fs.writeFileSync(file(), content);
+    // damage before the end is left to the store's load, which refuses the file and runs the whole check
+    expect(checkDataFile(file(), () => undefined, { lastLineFirst: true })).toBeUndefined();
+    expect(fs.readFileSync(file(), "utf8")).toBe(content);
+    fs.writeFileSync(file(), docs.join("\n") + "\n{\"_id\":3,\"tit");
+    expect(checkDataFile(file(), () => undefined, { lastLineFirst: true })?.line).toBe(4);
+    expect(fs.readFileSync(file(), "utf8")).toBe(docs.join("\n") + "\n");
+  });
 });
