@@ -22,6 +22,8 @@ export interface IndexSpec {
   field: string;
   unique?: boolean;
   sparse?: boolean;
+  /** false: only MongoDB needs it (on the embedded store an index of the service's own answers those queries). */
+  embedded?: boolean;
 }
 
 export interface StoreOptions {
@@ -141,7 +143,7 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       const raw: Collection = embedded ? nedbCollection(this.adapter.db) : mongoCollection(this.adapter.collection);
       const store = cleaningWrites(raw, () => this.cleanCaches());
       this.store = store;
-      for (const index of opts.indexes) await store.ensureIndex(index.field, index);
+      for (const index of opts.indexes) if (!embedded || index.embedded !== false) await store.ensureIndex(index.field, index);
       // The service's own start-up work on its store (e.g. the events list index).
       await this.storeConnected?.();
     }

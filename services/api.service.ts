@@ -261,14 +261,16 @@ export default function apiService(): ServiceSchema {
       params: API_PARAMS["api.index"],
       async handler(this: any, ctx: Context<any, CallMeta>) {
         if (ctx.params.namespace !== undefined && ctx.params.namespace !== NAMESPACE_PATH) throw new ApiError("rest_invalid_namespace", 404);
-        // The contract's readiness probe: until every routed service has started once (a large embedded
-        // store takes seconds to load), the root waits for them a while and then answers 503
-        // rest_not_ready, so a 200 means the routes answer. After that, outages are /health/ready's business.
+        // The contract's readiness probe: until the routed services that can come have started once (a
+        // large embedded store takes seconds to load), the root waits for them a while and then answers 503
+        // rest_not_ready, so a 200 means the routes answer. Without a transporter only this process's own
+        // services can come. After that, outages are /health/ready's business.
         if (!this.routesStarted) {
-          const timeout = settings().requestTimeout;
-          const waitMs = timeout > 0 ? Math.max(500, Math.min(8000, timeout - 2000)) : 8000;
-          this.routesStarted = await this.broker.waitForServices(ROUTED_SERVICES, waitMs).then(() => true, () => false);
-          const missing = ROUTED_SERVICES.filter(name => !this.broker.registry.hasService(name));
+          const s = settings();
+          const expected = s.transporter ? ROUTED_SERVICES : ROUTED_SERVICES.filter(name => s.services.includes(name));
+          const waitMs = s.requestTimeout > 0 ? Math.max(500, Math.min(8000, s.requestTimeout - 2000)) : 8000;
+          this.routesStarted = await this.broker.waitForServices(expected, waitMs).then(() => true, () => false);
+          const missing = expected.filter(name => !this.broker.registry.hasService(name));
           if (!this.routesStarted) throw new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing });
         }
         const s = settings();

@@ -34,9 +34,10 @@ const EventsService: ServiceSchema = {
   mixins: [PostMixin({
     kind: "event",
     collection: "events",
+    // The list filters' fields; on the embedded store the listing index answers the list (storeConnected).
     indexes: [
-      { field: "start_date" }, { field: "end_date" }, { field: "categories" }, { field: "tags" }, { field: "venues" },
-      { field: "organizers" }, { field: "featured" }, { field: "ticketed" }, { field: "post_parent" }, { field: "hide_from_listings" },
+      ...["start_date", "end_date", "featured", "ticketed", "post_parent", "hide_from_listings"].map(field => ({ field, embedded: false })),
+      { field: "categories" }, { field: "tags" }, { field: "venues" }, { field: "organizers" },
       ...TRANSLATION_INDEXES
     ]
   }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] })],
