@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: seeds N events (with venues, organizers, categories and tags) through the service's
  * own HTTP API, then drives load at the real gateway with autocannon, next to a raw node:http server
- * answering the same JSON body (the baseline, measured in the same run). Prints per case and N:
+ * answering the same JSON body (the baseline, measured in the same run, again for each N, so a ratio
+ * compares figures taken minutes apart at most on a machine whose speed varies). Prints per case and N:
  * requests/s, p50, p99, the ratio to the baseline and the growth from the smallest to the largest N;
  * writes the same as JSON under bench/results/.
  *
@@ -67,6 +68,22 @@ async function waitFor(url: string, timeoutMs = 60000): Promise<void> {
     await new Promise(r => setTimeout(r, 100));
   }
   throw new Error(`${url} not ready`);
+}
+
+/**
+ * Waits until the server has answered what it still had queued when the load stopped (a slow case such
+ * as an uncached search leaves requests in progress that would slow the next case down): a cheap
+ * request answered fast twice in a row.
+ */
+async function settle(base: string, timeoutMs = 120000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let fast = 0;
+  while (fast < 2 && Date.now() < until) {
+    const t = Date.now();
+    await fetch(`${base}/health/live`).catch(() => undefined);
+    fast = Date.now() - t < 20 ? fast + 1 : 0;
+    await new Promise(r => setTimeout(r, 50));
+  }
 }
 
 interface Proc { child: ChildProcess; port?: number; stop(): Promise<void> }
@@ -168,7 +185,7 @@ function rssMb(pid: number): number {
 async function main(): Promise<void> {
   const rows: Row[] = [];
   const extra: Record<string, unknown> = {};
-  let base: Measure | undefined;
+  const baselines: Record<number, Measure> = {};
   for (const n of SIZES) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${n}-`));
     const port = await freePort();
@@ -183,7 +200,7 @@ async function main(): Promise<void> {
     const from = new Date(Date.now() + 2 * 86400000).toISOString().slice(0, 10);
     const to = new Date(Date.now() + 200 * 86400000).toISOString().slice(0, 10);
     const listBody = await (await fetch(`${url}${NS}/events`)).text();
-    if (!base) base = await baseline(listBody);
+    const base = (baselines[n] = await baseline(listBody));
     const cases: Array<[string, string, { method?: string; body?: string; headers?: Record<string, string> }?]> = [
       ["events list (default)", `${NS}/events`],
       ["events list (filtered)", `${NS}/events?categories=${cat.slug}&start_date=${from}&end_date=${to}&venue=${venue}`],
@@ -194,7 +211,9 @@ async function main(): Promise<void> {
     ];
     for (const [name, route, opts] of cases) {
       process.stderr.write(`  load: ${name}\n`);
+      if (!opts?.method) await fetch(`${url}${route}`); // the cache warm: one answer kept before the load
       const m = await load(`${url}${route}`, opts);
+      await settle(url);
       rows.push({ n, case: name, plan: opts?.method === "POST" ? "store write" : WARM, measure: m, ratio: +(m.rps / base.rps).toFixed(3) });
     }
     extra[`rss_mb_${n}`] = rssMb(server.child.pid!);
@@ -210,18 +229,19 @@ async function main(): Promise<void> {
       process.stderr.write(`  load (cache off): ${name}\n`);
       await load(`http://127.0.0.1:${p2}${route}`, { duration: 1 }); // warm-up (JIT)
       const m = await load(`http://127.0.0.1:${p2}${route}`);
+      await settle(`http://127.0.0.1:${p2}`);
       rows.push({ n, case: `${name}, cache off`, plan: PLANS[name], measure: m, ratio: +(m.rps / base.rps).toFixed(3) });
     }
     extra[`rss_mb_${n}_cache_off`] = rssMb(nocache.child.pid!);
     await nocache.stop();
-    if ((n === 10000 || SIZES.length === 1) && process.env.BENCH_SPLIT !== "0") rows.push(...(await splitVariant(dataDir, n, base, rows)));
+    if ((n === 10000 || SIZES.length === 1) && process.env.BENCH_SPLIT !== "0") rows.push(...(await splitVariant(dataDir, n, rows)));
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  report(rows, base!, extra);
+  report(rows, baselines, extra);
 }
 
 /** Gateway in one process, the services in another, over a real nats-server. */
-async function splitVariant(dataDir: string, n: number, base: Measure, rows: Row[]): Promise<Row[]> {
+async function splitVariant(dataDir: string, n: number, rows: Row[]): Promise<Row[]> {
   const natsPort = await freePort();
   const nats = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(natsPort)], { stdio: "ignore" });
   await new Promise(r => setTimeout(r, 300));
@@ -235,12 +255,12 @@ async function splitVariant(dataDir: string, n: number, base: Measure, rows: Row
   await services.stop();
   nats.kill();
   const one = rows.find(r => r.n === n && r.case === "events list (default)");
-  return [{ n, case: "events list (default), split over NATS", plan: `${WARM} (ratio to one process)`, measure: m, ratio: one ? +(m.rps / one.measure.rps).toFixed(3) : +(m.rps / base.rps).toFixed(3) }];
+  return [{ n, case: "events list (default), split over NATS", plan: `${WARM} (ratio to one process)`, measure: m, ratio: one ? +(m.rps / one.measure.rps).toFixed(3) : 0 }];
 }
 
-function report(rows: Row[], base: Measure, extra: Record<string, unknown>): void {
+function report(rows: Row[], baselines: Record<number, Measure>, extra: Record<string, unknown>): void {
   const lines: string[] = [];
-  lines.push(`baseline (raw node:http, same body): ${base.rps} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`);
+  for (const [n, base] of Object.entries(baselines)) lines.push(`baseline before N=${n} (raw node:http, same body): ${base.rps} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`);
   lines.push("");
   lines.push(`${"case".padEnd(40)} ${"plan".padEnd(30)} ${"N".padStart(7)} ${"req/s".padStart(8)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"mean".padStart(7)} ${"ratio".padStart(7)} ${"errors".padStart(7)}`);
   for (const r of rows) {
@@ -266,7 +286,7 @@ function report(rows: Row[], base: Measure, extra: Record<string, unknown>): voi
   console.log(text);
   const dir = path.join(ROOT, "bench", "results");
   fs.mkdirSync(dir, { recursive: true });
-  const json = JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, duration_s: DURATION, connections: CONNECTIONS, baseline: base, rows, growth, extra }, null, 2);
+  const json = JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, duration_s: DURATION, connections: CONNECTIONS, baselines, rows, growth, extra }, null, 2);
   fs.writeFileSync(path.join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, "-")}.json`), json);
   fs.writeFileSync(path.join(dir, "latest.json"), json);
 }
