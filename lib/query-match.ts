@@ -116,3 +116,23 @@ export function compileQuery(query: Record<string, unknown>): Predicate {
   if (tests.length === 1) return tests[0];
   return doc => tests.every(t => t(doc));
 }
+
+/** NeDB's order of two values of a sort field: absent first, then by value (one type per field here). */
+function compareValues(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === undefined || a === null) return -1;
+  if (b === undefined || b === null) return 1;
+  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+}
+
+/** A comparator for a sort specification (`{ date: -1, _id: -1 }`), as a store sorts. */
+export function sortOrder(sort: Record<string, 1 | -1>): (a: Doc, b: Doc) => number {
+  const keys = Object.entries(sort);
+  return (a, b) => {
+    for (const [field, direction] of keys) {
+      const c = compareValues(a[field], b[field]);
+      if (c !== 0) return c * direction;
+    }
+    return 0;
+  };
+}

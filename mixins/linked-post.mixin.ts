@@ -489,7 +489,10 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
           modifiedQuery(p)
         ]);
         const page = this.pageOf(p);
-        const { docs, total } = await this.pagedFind(query, { date: -1, _id: -1 }, page);
+        // filtered by events (event, has_events, only_with_upcoming): among those ids only
+        const among: number[] | undefined = include.length ? idCondition(include, exclude)?._id?.$in : undefined;
+        const sort = { date: -1, _id: -1 } as const;
+        const { docs, total } = among ? await this.pagedFindAmong(among, query, sort, page) : await this.pagedFind(query, sort, page);
         const items = await this.presentMany(ctx, docs, { reveal: (d: LinkedDoc) => this.passwordAccess(ctx, d, {}) });
         return { [spec.plural]: items, ...this.listEnvelope(ctx, spec.plural, LIST_LINK_ORDER, p, page, total) };
       }

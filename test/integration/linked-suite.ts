@@ -539,6 +539,10 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       expect(await ids("only_with_upcoming=true&status=private,publish", "editor")).toEqual(sorted(atPublished, atPrivateFuture));
       expect(await ids("only_with_upcoming=false")).toHaveLength(6);
       expect(await ids(`only_with_upcoming=1&has_events=1&event=${base + 1}`)).toEqual(sorted(atPublished));
+      // in list order: newest date first, then the higher id
+      const listed: Array<{ id: number; date: string }> = (await env.svc.get(`/${k.plural}?search=${word}&has_events=1`)).body[k.plural];
+      expect(listed).toHaveLength(4);
+      expect(listed.map(r => r.id)).toEqual([...listed].sort((x, y) => (x.date < y.date ? 1 : x.date > y.date ? -1 : y.id - x.id)).map(r => r.id));
       env.events.calls.length = 0;
       const res = await env.svc.get(`/${k.plural}?search=${word}&event=${base + 1}&has_events=on&only_with_upcoming=1`);
       expect(res.body.rest_url).toBe(`${linkNs()}/${k.plural}/?page=1&per_page=10&search=${word}&event=${base + 1}&has_events=on&only_with_upcoming=1`);

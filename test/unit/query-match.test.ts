@@ -4,7 +4,7 @@
  * store's subset, compared id by id with the store moleculer-db runs.
  */
 import * as path from "path";
-import { compileQuery, UnsupportedQuery } from "../../lib/query-match";
+import { compileQuery, sortOrder, UnsupportedQuery } from "../../lib/query-match";
 
 const Datastore = require(require.resolve("@seald-io/nedb", { paths: [path.dirname(require.resolve("moleculer-db"))] }));
 
@@ -79,5 +79,16 @@ describe("compiled store queries", () => {
     expect(() => compileQuery({ $where: "1" })).toThrow(UnsupportedQuery);
     expect(() => compileQuery({ n: { $size: 1 } })).toThrow(UnsupportedQuery);
     expect(() => compileQuery({ "a.b": 1 })).toThrow(UnsupportedQuery);
+  });
+
+  it("sorts as NeDB sorts (absent values first, then by value, later keys breaking ties)", async () => {
+    const r = rng(8);
+    const db = new Datastore({ inMemoryOnly: true });
+    const docs = Array.from({ length: 120 }, (_, i) => ({ _id: i + 1, ...(r.next() < 0.9 ? { date: `2030-01-0${1 + r.int(5)} 10:00:00` } : {}), n: r.int(4) }));
+    await db.insertAsync(docs);
+    for (const sort of [{ date: -1, _id: -1 }, { date: 1, _id: 1 }, { n: 1, date: -1, _id: 1 }] as Array<Record<string, 1 | -1>>) {
+      const expected = ((await db.findAsync({}).sort(sort)) as Array<{ _id: number }>).map(d => d._id);
+      expect([...docs].sort(sortOrder(sort)).map(d => d._id)).toEqual(expected);
+    }
   });
 });
