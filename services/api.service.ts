@@ -216,6 +216,11 @@ export default function apiService(): ServiceSchema {
     }
   },
   methods: {
+    /** moleculer-web's, without its error log for the root's 503 while the services start (an answer, not a failure). */
+    errorHandler(this: any, req: Req, res: Res, err: unknown) {
+      if (err instanceof ApiError && err.type === "rest_not_ready") return this.sendError(req, res, err);
+      return (ApiGateway as any).methods.errorHandler.call(this, req, res, err);
+    },
     /** Keeps a GET's 200 answer (serialised once, here) for serveKeptResponse. */
     async keepResponse(this: any, ctx: Context<any, CallMeta>, req: Req & { $responseKey?: string }, res: Res, out: unknown): Promise<unknown> {
       const key = req.$responseKey;
