@@ -118,7 +118,7 @@ export function compileQuery(query: Record<string, unknown>): Predicate {
 }
 
 /** NeDB's order of two values of a sort field: absent first, then by value (one type per field here). */
-function compareValues(a: unknown, b: unknown): number {
+export function compareValues(a: unknown, b: unknown): number {
   if (a === b) return 0;
   if (a === undefined || a === null) return -1;
   if (b === undefined || b === null) return 1;

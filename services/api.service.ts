@@ -270,15 +270,14 @@ export default function apiService(): ServiceSchema {
         // large embedded store takes seconds to load), the root waits for them a while and then answers 503
         // rest_not_ready, so a 200 means the routes answer. Without a transporter only this process's own
         // services can come. After that, outages are /health/ready's business.
+        const s = settings();
         if (!this.routesStarted) {
-          const s = settings();
           const expected = s.transporter ? ROUTED_SERVICES : ROUTED_SERVICES.filter(name => s.services.includes(name));
           const waitMs = s.requestTimeout > 0 ? Math.max(500, Math.min(8000, s.requestTimeout - 2000)) : 8000;
           this.routesStarted = await this.broker.waitForServices(expected, waitMs).then(() => true, () => false);
           const missing = expected.filter(name => !this.broker.registry.hasService(name));
           if (!this.routesStarted) throw new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing });
         }
-        const s = settings();
         return namespaceIndex(ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`, { siteZone: s.siteTimezone });
       }
     },

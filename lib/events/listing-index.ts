@@ -15,7 +15,7 @@
  * while one process owns the events store: the embedded store.
  */
 import { EventListFilters, searchPart } from "./event-query";
-import { compileQuery, Predicate, UnsupportedQuery } from "../query-match";
+import { compareValues, compileQuery, Predicate, UnsupportedQuery } from "../query-match";
 import { fromDb, toDb } from "../dates";
 
 /** What the list needs of an event. */
@@ -79,21 +79,13 @@ export function entryOf(doc: ListedDoc): ListingEntry {
   };
 }
 
-// NeDB's order of values of one type; an absent value sorts first (as undefined/null do in NeDB).
-function cmpValue(a: string | number | undefined, b: string | number | undefined): number {
-  if (a === b) return 0;
-  if (a === undefined) return -1;
-  if (b === undefined) return 1;
-  return a < b ? -1 : 1;
-}
-
 /** List order: start (wall clock), publication date, id. */
-export function listOrder(a: ListingEntry, b: ListingEntry): number {
-  return cmpValue(a.start, b.start) || cmpValue(a.date, b.date) || a.id - b.id;
+function listOrder(a: ListingEntry, b: ListingEntry): number {
+  return compareValues(a.start, b.start) || compareValues(a.date, b.date) || a.id - b.id;
 }
 /** Order of an `include` list: publication date, id. */
 function includeOrder(a: ListingEntry, b: ListingEntry): number {
-  return cmpValue(a.date, b.date) || a.id - b.id;
+  return compareValues(a.date, b.date) || a.id - b.id;
 }
 
 /** First position in `list` (sorted by `listOrder`) whose start is not before `start` (`after`: after it). */
