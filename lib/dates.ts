@@ -257,9 +257,35 @@ function isOffsetPosition(body: string, space: string, prefix: string | undefine
   return prefix !== undefined || body === "" || space !== "" || TIME_END_RE.test(body);
 }
 
-/** strtotime of a zone-less string relative to `nowWall`, giving a wall clock (fake-UTC, see top). */
-function strtotimeWall(body: string, nowWall: string): string | null {
-  const seconds = strtotime(body === "" ? "now" : body, Math.floor(fromDb(nowWall).getTime() / 1000));
+// `YYYY-MM-DD`, `YYYY-MM-DD HH:MM` or `YYYY-MM-DD HH:MM:SS` (also with `T`): what nearly every client sends.
+const PLAIN_DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/**
+ * The wall clock of a plain, in-range date-time without strtotime (which tries dozens of formats), or
+ * undefined for anything else (other formats, out-of-range parts that PHP would overflow): the same
+ * answer strtotime gives (test/unit/dates-fast-path.test.ts compares them).
+ */
+export function plainWallClock(body: string): string | undefined {
+  const m = PLAIN_DATE_TIME_RE.exec(body);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
+  return `${m[1]}-${m[2]}-${m[3]} ${pad(hour)}:${pad(minute)}:${pad(second)}`;
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return MONTH_DAYS[month - 1] + (month === 2 && leap ? 1 : 0);
+}
+
+/** strtotime of a zone-less string relative to `nowWall()`, giving a wall clock (fake-UTC, see top). */
+function strtotimeWall(body: string, nowWall: () => string): string | null {
+  const plain = plainWallClock(body);
+  if (plain !== undefined) return plain;
+  const seconds = strtotime(body === "" ? "now" : body, Math.floor(fromDb(nowWall()).getTime() / 1000));
   return seconds === false || !Number.isFinite(seconds) ? null : validDb(new Date(seconds * 1000));
 }
 
@@ -278,7 +304,7 @@ function parseString(input: string, zone: string, now: Date): Parsed | null {
   const split = splitZone(s);
   if (!split) return null;
   // Relative phrases are relative to "now" in the zone the string is read in.
-  const wall = strtotimeWall(split.body, nowWallIn(zone, split.offsetMinutes, now));
+  const wall = strtotimeWall(split.body, () => nowWallIn(zone, split.offsetMinutes, now));
   return wall === null ? null : { wall, offsetMinutes: split.offsetMinutes };
 }
 

@@ -81,7 +81,7 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
 
       /** `base` made unique among this type's records (reserved words avoided), held against parallel writes until `release()` (call it once the write is stored). */
       holdSlug(this: any, base: string, excludeId?: number): Promise<SlugHold> {
-        return (this.slugHolds as SlugHolds).hold(base, async candidate => (await this.store.count({ slug: candidate, ...(excludeId ? { _id: { $ne: excludeId } } : {}) })) > 0);
+        return (this.slugHolds as SlugHolds).hold(base, async candidate => (await this.store.idsWhere("slug", candidate)).some((id: unknown) => id !== excludeId));
       },
       /** Runs the writes of one record (`id`) one after another; `fn` reads the record itself, inside. */
       inRecordOrder<T>(this: any, id: number, fn: () => Promise<T>): Promise<T> {

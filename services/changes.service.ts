@@ -133,6 +133,7 @@ const ChangesService: ServiceSchema = {
       const seqs: number[] = await Promise.all(all.map(() => this.allocateId("changes", "change")));
       const order = all.map((c, i) => ({ c, seq: seqs[i] })).sort((a, b) => a.seq - b.seq);
       const last = new Map<string, ChangeDoc["after"]>();
+      const docs: ChangeDoc[] = [];
       for (const { c, seq } of order) {
         const key = changeKey(c.type, c.id);
         let before = last.get(key);
@@ -144,9 +145,11 @@ const ChangesService: ServiceSchema = {
         }
         const after = c.snapshot ?? null;
         const doc: ChangeDoc = { _id: seq, key, type: c.type, id: c.id, action: c.action, modified_utc: c.modified_utc, before, after, at: Date.now() };
-        await store.insert(doc);
+        docs.push(doc);
         last.set(key, after);
       }
+      // inserted together: on the embedded store one append for the batch (the store's group commit)
+      await Promise.all(docs.map(doc => store.insert(doc)));
       return batches.map(b => b.length);
     },
 

@@ -559,9 +559,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
     },
 
     async slugTaken(taxonomy, slug, exceptId) {
-      const query: Record<string, unknown> = { tax_slug: taxonomyKey({ taxonomy, slug }) };
-      if (exceptId !== undefined) query._id = { $ne: exceptId };
-      return (await this.store.count(query)) > 0;
+      return (await this.store.idsWhere("tax_slug", taxonomyKey({ taxonomy, slug }))).some(id => id !== exceptId);
     },
 
     /** A category and its ancestors, parent first; [] when the category does not exist. */

@@ -1,44 +1,50 @@
 /**
  * NeDB appends one line per write with fs.appendFile, which opens, writes and closes the file each time
- * (three thread-pool round trips). Here each data file keeps one handle open in append mode: one write per
- * append, the same durability (the line is in the OS before the write is answered). A rewrite of the file
- * (NeDB compacts on every load) closes the handle first, so no write goes to a replaced file.
+ * (three thread-pool round trips). Here each data file keeps one descriptor open in append mode and a
+ * line is written with one synchronous write(2): the same durability as before (the line is in the OS
+ * before the write is answered; neither fsyncs), at a fraction of the cost. Measured on the 2-core
+ * bench machine: an append through the thread pool costs 50–150 µs of CPU (most of it handing the
+ * request to a pool thread and back), a synchronous one 2–5 µs. A rewrite of the file (NeDB compacts on
+ * every load) closes the descriptor first, so no write goes to a replaced file.
  */
 import * as fs from "fs";
 
-const handles = new Map<string, Promise<fs.promises.FileHandle>>();
+const descriptors = new Map<string, number>();
 
-async function closeHandle(filename: string): Promise<void> {
-  const h = handles.get(filename);
-  if (!h) return;
-  handles.delete(filename);
+function closeDescriptor(filename: string): void {
+  const fd = descriptors.get(filename);
+  if (fd === undefined) return;
+  descriptors.delete(filename);
   try {
-    await (await h).close();
+    fs.closeSync(fd);
   } catch {
-    /* already closed or never opened */
+    /* already closed */
   }
 }
 
-function handleFor(filename: string, mode?: number): Promise<fs.promises.FileHandle> {
-  let h = handles.get(filename);
-  if (!h) {
-    h = fs.promises.open(filename, "a", mode);
-    handles.set(filename, h);
-    h.catch(() => handles.delete(filename));
+function descriptorFor(filename: string, mode?: number): number {
+  let fd = descriptors.get(filename);
+  if (fd === undefined) {
+    fd = fs.openSync(filename, "a", mode);
+    descriptors.set(filename, fd);
   }
-  return h;
+  return fd;
 }
 
-/** Applies the handle-keeping append to a NeDB storage module (both copies in node_modules). */
+/** Writes all of `data` at the end of the file (a short write, e.g. a full disk, is continued or throws). */
+function appendLine(filename: string, data: string, mode?: number): void {
+  const fd = descriptorFor(filename, mode);
+  const bytes = Buffer.from(data);
+  for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written);
+}
+
+/** Applies the descriptor-keeping append to a NeDB storage module (both copies in node_modules). */
 function patchStorage(storage: any): void {
   if (!storage || storage.__appendHandles) return;
   const rewrite = storage.crashSafeWriteFileLinesAsync;
-  storage.appendFileAsync = async (filename: string, data: string, opts?: { mode?: number }) => {
-    const fh = await handleFor(filename, opts?.mode);
-    await fh.write(data);
-  };
+  storage.appendFileAsync = async (filename: string, data: string, opts?: { mode?: number }) => appendLine(filename, data, opts?.mode);
   storage.crashSafeWriteFileLinesAsync = async (filename: string, ...rest: unknown[]) => {
-    await closeHandle(filename);
+    closeDescriptor(filename);
     return rewrite(filename, ...rest);
   };
   storage.__appendHandles = true;
@@ -52,7 +58,7 @@ for (const path of ["@seald-io/nedb/lib/storage", "moleculer-db/node_modules/@se
   }
 }
 
-/** Closes every kept handle (tests that rewrite data files between starts). */
+/** Closes every kept descriptor (tests that rewrite data files between starts). */
 export async function closeAppendHandles(): Promise<void> {
-  await Promise.all([...handles.keys()].map(closeHandle));
+  for (const filename of [...descriptors.keys()]) closeDescriptor(filename);
 }

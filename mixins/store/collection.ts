@@ -24,6 +24,12 @@ export interface Collection {
    */
   findByIds(ids: readonly unknown[]): Promise<readonly Doc[]>;
   count(query: Query): Promise<number>;
+  /**
+   * The ids of the documents whose `field` equals `value`: on the embedded store read from NeDB's index
+   * of that field as memory holds it now (a write is in memory before it is acknowledged), without
+   * queueing behind the writes waiting for the disk; a field without index is a store query.
+   */
+  idsWhere(field: string, value: unknown): Promise<unknown[]>;
   findOne(query: Query): Promise<Doc | null>;
   insert(doc: Doc): Promise<Doc>;
   /** Applies `update` ($set/$unset/$inc/$push/$pull/$addToSet) to the first match; returns the updated doc. */
@@ -58,6 +64,11 @@ export function nedbCollection(db: any): Collection {
     // in memory before it is acknowledged). The store mixin freezes stored documents (FREEZE_STORED).
     findByIds: async ids => (ids.length ? db.indexes._id.getMatching([...ids]) : []),
     count: query => db.count(query),
+    async idsWhere(field, value) {
+      const index = db.indexes[field];
+      const docs: Doc[] = index ? index.getMatching(value) : await db.find({ [field]: value }, { _id: 1 });
+      return docs.map(doc => doc._id);
+    },
     findOne: query => db.findOne(query),
     async insert(doc) {
       const res = await insertBatched(doc);
@@ -107,6 +118,10 @@ export function mongoCollection(col: any): Collection {
     },
     findByIds: async ids => (ids.length ? col.find({ _id: { $in: [...ids] } }).toArray() : []),
     count: query => col.countDocuments(toMongoQuery(query)),
+    async idsWhere(field, value) {
+      const docs: Doc[] = await col.find({ [field]: value }).project({ _id: 1 }).toArray();
+      return docs.map(doc => doc._id);
+    },
     findOne: query => col.findOne(toMongoQuery(query)),
     async insert(doc) {
       await col.insertOne(doc);

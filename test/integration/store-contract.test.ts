@@ -128,6 +128,17 @@ function contract(name: string, make: () => Promise<Backend>) {
       expect(await events.count({ $not: { translations: "fr" } })).toBe(4);
     });
 
+    test("ids where a field equals a value, through an index or without one, writes seen at once", async () => {
+      await events.ensureIndex("status");
+      expect((await events.idsWhere("status", "publish")).sort()).toEqual([1, 2, 3, 5]);
+      expect(await events.idsWhere("status", "pending")).toEqual([]);
+      expect(await events.idsWhere("title", "Rock night")).toEqual([2]); // no index on title
+      await events.insert({ _id: 9, title: "Late", status: "pending" });
+      expect(await events.idsWhere("status", "pending")).toEqual([9]);
+      await events.updateOne({ _id: 9 }, { $set: { status: "publish" } });
+      expect(await events.idsWhere("status", "pending")).toEqual([]);
+    });
+
     test("comparison, membership, existence, regex and array operators", async () => {
       const q = async (query: Doc) => sorted(await events.find(query));
       expect(await q({ start_date: { $gte: "2030-01-11 00:00:00", $lt: "2030-01-12 00:00:00" } })).toEqual([2, 3]);
