@@ -26,7 +26,8 @@ export const HttpGuardsMixin: ServiceSchema = {
       // /docs answers its own errors and ignores the Authorization header (C19).
       renderError: (req: IncomingMessage, res: ServerResponse, err: unknown) =>
         isDocs(req.url) ? docsOnError(req, res, err) : service.settings.onError.call(service, req, res, err),
-      warn: (msg: string, err?: unknown) => service.logger.warn(msg, err ?? "")
+      warn: (msg: string, err?: unknown) => service.logger.warn(msg, err ?? ""),
+      answerEarly: (req: IncomingMessage, res: ServerResponse) => (service.answerKept ? service.answerKept(req, res) : Promise.resolve(false))
     }))
   },
   created(this: any) {

@@ -51,11 +51,9 @@ function requestLanguage(req: Req): string {
   return pathLanguage(req.originalUrl ?? req.url ?? "") ?? settings().defaultLanguage ?? DEFAULT_LANGUAGE;
 }
 
+/** The headers every API answer carries beyond the guards' security headers (lib/http/guards.ts, set on every request). */
 function securityHeaders(res: Res): void {
   if (res.headersSent) return;
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("X-Frame-Options", "DENY");
-  res.setHeader("Referrer-Policy", "no-referrer");
   res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
 }
 
@@ -67,35 +65,36 @@ function prototypeKeyOf(v: unknown): string | undefined {
 }
 
 /**
- * Route middleware: a GET whose answer is kept (lib/http/response-cache.ts) is answered from the cache,
- * conditional requests included; otherwise the request goes on, carrying its key for `keepResponse`.
+ * A GET whose answer is kept (lib/http/response-cache.ts) is answered from the cache, conditional requests
+ * included, before moleculer-web routes it (the guards have run: security headers, rate limit). Answers
+ * false when the request must go on; then it carries its key for `keepResponse`.
  */
-async function serveKeptResponse(this: any, req: Req & { $route?: unknown; $responseKey?: string }, res: Res, next: (err?: unknown) => void): Promise<void> {
-  try {
-    // While a routed service is away, answers come from the services (503), not from what was kept.
-    const key = this.responseCacheOn && ROUTED_SERVICES.every(name => this.broker.registry.hasService(name)) ? responseKey(req) : undefined;
-    if (!key) return next();
-    const kept: KeptResponse | null = await this.broker.cacher.get(key);
-    if (!kept) {
-      req.$responseKey = key;
-      return next();
-    }
-    if (req.$route && (req.$route as any).cors) this.corsHandler(req.$route, req, res);
-    securityHeaders(res);
-    for (const [name, value] of Object.entries(kept.headers)) res.setHeader(name, value);
-    const conditional = { ifNoneMatch: req.headers["if-none-match"] as string | undefined, ifModifiedSince: req.headers["if-modified-since"] as string | undefined };
-    if (etagMatches(conditional.ifNoneMatch, kept.headers.etag) || notModified(conditional, kept.headers.etag, kept.headers["last-modified"])) {
-      res.writeHead(304);
-      res.end();
-      return;
-    }
-    const bytes = keptBytes(kept);
-    res.setHeader("Content-Length", bytes.length);
-    res.writeHead(kept.status);
-    res.end(bytes);
-  } catch (err) {
-    next(err);
+async function answerKept(this: any, req: Req & { $responseKey?: string }, res: Res): Promise<boolean> {
+  // While a routed service is away, answers come from the services (503), not from what was kept.
+  const key = this.responseCacheOn && ROUTED_SERVICES.every(name => this.broker.registry.hasService(name)) ? responseKey(req) : undefined;
+  if (!key) return false;
+  const kept: KeptResponse | null = await this.broker.cacher.get(key);
+  const route = kept?.route === undefined ? undefined : this.routeByName(kept.route);
+  if (!kept || !route) {
+    req.$responseKey = key;
+    return false;
   }
+  // what moleculer-web adds to a routed answer: the request id and the route's CORS headers
+  res.setHeader("X-Request-ID", req.headers["x-correlation-id"] ?? req.headers["x-request-id"] ?? this.broker.generateUid());
+  if (route.cors) this.corsHandler(route, req, res);
+  securityHeaders(res);
+  for (const [name, value] of Object.entries(kept.headers)) res.setHeader(name, value);
+  const conditional = { ifNoneMatch: req.headers["if-none-match"] as string | undefined, ifModifiedSince: req.headers["if-modified-since"] as string | undefined };
+  if (etagMatches(conditional.ifNoneMatch, kept.headers.etag) || notModified(conditional, kept.headers.etag, kept.headers["last-modified"])) {
+    res.writeHead(304);
+    res.end();
+    return true;
+  }
+  const bytes = keptBytes(kept);
+  res.setHeader("Content-Length", bytes.length);
+  res.writeHead(kept.status);
+  res.end(bytes);
+  return true;
 }
 
 /** Everything the gateway does before an action runs: caller, language, roots, hostile input. */
@@ -141,7 +140,6 @@ function namespaceRoute(lang: string | undefined) {
     aliases: aliases(),
     bodyParsers: { json: { limit: "1mb", strict: false }, urlencoded: { extended: true, limit: "1mb" } },
     mergeParams: true,
-    use: [serveKeptResponse],
     async onBeforeCall(this: any, ctx: Context<any, CallMeta>, route: unknown, req: Req, res: Res, alias: any) {
       beforeCall(lang).call(this, ctx, route, req, res, alias);
       // Beyond the reference: _fields, If-Match, Idempotency-Key, iCalendar (mixins/http-features.mixin.ts).
@@ -221,7 +219,13 @@ export default function apiService(): ServiceSchema {
       if (err instanceof ApiError && err.type === "rest_not_ready") return this.sendError(req, res, err);
       return (ApiGateway as any).methods.errorHandler.call(this, req, res, err);
     },
-    /** Keeps a GET's 200 answer (serialised once, here) for serveKeptResponse. */
+    answerKept,
+    /** A route of this gateway by name (kept answers name theirs). */
+    routeByName(this: any, name: string): any {
+      if (!this.routesByName) this.routesByName = new Map((this.routes ?? []).map((r: any) => [r.name, r]));
+      return this.routesByName.get(name);
+    },
+    /** Keeps a GET's 200 answer (serialised once, here) for answerKept. */
     async keepResponse(this: any, ctx: Context<any, CallMeta>, req: Req & { $responseKey?: string }, res: Res, out: unknown): Promise<unknown> {
       const key = req.$responseKey;
       const status = ctx.meta.$statusCode ?? 200;
@@ -233,7 +237,7 @@ export default function apiService(): ServiceSchema {
       for (const [k, v] of Object.entries(meta.$responseHeaders ?? {})) extra[k.toLowerCase()] = String(v);
       const headers = keptHeaders(name => res.getHeader(name) ?? extra[name]);
       headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
-      await this.broker.cacher.set(key, { status, headers, body } satisfies KeptResponse);
+      await this.broker.cacher.set(key, { status, headers, body, route: (req as any).$route?.name } satisfies KeptResponse);
       return body;
     }
   },

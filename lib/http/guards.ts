@@ -92,6 +92,8 @@ export interface GuardContext {
   /** Renders an error as the gateway does (the contract's JSON). */
   renderError(req: IncomingMessage, res: ServerResponse, err: unknown): void;
   warn(msg: string, err?: unknown): void;
+  /** Answers the request now (a kept answer) and says so, or says it goes on to the routes. */
+  answerEarly?(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
 }
 
 type Handler = (this: any, req: IncomingMessage, res: ServerResponse, next?: unknown) => unknown;
@@ -117,6 +119,11 @@ export function guardedHttpHandler(original: Handler, guards: (service: any) => 
       } catch (err) {
         g.warn("The rate limit check failed; the request goes through.", err);
       }
+    }
+    try {
+      if (g.answerEarly && (await g.answerEarly(req, res))) return;
+    } catch (err) {
+      g.warn("A kept answer could not be read; the request goes on.", err);
     }
     return original.call(this, req, res, next);
   };

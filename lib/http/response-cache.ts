@@ -17,6 +17,8 @@ export interface KeptResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The gateway route that answered (its CORS settings apply to the replay). */
+  route?: string;
 }
 
 const encoded = new WeakMap<KeptResponse, Buffer>();
@@ -31,12 +33,25 @@ export function keptBytes(kept: KeptResponse): Buffer {
   return bytes;
 }
 
-/** The key of a request, or undefined when its answer is not kept (not a plain GET). */
+/** Keys computed lately, by what they hash (a repeated request is not hashed again); dropped when full. */
+const recentKeys = new Map<string, string>();
+const RECENT_KEYS_MAX = 10_000;
+
+/**
+ * The key of a request, or undefined when its answer is not kept (not a plain GET). The request's parts
+ * are hashed, so no URL or credential appears in a shared cacher's key names.
+ */
 export function responseKey(req: IncomingMessage & { originalUrl?: string }): string | undefined {
   if (req.method !== "GET") return undefined;
   if (req.headers["if-match"] !== undefined) return undefined;
-  const parts = [req.originalUrl ?? req.url ?? "", req.headers.authorization ?? "", req.headers.accept ?? ""];
-  return RESPONSE_KEY_PREFIX + createHash("sha1").update(parts.join("\u0000")).digest("base64url");
+  const text = `${req.originalUrl ?? req.url ?? ""}\u0000${req.headers.authorization ?? ""}\u0000${req.headers.accept ?? ""}`;
+  let key = recentKeys.get(text);
+  if (key === undefined) {
+    if (recentKeys.size >= RECENT_KEYS_MAX) recentKeys.clear();
+    key = RESPONSE_KEY_PREFIX + createHash("sha1").update(text).digest("base64url");
+    recentKeys.set(text, key);
+  }
+  return key;
 }
 
 /** The headers worth replaying, taken from an answer about to be sent. */

@@ -29,4 +29,23 @@ describe("kept answers", () => {
     expect(third.body.events.map((e: any) => e.title)).toContain("Renamed");
     expect(third.headers.get("etag")).not.toBe(first.headers.get("etag"));
   });
+
+  test("a kept answer carries the headers of a routed one: security, CORS, paging, its own request id", async () => {
+    const headers = { Origin: "https://app.example" };
+    const path = "/events?per_page=1";
+    const routed = await svc.request("GET", path, { headers });
+    const kept = await svc.request("GET", path, { headers });
+    const names = (res: typeof routed) => [...res.headers.keys()].filter(n => n !== "date").sort();
+    expect(names(kept)).toEqual(names(routed));
+    for (const name of ["access-control-allow-origin", "access-control-expose-headers", "x-content-type-options", "content-security-policy", "x-wp-total", "link", "etag"])
+      expect([name, kept.headers.get(name)]).toEqual([name, routed.headers.get(name)]);
+    expect(kept.headers.get("x-request-id")).toMatch(/\S/);
+    expect(kept.headers.get("x-request-id")).not.toBe(routed.headers.get("x-request-id"));
+    // a caller's own request id is echoed, as on a routed answer
+    const traced = await svc.request("GET", path, { headers: { ...headers, "X-Request-ID": "trace-42" } });
+    expect(traced.headers.get("x-request-id")).toBe("trace-42");
+    const conditional = await svc.request("GET", path, { headers: { ...headers, "If-None-Match": routed.headers.get("etag")! } });
+    expect(conditional.status).toBe(304);
+    expect(conditional.headers.get("access-control-allow-origin")).toBe(routed.headers.get("access-control-allow-origin"));
+  });
 });
