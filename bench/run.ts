@@ -29,7 +29,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const KEY = "bench-admin";
 const NS = "/wp-json/calendar/events/v1";
 
-interface Measure { rps: number; p50: number; p99: number; mean: number; errors: number; non2xx: number }
+/** `completed`: requests answered within the window (0: every one took longer than the window). */
+interface Measure { rps: number; p50: number; p99: number; mean: number; errors: number; non2xx: number; completed: number }
 interface Row { n: number; case: string; plan: string; measure: Measure; ratio: number }
 
 /** What answers an uncached read (embedded store). */
@@ -158,7 +159,7 @@ function load(url: string, opts: { method?: string; body?: string; headers?: Rec
   return new Promise((resolve, reject) => {
     autocannon({ url, connections: CONNECTIONS, duration: opts.duration ?? DURATION, method: opts.method ?? "GET", body: opts.body, headers: opts.headers }, (err: Error, r: any) => {
       if (err) return reject(err);
-      resolve({ rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, mean: +r.latency.mean.toFixed(3), errors: r.errors, non2xx: r.non2xx });
+      resolve({ rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, mean: +r.latency.mean.toFixed(3), errors: r.errors, non2xx: r.non2xx, completed: r.requests.total });
     });
   });
 }
@@ -263,10 +264,13 @@ function report(rows: Row[], baselines: Record<number, Measure>, extra: Record<s
   for (const [n, base] of Object.entries(baselines)) lines.push(`baseline before N=${n} (raw node:http, same body): ${base.rps} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`);
   lines.push("");
   lines.push(`${"case".padEnd(40)} ${"plan".padEnd(30)} ${"N".padStart(7)} ${"req/s".padStart(8)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"mean".padStart(7)} ${"ratio".padStart(7)} ${"errors".padStart(7)}`);
+  const window = `>${DURATION * 1000}`;
   for (const r of rows) {
-    lines.push(`${r.case.padEnd(40)} ${r.plan.slice(0, 30).padEnd(30)} ${String(r.n).padStart(7)} ${String(r.measure.rps).padStart(8)} ${String(r.measure.p50).padStart(5)} ${String(r.measure.p99).padStart(5)} ${String(r.measure.mean).padStart(7)} ${String(r.ratio).padStart(7)} ${String(r.measure.errors + r.measure.non2xx).padStart(7)}`);
+    // nothing answered within the window: latencies are unknown, only longer than it
+    const [p50, p99, mean] = r.measure.completed ? [r.measure.p50, r.measure.p99, r.measure.mean] : [window, window, window];
+    lines.push(`${r.case.padEnd(40)} ${r.plan.slice(0, 30).padEnd(30)} ${String(r.n).padStart(7)} ${String(r.measure.rps).padStart(8)} ${String(p50).padStart(5)} ${String(p99).padStart(5)} ${String(mean).padStart(7)} ${String(r.ratio).padStart(7)} ${String(r.measure.errors + r.measure.non2xx).padStart(7)}`);
   }
-  const growth: Record<string, number> = {};
+  const growth: Record<string, number | null> = {};
   const small = Math.min(...SIZES);
   const large = Math.max(...SIZES);
   if (small !== large) {
@@ -275,6 +279,11 @@ function report(rows: Row[], baselines: Record<number, Measure>, extra: Record<s
     for (const r of rows.filter(x => x.n === large)) {
       const s = rows.find(x => x.n === small && x.case === r.case);
       if (!s) continue;
+      if (!r.measure.completed || !s.measure.completed) {
+        growth[r.case] = null;
+        lines.push(`  ${r.case.padEnd(38)} unknown: no request answered within ${DURATION} s at N=${r.measure.completed ? small : large}`);
+        continue;
+      }
       const g = +(r.measure.mean / s.measure.mean).toFixed(2);
       growth[r.case] = g;
       lines.push(`  ${r.case.padEnd(38)} ${g}x`);

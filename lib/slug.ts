@@ -32,20 +32,6 @@ export function sanitizeSlug(input: string): string {
 // Words WordPress never uses as a bare post slug (they get "-2").
 export const RESERVED_SLUGS: readonly string[] = ["feed", "rdf", "rss", "rss2", "atom", "embed"];
 
-// First free slug among base, base-2, base-3 … (reserved words never bare; "" stays "").
-export async function uniqueSlug(
-  base: string,
-  isTaken: (candidate: string) => boolean | Promise<boolean>,
-  firstSuffix = 2,
-): Promise<string> {
-  if (base === "") return "";
-  if (!RESERVED_SLUGS.includes(base) && !(await isTaken(base))) return base;
-  for (let n = Math.max(2, firstSuffix); ; n++) {
-    const candidate = `${base}-${n}`;
-    if (!(await isTaken(candidate))) return candidate;
-  }
-}
-
 // Suffix WordPress appends to the slug of a trashed post.
 export const TRASH_SUFFIX = "__trashed";
 

@@ -6,7 +6,7 @@
  * - `SlugHolds` hands out unique slugs to writes that are still on their way to the store, so two parallel
  *   creates (or renames) never both take the same free slug.
  */
-import { uniqueSlug } from "../slug";
+import { RESERVED_SLUGS } from "../slug";
 
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();
@@ -42,20 +42,41 @@ export class SlugHolds {
 
   /**
    * `base` made unique (`base`, `base-2`, …, reserved words avoided) among the slugs `taken` says are stored
-   * and the slugs other writes hold right now; the answer is held until released.
+   * and the slugs other writes hold right now; the answer is held until released. A candidate is held
+   * while the store is asked, so parallel writes of one base move on to the next one at once.
    */
   async hold(base: string, taken: (slug: string) => Promise<boolean>): Promise<SlugHold> {
-    for (;;) {
-      const hint = this.hints.get(base) ?? 0;
-      const slug = await uniqueSlug(base, async candidate => this.held.has(candidate) || (await taken(candidate)), hint >= 10 ? hint + 1 : 2);
-      const suffix = slug.startsWith(`${base}-`) ? Number(slug.slice(base.length + 1)) : NaN;
-      if (Number.isInteger(suffix)) this.hints.set(base, Math.max(hint, suffix));
-      // Another write may have taken the same candidate while this one was looking: look again.
-      if (this.held.has(slug)) continue;
-      const token = Symbol(slug);
-      this.held.set(slug, token);
-      return { slug, release: () => { if (this.held.get(slug) === token) this.held.delete(slug); } };
+    if (base === "") return { slug: "", release: () => undefined };
+    if (!RESERVED_SLUGS.includes(base)) {
+      const bare = await this.tryHold(base, taken);
+      if (bare) return bare;
     }
+    const hint = this.hints.get(base) ?? 0;
+    for (let n = hint >= 10 ? hint + 1 : 2; ; n++) {
+      const hold = await this.tryHold(`${base}-${n}`, taken);
+      if (hold) {
+        this.hints.set(base, Math.max(this.hints.get(base) ?? 0, n));
+        return hold;
+      }
+    }
+  }
+
+  /** `slug` held, unless another write holds it or the store has it (undefined). */
+  private async tryHold(slug: string, taken: (slug: string) => Promise<boolean>): Promise<SlugHold | undefined> {
+    if (this.held.has(slug)) return undefined;
+    const token = Symbol(slug);
+    this.held.set(slug, token);
+    const release = () => {
+      if (this.held.get(slug) === token) this.held.delete(slug);
+    };
+    try {
+      if (!(await taken(slug))) return { slug, release };
+    } catch (err) {
+      release();
+      throw err;
+    }
+    release();
+    return undefined;
   }
 
   get size(): number {

@@ -1,5 +1,5 @@
 import {
-  RESERVED_SLUGS, TRASH_SUFFIX, removeAccents, sanitizeSlug, trashedSlug, uniqueSlug, untrashedSlug,
+  TRASH_SUFFIX, removeAccents, sanitizeSlug, trashedSlug, untrashedSlug,
 } from "../../lib/slug";
 
 describe("removeAccents", () => {
@@ -44,39 +44,6 @@ describe("sanitizeSlug", () => {
   });
 });
 
-describe("uniqueSlug", () => {
-  it("returns the base when free", async () => {
-    await expect(uniqueSlug("jazz", () => false)).resolves.toBe("jazz");
-  });
-
-  it("appends -2, -3 … until free", async () => {
-    const taken = new Set(["jazz", "jazz-2", "jazz-3"]);
-    await expect(uniqueSlug("jazz", (c) => taken.has(c))).resolves.toBe("jazz-4");
-  });
-
-  it("accepts an async predicate", async () => {
-    const taken = new Set(["jazz"]);
-    await expect(uniqueSlug("jazz", async (c) => taken.has(c))).resolves.toBe("jazz-2");
-  });
-
-  it("never uses a reserved word bare", async () => {
-    expect(RESERVED_SLUGS).toEqual(["feed", "rdf", "rss", "rss2", "atom", "embed"]);
-    for (const word of RESERVED_SLUGS) {
-      await expect(uniqueSlug(word, () => false)).resolves.toBe(`${word}-2`);
-    }
-    const taken = new Set(["feed-2"]);
-    await expect(uniqueSlug("feed", (c) => taken.has(c))).resolves.toBe("feed-3");
-  });
-
-  it("does not treat words containing a reserved word as reserved", async () => {
-    await expect(uniqueSlug("feeds", () => false)).resolves.toBe("feeds");
-    await expect(uniqueSlug("rss-feed", () => false)).resolves.toBe("rss-feed");
-  });
-
-  it("keeps an empty base empty", async () => {
-    await expect(uniqueSlug("", () => true)).resolves.toBe("");
-  });
-});
 
 describe("trash suffix", () => {
   it("adds and removes __trashed", () => {

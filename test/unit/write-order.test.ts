@@ -1,4 +1,8 @@
 import { KeyedQueue, SlugHolds } from "../../lib/posts/write-order";
+import { RESERVED_SLUGS } from "../../lib/slug";
+
+/** The slug one hold gets with nothing else held. */
+const uniqueSlug = async (base: string, taken: (c: string) => boolean | Promise<boolean>) => (await new SlugHolds().hold(base, async c => taken(c))).slug;
 
 const tick = () => new Promise(r => setTimeout(r, 1));
 
@@ -32,5 +36,53 @@ describe("write order (lib/posts/write-order.ts)", () => {
     expect((await holds.hold("party", taken)).slug).toBe("party-2");
     const feed = await holds.hold("feed", async () => false);
     expect(feed.slug).toBe("feed-2");
+  });
+
+  test("a candidate another write is checking is skipped at once; a store error releases the candidate", async () => {
+    const holds = new SlugHolds();
+    const asked: string[] = [];
+    const taken = async (s: string) => { asked.push(s); await tick(); return s === "gig"; };
+    const got = await Promise.all(Array.from({ length: 4 }, () => holds.hold("gig", taken)));
+    expect(got.map(h => h.slug).sort()).toEqual(["gig-2", "gig-3", "gig-4", "gig-5"]);
+    // each candidate asked of the store once: none is checked twice by racing writes
+    expect(asked.filter(s => s !== "gig").sort()).toEqual(["gig-2", "gig-3", "gig-4", "gig-5"]);
+    got.forEach(h => h.release());
+    await expect(holds.hold("broken", async () => { throw new Error("store down"); })).rejects.toThrow("store down");
+    expect(holds.size).toBe(0);
+    expect((await holds.hold("", async () => true)).slug).toBe("");
+  });
+});
+
+describe("a slug held alone: the first free of base, base-2, base-3 …", () => {
+  it("returns the base when free", async () => {
+    await expect(uniqueSlug("jazz", () => false)).resolves.toBe("jazz");
+  });
+
+  it("appends -2, -3 … until free", async () => {
+    const taken = new Set(["jazz", "jazz-2", "jazz-3"]);
+    await expect(uniqueSlug("jazz", (c) => taken.has(c))).resolves.toBe("jazz-4");
+  });
+
+  it("accepts an async predicate", async () => {
+    const taken = new Set(["jazz"]);
+    await expect(uniqueSlug("jazz", async (c) => taken.has(c))).resolves.toBe("jazz-2");
+  });
+
+  it("never uses a reserved word bare", async () => {
+    expect(RESERVED_SLUGS).toEqual(["feed", "rdf", "rss", "rss2", "atom", "embed"]);
+    for (const word of RESERVED_SLUGS) {
+      await expect(uniqueSlug(word, () => false)).resolves.toBe(`${word}-2`);
+    }
+    const taken = new Set(["feed-2"]);
+    await expect(uniqueSlug("feed", (c) => taken.has(c))).resolves.toBe("feed-3");
+  });
+
+  it("does not treat words containing a reserved word as reserved", async () => {
+    await expect(uniqueSlug("feeds", () => false)).resolves.toBe("feeds");
+    await expect(uniqueSlug("rss-feed", () => false)).resolves.toBe("rss-feed");
+  });
+
+  it("keeps an empty base empty", async () => {
+    await expect(uniqueSlug("", () => true)).resolves.toBe("");
   });
 });
