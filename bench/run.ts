@@ -228,7 +228,7 @@ async function main(): Promise<void> {
     for (const [name, route, opts] of cases) {
       if (opts?.method === "POST") continue;
       process.stderr.write(`  load (cache off): ${name}\n`);
-      await load(`http://127.0.0.1:${p2}${route}`, { duration: 1 }); // warm-up (JIT)
+      await load(`http://127.0.0.1:${p2}${route}`, { duration: 2 }); // warm-up (JIT, and the collector done with the freshly loaded store)
       const m = await load(`http://127.0.0.1:${p2}${route}`);
       await settle(`http://127.0.0.1:${p2}`);
       rows.push({ n, case: `${name}, cache off`, plan: PLANS[name], measure: m, ratio: +(m.rps / base.rps).toFixed(3) });
@@ -271,11 +271,13 @@ function report(rows: Row[], baselines: Record<number, Measure>, extra: Record<s
     lines.push(`${r.case.padEnd(40)} ${r.plan.slice(0, 30).padEnd(30)} ${String(r.n).padStart(7)} ${String(r.measure.rps).padStart(8)} ${String(p50).padStart(5)} ${String(p99).padStart(5)} ${String(mean).padStart(7)} ${String(r.ratio).padStart(7)} ${String(r.measure.errors + r.measure.non2xx).padStart(7)}`);
   }
   const growth: Record<string, number | null> = {};
+  const adjusted: Record<string, number | null> = {};
   const small = Math.min(...SIZES);
   const large = Math.max(...SIZES);
   if (small !== large) {
     lines.push("");
-    lines.push(`growth of mean latency from N=${small} to N=${large} (autocannon's p50 is in whole ms):`);
+    lines.push(`growth of mean latency from N=${small} to N=${large} (autocannon's p50 is in whole ms); in brackets, the same`);
+    lines.push(`divided by the growth of the baseline's mean latency between the two (the machine's own drift taken out):`);
     for (const r of rows.filter(x => x.n === large)) {
       const s = rows.find(x => x.n === small && x.case === r.case);
       if (!s) continue;
@@ -285,8 +287,11 @@ function report(rows: Row[], baselines: Record<number, Measure>, extra: Record<s
         continue;
       }
       const g = +(r.measure.mean / s.measure.mean).toFixed(2);
+      const drift = baselines[large] && baselines[small] ? baselines[large].mean / baselines[small].mean : NaN;
+      const a = Number.isFinite(drift) && drift > 0 ? +(g / drift).toFixed(2) : null;
       growth[r.case] = g;
-      lines.push(`  ${r.case.padEnd(38)} ${g}x`);
+      adjusted[r.case] = a;
+      lines.push(`  ${r.case.padEnd(38)} ${g}x${a === null ? "" : ` (${a}x)`}`);
     }
   }
   lines.push("");
@@ -295,7 +300,7 @@ function report(rows: Row[], baselines: Record<number, Measure>, extra: Record<s
   console.log(text);
   const dir = path.join(ROOT, "bench", "results");
   fs.mkdirSync(dir, { recursive: true });
-  const json = JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, duration_s: DURATION, connections: CONNECTIONS, baselines, rows, growth, extra }, null, 2);
+  const json = JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, duration_s: DURATION, connections: CONNECTIONS, baselines, rows, growth, growth_baseline_adjusted: adjusted, extra }, null, 2);
   fs.writeFileSync(path.join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, "-")}.json`), json);
   fs.writeFileSync(path.join(dir, "latest.json"), json);
 }
