@@ -1,7 +1,8 @@
 /**
  * What the gateway does to every HTTP request before moleculer-web routes it, whatever the route (API,
  * health, /docs, no route at all): security headers on every answer (error answers included), the rate
- * limit (lib/http/rate-limit.ts), and the HTTP server's own time limits.
+ * limit (lib/http/rate-limit.ts), and the HTTP server's own time limits. After them the gateway may answer
+ * at once (`answerEarly`: a kept answer of the response cache), before any routing.
  *
  * The gateway hooks it in once, by wrapping moleculer-web's `httpHandler` (`guardedHttpHandler`).
  */
