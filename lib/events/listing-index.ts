@@ -17,6 +17,10 @@
 import { EventListFilters, searchPart } from "./event-query";
 import { compareValues, compileQuery, Predicate, UnsupportedQuery } from "../query-match";
 import { fromDb, toDb } from "../dates";
+import { requiredText, searchTextOf } from "./search-text";
+
+/** At most this many code units of folded search text are kept (~64 MB). */
+const SEARCH_TEXT_BUDGET = 32 * 1024 * 1024;
 
 /** What the list needs of an event. */
 export interface ListingEntry {
@@ -36,6 +40,8 @@ export interface ListingEntry {
   organizers: readonly number[];
   /** The stored document itself (frozen by the store), for conditions on other fields (`search`). */
   doc: ListedDoc;
+  /** Its searchable text, case-folded (lib/events/search-text.ts), made by the first search that needs it. */
+  searchText?: string;
 }
 
 export type LinkField = "venues" | "organizers";
@@ -75,7 +81,8 @@ export function entryOf(doc: ListedDoc): ListingEntry {
     tags: doc.tags ?? [],
     venues: doc.venues ?? [],
     organizers: doc.organizers ?? [],
-    doc
+    doc,
+    searchText: undefined
   };
 }
 
@@ -130,18 +137,29 @@ const anyIn = (values: readonly number[], set: ReadonlySet<number>) => values.so
 
 type Keep = (e: ListingEntry) => boolean;
 
-/** The `search` condition run on the stored documents; undefined when there is none. */
-function searchPredicate(f: EventListFilters): Keep | undefined {
+/** An entry's folded search text, or undefined when none is kept for it. */
+type TextOf = (e: ListingEntry) => string | undefined;
+
+/**
+ * The `search` condition run on the stored documents; undefined when there is none. The text a match needs
+ * is looked for in the entry's folded copy first: an entry without it cannot match.
+ */
+function searchPredicate(f: EventListFilters, textOf: TextOf): Keep | undefined {
   const query = searchPart(f);
   if (!query) return undefined;
   const match: Predicate = compileQuery(query);
-  return e => match(e.doc);
+  const needs = requiredText(query);
+  if (!needs.length) return e => match(e.doc);
+  return e => {
+    const text = textOf(e);
+    return (text === undefined || needs.every(n => text.includes(n))) && match(e.doc);
+  };
 }
 
 /** The filters other than statuses and the date ranges, as one predicate (undefined: none). */
-function entryPredicate(f: EventListFilters): Keep | undefined {
+function entryPredicate(f: EventListFilters, textOf: TextOf): Keep | undefined {
   const tests: Keep[] = [];
-  const search = searchPredicate(f);
+  const search = searchPredicate(f, textOf);
   const set = (ids: number[] | undefined) => (ids ? new Set(ids) : undefined);
   const categories = set(f.categoryIds);
   if (categories) tests.push(e => anyIn(e.categories, categories));
@@ -220,6 +238,20 @@ export class ListingIndex {
   private longestMs = 0;
   /** Entries that end before they start (none when the store keeps start ≤ end). */
   private backwards = 0;
+  /** Code units of folded search text kept (bounded: past the budget, searches test those entries exactly). */
+  private searchTextUnits = 0;
+
+  /** `searchTextBudget`: the most folded search text kept, in code units. */
+  constructor(private readonly searchTextBudget = SEARCH_TEXT_BUDGET) {}
+
+  private readonly textOf: TextOf = e => {
+    if (e.searchText === undefined) {
+      if (this.searchTextUnits >= this.searchTextBudget) return undefined;
+      e.searchText = searchTextOf(e.doc);
+      this.searchTextUnits += e.searchText.length;
+    }
+    return e.searchText;
+  };
 
   get size(): number {
     return this.byId.size;
@@ -231,6 +263,7 @@ export class ListingIndex {
     for (const map of Object.values(this.linked)) map.clear();
     this.longestMs = 0;
     this.backwards = 0;
+    this.searchTextUnits = 0;
   }
 
   /** Many documents at once (start-up): one sort per status instead of one insertion each. */
@@ -264,6 +297,7 @@ export class ListingIndex {
     if (!old) return;
     this.byId.delete(id);
     this.measure(old, -1);
+    if (old.searchText !== undefined) this.searchTextUnits -= old.searchText.length;
     if (old.hidden) return;
     removeSorted(this.byStatus.get(old.status), old);
     for (const field of LINK_FIELDS) {
@@ -296,7 +330,7 @@ export class ListingIndex {
       tighter(start, "hi", end.hi, !!end.hiOpen);
     }
     const endKeep: Keep | undefined = end.lo !== undefined || end.hi !== undefined ? e => inRange(e.end, end) : undefined;
-    const other = entryPredicate(f);
+    const other = entryPredicate(f, this.textOf);
     const startSlice = (list: readonly ListingEntry[]): Slice => ({
       list,
       from: start.lo === undefined ? 0 : lowerBound(list, start.lo, !!start.loOpen),
@@ -374,7 +408,7 @@ export class ListingIndex {
 
   private includePage(f: EventListFilters, skip: number, limit: number): ListingPage {
     const statuses = new Set(f.statuses);
-    const keep = entryPredicate(f);
+    const keep = entryPredicate(f, this.textOf);
     const found: ListingEntry[] = [];
     for (const id of new Set(f.include)) {
       const e = this.byId.get(id);

@@ -187,6 +187,24 @@ describe("events listing index", () => {
     expect(index.page(f, 0, 10)).toEqual(await storePage(db, f, 0, 10));
   });
 
+  it("searches the text as stored now, with or without folded copies kept", async () => {
+    const r = rng(13);
+    await db.insertAsync(Array.from({ length: 150 }, (_, i) => randomEvent(r, i + 1)));
+    const searches = ["jazz", "-jazz", "\"night concert\"", "concert night", "evening", "JAZZ nIgHt"];
+    const compareSearches = async (idx: ListingIndex) => {
+      for (const search of searches) {
+        const f: EventListFilters = { statuses: STATUSES, bounds: {}, searchAccess: r.pick<EventListFilters["searchAccess"]>(["all", {}]), search };
+        expect([search, idx.page(f, 0, 200)]).toEqual([search, await storePage(db, f, 0, 200)]);
+      }
+    };
+    await compareSearches(index); // folded copies made now
+    for (let id = 1; id <= 150; id += 3) await db.updateAsync({ _id: id }, { $set: { title: r.pick(["Late jazz", "Salsa", "Ñight concert", "night CONCERT"]) } });
+    await compareSearches(index); // an update replaces the copy
+    const unkept = new ListingIndex(0);
+    unkept.load(await db.findAsync({}));
+    await compareSearches(unkept);
+  });
+
   it("leaves a condition it does not know to the store", async () => {
     expect(index.page({ statuses: ["publish"], bounds: {}, searchQuery: { $where: "true" }, searchAccess: "all" }, 0, 10)).toBeUndefined();
   });
