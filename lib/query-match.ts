@@ -15,7 +15,8 @@ export class UnsupportedQuery extends Error {}
 
 type Value = unknown;
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
+/** An object of fields or operators (not an array, a RegExp or a Date). */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof RegExp) && !(v instanceof Date);
 }
 

@@ -9,6 +9,7 @@
  * lacks it is skipped, any other goes on to the exact condition.
  */
 import type { Query } from "../../mixins/store/collection";
+import { isPlainObject } from "../query-match";
 
 /** The stored fields a folded copy holds. */
 export const SEARCH_TEXT_FIELDS: readonly string[] = ["title", "excerpt", "description"];
@@ -63,10 +64,6 @@ export function literalOf(re: RegExp): string | undefined {
     else out += c;
   }
   return out === "" ? undefined : out;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof RegExp);
 }
 
 /** Folded literals of a condition on one field: its patterns, if the field is one of the copy's. */

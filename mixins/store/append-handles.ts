@@ -8,6 +8,7 @@
  * every load) closes the descriptor first, so no write goes to a replaced file.
  */
 import * as fs from "fs";
+import { patchEveryNedb } from "./nedb-modules";
 
 const descriptors = new Map<string, number>();
 
@@ -50,13 +51,7 @@ function patchStorage(storage: any): void {
   storage.__appendHandles = true;
 }
 
-for (const path of ["@seald-io/nedb/lib/storage", "moleculer-db/node_modules/@seald-io/nedb/lib/storage"]) {
-  try {
-    patchStorage(require(path));
-  } catch {
-    /* that copy is not installed */
-  }
-}
+patchEveryNedb("storage", patchStorage);
 
 /** Closes every kept descriptor (tests that rewrite data files between starts). */
 export async function closeAppendHandles(): Promise<void> {

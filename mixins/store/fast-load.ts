@@ -4,6 +4,8 @@
  * Lines without a `"$$date"` (every line this service writes: dates are DB-format strings) mean the same
  * to plain JSON.parse, which reads them several times faster; any other line still goes to NeDB's own.
  */
+import { patchEveryNedb } from "./nedb-modules";
+
 const DATE_MARK = '"$$date"';
 
 export function fastDeserialize(original: (raw: string) => unknown): (raw: string) => unknown {
@@ -16,10 +18,4 @@ function patchModel(model: any): void {
   model.__fastDeserialize = true;
 }
 
-for (const path of ["@seald-io/nedb/lib/model", "moleculer-db/node_modules/@seald-io/nedb/lib/model"]) {
-  try {
-    patchModel(require(path));
-  } catch {
-    /* that copy is not installed */
-  }
-}
+patchEveryNedb("model", patchModel);
