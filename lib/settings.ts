@@ -10,7 +10,11 @@ export interface Settings {
   baseUrl: string;
   restPrefix: string;
   dataDir: string;
+  /** DATABASE_URL: PostgreSQL (postgres:// or postgresql://) instead of the embedded SQLite store. */
+  databaseUrl?: string;
   mongoUri?: string;
+  /** DATABASE_CONNECT_TIMEOUT (ms): how long start-up waits for PostgreSQL or MongoDB. */
+  databaseConnectTimeout: number;
   transporter?: string;
   services: string[];
   cacher?: string;
@@ -21,7 +25,6 @@ export interface Settings {
   apiKeys?: string;
   requestTimeout: number;
   defaultLanguage: string;
-  mongoConnectTimeout: number;
   logLevel: string;
   /** CORS_ORIGINS: `*` (any origin) or the list of allowed origins. */
   corsOrigins: "*" | string[];
@@ -45,6 +48,15 @@ function parseCorsOrigins(v: string | undefined): Settings["corsOrigins"] {
   return list.length === 0 || list.includes("*") ? "*" : list;
 }
 
+/** The store settings, refused at start-up when they contradict each other (C38). */
+function storeSettings(env: NodeJS.ProcessEnv): Pick<Settings, "databaseUrl" | "mongoUri"> {
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const mongoUri = env.MONGO_URI || undefined;
+  if (databaseUrl && mongoUri) throw new Error("DATABASE_URL and MONGO_URI are both set: choose one store (PostgreSQL or MongoDB)");
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error(`DATABASE_URL must be a postgres:// or postgresql:// URL, got "${databaseUrl.replace(/\/\/[^@/]*@/, "//***@")}"`);
+  return { databaseUrl, mongoUri };
+}
+
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = Number(env.PORT || 3000);
   const dataDir = env.DATA_DIR || "./data";
@@ -55,7 +67,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     baseUrl: (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
     restPrefix: (env.REST_PREFIX || "wp-json").replace(/^\/+|\/+$/g, ""),
     dataDir: dataDir === ":memory:" ? dataDir : path.resolve(dataDir),
-    mongoUri: env.MONGO_URI || undefined,
+    ...storeSettings(env),
+    databaseConnectTimeout: Number(env.DATABASE_CONNECT_TIMEOUT || env.MONGO_CONNECT_TIMEOUT || 30000),
     transporter: env.TRANSPORTER || undefined,
     services: services.includes("all") ? [...ALL_SERVICES] : services,
     cacher: env.CACHER || undefined,
@@ -66,7 +79,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     apiKeys: env.API_KEYS || undefined,
     requestTimeout: Number(env.REQUEST_TIMEOUT || 10000),
     defaultLanguage: env.DEFAULT_LANGUAGE || "en",
-    mongoConnectTimeout: Number(env.MONGO_CONNECT_TIMEOUT || 30000),
     logLevel: env.LOG_LEVEL || "info",
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS)
   };

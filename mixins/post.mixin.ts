@@ -7,8 +7,8 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { StoreMixin, IndexSpec } from "./store.mixin";
 import { ChangeSourceMixin } from "./change-source.mixin";
-import type { Query, Sort } from "./store/collection";
-import type { ImageRecord, IdRegistry } from "./store/id-registry";
+import type { Query, Sort } from "../store/collection";
+import type { ImageRecord, IdRegistry } from "../store/registry";
 import { ApiError } from "../lib/errors";
 import { CallMeta } from "../lib/meta";
 import { settings, NAMESPACE_PATH } from "../lib/settings";
@@ -19,7 +19,6 @@ import { pageOf, Page, listLinks, pagingHeaders, totalPages } from "../lib/posts
 import { imageUrlExtension } from "../lib/sanitize";
 import { parseInteger } from "../lib/query";
 import { KeyedQueue, SlugHold, SlugHolds } from "../lib/posts/write-order";
-import { compileQuery, Predicate, sortOrder, UnsupportedQuery } from "../lib/query-match";
 
 export type PostKind = "event" | "venue" | "organizer";
 
@@ -112,23 +111,9 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
         if (page.page > 1 && docs.length === 0) throw new ApiError(`${opts.kind}-archive-page-not-found`, 404);
         return { docs, total };
       },
-      /**
-       * `pagedFind` for a query whose records are among `ids` (a list filtered by events): on the embedded
-       * store, the stored documents of those ids, the rest of the query compiled (lib/query-match.ts) and
-       * sorted here, instead of NeDB matching and sorting them twice (count and page).
-       */
-      async pagedFindAmong(this: any, ids: readonly number[], query: Query, sort: Sort, page: Page): Promise<{ docs: PostDoc[]; total: number }> {
-        let match: Predicate | undefined;
-        try {
-          match = settings().mongoUri ? undefined : compileQuery(query);
-        } catch (err) {
-          if (!(err instanceof UnsupportedQuery)) throw err;
-        }
-        if (!match) return this.pagedFind(query, sort, page);
-        const all = ((await this.store.findByIds(ids)) as PostDoc[]).filter(match).sort(sortOrder(sort));
-        const docs = all.slice(page.skip, page.skip + page.perPage);
-        if (page.page > 1 && docs.length === 0) throw new ApiError(`${opts.kind}-archive-page-not-found`, 404);
-        return { docs, total: all.length };
+      /** `pagedFind` for a query whose records are among `ids` (a list filtered by events). */
+      pagedFindAmong(this: any, ids: readonly number[], query: Query, sort: Sort, page: Page): Promise<{ docs: PostDoc[]; total: number }> {
+        return this.pagedFind({ $and: [{ _id: { $in: [...ids] } }, query] }, sort, page);
       },
       pageOf(params: { page?: number; per_page?: number }): Page {
         return pageOf(params);

@@ -16,11 +16,10 @@
  * Needs the store mixin (`this.store`). Every i18n call goes through `ctx.call`, so the caller's meta
  * (language, caller) travels with it; the asked language is `ctx.meta.language`, else the default.
  */
-import { TranslatedTally } from "../lib/i18n/translated-tally";
 import { Errors } from "moleculer";
 import type { Context, ServiceSchema } from "moleculer";
 import type { IndexSpec } from "./store.mixin";
-import type { Doc, Query } from "./store/collection";
+import type { Doc, Query } from "../store/collection";
 import type { SearchTerm } from "../lib/search";
 import { settings } from "../lib/settings";
 import { Language, LanguageFields, needsValues, originalLanguage, resolveLanguage, translationsOf } from "../lib/i18n/languages";
@@ -37,7 +36,7 @@ export interface TranslatableOptions {
 }
 
 /** Indexes the record service's store needs for the language queries. */
-export const TRANSLATION_INDEXES: IndexSpec[] = [{ field: "lang" }, { field: "translations" }];
+export const TRANSLATION_INDEXES: IndexSpec[] = [{ field: "lang" }, { field: "translations", array: true }];
 
 export interface SearchQueryOptions {
   /** Fields searched in the i18n service (default: every translatable field). */
@@ -87,11 +86,7 @@ export interface TranslatableMethods {
 
 const I18N = "i18n";
 
-/**
- * Records with no values in `language`. Not `translations: { $ne: L }`: on an array field NeDB reads $ne
- * (and $nin) as "some element differs", MongoDB as "no element equals"; a document-level $not (MongoDB:
- * $nor, see toMongoQuery) means the same on both.
- */
+/** Records with no values in `language` (no element of `translations` equals it). */
 function lacks(language: string): Query {
   return { $not: { translations: language } };
 }
@@ -223,23 +218,13 @@ export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
         };
       },
 
-      /** Records with values in `language` besides their original: the tally on the embedded store, else the store. */
+      /** Records with values in `language` besides their original. */
       async translatedInto(this: any, language: Language): Promise<number> {
-        const tally: TranslatedTally | undefined = this.translationTally();
-        return tally ? tally.translatedInto(language) : this.store.count({ translations: language, lang: { $ne: language } });
+        return this.store.count({ translations: language, lang: { $ne: language } });
       },
       /** Records with values in more than one language. */
       async translatedRecords(this: any): Promise<number> {
-        const tally: TranslatedTally | undefined = this.translationTally();
-        return tally ? tally.translatedRecords : this.store.count({ "translations.1": { $exists: true } });
-      },
-      /** Follows the embedded store from the first use on (it starts from the whole content); none on MongoDB. */
-      translationTally(this: any): TranslatedTally | undefined {
-        if (this.tally === undefined) {
-          const tally = new TranslatedTally();
-          this.tally = this.observeWrites(tally) ? tally : null;
-        }
-        return this.tally ?? undefined;
+        return this.store.count({ "translations.1": { $exists: true } });
       },
 
       async dropTranslations(this: any, ctx: Ctx, id: number): Promise<void> {

@@ -16,20 +16,18 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { StoreMixin } from "../mixins/store.mixin";
-import { openKeyStore, KeyStore } from "../mixins/store/key-store";
-import type { Collection } from "../mixins/store/collection";
+import { openKeyStore, KeyStore } from "../store/key-store";
+import type { Collection } from "../store/collection";
 import type { CallMeta } from "../lib/meta";
 import { registerSchemas } from "../lib/schemas";
 import { settings } from "../lib/settings";
 import { nowDb } from "../lib/dates";
-import { groupCommit } from "../lib/group-commit";
 import { CHANGES_PARAMS } from "../lib/changes/params";
 import {
   ChangeDoc, ChangeInput, ChangeOut, CHANGE_TYPES, changeKey, contiguousPrefix, decide, Decision, decodeToken, encodeToken, feedPageSize,
   GAP_GRACE_MS, ownerOf
 } from "../lib/changes/feed";
 import { ClaimResult, KEEP_MS, StoredAnswer } from "../lib/http/idempotency";
-import { LatestByKey } from "../lib/changes/latest";
 
 registerSchemas({ "changes.list": CHANGES_PARAMS.list });
 
@@ -110,20 +108,15 @@ const ChangesService: ServiceSchema = {
   },
 
   methods: {
-    /** The embedded store: the newest entry per record kept beside it (on MongoDB the store is asked). */
-    storeConnected(this: any) {
-      const latest = new LatestByKey();
-      this.latestByKey = this.observeWrites(latest) ? latest : undefined;
-    },
-
     /** The feed's entries are no cached read's business: no cache clean per entry (the writers clean). */
     async cleanCaches(): Promise<void> {
       /* nothing cached depends on the feed */
     },
 
-    /** Changes arriving together are stored together, in arrival order (group commit). */
-    recordBatch(this: any, changes: ChangeInput[]): Promise<number> {
-      return this.recorder(changes);
+    /** The changes of one write, stored in their order. */
+    async recordBatch(this: any, changes: ChangeInput[]): Promise<number> {
+      const [n] = await this.storeChanges([changes]);
+      return n;
     },
 
     async storeChanges(this: any, batches: ChangeInput[][]): Promise<number[]> {
@@ -138,9 +131,7 @@ const ChangesService: ServiceSchema = {
         const key = changeKey(c.type, c.id);
         let before = last.get(key);
         if (before === undefined) {
-          // The embedded store's newest entry per record is kept in memory (lib/changes/latest.ts).
-          let prev: ChangeDoc | null | undefined = (this.latestByKey as LatestByKey | undefined)?.get(key) as ChangeDoc | null | undefined;
-          if (prev === undefined) [prev] = (await store.find({ key }, { sort: { _id: -1 }, limit: 1 })) as ChangeDoc[];
+          const [prev] = (await store.find({ key }, { sort: { _id: -1 }, limit: 1 })) as ChangeDoc[];
           before = prev ? prev.after : null;
         }
         const after = c.snapshot ?? null;
@@ -148,8 +139,7 @@ const ChangesService: ServiceSchema = {
         docs.push(doc);
         last.set(key, after);
       }
-      // inserted together: on the embedded store one append for the batch (the store's group commit)
-      await Promise.all(docs.map(doc => store.insert(doc)));
+      for (const doc of docs) await store.insert(doc);
       return batches.map(b => b.length);
     },
 
@@ -194,12 +184,12 @@ const ChangesService: ServiceSchema = {
     },
 
     /**
-     * How long a reader waits at a gap in the sequence. One node on the embedded store writes the feed in
-     * sequence order, so a gap there never closes (ids drawn and not written): no wait. On MongoDB several
-     * nodes may write: a gap may be an entry still being written.
+     * How long a reader waits at a gap in the sequence: a number is drawn before its entry is stored, and
+     * writers (of this process or of other nodes) store theirs concurrently, so a gap may be an entry
+     * still being written; one still open after the grace is a number drawn and never used.
      */
     gapGraceMs(): number {
-      return settings().mongoUri ? GAP_GRACE_MS : 0;
+      return GAP_GRACE_MS;
     },
 
     /** The records of a page's changes, as the caller's lists show them now, one call per owning service. */
@@ -220,19 +210,9 @@ const ChangesService: ServiceSchema = {
 
     /** The idempotency key store, opened on first use (the adapter is connected by then). */
     keys(this: any): Promise<KeyStore> {
-      if (!this.keyStore) {
-        const s = settings();
-        this.keyStore = openKeyStore({ mongoDb: s.mongoUri ? this.adapter.db : undefined, dataDir: s.dataDir }).catch((err: unknown) => {
-          this.keyStore = undefined;
-          throw err;
-        });
-      }
-      return this.keyStore;
+      if (!this.keyStore) this.keyStore = openKeyStore(this.storeCollection("idempotency_keys", [{ field: "expires_at" }]));
+      return Promise.resolve(this.keyStore);
     }
-  },
-
-  created(this: any) {
-    this.recorder = groupCommit((batches: ChangeInput[][]) => this.storeChanges(batches));
   },
 
   started(this: any) {

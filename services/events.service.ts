@@ -19,7 +19,6 @@ import { EventDoc, eventRecord } from "../lib/events/event-record";
 import { buildEventQuery, eventSearchCondition, eventSort, EventListFilters, readableCondition, SearchAccess } from "../lib/events/event-query";
 import type { SlugHold } from "../lib/posts/write-order";
 import { modifiedRange } from "../lib/changes/modified";
-import { ListingIndex, ListedDoc } from "../lib/events/listing-index";
 
 registerSchemas(Object.fromEntries(Object.entries(EVENT_PARAMS).map(([name, schema]) => [`events.${name}`, schema])));
 
@@ -34,10 +33,10 @@ const EventsService: ServiceSchema = {
   mixins: [PostMixin({
     kind: "event",
     collection: "events",
-    // The list filters' fields; on the embedded store the listing index answers the list (storeConnected).
+    // The list filters' fields, each answered by an index of the store.
     indexes: [
-      ...["start_date", "end_date", "featured", "ticketed", "post_parent", "hide_from_listings"].map(field => ({ field, embedded: false })),
-      { field: "categories" }, { field: "tags" }, { field: "venues" }, { field: "organizers" },
+      ...["start_date", "end_date", "featured", "ticketed", "post_parent", "hide_from_listings"].map(field => ({ field })),
+      ...["categories", "tags", "venues", "organizers"].map(field => ({ field, array: true })),
       ...TRANSLATION_INDEXES
     ]
   }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] })],
@@ -153,9 +152,6 @@ const EventsService: ServiceSchema = {
           const doc: EventDoc | null = await this.findById(ctx.params.event);
           return doc ? (this.linksVisible(ctx, doc) ? doc[field] : []) : null;
         }
-        if (ctx.params.upcoming && ctx.params.hasEvents === undefined && this.listing) {
-          return (this.listing as ListingIndex).linkedUpcoming(field, this.nowDb(), ctx.params.statuses);
-        }
         const and: Record<string, unknown>[] = [{ [field]: { $exists: true } }];
         if (ctx.params.hasEvents !== undefined) and.push({ status: { $nin: ["draft", "pending"] } });
         if (ctx.params.upcoming) {
@@ -202,32 +198,12 @@ const EventsService: ServiceSchema = {
       let docs: EventDoc[];
       let total: number;
       if (ctx.params.orderby === "distance" && geo) ({ docs, total } = await this.pageByDistance(filters, page, geo));
-      else ({ docs, total } = (await this.indexedPage(filters, page)) ?? (await this.pagedFind(buildEventQuery(filters), eventSort(!!filters.include), page)));
+      else ({ docs, total } = await this.pagedFind(buildEventQuery(filters), eventSort(!!filters.include), page));
       const events = await this.records(ctx, docs, { jsonLd: !!ctx.params.json_ld });
       if (geo) for (const ev of events) ev.distance = this.distanceOf(ev, geo);
       const sent = { ...(ctx.meta.query ?? {}) } as Record<string, unknown>;
       const envelope = this.listEnvelope(ctx, "events", EVENT_LINK_ORDER, sent, page, total);
       return { events, ...envelope };
-    },
-
-    /** A list page from the listing index (embedded store), undefined when the store must answer. */
-    async indexedPage(this: any, filters: EventListFilters, page: any): Promise<{ docs: EventDoc[]; total: number } | undefined> {
-      const index: ListingIndex | undefined = this.listing;
-      const found = index?.page(filters, page.skip, page.perPage);
-      if (!found) return undefined;
-      if (page.page > 1 && found.ids.length === 0) throw new ApiError("event-archive-page-not-found", 404);
-      const byId = new Map<number, EventDoc>((await this.store.findByIds(found.ids)).map((d: EventDoc) => [d._id, d]));
-      return { docs: found.ids.map(id => byId.get(id)).filter((d): d is EventDoc => d !== undefined), total: found.total };
-    },
-    /** The embedded store: keep the listing index beside it (MongoDB lists from its own indexes). */
-    storeConnected(this: any) {
-      const index = new ListingIndex();
-      const followed = this.observeWrites({
-        reset: (docs: ListedDoc[]) => index.load(docs),
-        saved: (doc: ListedDoc) => index.upsert(doc),
-        removed: (doc: ListedDoc) => index.remove(doc._id)
-      });
-      this.listing = followed ? index : undefined;
     },
 
     /**

@@ -26,7 +26,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { StoreMixin } from "../mixins/store.mixin";
 import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
-import type { Collection } from "../mixins/store/collection";
+import type { Collection } from "../store/collection";
 import { settings } from "../lib/settings";
 import { DistanceUnit, EARTH_RADIUS_KM, LatLng, distanceKm, fromKm, round2, toKm, withinRadius } from "../lib/geo/distance";
 import { boundingBox, coveringCells } from "../lib/geo/cells";

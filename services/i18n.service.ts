@@ -11,7 +11,7 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { StoreMixin } from "../mixins/store.mixin";
-import type { Doc } from "../mixins/store/collection";
+import type { Doc } from "../store/collection";
 import { settings } from "../lib/settings";
 import { defaultLanguageOf, LANGUAGES, Language, orderLanguages } from "../lib/i18n/languages";
 import type { FieldValues } from "../lib/i18n/values";

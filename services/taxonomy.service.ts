@@ -14,8 +14,8 @@ import { TranslatableMixin, TranslatableMethods, TRANSLATION_INDEXES } from "../
 import { ChangeSourceMixin, ChangeSourceMethods, termType } from "../mixins/change-source.mixin";
 import { modifiedRange } from "../lib/changes/modified";
 import { lastModifiedHeader } from "../lib/http/etag";
-import type { Collection, Doc } from "../mixins/store/collection";
-import type { Sequence } from "../mixins/store/id-registry";
+import type { Collection, Doc } from "../store/collection";
+import type { Sequence } from "../store/registry";
 import { ApiError, ParamReason } from "../lib/errors";
 import { canManageTerms } from "../lib/capabilities";
 import { nowDb } from "../lib/dates";

@@ -8,7 +8,7 @@
  * event starts no later than it ends (events.md §3.5), the end bounds also bound the start: the start
  * range stays narrow for a window such as `start_date=…&end_date=…`.
  */
-import type { Query, Sort } from "../../mixins/store/collection";
+import type { Query, Sort } from "../store-query";
 import { containsRegex, SearchTerm, searchTerms } from "../search";
 import { modifiedCondition, ModifiedRange } from "../changes/modified";
 

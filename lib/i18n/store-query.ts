@@ -12,7 +12,7 @@
  * `fields.<f>` and `lc.<f>` together, with $set / $unset, never rewriting the others. Queries use the
  * operators NeDB and MongoDB share.
  */
-import type { Query } from "../../mixins/store/collection";
+import type { Query } from "../store-query";
 import { escapeRegex, SearchTerm } from "../search";
 import { FieldValues, hasValue } from "./values";
 

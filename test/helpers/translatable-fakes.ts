@@ -8,7 +8,7 @@
 import type { ServiceSchema } from "moleculer";
 import { StoreMixin } from "../../mixins/store.mixin";
 import { TranslatableMixin, TRANSLATION_INDEXES } from "../../mixins/translatable.mixin";
-import type { Doc, Query } from "../../mixins/store/collection";
+import type { Doc, Query } from "../../store/collection";
 import { containsRegex, SearchTerm, searchTerms } from "../../lib/search";
 import { mergeValues } from "../../lib/i18n/values";
 import { sanitizeSlug } from "../../lib/slug";

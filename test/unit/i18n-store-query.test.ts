@@ -1,7 +1,7 @@
 /** The i18n collection's queries, run on the embedded store (NeDB) as the service runs them. */
 import Datastore from "@seald-io/nedb";
 import { holdsValues, nameFilter, newTranslationDoc, searchFilter, translationId, writeUpdate } from "../../lib/i18n/store-query";
-import { toMongoQuery } from "../../mixins/store/collection";
+import { toMongoQuery } from "../../store/mongo/collection";
 import { searchTerms } from "../../lib/search";
 
 const ids = async (db: Datastore, query: Record<string, unknown>): Promise<number[]> =>

@@ -10,7 +10,8 @@ import { applyMask, parseFields, shapeBody } from "../../lib/http/fields";
 import { ifMatchPasses, notModified, parseEtags, strongEtag } from "../../lib/http/etag";
 import { canonicalJson, isValidKey, requestFingerprint, settlement } from "../../lib/http/idempotency";
 import { escapeText, fixedOffsetMinutes, foldLine, plainText, vtimezone, wantsIcs } from "../../lib/ics";
-import { openKeyStore } from "../../mixins/store/key-store";
+import { openKeyStore } from "../../store/key-store";
+import { acquireStore } from "../../store";
 
 describe("feed tokens", () => {
   test("round trip; anything else is not a token", () => {
@@ -135,7 +136,8 @@ describe("idempotency keys", () => {
   });
 
   test("the key store: claim, in progress, mismatch, done, lapsed lease, expiry", async () => {
-    const store = await openKeyStore({ dataDir: ":memory:" });
+    const config = { dataDir: ":memory:", connectTimeoutMs: 1000 };
+    const store = openKeyStore((await acquireStore(config)).collection("idempotency_keys", []));
     expect(await store.claim("k", "f1", 60_000, 1000)).toEqual({ state: "claimed" });
     expect(await store.claim("k", "f1", 60_000, 1000)).toEqual({ state: "in_progress" });
     expect(await store.claim("k", "f2", 60_000, 1000)).toEqual({ state: "mismatch" });

@@ -1,12 +1,11 @@
 /**
- * The idempotency-key records of safe retries (C21, lib/http/idempotency.ts): one small collection beside
- * a service's own, on the embedded store (`DATA_DIR/idempotency.db`, in memory for `:memory:`) or in the
- * service's MongoDB database (`idempotency_keys`). Claims are atomic on both: an insert of the record id
- * (unique `_id`), and conditional updates to take over an expired record or a lapsed lease.
+ * The idempotency-key records of safe retries (C21, lib/http/idempotency.ts), in the store's
+ * `idempotency_keys` collection of the site. Claims are atomic on every store: an insert of the record id
+ * (a primary key), and conditional updates to take over an expired record or a lapsed lease.
  */
-import * as path from "path";
-import Datastore from "@seald-io/nedb";
-import { ClaimResult, StoredAnswer } from "../../lib/http/idempotency";
+import type { Collection } from "./collection";
+import { ClaimResult, StoredAnswer } from "../lib/http/idempotency";
+import { UniqueViolation } from "./sql/driver";
 
 interface KeyDoc {
   _id: string;
@@ -17,7 +16,7 @@ interface KeyDoc {
   answer?: StoredAnswer;
 }
 
-/** The operations both backends offer. */
+/** The operations the claims need. */
 interface Backend {
   insert(doc: KeyDoc): Promise<boolean>;
   findOne(id: string): Promise<KeyDoc | null>;
@@ -27,54 +26,24 @@ interface Backend {
   remove(query: Record<string, unknown>): Promise<number>;
 }
 
-function nedbBackend(db: Datastore): Backend {
-  return {
-    async insert(doc) {
-      try {
-        await db.insertAsync(doc);
-        return true;
-      } catch (err) {
-        if ((err as { errorType?: string }).errorType === "uniqueViolated") return false;
-        throw err;
-      }
-    },
-    findOne: async id => ((await db.findOneAsync({ _id: id })) as unknown as KeyDoc | null) ?? null,
-    async update(query, set) {
-      const res = await db.updateAsync(query, { $set: set }, {});
-      return res.numAffected === 1;
-    },
-    async replace(query, doc) {
-      const res = await db.updateAsync(query, doc, {});
-      return res.numAffected === 1;
-    },
-    remove: query => db.removeAsync(query, { multi: true })
-  };
-}
+/** A duplicate key: SQL stores throw UniqueViolation, MongoDB's driver error 11000. */
+const isDuplicate = (err: unknown): boolean => err instanceof UniqueViolation || (err as { code?: number }).code === 11000;
 
-function mongoBackend(col: any): Backend {
+function collectionBackend(col: Collection): Backend {
   return {
     async insert(doc) {
       try {
-        await col.insertOne(doc);
+        await col.insert(doc);
         return true;
       } catch (err) {
-        if ((err as { code?: number }).code === 11000) return false;
+        if (isDuplicate(err)) return false;
         throw err;
       }
     },
-    findOne: id => col.findOne({ _id: id }),
-    async update(query, set) {
-      const res = await col.updateOne(query, { $set: set });
-      return (res.modifiedCount ?? res.result?.nModified ?? 0) === 1;
-    },
-    async replace(query, doc) {
-      const res = await col.replaceOne(query, doc);
-      return (res.modifiedCount ?? res.result?.nModified ?? 0) === 1;
-    },
-    async remove(query) {
-      const res = await col.deleteMany(query);
-      return res.deletedCount ?? 0;
-    }
+    findOne: async id => ((await col.findOne({ _id: id })) as KeyDoc | null) ?? null,
+    update: async (query, set) => (await col.updateOne(query, { $set: set })) !== null,
+    replace: async (query, doc) => (await col.updateOne(query, doc)) !== null,
+    remove: query => col.removeMany(query)
   };
 }
 
@@ -123,12 +92,7 @@ export function keyStore(backend: Backend, now: () => number = Date.now): KeySto
   return store;
 }
 
-/** The key store of a service: beside its MongoDB collection (`db` given) or in DATA_DIR. */
-export async function openKeyStore(opts: { mongoDb?: any; dataDir: string }): Promise<KeyStore> {
-  if (opts.mongoDb) return keyStore(mongoBackend(opts.mongoDb.collection("idempotency_keys")));
-  const db = opts.dataDir === ":memory:"
-    ? new Datastore({ inMemoryOnly: true })
-    : new Datastore({ filename: path.join(opts.dataDir, "idempotency.db"), corruptAlertThreshold: 0 });
-  await db.loadDatabaseAsync();
-  return keyStore(nedbBackend(db));
+/** The key store over the site's `idempotency_keys` collection. */
+export function openKeyStore(col: Collection): KeyStore {
+  return keyStore(collectionBackend(col));
 }

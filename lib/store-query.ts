@@ -1,0 +1,41 @@
+/**
+ * The shape of the queries the services build (lib/events/event-query.ts, lib/linked/query.ts,
+ * lib/terms/term-query.ts, lib/i18n/store-query.ts) and every store answers: MongoDB's operator subset
+ * — equality, $in, $nin, $ne, $gt/$gte/$lt/$lte, $exists, $regex (literal patterns only), $or, $and,
+ * and a document-level $not — over documents with a scalar or integer `_id`. The SQL stores compile it
+ * (store/sql/compile.ts); MongoDB reads it as it is.
+ */
+export type Doc = Record<string, any>;
+export type Query = Record<string, any>;
+export type Sort = Record<string, 1 | -1>;
+
+export interface FindOptions {
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+  projection?: Record<string, 0 | 1>;
+}
+
+const SPECIAL = new Set([..."\\^$.*+?()[]{}|/-"]);
+
+/** The literal text a pattern matches (an escaped string, flags "" or "i"), undefined for real patterns. */
+export function literalOf(re: RegExp): string | undefined {
+  if (re.flags !== "i" && re.flags !== "") return undefined;
+  const src = re.source;
+  let out = "";
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i];
+    if (c === "\\") {
+      const next = src[++i];
+      if (next === undefined || !SPECIAL.has(next)) return undefined;
+      out += next;
+    } else if (SPECIAL.has(c)) return undefined;
+    else out += c;
+  }
+  return out === "" ? undefined : out;
+}
+
+/** Case- and accent-insensitive form of a text ("Café" → "cafe"), the comparison of literal patterns. */
+export function foldText(text: string): string {
+  return text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+}

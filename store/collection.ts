@@ -1,0 +1,24 @@
+/**
+ * The store operations the services use, one interface for every backend (SQLite and PostgreSQL in
+ * store/sql/collection.ts, MongoDB in store/mongo/collection.ts). Queries are lib/store-query.ts's.
+ */
+import type { Doc, FindOptions, Query } from "../lib/store-query";
+
+export type { Doc, FindOptions, Query, Sort } from "../lib/store-query";
+
+export interface Collection {
+  find(query: Query, opts?: FindOptions): Promise<Doc[]>;
+  /** The documents with these ids, in no particular order. */
+  findByIds(ids: readonly unknown[]): Promise<readonly Doc[]>;
+  count(query: Query): Promise<number>;
+  /** The ids of the documents whose `field` equals `value`. */
+  idsWhere(field: string, value: unknown): Promise<unknown[]>;
+  findOne(query: Query): Promise<Doc | null>;
+  /** Stores a new document (its `_id` set by the caller); a taken unique key throws UniqueViolation. */
+  insert(doc: Doc): Promise<Doc>;
+  /** Applies `update` ($set/$unset/$inc/$push/$pull/$addToSet) to the first match, atomically; returns the updated doc. */
+  updateOne(query: Query, update: Doc): Promise<Doc | null>;
+  updateMany(query: Query, update: Doc): Promise<number>;
+  removeMany(query: Query): Promise<number>;
+  ensureIndex(field: string, opts?: { unique?: boolean; sparse?: boolean }): Promise<void>;
+}

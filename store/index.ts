@@ -1,0 +1,152 @@
+/**
+ * The store layer's front door: which backend the settings choose (C31, C38) — SQLite under DATA_DIR by
+ * default, PostgreSQL for DATABASE_URL, MongoDB for MONGO_URI — opened once per process and shared by
+ * every service in it (one SQLite connection per database file, one PostgreSQL pool), its schema
+ * migrated at open. Services reach their records through `collection(name)` and their ids through
+ * `registry()`, both for one site.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import type { Collection } from "./collection";
+import type { IdRegistry } from "./registry";
+import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
+import { sqlCollection, indexStatement } from "./sql/collection";
+import { migrate, RECORD_TABLES } from "./sql/schema";
+import { sqlRegistry } from "./sql/registry";
+import { openMongo, MongoStore } from "./mongo/store";
+
+export interface IndexSpec {
+  field: string;
+  unique?: boolean;
+  sparse?: boolean;
+  /** The field holds an array of scalars (links, languages, cells). */
+  array?: boolean;
+}
+
+export type StoreKind = "sqlite" | "postgres" | "mongo";
+
+export interface StoreConfig {
+  dataDir: string;
+  databaseUrl?: string;
+  mongoUri?: string;
+  /** How long the first connection may take before start-up gives up (ms). */
+  connectTimeoutMs: number;
+}
+
+export interface Store {
+  readonly kind: StoreKind;
+  /** Where the records are, for messages (never a password). */
+  readonly location: string;
+  collection(name: string, indexes: readonly IndexSpec[], site?: number): Collection;
+  /** Makes the indexes a service lists (idempotent; safe when many nodes start at once). */
+  ensureIndexes(name: string, indexes: readonly IndexSpec[]): Promise<void>;
+  registry(site?: number): IdRegistry;
+  /** The SQL driver (undefined on MongoDB). */
+  readonly sql?: SqlDriver;
+}
+
+export const DEFAULT_SITE = 1;
+
+/** The SQLite file of a DATA_DIR. */
+export function sqliteFile(dataDir: string): string {
+  return dataDir === ":memory:" ? ":memory:" : path.join(dataDir, "calendar.sqlite3");
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, "//***@");
+}
+
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+
+async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: StoreKind; location: string }> {
+  if (config.databaseUrl) {
+    const location = redact(config.databaseUrl);
+    const deadline = Date.now() + config.connectTimeoutMs;
+    for (;;) {
+      const driver = openPostgres(config.databaseUrl, { connectTimeoutMs: Math.min(5000, config.connectTimeoutMs) });
+      try {
+        await migrate(driver);
+        return { driver, kind: "postgres", location };
+      } catch (err) {
+        await driver.close().catch(() => undefined);
+        if (Date.now() >= deadline) throw new Error(`PostgreSQL at ${location} could not be reached within ${config.connectTimeoutMs} ms (DATABASE_CONNECT_TIMEOUT): ${(err as Error).message}`);
+        await sleep(500);
+      }
+    }
+  }
+  const file = sqliteFile(config.dataDir);
+  if (file !== ":memory:") fs.mkdirSync(config.dataDir, { recursive: true });
+  let driver: SqlDriver;
+  try {
+    driver = openSqlite(file);
+    await migrate(driver);
+  } catch (err) {
+    throw new Error(`The embedded store ${file} could not be opened: ${(err as Error).message} (check it with: sqlite3 ${file} "PRAGMA integrity_check")`);
+  }
+  return { driver, kind: "sqlite", location: file };
+}
+
+function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
+  const arraysOf = (indexes: readonly IndexSpec[]) => new Set(indexes.filter(i => i.array).map(i => i.field));
+  return {
+    kind,
+    location,
+    sql: driver,
+    collection(name, indexes, site = DEFAULT_SITE) {
+      const table = RECORD_TABLES[name];
+      if (!table) throw new Error(`no table for the collection ${name}`);
+      return sqlCollection(driver, { table: name, site, arrays: arraysOf(indexes), textId: table.textId });
+    },
+    async ensureIndexes(name, indexes) {
+      for (const index of indexes) await driver.run(indexStatement(driver, name, index.field, index));
+    },
+    registry: (site = DEFAULT_SITE) => sqlRegistry(driver, site)
+  };
+}
+
+interface Opened {
+  store: Promise<Store>;
+  users: number;
+  close(): Promise<void>;
+}
+
+const opened = new Map<string, Opened>();
+
+function keyOf(config: StoreConfig): string {
+  return config.mongoUri ? `mongo:${config.mongoUri}` : config.databaseUrl ? `pg:${config.databaseUrl}` : `sqlite:${sqliteFile(config.dataDir)}`;
+}
+
+/** The process's store for `config`, opened (and migrated) by its first user. Pair with releaseStore. */
+export function acquireStore(config: StoreConfig): Promise<Store> {
+  const key = keyOf(config);
+  let entry = opened.get(key);
+  if (!entry) {
+    let closeIt: () => Promise<void> = async () => undefined;
+    const store = (async (): Promise<Store> => {
+      if (config.mongoUri) {
+        const mongo: MongoStore = await openMongo(config.mongoUri, config.connectTimeoutMs);
+        closeIt = () => mongo.close();
+        return mongo;
+      }
+      const { driver, kind, location } = await openSql(config);
+      closeIt = () => driver.close();
+      return sqlStore(driver, kind, location);
+    })();
+    entry = { store, users: 0, close: () => closeIt() };
+    opened.set(key, entry);
+    store.catch(() => opened.delete(key));
+  }
+  entry.users++;
+  return entry.store;
+}
+
+/** One user of the store is done with it; the last one closes it. */
+export async function releaseStore(config: StoreConfig): Promise<void> {
+  const key = keyOf(config);
+  const entry = opened.get(key);
+  if (!entry) return;
+  if (--entry.users > 0) return;
+  opened.delete(key);
+  await entry.store.catch(() => undefined);
+  await entry.close();
+}

@@ -1,0 +1,110 @@
+/**
+ * The MongoDB store: one database (MONGO_URI's), reached through moleculer-db-adapter-mongo's public
+ * adapter API (construct, connect, its `db`), every collection of it shared by the services of the
+ * process. Records of a site carry a `site` field in their key (`{site, _id}` is unique), so sites
+ * never mix. No MongoDB server runs on the development machines: this path is exercised only where
+ * MONGO_URI is set (README "MongoDB").
+ */
+import MongoAdapter from "moleculer-db-adapter-mongo";
+import type { Collection } from "../collection";
+import type { IdRegistry, ImageRecord } from "../registry";
+import type { IndexSpec, Store } from "../index";
+import { mongoCollection } from "./collection";
+
+export interface MongoStore extends Store {
+  close(): Promise<void>;
+}
+
+interface MongoDb {
+  collection(name: string): MongoCol;
+}
+// The bundled 3.x driver's collection, as far as this file uses it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type MongoCol = any;
+
+function registry(db: MongoDb, site: number): IdRegistry {
+  const counters = db.collection("counters");
+  const ids = db.collection("post_types");
+  const next = async (seq: string): Promise<number> => {
+    const res = await counters.findOneAndUpdate({ _id: `${site}:${seq}` }, { $inc: { seq: 1 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
+    return res.value.seq as number;
+  };
+  return {
+    async allocate(seq, type) {
+      const id = await next(seq);
+      if (seq === "posts") await ids.insertOne({ _id: `${site}:${id}`, site, id, type });
+      return id;
+    },
+    async typeOf(id) {
+      return (await ids.findOne({ _id: `${site}:${id}` }))?.type;
+    },
+    async imageForUrl(url, extension) {
+      const found = await ids.findOne({ site, type: "image", url });
+      if (found) return { id: found.id, url, extension: found.extension };
+      const id = await next("posts");
+      try {
+        await ids.insertOne({ _id: `${site}:${id}`, site, id, type: "image", url, extension });
+      } catch (err) {
+        if ((err as { code?: number }).code !== 11000) throw err;
+        const other = await ids.findOne({ site, type: "image", url });
+        return { id: other.id, url, extension: other.extension };
+      }
+      return { id, url, extension };
+    },
+    async images(list) {
+      const docs: Array<ImageRecord & { _id: string }> = await ids.find({ site, type: "image", id: { $in: list } }).toArray();
+      return docs.map(d => ({ id: d.id, url: d.url, extension: d.extension }));
+    }
+  };
+}
+
+/** A collection of one site: `site` added to every query and document, `_id` kept as the services see it. */
+function siteCollection(col: MongoCol, site: number): Collection {
+  const inner = mongoCollection(col);
+  const scoped = (q: Record<string, unknown>) => ({ $and: [{ site }, q] });
+  const strip = <T extends Record<string, unknown> | null>(doc: T): T => {
+    if (!doc) return doc;
+    const { site: _site, _key, ...rest } = doc as Record<string, unknown>;
+    return { ...rest, _id: (doc as Record<string, unknown>)._id } as unknown as T;
+  };
+  return {
+    find: async (q, o) => (await inner.find(scoped(q), o)).map(strip),
+    findByIds: async ids => (await inner.find(scoped({ _id: { $in: [...ids] } }))).map(strip),
+    count: q => inner.count(scoped(q)),
+    idsWhere: async (field, value) => (await inner.find(scoped({ [field]: value }))).map(d => d._id),
+    findOne: async q => strip(await inner.findOne(scoped(q))),
+    insert: async doc => strip(await inner.insert({ ...doc, site })),
+    updateOne: async (q, u) => strip(await inner.updateOne(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site })),
+    updateMany: (q, u) => inner.updateMany(scoped(q), u),
+    removeMany: q => inner.removeMany(scoped(q)),
+    ensureIndex: (field, o) => inner.ensureIndex(field, o)
+  };
+}
+
+export async function openMongo(uri: string, connectTimeoutMs: number): Promise<MongoStore> {
+  const adapter = new MongoAdapter(uri, { useUnifiedTopology: true, serverSelectionTimeoutMS: Math.min(connectTimeoutMs, 30000) });
+  const quiet = { info() {}, warn() {}, error() {}, debug() {} };
+  adapter.init({} as never, { schema: { collection: "sites" }, logger: quiet } as never);
+  const deadline = Date.now() + connectTimeoutMs;
+  for (;;) {
+    try {
+      await adapter.connect();
+      break;
+    } catch (err) {
+      if (Date.now() >= deadline) throw new Error(`MongoDB at ${uri.replace(/\/\/[^@]*@/, "//***@")} could not be reached within ${connectTimeoutMs} ms: ${(err as Error).message}`);
+      await new Promise(resolve => setTimeout(resolve, 500));
+    }
+  }
+  const db = (adapter as unknown as { db: MongoDb }).db;
+  return {
+    kind: "mongo",
+    location: uri.replace(/\/\/[^@]*@/, "//***@"),
+    collection: (name: string, _indexes: readonly IndexSpec[], site = 1) => siteCollection(db.collection(name), site),
+    async ensureIndexes(name, indexes) {
+      const col = db.collection(name);
+      for (const index of indexes) await col.createIndex({ site: 1, [index.field]: 1 }, { unique: !!index.unique, sparse: !!index.sparse });
+    },
+    registry: (site = 1) => registry(db, site),
+    close: () => adapter.disconnect()
+  };
+}

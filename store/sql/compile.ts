@@ -1,0 +1,251 @@
+/**
+ * The services' queries (lib/store-query.ts) as SQL over a table that keeps each record as one JSON
+ * document (`doc`) beside its key columns (`site`, `id`). A field is read with the engine's own JSON
+ * accessor — the same expression the table's indexes are built on (store/sql/schema.ts), so a condition
+ * or an order on a listed field is answered from its index.
+ *
+ * Meaning (MongoDB's, which the queries are written for): a condition on an array field holds when an
+ * element satisfies it (`$ne`/`$nin`: when none does); an absent field satisfies `$ne`, `$nin` and
+ * `$exists: false` only; `$regex` takes literal patterns, compared case- and accent-insensitively with
+ * the `i` flag. Anything else is refused as an UnsupportedQuery (a programming error, never user input).
+ */
+import type { Dialect, Param } from "./driver";
+import { literalOf, foldText, Query, Sort } from "../../lib/store-query";
+
+export class UnsupportedQuery extends Error {}
+
+export interface TableShape {
+  /** Fields holding arrays of scalars (links, languages). */
+  arrays: ReadonlySet<string>;
+  /** `_id` is an integer (posts, terms, changes) or a text key (translations). */
+  textId?: boolean;
+}
+
+export interface Compiled {
+  sql: string;
+  params: Param[];
+}
+
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === "object" && !Array.isArray(v) && !(v instanceof RegExp) && !(v instanceof Date);
+}
+
+/** The JSON accessor of a field: the index expressions of store/sql/schema.ts use exactly this text. */
+export function fieldExpr(dialect: Dialect, field: string): string {
+  if (field === "_id") return "id";
+  if (!FIELD.test(field)) throw new UnsupportedQuery(`field name ${JSON.stringify(field)}`);
+  const parts = field.split(".");
+  if (dialect === "sqlite") return `json_extract(doc, '$${parts.map(p => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join("")}')`;
+  return parts.length === 1 ? `(doc -> '${field}')` : `(doc #> '{${parts.join(",")}}')`;
+}
+
+/** The field as text (for substring tests). */
+function textExpr(dialect: Dialect, field: string): string {
+  if (field === "_id") return dialect === "sqlite" ? "CAST(id AS TEXT)" : "id::text";
+  if (dialect === "sqlite") return fieldExpr(dialect, field);
+  const parts = field.split(".");
+  return parts.length === 1 ? `(doc ->> '${field}')` : `(doc #>> '{${parts.join(",")}}')`;
+}
+
+export class QueryCompiler {
+  constructor(readonly dialect: Dialect, readonly shape: TableShape) {}
+
+  /** A value as a parameter compared with the field's accessor. */
+  private value(field: string, v: unknown): { ph: string; param: Param } {
+    if (field === "_id") {
+      if (typeof v === "number" || typeof v === "string") return { ph: "?", param: v };
+      throw new UnsupportedQuery(`_id value ${String(v)}`);
+    }
+    if (this.dialect === "sqlite") {
+      if (typeof v === "boolean") return { ph: "?", param: v ? 1 : 0 };
+      if (typeof v === "number" || typeof v === "string") return { ph: "?", param: v };
+      throw new UnsupportedQuery(`value ${JSON.stringify(v)}`);
+    }
+    return { ph: "?::jsonb", param: JSON.stringify(v) };
+  }
+
+  /** `expr IN (list)` for scalar values. */
+  private inList(field: string, expr: string, values: unknown[]): Compiled {
+    if (values.length === 0) return { sql: "0=1", params: [] };
+    if (field === "_id") {
+      if (this.dialect === "sqlite") return { sql: `${expr} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(values)] };
+      return { sql: `${expr} = ANY(?::${this.shape.textId ? "text" : "bigint"}[])`, params: [values as unknown as Param] };
+    }
+    if (this.dialect === "sqlite") return { sql: `${expr} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(values.map(v => (typeof v === "boolean" ? (v ? 1 : 0) : v)))] };
+    return { sql: `${expr} = ANY(?::jsonb[])`, params: [values.map(v => JSON.stringify(v)) as unknown as Param] };
+  }
+
+  /** Some element of the array field is among `values`. */
+  private arrayHasAny(field: string, values: unknown[]): Compiled {
+    if (values.length === 0) return { sql: "0=1", params: [] };
+    if (this.dialect === "sqlite") {
+      const path = fieldExpr("sqlite", field).replace(/^json_extract\(doc, /, "").replace(/\)$/, "");
+      return { sql: `EXISTS (SELECT 1 FROM json_each(doc, ${path}) WHERE value IN (SELECT value FROM json_each(?)))`, params: [JSON.stringify(values.map(v => (typeof v === "boolean" ? (v ? 1 : 0) : v)))] };
+    }
+    // Containment (`@>`) is what the GIN index of an array field answers.
+    const expr = fieldExpr("postgres", field);
+    if (values.length <= 64) return { sql: `(${values.map(() => `${expr} @> ?::jsonb`).join(" OR ")})`, params: values.map(v => JSON.stringify([v])) };
+    return { sql: `EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${expr}) = 'array' THEN ${expr} ELSE '[]'::jsonb END) e WHERE e = ANY(?::jsonb[]))`, params: [values.map(v => JSON.stringify(v)) as unknown as Param] };
+  }
+
+  /** A literal pattern, optionally anchored (`^lit`, `lit$`, `^lit$`). */
+  private literal(field: string, re: RegExp): Compiled {
+    const src = re.source;
+    const start = src.startsWith("^");
+    const end = src.endsWith("$") && !src.endsWith("\\$");
+    const lit = literalOf(new RegExp(src.slice(start ? 1 : 0, end ? -1 : undefined), re.flags));
+    if (lit === undefined) throw new UnsupportedQuery(`pattern ${re}`);
+    const raw = textExpr(this.dialect, field);
+    const text = re.flags === "i" ? `fold(${raw})` : raw;
+    const value = re.flags === "i" ? foldText(lit) : lit;
+    if (start && end) return { sql: `${text} = ?`, params: [value] };
+    const prefix = this.dialect === "sqlite" ? `substr(${text}, 1, ?)` : `left(${text}, ?)`;
+    const suffix = this.dialect === "sqlite" ? `substr(${text}, -?)` : `right(${text}, ?)`;
+    if (start) return { sql: `${prefix} = ?`, params: [value.length, value] };
+    if (end) return { sql: `(length(${text}) >= ? AND ${suffix} = ?)`, params: [value.length, value.length, value] };
+    return { sql: `${this.dialect === "sqlite" ? "instr" : "strpos"}(${text}, ?) > 0`, params: [value] };
+  }
+
+  private existsExpr(field: string, exists: boolean): string {
+    if (field === "_id") return exists ? "1=1" : "0=1";
+    if (this.dialect === "sqlite") {
+      const path = fieldExpr("sqlite", field).replace(/^json_extract\(doc, /, "").replace(/\)$/, "");
+      return `json_type(doc, ${path}) IS ${exists ? "NOT " : ""}NULL`;
+    }
+    return `${fieldExpr("postgres", field)} IS ${exists ? "NOT " : ""}NULL`;
+  }
+
+  private isNull(field: string): string {
+    const expr = fieldExpr(this.dialect, field);
+    return this.dialect === "sqlite" || field === "_id" ? `${expr} IS NULL` : `(${expr} IS NULL OR ${expr} = 'null'::jsonb)`;
+  }
+
+  private equals(field: string, v: unknown): Compiled {
+    const expr = fieldExpr(this.dialect, field);
+    if (v === null || v === undefined) return { sql: this.isNull(field), params: [] };
+    if (v instanceof RegExp) return this.literal(field, v);
+    if (Array.isArray(v)) {
+      if (this.dialect === "sqlite") return { sql: `json(${expr === "id" ? "id" : `json_extract(doc, ${expr.slice("json_extract(doc, ".length, -1)})`}) = json(?)`, params: [JSON.stringify(v)] };
+      return { sql: `${expr} = ?::jsonb`, params: [JSON.stringify(v)] };
+    }
+    if (this.shape.arrays.has(field)) {
+      // Arrays of scalars: "holds the element" (and a scalar stored in place of an array, as itself).
+      if (this.dialect === "postgres") return { sql: `(${expr} @> ?::jsonb OR ${expr} = ?::jsonb)`, params: [JSON.stringify([v]), JSON.stringify(v)] };
+      const any = this.arrayHasAny(field, [v]);
+      const same = this.value(field, v);
+      return { sql: `(${any.sql} OR ${expr} = ${same.ph})`, params: [...any.params, same.param] };
+    }
+    const { ph, param } = this.value(field, v);
+    return { sql: `${expr} = ${ph}`, params: [param] };
+  }
+
+  private operator(field: string, op: string, arg: unknown): Compiled {
+    const expr = fieldExpr(this.dialect, field);
+    const isArray = this.shape.arrays.has(field);
+    switch (op) {
+      case "$in": {
+        const values = arg as unknown[];
+        const scalars = values.filter(v => v !== null && v !== undefined && !(v instanceof RegExp));
+        const parts: Compiled[] = [isArray ? this.arrayHasAny(field, scalars) : this.inList(field, expr, scalars)];
+        if (scalars.length !== values.length) parts.push({ sql: this.isNull(field), params: [] });
+        return or(parts);
+      }
+      case "$nin": {
+        const inner = this.operator(field, "$in", arg);
+        return { sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params };
+      }
+      case "$ne": {
+        const inner = this.equals(field, arg);
+        return { sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params };
+      }
+      case "$gt":
+      case "$gte":
+      case "$lt":
+      case "$lte": {
+        const sqlOp = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" }[op];
+        const { ph, param } = this.value(field, arg);
+        // Like MongoDB, values of one type compare: a string bound never matches a number, and back.
+        if (this.dialect === "postgres" && field !== "_id") {
+          const type = typeof arg === "number" ? "number" : typeof arg === "string" ? "string" : "boolean";
+          return { sql: `(jsonb_typeof(${expr}) = '${type}' AND ${expr} ${sqlOp} ${ph})`, params: [param] };
+        }
+        if (this.dialect === "sqlite" && field !== "_id") {
+          const type = typeof arg === "number" ? "IN ('integer','real')" : typeof arg === "string" ? "= 'text'" : "IN ('true','false')";
+          const path = expr.slice("json_extract(doc, ".length, -1);
+          return { sql: `(json_type(doc, ${path}) ${type} AND ${expr} ${sqlOp} ${ph})`, params: [param] };
+        }
+        return { sql: `${expr} ${sqlOp} ${ph}`, params: [param] };
+      }
+      case "$exists":
+        return { sql: this.existsExpr(field, !!arg), params: [] };
+      case "$size": {
+        if (this.dialect === "sqlite") {
+          const path = expr.slice("json_extract(doc, ".length, -1);
+          return { sql: `(json_type(doc, ${path}) = 'array' AND json_array_length(doc, ${path}) = ?)`, params: [Number(arg)] };
+        }
+        return { sql: `(jsonb_typeof(${expr}) = 'array' AND jsonb_array_length(${expr}) = ?)`, params: [Number(arg)] };
+      }
+      case "$regex":
+        if (!(arg instanceof RegExp)) throw new UnsupportedQuery("$regex needs a RegExp");
+        return this.literal(field, arg);
+      case "$not": {
+        const inner = this.fieldCondition(field, arg);
+        return { sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params };
+      }
+      default:
+        throw new UnsupportedQuery(`operator ${op}`);
+    }
+  }
+
+  private fieldCondition(field: string, cond: unknown): Compiled {
+    if (isPlain(cond) && Object.keys(cond).length > 0 && Object.keys(cond).every(k => k.startsWith("$"))) {
+      return and(Object.entries(cond).map(([op, arg]) => this.operator(field, op, arg)));
+    }
+    return this.equals(field, cond);
+  }
+
+  /** The WHERE condition of `query` (without the site, which the collection adds). */
+  where(query: Query): Compiled {
+    const parts: Compiled[] = [];
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value === undefined) continue;
+      if (key === "$and") parts.push(and((value as Query[]).map(q => this.where(q))));
+      else if (key === "$or") parts.push(or((value as Query[]).map(q => this.where(q))));
+      else if (key === "$nor") {
+        const inner = or((value as Query[]).map(q => this.where(q)));
+        parts.push({ sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params });
+      } else if (key === "$not") {
+        const inner = this.where(value as Query);
+        parts.push({ sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params });
+      } else if (key.startsWith("$")) throw new UnsupportedQuery(`operator ${key}`);
+      else parts.push(this.fieldCondition(key, value));
+    }
+    return and(parts);
+  }
+
+  /** ORDER BY: absent values first when ascending, last when descending (as NeDB and MongoDB order). */
+  orderBy(sort: Sort | undefined): string {
+    const keys = Object.entries(sort ?? {});
+    if (keys.length === 0) return "";
+    const terms = keys.map(([field, dir]) => {
+      const expr = fieldExpr(this.dialect, field);
+      if (this.dialect === "sqlite") return `${expr} ${dir === -1 ? "DESC" : "ASC"}`;
+      return `${expr} ${dir === -1 ? "DESC NULLS LAST" : "ASC NULLS FIRST"}`;
+    });
+    return ` ORDER BY ${terms.join(", ")}`;
+  }
+}
+
+function and(parts: Compiled[]): Compiled {
+  if (parts.length === 0) return { sql: "1=1", params: [] };
+  if (parts.length === 1) return parts[0];
+  return { sql: parts.map(p => `(${p.sql})`).join(" AND "), params: parts.flatMap(p => p.params) };
+}
+
+function or(parts: Compiled[]): Compiled {
+  if (parts.length === 0) return { sql: "0=1", params: [] };
+  if (parts.length === 1) return parts[0];
+  return { sql: `(${parts.map(p => `(${p.sql})`).join(" OR ")})`, params: parts.flatMap(p => p.params) };
+}

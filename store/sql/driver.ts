@@ -1,0 +1,217 @@
+/**
+ * One small interface over the two SQL engines: better-sqlite3 (the embedded default, one database file
+ * under DATA_DIR in WAL mode, or in memory) and node-postgres (DATABASE_URL). Statements are written with
+ * `?` placeholders and the dialect's own functions come from store/sql/dialect.ts.
+ *
+ * Transactions are the store's guarantee: on PostgreSQL each runs on a pooled connection of its own; on
+ * SQLite a transaction takes the database's write lock (BEGIN IMMEDIATE), which holds across every
+ * process sharing the file. Inside one process the SQLite connection is shared, so its writes wait for
+ * one another (a connection can hold one transaction at a time); that queue orders use of the
+ * connection, the database's lock is what keeps processes apart.
+ */
+import Database from "better-sqlite3";
+import { Pool, PoolClient } from "pg";
+import { foldText } from "../../lib/store-query";
+
+export type Dialect = "sqlite" | "postgres";
+export type Param = string | number | bigint | null | Buffer;
+
+export interface SqlRunner {
+  readonly dialect: Dialect;
+  all<T = Record<string, unknown>>(sql: string, params?: Param[]): Promise<T[]>;
+  run(sql: string, params?: Param[]): Promise<number>;
+}
+
+export interface SqlDriver extends SqlRunner {
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T>;
+  /** Runs `fn` holding the store-wide lock `key` (migrations, scheduled jobs): one holder across all nodes. */
+  withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A unique constraint refused a write; `constraint` names the index. */
+export class UniqueViolation extends Error {
+  constructor(readonly constraint: string, cause: unknown) {
+    super(`unique constraint ${constraint} violated`);
+    this.cause = cause;
+  }
+}
+
+/** The database cannot be reached (connection refused or lost): the gateway answers 503. */
+export class StoreUnavailable extends Error {
+  readonly code = "STORE_UNAVAILABLE";
+}
+
+// ---------------------------------------------------------------------------------------------- SQLite
+
+/** A promise chain serialising use of one connection for writes. */
+function serial() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = tail.then(fn, fn);
+    tail = next.catch(() => undefined);
+    return next;
+  };
+}
+
+function sqliteError(err: unknown): unknown {
+  const e = err as { code?: string; message?: string };
+  if (e.code === "SQLITE_CONSTRAINT_UNIQUE" || e.code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+    const m = /UNIQUE constraint failed: (.*)$/.exec(e.message ?? "");
+    return new UniqueViolation(m ? m[1] : "primary key", err);
+  }
+  return err;
+}
+
+export function openSqlite(filename: string): SqlDriver {
+  const db = new Database(filename);
+  db.pragma("journal_mode = WAL");
+  // WAL with NORMAL: a commit is in the log before it returns (survives a killed process), fsynced at checkpoints.
+  db.pragma("synchronous = NORMAL");
+  db.pragma("busy_timeout = 10000");
+  db.pragma("foreign_keys = ON");
+  db.function("fold", { deterministic: true }, (v: unknown) => (typeof v === "string" ? foldText(v) : null));
+  const statements = new Map<string, Database.Statement>();
+  const prepare = (sql: string): Database.Statement => {
+    let st = statements.get(sql);
+    if (!st) {
+      st = db.prepare(sql);
+      statements.set(sql, st);
+    }
+    return st;
+  };
+  const runner: SqlRunner = {
+    dialect: "sqlite",
+    async all<T>(sql: string, params: Param[] = []) {
+      try {
+        return prepare(sql).all(...params) as T[];
+      } catch (err) {
+        throw sqliteError(err);
+      }
+    },
+    async run(sql, params = []) {
+      try {
+        return prepare(sql).run(...params).changes;
+      } catch (err) {
+        throw sqliteError(err);
+      }
+    }
+  };
+  const writes = serial();
+  let inTransaction = false;
+  const driver: SqlDriver = {
+    ...runner,
+    // A statement outside a transaction is its own transaction: it waits for an open one to finish, so
+    // it never lands inside another caller's transaction on the shared connection.
+    run: (sql, params) => (inTransaction ? writes(() => runner.run(sql, params)) : runner.run(sql, params)),
+    transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
+      return writes(async () => {
+        prepare("BEGIN IMMEDIATE").run();
+        inTransaction = true;
+        try {
+          const out = await fn(runner);
+          prepare("COMMIT").run();
+          return out;
+        } catch (err) {
+          if (db.inTransaction) prepare("ROLLBACK").run();
+          throw err;
+        } finally {
+          inTransaction = false;
+        }
+      });
+    },
+    // SQLite's write lock is taken by each transaction; work under a "lock" re-checks inside its transactions.
+    withLock: (_key, fn) => fn(),
+    async close() {
+      db.close();
+    }
+  };
+  return driver;
+}
+
+// ------------------------------------------------------------------------------------------ PostgreSQL
+
+/** `?` placeholders as PostgreSQL's `$n` (statements here hold no literal question marks). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+const UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"]);
+
+function pgError(err: unknown): unknown {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  if (e.code === "23505") return new UniqueViolation(e.constraint ?? "unique", err);
+  if ((e.code && UNAVAILABLE.has(e.code)) || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(e.message ?? ""))
+    return new StoreUnavailable(`the database cannot be reached: ${e.message}`);
+  return err;
+}
+
+function pgRunner(q: (text: string, values: Param[]) => Promise<{ rows: unknown[]; rowCount: number | null }>): SqlRunner {
+  return {
+    dialect: "postgres",
+    async all<T>(sql: string, params: Param[] = []) {
+      try {
+        return (await q(numbered(sql), params)).rows as T[];
+      } catch (err) {
+        throw pgError(err);
+      }
+    },
+    async run(sql, params = []) {
+      try {
+        return (await q(numbered(sql), params)).rowCount ?? 0;
+      } catch (err) {
+        throw pgError(err);
+      }
+    }
+  };
+}
+
+export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs?: number } = {}): SqlDriver {
+  const pool = new Pool({ connectionString: url, max: opts.max ?? 10, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000 });
+  // An idle connection dropped by the server is replaced on the next query; never an unhandled error.
+  pool.on("error", () => undefined);
+  const runner = pgRunner((text, values) => pool.query(text, values));
+  const onClient = async <T>(fn: (client: PoolClient) => Promise<T>): Promise<T> => {
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw pgError(err);
+    }
+    try {
+      return await fn(client);
+    } finally {
+      client.release();
+    }
+  };
+  return {
+    ...runner,
+    transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
+      return onClient(async client => {
+        const tx = pgRunner((text, values) => client.query(text, values));
+        await tx.run("BEGIN");
+        try {
+          const out = await fn(tx);
+          await tx.run("COMMIT");
+          return out;
+        } catch (err) {
+          await client.query("ROLLBACK").catch(() => undefined);
+          throw err;
+        }
+      });
+    },
+    withLock<T>(key: number, fn: () => Promise<T>): Promise<T> {
+      return onClient(async client => {
+        await client.query("SELECT pg_advisory_lock($1)", [key]);
+        try {
+          return await fn();
+        } finally {
+          await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
+        }
+      });
+    },
+    close: () => pool.end()
+  };
+}

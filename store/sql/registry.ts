@@ -1,0 +1,54 @@
+/**
+ * The id registry (store/registry.ts) on SQL: a sequence is one row of `sequences`, moved on by an
+ * atomic upsert (the row is locked for that statement only), so ids are unique across every node; the
+ * owner of each post id is a row of `post_types`, and an image's URL is unique per site.
+ */
+import type { IdRegistry, ImageRecord } from "../registry";
+import { SqlDriver, UniqueViolation } from "./driver";
+
+export function sqlRegistry(driver: SqlDriver, site: number): IdRegistry {
+  const next = async (seq: string): Promise<number> => {
+    const [row] = await driver.all<{ value: number | string }>(
+      "INSERT INTO sequences (site, name, value) VALUES (?, ?, 1) ON CONFLICT (site, name) DO UPDATE SET value = sequences.value + 1 RETURNING value",
+      [site, seq]
+    );
+    return Number(row.value);
+  };
+  const image = (r: { id: number | string; url: string; extension: string }): ImageRecord => ({ id: Number(r.id), url: r.url, extension: r.extension });
+  const findImage = async (url: string): Promise<ImageRecord | undefined> => {
+    const [row] = await driver.all<{ id: number; url: string; extension: string }>("SELECT id, url, extension FROM post_types WHERE site = ? AND url = ?", [site, url]);
+    return row ? image(row) : undefined;
+  };
+  return {
+    async allocate(seq, type) {
+      const id = await next(seq);
+      if (seq === "posts") await driver.run("INSERT INTO post_types (site, id, type) VALUES (?, ?, ?)", [site, id, type]);
+      return id;
+    },
+    async typeOf(id) {
+      const [row] = await driver.all<{ type: string }>("SELECT type FROM post_types WHERE site = ? AND id = ?", [site, id]);
+      return row?.type;
+    },
+    async imageForUrl(url, extension) {
+      const found = await findImage(url);
+      if (found) return found;
+      const id = await next("posts");
+      try {
+        await driver.run("INSERT INTO post_types (site, id, type, url, extension) VALUES (?, ?, 'image', ?, ?)", [site, id, url, extension]);
+        return { id, url, extension };
+      } catch (err) {
+        // Another writer made the record of this URL first: use theirs (the id drawn stays unused).
+        if (err instanceof UniqueViolation) return (await findImage(url))!;
+        throw err;
+      }
+    },
+    async images(ids) {
+      if (ids.length === 0) return [];
+      const rows = await driver.all<{ id: number; url: string; extension: string }>(
+        `SELECT id, url, extension FROM post_types WHERE site = ? AND type = 'image' AND id IN (${ids.map(() => "?").join(",")})`,
+        [site, ...ids]
+      );
+      return rows.map(image);
+    }
+  };
+}
