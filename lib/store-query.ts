@@ -16,7 +16,9 @@ export interface FindOptions {
   projection?: Record<string, 0 | 1>;
 }
 
-const SPECIAL = new Set([..."\\^$.*+?()[]{}|/-"]);
+/** Characters a pattern must escape to mean them literally (`-` and `/` may be escaped, need not be). */
+const SPECIAL = new Set([..."\\^$.*+?()[]{}|"]);
+const ESCAPABLE = new Set([...SPECIAL, "-", "/"]);
 
 /** The literal text a pattern matches (an escaped string, flags "" or "i"), undefined for real patterns. */
 export function literalOf(re: RegExp): string | undefined {
@@ -27,7 +29,7 @@ export function literalOf(re: RegExp): string | undefined {
     const c = src[i];
     if (c === "\\") {
       const next = src[++i];
-      if (next === undefined || !SPECIAL.has(next)) return undefined;
+      if (next === undefined || !ESCAPABLE.has(next)) return undefined;
       out += next;
     } else if (SPECIAL.has(c)) return undefined;
     else out += c;

@@ -8,9 +8,8 @@
  * copy follows `calendar.venue.created|updated|deleted` on the bus and, on start (and whenever the venues
  * service comes back), catches up through `venues.locationFeed` from the last change it saw.
  *
- * Radius queries read through a spatial index: MongoDB's 2dsphere (`$geoWithin`/`$centerSphere`) on
- * MongoDB; on the embedded store, the cells covering the radius's bounding box (one indexed array field,
- * lib/geo/cells.ts). Either way the exact great-circle distance decides.
+ * Radius queries read through an index on every store (C38): the cells covering the radius's bounding
+ * box (one indexed array field, lib/geo/cells.ts); the exact great-circle distance decides.
  *
  * Needs from the venues service (internal actions, called without caller meta):
  * - `venues.locationFeed({ ids?, since?, afterId?, limit? })`: venues of any status, ordered by
@@ -27,8 +26,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { StoreMixin } from "../mixins/store.mixin";
 import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
 import type { Collection } from "../store/collection";
-import { settings } from "../lib/settings";
-import { DistanceUnit, EARTH_RADIUS_KM, LatLng, distanceKm, fromKm, round2, toKm, withinRadius } from "../lib/geo/distance";
+import { DistanceUnit, LatLng, distanceKm, fromKm, round2, toKm, withinRadius } from "../lib/geo/distance";
 import { boundingBox, coveringCells } from "../lib/geo/cells";
 import { AddressInput, locate } from "../lib/geo/geocoder";
 import { FeedVenue, LocationDoc, isUnchanged, locationDoc, minusSeconds, planSync, replacement, withStatus } from "../lib/geo/sync";
@@ -68,7 +66,7 @@ const GeolocationService: ServiceSchema = {
   name: "geolocation",
   mixins: [StoreMixin({
     collection: "venue_locations",
-    indexes: [{ field: "cells", sparse: true }, { field: "searchable", sparse: true }]
+    indexes: [{ field: "cells", sparse: true, array: true }, { field: "searchable", sparse: true }]
   })],
 
   actions: {
@@ -143,11 +141,6 @@ const GeolocationService: ServiceSchema = {
     /** Located published venues that may be within the radius, read through the spatial index. */
     async candidatesNear(this: any, center: LatLng, radiusKm: number): Promise<Array<LatLng & { _id: number }>> {
       const projection = { lat: 1, lng: 1 } as const;
-      const angle = (radiusKm / EARTH_RADIUS_KM) * (1 + 1e-9) + 1e-12;
-      if (settings().mongoUri) {
-        const query = angle >= Math.PI ? { searchable: true } : { loc: { $geoWithin: { $centerSphere: [[center.lng, center.lat], angle] } } };
-        return this.locations().find(query, { projection });
-      }
       const plan = coveringCells(boundingBox(center, radiusKm));
       return this.locations().find(plan.all ? { searchable: true } : { cells: { $in: plan.cells } }, { projection });
     },
@@ -353,7 +346,6 @@ const GeolocationService: ServiceSchema = {
   },
 
   async started(this: any) {
-    if (settings().mongoUri) await this.adapter.collection.createIndex({ loc: "2dsphere" });
     const mark = await this.locations().findOne({ _id: CHECKPOINT_ID });
     this.checkpoint = mark?.checkpoint;
     this.venuesAvailable = this.broker.registry.hasService("venues");

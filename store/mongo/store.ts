@@ -19,7 +19,6 @@ interface MongoDb {
   collection(name: string): MongoCol;
 }
 // The bundled 3.x driver's collection, as far as this file uses it.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type MongoCol = any;
 
 function registry(db: MongoDb, site: number): IdRegistry {

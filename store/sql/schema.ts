@@ -30,6 +30,11 @@ const json = (d: SqlDriver) => (d.dialect === "sqlite" ? "BLOB" : "JSONB");
 const bigint = (d: SqlDriver) => (d.dialect === "sqlite" ? "INTEGER" : "BIGINT");
 const text = (d: SqlDriver) => (d.dialect === "sqlite" ? "TEXT" : 'TEXT COLLATE "C"');
 
+/** The statement making a record table: the record as a JSON document, keyed by its site and id. */
+export function recordTable(d: SqlDriver, table: string, o: { textId?: boolean }): string {
+  return `CREATE TABLE IF NOT EXISTS ${table} (site INTEGER NOT NULL, id ${o.textId ? text(d) : bigint(d)} NOT NULL, doc ${json(d)} NOT NULL, PRIMARY KEY (site, id))`;
+}
+
 export const MIGRATIONS: Migration[] = [
   {
     version: 1,
@@ -42,8 +47,7 @@ export const MIGRATIONS: Migration[] = [
             "CREATE OR REPLACE FUNCTION fold(t text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fold$ SELECT lower(public.unaccent('public.unaccent'::regdictionary, t)) $fold$"
           ]
         : []),
-      ...Object.entries(RECORD_TABLES).map(([table, o]) =>
-        `CREATE TABLE IF NOT EXISTS ${table} (site INTEGER NOT NULL, id ${o.textId ? text(d) : bigint(d)} NOT NULL, doc ${json(d)} NOT NULL, PRIMARY KEY (site, id))`),
+      ...Object.entries(RECORD_TABLES).map(([table, o]) => recordTable(d, table, o)),
       `CREATE TABLE IF NOT EXISTS sequences (site INTEGER NOT NULL, name ${text(d)} NOT NULL, value ${bigint(d)} NOT NULL, PRIMARY KEY (site, name))`,
       `CREATE TABLE IF NOT EXISTS post_types (site INTEGER NOT NULL, id ${bigint(d)} NOT NULL, type ${text(d)} NOT NULL, url ${text(d)}, extension ${text(d)}, PRIMARY KEY (site, id))`,
       "CREATE UNIQUE INDEX IF NOT EXISTS ix_post_types_url ON post_types (site, url)"

@@ -1,16 +1,16 @@
 /** The i18n collection's queries, run on the embedded store (NeDB) as the service runs them. */
-import Datastore from "@seald-io/nedb";
+import { memoryCollection, TestCollection } from "../helpers/memory-store";
 import { holdsValues, nameFilter, newTranslationDoc, searchFilter, translationId, writeUpdate } from "../../lib/i18n/store-query";
 import { toMongoQuery } from "../../store/mongo/collection";
 import { searchTerms } from "../../lib/search";
 
-const ids = async (db: Datastore, query: Record<string, unknown>): Promise<number[]> =>
+const ids = async (db: TestCollection, query: Record<string, unknown>): Promise<number[]> =>
   ((await db.findAsync(query)) as any[]).map(d => d.record_id).sort((a: number, b: number) => a - b);
 
 describe("translation documents", () => {
-  let db: Datastore;
+  let db: TestCollection;
   beforeEach(async () => {
-    db = new Datastore({ inMemoryOnly: true });
+    db = await memoryCollection("translations");
     await db.insertAsync([
       // French title only: the description falls back to the English original
       newTranslationDoc("event", 1, "fr", { title: "Concert de jazz" }, { title: "Jazz concert", description: "A night of swing", excerpt: "" }),
@@ -101,7 +101,7 @@ describe("translation documents", () => {
 
 describe("record-side language queries on the embedded store", () => {
   it("array membership and 'more than one language' read as the mixin expects", async () => {
-    const db = new Datastore({ inMemoryOnly: true });
+    const db = await memoryCollection("events", [{ field: "translations", array: true }]);
     await db.insertAsync([
       { _id: 1, lang: "en", translations: ["en"] },
       { _id: 2, lang: "en", translations: ["en", "fr"] },
@@ -110,8 +110,8 @@ describe("record-side language queries on the embedded store", () => {
     ] as any[]);
     const idsOf = async (q: Record<string, unknown>) => ((await db.findAsync(q)) as any[]).map(d => d._id).sort();
     expect(await idsOf({ translations: "fr", lang: { $ne: "fr" } })).toEqual([2]);
-    // NeDB reads $ne on an array as "some element differs" (MongoDB: "none equals"): the mixin uses $not
-    expect(await idsOf({ translations: { $ne: "fr" } })).toEqual([1, 2, 4]);
+    // $ne on an array reads "no element equals" (MongoDB's meaning), the same as the mixin's $not
+    expect(await idsOf({ translations: { $ne: "fr" } })).toEqual([1, 4]);
     expect(await idsOf({ $not: { translations: "fr" } })).toEqual([1, 4]);
     expect(toMongoQuery({ $and: [{ $not: { translations: "fr" } }] })).toEqual({ $and: [{ $nor: [{ translations: "fr" }] }] });
     expect(await idsOf({ "translations.1": { $exists: true } })).toEqual([2]);

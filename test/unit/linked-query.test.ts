@@ -1,4 +1,4 @@
-import Datastore from "@seald-io/nedb";
+import { memoryCollection, TestCollection } from "../helpers/memory-store";
 import { allOf, escapeRegex, idCondition, searchFragments, searchQuery, statusCondition } from "../../lib/linked/query";
 
 describe("searchFragments (lists.md §3.2)", () => {
@@ -22,9 +22,10 @@ test("escapeRegex makes every regex character literal", () => {
 });
 
 describe("queries against the embedded store", () => {
-  const db = new Datastore({ inMemoryOnly: true });
+  let db: TestCollection;
   const now = "2025-06-01 12:00:00";
   beforeAll(async () => {
+    db = await memoryCollection("venues");
     await db.insertAsync([
       { _id: 1, status: "publish", name: "Temple hall", address: "100, Avenue du Temple", city: "Paris", date_utc: "2025-01-01 00:00:00" },
       { _id: 2, status: "publish", name: "Other", address: "Temple street", city: "Avenue town", date_utc: "2025-01-01 00:00:00" },

@@ -1,4 +1,4 @@
-import Datastore from "@seald-io/nedb";
+import { memoryCollection, TestCollection } from "../helpers/memory-store";
 import {
   buildTermQuery, escapeRegExp, MAX_PER_PAGE, paging, pagingHeaders, sortByInclude, termListEnvelope, termOrder
 } from "../../lib/terms/term-query";
@@ -16,11 +16,12 @@ function term(_id: number, name: string, over: Partial<TermDoc> = {}): TermDoc {
 }
 
 describe("buildTermQuery on the embedded store", () => {
-  const db = new Datastore({ inMemoryOnly: true });
+  let db: TestCollection;
   const ids = async (query: Record<string, unknown>): Promise<number[]> =>
-    ((await db.findAsync(query).sort({ _id: 1 })) as unknown as TermDoc[]).map(d => d._id);
+    ((await db.findAsync(query, { sort: { _id: 1 } })) as unknown as TermDoc[]).map(d => d._id);
 
   beforeAll(async () => {
+    db = await memoryCollection("terms");
     await db.insertAsync([
       term(1, "Music", { count: 0, tree_count: 2 }),
       term(2, "Rock", { parent: 1, count: 2, tree_count: 2 }),
