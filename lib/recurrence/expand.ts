@@ -1,0 +1,107 @@
+/**
+ * A series' occurrences from its first start up to a horizon, expanded by the rrule library.
+ *
+ * Time zones: the rule runs on "floating" wall clocks — each local `YYYY-MM-DD HH:MM:SS` is handed to
+ * rrule as a Date whose UTC fields are that wall clock, without `tzid` — and each occurrence is converted
+ * to UTC afterwards with the event's zone (lib/dates.ts). So a 19:00 Europe/Rome meeting stays 19:00 in
+ * Rome across DST, whatever the process zone. rrule's own `tzid` option is not used: it returns instants
+ * shifted by the offset of the process zone, and reads the target zone's offset at the wrong instant
+ * near a change (see test/unit/recurrence-expand.test.ts).
+ *
+ * On top of rrule: the first start always is an occurrence (it is the series' first event). When the rule
+ * does not give it, RFC 5545 leaves the set undefined; here it is an extra occurrence, as if an RDATE, and
+ * COUNT counts what the rule gives (as rrule and ical.js both do; lib/recurrence/ics.ts writes that start
+ * as an RDATE so any reader agrees). RDATEs add, EXDATEs remove (the first start too); the result is
+ * sorted and distinct. Durations: a timed occurrence lasts the first one's exact
+ * duration (its end is start + that many seconds); an all-day one spans the same wall-clock days.
+ * A start in a spring-forward gap falls on the wall clock after the gap (lib/dates.ts), its identity
+ * stays the rule's wall clock.
+ */
+import { RRule, Weekday, Frequency as RRuleFrequency, Options } from "rrule";
+import { utcToWallClock, wallClockToUtc } from "../dates";
+import { wallFromMs, wallMs } from "./lines";
+import { Frequency, Occurrence, RuleParts, Series, WeekdayCode } from "./types";
+
+const FREQ: Record<Frequency, RRuleFrequency> = {
+  YEARLY: RRuleFrequency.YEARLY, MONTHLY: RRuleFrequency.MONTHLY, WEEKLY: RRuleFrequency.WEEKLY, DAILY: RRuleFrequency.DAILY,
+};
+const WEEKDAY_INDEX: Record<WeekdayCode, number> = { MO: 0, TU: 1, WE: 2, TH: 3, FR: 4, SA: 5, SU: 6 };
+
+/** A floating wall clock as rrule takes it: a Date whose UTC fields are the wall clock. */
+const floating = (wall: string): Date => new Date(wallMs(wall));
+
+function rruleOptions(rule: RuleParts, start: string): Partial<Options> {
+  const orNull = <T>(values: T[]): T[] | null => (values.length ? values : null);
+  return {
+    freq: FREQ[rule.freq],
+    dtstart: floating(start),
+    interval: rule.interval,
+    count: rule.count ?? null,
+    until: rule.until === undefined ? null : floating(rule.until),
+    wkst: rule.wkst === undefined ? null : WEEKDAY_INDEX[rule.wkst],
+    bymonth: orNull(rule.byMonth),
+    byweekno: orNull(rule.byWeekNo),
+    byyearday: orNull(rule.byYearDay),
+    bymonthday: orNull(rule.byMonthDay),
+    byweekday: orNull(rule.byDay.map(d => (d.n === 0 ? new Weekday(WEEKDAY_INDEX[d.day]) : new Weekday(WEEKDAY_INDEX[d.day], d.n)))),
+    bysetpos: orNull(rule.bySetPos),
+    tzid: null,
+  };
+}
+
+/** The wall clocks the RRULE gives from `start` (rrule's answer alone), in order, while `keep(wall)` holds; at most `limit`. */
+export function ruleWalls(rule: RuleParts, start: string, keep: (wall: string) => boolean, limit = Infinity): string[] {
+  const out: string[] = [];
+  const rrule = new RRule(rruleOptions(rule, start));
+  // The iterator stops rrule as soon as it answers false.
+  rrule.all((date: Date) => {
+    const wall = wallFromMs(date.getTime());
+    if (!keep(wall) || out.length >= limit) return false;
+    out.push(wall);
+    return true;
+  });
+  return out;
+}
+
+/** Whether the rule itself gives the first start (RFC 5545 leaves the set undefined when it does not). */
+export function ruleGivesStart(rule: RuleParts, start: string): boolean {
+  return ruleWalls(rule, start, w => w <= start, 1)[0] === start;
+}
+
+export interface ExpandOptions {
+  /** Stop after this many occurrences (a cap check asks for one more than the cap). */
+  limit?: number;
+  /** Leave the EXDATEs in (to list what the rule and RDATEs give). */
+  keepExcluded?: boolean;
+}
+
+/** The occurrence whose rule wall clock is `identity`, with the series' duration. */
+export function occurrenceAt(series: Omit<Series, "recurrence">, identity: string): Occurrence {
+  const utcStart = wallClockToUtc(identity, series.zone);
+  if (series.allDay) {
+    const end = wallFromMs(wallMs(identity) + wallMs(series.end) - wallMs(series.start));
+    return { identity, start: utcToWallClock(utcStart, series.zone), end, utcStart, utcEnd: wallClockToUtc(end, series.zone) };
+  }
+  const seconds = wallMs(wallClockToUtc(series.end, series.zone)) - wallMs(wallClockToUtc(series.start, series.zone));
+  const utcEnd = wallFromMs(wallMs(utcStart) + seconds);
+  return { identity, start: utcToWallClock(utcStart, series.zone), end: utcToWallClock(utcEnd, series.zone), utcStart, utcEnd };
+}
+
+/**
+ * The occurrences of a series whose UTC start is at or before `horizonUtc` (`YYYY-MM-DD HH:MM:SS`),
+ * sorted by start. A series without rule or RDATE is its first occurrence alone.
+ */
+export function expandSeries(series: Series, horizonUtc: string, opts: ExpandOptions = {}): Occurrence[] {
+  const limit = opts.limit ?? Infinity;
+  const inHorizon = (wall: string): boolean => wallClockToUtc(wall, series.zone) <= horizonUtc;
+  const excluded = new Set(opts.keepExcluded ? [] : series.recurrence.exdates);
+  const walls = new Set<string>();
+  const rule = series.recurrence.rule;
+  // EXDATEs are taken out after the rule ran, so the rule is asked for as many more as there are.
+  const ruleLimit = limit === Infinity ? Infinity : limit + excluded.size;
+  if (inHorizon(series.start)) walls.add(series.start);
+  if (rule) for (const w of ruleWalls(rule, series.start, inHorizon, ruleLimit)) walls.add(w);
+  for (const w of series.recurrence.rdates) if (inHorizon(w)) walls.add(w);
+  const sorted = [...walls].filter(w => !excluded.has(w)).sort();
+  return sorted.slice(0, limit).map(w => occurrenceAt(series, w));
+}

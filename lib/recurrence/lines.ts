@@ -1,0 +1,105 @@
+/**
+ * The syntax of recurrence property lines (RFC 5545 §3.1, §3.3.4–5): splitting a content line into its
+ * name, parameters and value, and reading and writing DATE / DATE-TIME values against the event's zone.
+ * Written values follow lib/ics.ts: an IANA or `UTC±H` zone as `;TZID=<zone>` with the wall clock, UTC as
+ * `…Z`, all-day as `;VALUE=DATE`.
+ */
+import moment from "moment-timezone";
+import { plainWallClock, utcToWallClock, wallClockToUtc } from "../dates";
+import { fixedOffsetMinutes } from "../ics";
+
+/** How lib/ics.ts writes a zone: in UTC, or under a TZID (an IANA zone or a fixed-offset VTIMEZONE). */
+export type IcsZone = { kind: "utc" } | { kind: "tzid"; name: string };
+
+/** The zone as lib/ics.ts writes it (unknown names are written in UTC there too). */
+export function icsZone(zone: string): IcsZone {
+  if (zone === "" || zone === "UTC" || zone === "UTC+0" || zone === "Etc/UTC") return { kind: "utc" };
+  const fixed = fixedOffsetMinutes(zone);
+  if (fixed !== undefined) return fixed === 0 ? { kind: "utc" } : { kind: "tzid", name: zone };
+  return moment.tz.zone(zone) ? { kind: "tzid", name: zone } : { kind: "utc" };
+}
+
+/** One content line: upper-cased name, parameters (names upper-cased, values unquoted) and raw value. */
+export interface ContentLine {
+  name: string;
+  params: Map<string, string>;
+  value: string;
+}
+
+/** Splits `NAME;P=V;P="V":VALUE`; null when it is not that shape or a parameter repeats. */
+export function parseContentLine(line: string): ContentLine | null {
+  let i = 0;
+  const nameMatch = /^[A-Za-z][A-Za-z0-9-]*/.exec(line);
+  if (!nameMatch) return null;
+  const name = nameMatch[0].toUpperCase();
+  i = nameMatch[0].length;
+  const params = new Map<string, string>();
+  while (line[i] === ";") {
+    const param = /^([A-Za-z][A-Za-z0-9-]*)=("[^"]*"|[^";:,]*)/.exec(line.slice(i + 1));
+    if (!param) return null;
+    const key = param[1].toUpperCase();
+    if (params.has(key)) return null;
+    params.set(key, param[2].startsWith("\"") ? param[2].slice(1, -1) : param[2]);
+    i += 1 + param[0].length;
+  }
+  if (line[i] !== ":") return null;
+  return { name, params, value: line.slice(i + 1) };
+}
+
+const pad = (n: number): string => String(n).padStart(2, "0");
+
+/** `YYYYMMDD` → `YYYY-MM-DD 00:00:00`, or null when it is not a real date. */
+export function readDate(value: string): string | null {
+  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(value);
+  return m ? plainWallClock(`${m[1]}-${m[2]}-${m[3]}`) ?? null : null;
+}
+
+/** `YYYYMMDDTHHMMSS[Z]` → the wall clock and whether it was UTC, or null. */
+export function readDateTime(value: string): { wall: string; utc: boolean } | null {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(Z?)$/.exec(value);
+  if (!m) return null;
+  const wall = plainWallClock(`${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6]}`);
+  return wall === undefined ? null : { wall, utc: m[7] === "Z" };
+}
+
+/** `YYYY-MM-DD HH:MM:SS` → `YYYYMMDDTHHMMSS`. */
+export function basicDateTime(wall: string): string {
+  return `${wall.slice(0, 4)}${wall.slice(5, 7)}${wall.slice(8, 10)}T${wall.slice(11, 13)}${wall.slice(14, 16)}${wall.slice(17, 19)}`;
+}
+
+/** `YYYY-MM-DD …` → `YYYYMMDD`. */
+export function basicDate(wall: string): string {
+  return `${wall.slice(0, 4)}${wall.slice(5, 7)}${wall.slice(8, 10)}`;
+}
+
+/** A parameter value as lib/ics.ts writes it: quoted when it holds `:`, `;` or `,`. */
+export function paramValue(value: string): string {
+  return /[:;,]/.test(value) ? `"${value}"` : value;
+}
+
+/**
+ * A date property (`RDATE`, `EXDATE`, `RECURRENCE-ID`) of local wall clocks in the series' zone:
+ * `NAME;VALUE=DATE:…` (all-day), `NAME;TZID=zone:…` or `NAME:…Z` (UTC).
+ */
+export function dateProperty(name: string, walls: readonly string[], zone: string, allDay: boolean): string {
+  if (allDay) return `${name};VALUE=DATE:${walls.map(basicDate).join(",")}`;
+  const z = icsZone(zone);
+  if (z.kind === "utc") return `${name}:${walls.map(w => `${basicDateTime(wallClockToUtc(w, zone))}Z`).join(",")}`;
+  return `${name};TZID=${paramValue(z.name)}:${walls.map(basicDateTime).join(",")}`;
+}
+
+/** A wall clock of the zone read back from a UTC value. */
+export function wallFromUtc(utcWall: string, zone: string): string {
+  return utcToWallClock(utcWall, zone);
+}
+
+/** Wall-clock arithmetic on `YYYY-MM-DD HH:MM:SS` strings (read as UTC so no zone interferes). */
+export function wallMs(wall: string): number {
+  return Date.parse(`${wall.replace(" ", "T")}Z`);
+}
+
+export function wallFromMs(ms: number): string {
+  const d = new Date(ms);
+  return `${String(d.getUTCFullYear()).padStart(4, "0")}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}
