@@ -3,7 +3,7 @@
  *
  * Time zones: the rule runs on "floating" wall clocks — each local `YYYY-MM-DD HH:MM:SS` is handed to
  * rrule as a Date whose UTC fields are that wall clock, without `tzid` — and each occurrence is converted
- * to UTC afterwards with the event's zone (lib/dates.ts). So a 19:00 Europe/Rome meeting stays 19:00 in
+ * to UTC afterwards with the event's zone, as lib/dates.ts converts (lib/recurrence/lines.ts `zoneConverter`). So a 19:00 Europe/Rome meeting stays 19:00 in
  * Rome across DST, whatever the process zone. rrule's own `tzid` option is not used: it returns instants
  * shifted by the offset of the process zone, and reads the target zone's offset at the wrong instant
  * near a change (see test/unit/recurrence-expand.test.ts).
@@ -18,8 +18,7 @@
  * stays the rule's wall clock.
  */
 import { RRule, Weekday, Frequency as RRuleFrequency, Options } from "rrule";
-import { utcToWallClock, wallClockToUtc } from "../dates";
-import { wallFromMs, wallMs } from "./lines";
+import { wallFromMs, wallMs, zoneConverter, ZoneConverter } from "./lines";
 import { Frequency, Occurrence, RuleParts, Series, WeekdayCode } from "./types";
 
 const FREQ: Record<Frequency, RRuleFrequency> = {
@@ -75,16 +74,27 @@ export interface ExpandOptions {
   keepExcluded?: boolean;
 }
 
+/** A maker of the series' occurrences from their identities, with the series' duration. */
+function occurrenceMaker(series: Omit<Series, "recurrence">, conv: ZoneConverter): (identity: string) => Occurrence {
+  if (series.allDay) {
+    const span = wallMs(series.end) - wallMs(series.start);
+    return identity => {
+      const utcStart = conv.toUtc(identity);
+      const end = wallFromMs(wallMs(identity) + span);
+      return { identity, start: conv.toWall(utcStart), end, utcStart, utcEnd: conv.toUtc(end) };
+    };
+  }
+  const seconds = wallMs(conv.toUtc(series.end)) - wallMs(conv.toUtc(series.start));
+  return identity => {
+    const utcStart = conv.toUtc(identity);
+    const utcEnd = wallFromMs(wallMs(utcStart) + seconds);
+    return { identity, start: conv.toWall(utcStart), end: conv.toWall(utcEnd), utcStart, utcEnd };
+  };
+}
+
 /** The occurrence whose rule wall clock is `identity`, with the series' duration. */
 export function occurrenceAt(series: Omit<Series, "recurrence">, identity: string): Occurrence {
-  const utcStart = wallClockToUtc(identity, series.zone);
-  if (series.allDay) {
-    const end = wallFromMs(wallMs(identity) + wallMs(series.end) - wallMs(series.start));
-    return { identity, start: utcToWallClock(utcStart, series.zone), end, utcStart, utcEnd: wallClockToUtc(end, series.zone) };
-  }
-  const seconds = wallMs(wallClockToUtc(series.end, series.zone)) - wallMs(wallClockToUtc(series.start, series.zone));
-  const utcEnd = wallFromMs(wallMs(utcStart) + seconds);
-  return { identity, start: utcToWallClock(utcStart, series.zone), end: utcToWallClock(utcEnd, series.zone), utcStart, utcEnd };
+  return occurrenceMaker(series, zoneConverter(series.zone))(identity);
 }
 
 /**
@@ -93,7 +103,8 @@ export function occurrenceAt(series: Omit<Series, "recurrence">, identity: strin
  */
 export function expandSeries(series: Series, horizonUtc: string, opts: ExpandOptions = {}): Occurrence[] {
   const limit = opts.limit ?? Infinity;
-  const inHorizon = (wall: string): boolean => wallClockToUtc(wall, series.zone) <= horizonUtc;
+  const conv = zoneConverter(series.zone);
+  const inHorizon = (wall: string): boolean => conv.toUtc(wall) <= horizonUtc;
   const excluded = new Set(opts.keepExcluded ? [] : series.recurrence.exdates);
   const walls = new Set<string>();
   const rule = series.recurrence.rule;
@@ -103,5 +114,5 @@ export function expandSeries(series: Series, horizonUtc: string, opts: ExpandOpt
   if (rule) for (const w of ruleWalls(rule, series.start, inHorizon, ruleLimit)) walls.add(w);
   for (const w of series.recurrence.rdates) if (inHorizon(w)) walls.add(w);
   const sorted = [...walls].filter(w => !excluded.has(w)).sort();
-  return sorted.slice(0, limit).map(w => occurrenceAt(series, w));
+  return sorted.slice(0, limit).map(occurrenceMaker(series, conv));
 }

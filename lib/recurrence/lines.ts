@@ -93,13 +93,74 @@ export function wallFromUtc(utcWall: string, zone: string): string {
   return utcToWallClock(utcWall, zone);
 }
 
+/** Conversions between a zone's wall clocks and UTC, as lib/dates.ts does them, for many values. */
+export interface ZoneConverter {
+  toUtc(wall: string): string;
+  toWall(utc: string): string;
+}
+
+const HOUR_MS = 3_600_000;
+/** Offset changes closer than this to a value send it to lib/dates.ts (gaps, overlaps, both sides). */
+const NEAR_CHANGE_MS = 36 * HOUR_MS;
+
+/**
+ * A converter for one zone. lib/dates.ts parses each value with moment-timezone, which is slow for
+ * a thousand occurrences; for an IANA zone (a name with `/`, which lib/dates.ts reads as IANA) a value
+ * far from any offset change has one offset, read from the zone's table directly. Values near a change
+ * (where gaps and overlaps need lib/dates.ts's rules) and every other zone go through lib/dates.ts.
+ */
+export function zoneConverter(zone: string): ZoneConverter {
+  const data = zone.includes("/") ? moment.tz.zone(zone) : null;
+  if (!data) return { toUtc: w => wallClockToUtc(w, zone), toWall: u => utcToWallClock(u, zone) };
+  const { untils, offsets } = data;
+  /** The offset (minutes west, moment's sign) in force at ms, or null near a change. */
+  const offsetFar = (ms: number): number | null => {
+    // i = the first period ending after ms (binary search; moment's own lookup is linear).
+    let lo = 0;
+    let hi = untils.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (untils[mid] <= ms) lo = mid + 1;
+      else hi = mid;
+    }
+    if (untils[lo] <= ms + NEAR_CHANGE_MS) return null;
+    if (lo > 0 && untils[lo - 1] >= ms - NEAR_CHANGE_MS) return null;
+    return offsets[lo];
+  };
+  return {
+    toUtc(wall) {
+      const ms = wallMs(wall);
+      const offset = Number.isFinite(ms) ? offsetFar(ms) : null;
+      return offset === null ? wallClockToUtc(wall, zone) : wallFromMs(ms + offset * 60_000);
+    },
+    toWall(utc) {
+      const ms = wallMs(utc);
+      const offset = Number.isFinite(ms) ? offsetFar(ms) : null;
+      return offset === null ? utcToWallClock(utc, zone) : wallFromMs(ms - offset * 60_000);
+    },
+  };
+}
+
 /** Wall-clock arithmetic on `YYYY-MM-DD HH:MM:SS` strings (read as UTC so no zone interferes). */
 export function wallMs(wall: string): number {
-  return Date.parse(`${wall.replace(" ", "T")}Z`);
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(wall);
+  if (!m) return Number.NaN;
+  const year = Number(m[1]);
+  // Date.UTC reads years 0–99 as 1900–1999; those take the slow way.
+  if (year >= 100) return Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  const d = new Date(0);
+  d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  d.setUTCHours(Number(m[4]), Number(m[5]), Number(m[6]), 0);
+  return d.getTime();
 }
 
 export function wallFromMs(ms: number): string {
   const d = new Date(ms);
+  const year = d.getUTCFullYear();
+  if (year >= 0 && year <= 9999) {
+    const iso = d.toISOString();
+    return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+  }
   return `${String(d.getUTCFullYear()).padStart(4, "0")}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
     `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 }
