@@ -36,14 +36,16 @@ export function dtLines(start: string, end: string, zone: string, allDay: boolea
 /**
  * The RRULE/RDATE/EXDATE lines of a series whose first start is `start`. `moreExdates` are identities to
  * leave out on top of the stored EXDATEs (C55: occurrences the query does not list). A first start the
- * rule does not give is written as an RDATE too: readers differ on such a DTSTART (RFC 5545 leaves it
- * undefined; ical.js drops it), and the series' first event is always an occurrence.
+ * rule does not give (or any first start of a series without rule) is written as an RDATE too: readers
+ * differ on such a DTSTART (RFC 5545 leaves it undefined; ical.js drops it), and the series' first event
+ * is always an occurrence.
  */
 export function recurrenceLines(
   recurrence: Recurrence, start: string, zone: string, allDay: boolean, moreExdates: readonly string[] = [],
 ): string[] {
   const exdates = [...new Set([...recurrence.exdates, ...moreExdates])].sort();
-  const unsynchronised = recurrence.rule !== null && !ruleGivesStart(recurrence.rule, start);
+  // Without a rule, ical.js drops DTSTART as well: the start is written as an RDATE then too.
+  const unsynchronised = recurrence.rule === null ? recurrence.rdates.length > 0 : !ruleGivesStart(recurrence.rule, start);
   const rdates = unsynchronised ? [...new Set([start, ...recurrence.rdates])].sort() : recurrence.rdates;
   return formatRecurrence({ ...recurrence, rdates, exdates }, zone, allDay);
 }

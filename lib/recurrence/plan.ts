@@ -12,6 +12,7 @@
  *   3. the same local date, in time order within the day: a change of time on the same days.
  * What is left over is removed (stored) or created (new).
  */
+import { ApiError } from "../errors";
 import { ruleWalls } from "./expand";
 import { wallFromMs, wallMs } from "./lines";
 import { Occurrence, Recurrence, RuleParts, Series } from "./types";
@@ -131,8 +132,9 @@ function justBefore(at: string, allDay: boolean): string {
  * its COUNT reduced by the rule's occurrences before `at` (C53: `following` on the first occurrence is
  * `all`, so null is returned for `at` at or before the first start). RDATEs and EXDATEs go to the side
  * their date falls on; `at` itself is the new series' first start, so it is no RDATE there.
- * The new rule is anchored at `at`: when `at` is not one the rule gives (an RDATE), an INTERVAL's phase
- * and the parts a rule takes from its start (a WEEKLY rule's weekday) follow `at`.
+ * A rule takes its phase, weekday and time of day from its start, so when `at` is an added date (RDATE)
+ * that the rule does not give and the rule goes on after it, no rule starting at `at` gives the same
+ * occurrences: that split is refused with a 400 naming `scope` (reason `following_on_added_date`).
  */
 export function splitRecurrence(series: Series, at: string): Split | null {
   if (at <= series.start) return null;
@@ -149,6 +151,12 @@ export function splitRecurrence(series: Series, at: string): Split | null {
       afterRule = left > 0 ? { ...rule, count: left } : null;
     } else {
       afterRule = rule.until !== undefined && rule.until < at ? null : { ...rule };
+    }
+    if (afterRule) {
+      const upTo = ruleWalls(rule, series.start, w => w <= at);
+      const givesAt = upTo[upTo.length - 1] === at;
+      const goesOn = ruleWalls(rule, series.start, () => true, upTo.length + 1).length > upTo.length;
+      if (!givesAt && goesOn) throw ApiError.invalidParam("scope", "param.invalid", { reason: "following_on_added_date" });
     }
   }
   return {
