@@ -3,13 +3,13 @@
  *
  * Time zones: the rule runs on "floating" wall clocks — each local `YYYY-MM-DD HH:MM:SS` is handed to
  * rrule as a Date whose UTC fields are that wall clock, without `tzid` — and each occurrence is converted
- * to UTC afterwards with the event's zone, as lib/dates.ts converts (lib/recurrence/lines.ts `zoneConverter`). So a 19:00 Europe/Rome meeting stays 19:00 in
- * Rome across DST, whatever the process zone. rrule's own `tzid` option is not used: it returns instants
+ * to UTC afterwards with the event's zone, as lib/dates.ts converts (lines.ts `zoneConverter`). So a 19:00
+ * Europe/Rome meeting stays 19:00 in Rome across DST, whatever the process zone. rrule's own `tzid` option is not used: it returns instants
  * shifted by the offset of the process zone, and reads the target zone's offset at the wrong instant
  * near a change (see test/unit/recurrence-expand.test.ts).
  *
  * On top of rrule: the first start always is an occurrence (it is the series' first event). When the rule
- * does not give it, RFC 5545 leaves the set undefined; here it is an extra occurrence, as if an RDATE, and
+ * does not give it, the iCalendar standard leaves the set undefined; here it is an extra occurrence, as if an RDATE, and
  * COUNT counts what the rule gives (as rrule and ical.js both do; lib/recurrence/ics.ts writes that start
  * as an RDATE so any reader agrees). RDATEs add, EXDATEs remove (the first start too); the result is
  * sorted and distinct. Durations: a timed occurrence lasts the first one's exact
@@ -62,7 +62,7 @@ export function ruleWalls(rule: RuleParts, start: string, keep: (wall: string) =
   return out;
 }
 
-/** Whether the rule itself gives the first start (RFC 5545 leaves the set undefined when it does not). */
+/** Whether the rule itself gives the first start (the set is undefined in iCalendar when it does not). */
 export function ruleGivesStart(rule: RuleParts, start: string): boolean {
   return ruleWalls(rule, start, w => w <= start, 1)[0] === start;
 }

@@ -37,7 +37,7 @@ export function dtLines(start: string, end: string, zone: string, allDay: boolea
  * The RRULE/RDATE/EXDATE lines of a series whose first start is `start`. `moreExdates` are identities to
  * leave out on top of the stored EXDATEs (C55: occurrences the query does not list). A first start the
  * rule does not give (or any first start of a series without rule) is written as an RDATE too: readers
- * differ on such a DTSTART (RFC 5545 leaves it undefined; ical.js drops it), and the series' first event
+ * differ on such a DTSTART (the standard leaves it undefined; ical.js drops it), and the series' first event
  * is always an occurrence.
  */
 export function recurrenceLines(

@@ -1,5 +1,5 @@
 /**
- * The syntax of recurrence property lines (RFC 5545 §3.1, §3.3.4–5): splitting a content line into its
+ * The syntax of iCalendar recurrence property lines: splitting a content line into its
  * name, parameters and value, and reading and writing DATE / DATE-TIME values against the event's zone.
  * Written values follow lib/ics.ts: an IANA or `UTC±H` zone as `;TZID=<zone>` with the wall clock, UTC as
  * `…Z`, all-day as `;VALUE=DATE`.

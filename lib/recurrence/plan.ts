@@ -15,7 +15,7 @@
 import { ApiError } from "../errors";
 import { ruleWalls } from "./expand";
 import { wallFromMs, wallMs } from "./lines";
-import { Occurrence, Recurrence, RuleParts, Series } from "./types";
+import { Occurrence, Recurrence, RuleParts, Series, SeriesContext } from "./types";
 
 export interface StoredOccurrence<Id> {
   id: Id;
@@ -112,6 +112,20 @@ export function moveDates(recurrence: Recurrence, from: string, to: string): Rec
   if (from === to) return recurrence;
   const move = (walls: readonly string[]) => walls.map(w => shifted(w, from, to)).sort();
   return { ...recurrence, rdates: move(recurrence.rdates), exdates: move(recurrence.exdates) };
+}
+
+/**
+ * The recurrence of a series whose first start, zone or all-day flag changed (an update with scope
+ * `all`): RDATEs and EXDATEs move with the start (moveDates); UNTIL keeps its last day when the series
+ * becomes all-day or stops being it. Wall clocks stay wall clocks in a new zone (the lines are then
+ * written with the new TZID by formatRecurrence).
+ */
+export function reanchor(recurrence: Recurrence, from: SeriesContext, to: SeriesContext): Recurrence {
+  const moved = moveDates(recurrence, from.start, to.start);
+  const until = recurrence.rule?.until;
+  if (!recurrence.rule || until === undefined || from.allDay === to.allDay) return moved;
+  const day = until.slice(0, 10);
+  return { ...moved, rule: { ...recurrence.rule, until: to.allDay ? `${day} 00:00:00` : `${day} 23:59:59` } };
 }
 
 export interface Split {

@@ -1,19 +1,19 @@
 /**
- * The `recurrence` field of event writes (issue 20, C51, C52): an array of RFC 5545 property lines as
- * Google Calendar API v3's field — `RRULE:…`, `RDATE…`, `EXDATE…`, with `;TZID=<zone>` or `;VALUE=DATE`
- * values. Parsed into a `Recurrence` (local wall clocks) and written back in one normal form:
+ * The `recurrence` field of event writes (issue 20, C51, C52): an array of iCalendar (RFC 5545) property
+ * lines as Google Calendar API v3's field — `RRULE:…`, `RDATE…`, `EXDATE…`, with `;TZID=<zone>` or
+ * `;VALUE=DATE` values. Parsed into a `Recurrence` (local wall clocks) and written back in one normal form:
  *
  *   RRULE:FREQ=…;INTERVAL=…;COUNT=…|UNTIL=…;BYMONTH=…;BYWEEKNO=…;BYYEARDAY=…;BYMONTHDAY=…;BYDAY=…;BYSETPOS=…;WKST=…
  *   RDATE;TZID=<zone>:v1,v2…    (one line, sorted, distinct; `;VALUE=DATE` all-day, `…Z` in UTC)
  *   EXDATE;TZID=<zone>:v1,v2…
  *
- * UNTIL is written in UTC (`…Z`) for timed series, as a DATE for all-day ones (RFC 5545 §3.3.10).
+ * UNTIL is written in UTC (`…Z`) for timed series, as a DATE for all-day ones.
  *
  * Rules (C52): at most one RRULE, any RDATE/EXDATE lines, no DTSTART/DTEND (the start is `start_date`);
  * a TZID must be the event's zone; FREQ DAILY or coarser; COUNT 1–1 000; UNTIL not before the start;
  * at most 100 lines and 1 000 occurrences up to the horizon. Also refused, each with its reason: BYHOUR,
  * BYMINUTE and BYSECOND (they make more than one occurrence a day or move the start's time), COUNT with
- * UNTIL, parts the RFC forbids with the frequency, RDATE;VALUE=PERIOD, date-times on an all-day series
+ * UNTIL, parts iCalendar forbids with the frequency, RDATE;VALUE=PERIOD, date-times on an all-day series
  * and dates on a timed one, an RDATE before the start, and lines that hold only EXDATEs.
  * Every refusal is a 400 `rest_invalid_param` naming `recurrence`; `data.params.recurrence.vars.reason`
  * says which rule failed.
@@ -180,7 +180,7 @@ function parseRule(value: string, ctx: SeriesContext): RuleParts {
   if (raw("BYDAY") !== undefined) {
     rule.byDay = byDayList(raw("BYDAY")!);
     const numbered = rule.byDay.some(d => d.n !== 0);
-    // RFC 5545 §3.3.10: numbered weekdays only in MONTHLY or YEARLY rules, and not with BYWEEKNO.
+    // iCalendar: numbered weekdays only in MONTHLY or YEARLY rules, and not with BYWEEKNO.
     if (numbered && (freq === "DAILY" || freq === "WEEKLY" || rule.byWeekNo.length > 0)) throw recurrenceError("by_part", "BYDAY");
   }
   if (raw("BYSETPOS") !== undefined) {

@@ -30,7 +30,7 @@ function expectSameAsIcal(s: Series, horizon = HORIZON, exceptions: Exception[] 
       const e = exceptions.find(x => x.identity === o.identity);
       return e ? { ...o, ...expandSeries({ ...s, start: e.start, end: e.end, recurrence: { rule: null, rdates: [], exdates: [] } }, "9999-12-31 23:59:59")[0], identity: o.identity } : o;
     });
-  expect(comparable(theirs as Occurrence[], s.allDay)).toEqual(comparable(oursApplied, s.allDay));
+  expect(comparable(theirs, s.allDay)).toEqual(comparable(oursApplied, s.allDay));
   return ours;
 }
 
@@ -68,7 +68,7 @@ describe("weekly", () => {
   });
 
   test("a first start the rule does not give is an extra occurrence; COUNT counts what the rule gives", () => {
-    // RFC 5545 leaves this set undefined; ical.js drops such a DTSTART, so the calendar adds it as an RDATE.
+    // iCalendar leaves this set undefined; ical.js drops such a DTSTART, so the calendar adds it as an RDATE.
     const s = series("America/New_York", "2027-03-01 12:00:00", "2027-03-01 13:00:00", ["RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=4"]);
     const list = expectSameAsIcal(s);
     expect(starts(list)).toEqual(["2027-03-01 12:00:00", "2027-03-02 12:00:00", "2027-03-04 12:00:00", "2027-03-09 12:00:00", "2027-03-11 12:00:00"]);
@@ -167,7 +167,7 @@ describe("all-day", () => {
     const leap = ["2028-02-29 00:00:00", "2032-02-29 00:00:00", "2036-02-29 00:00:00"];
     const s = series("Europe/Rome", "2028-02-29 00:00:00", "2028-02-29 23:59:59", ["RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;COUNT=3"], true);
     expect(starts(expectSameAsIcal(s, "2040-01-01 00:00:00"))).toEqual(leap);
-    // The same with the month and day taken from the start (RFC 5545: invalid dates are ignored). ical.js
+    // The same with the month and day taken from the start (iCalendar: invalid dates are ignored). ical.js
     // 2.2.1 moves those to 1 March instead, so this one is checked against the expected dates only.
     const implicit = series("Europe/Rome", "2028-02-29 00:00:00", "2028-02-29 23:59:59", ["RRULE:FREQ=YEARLY;COUNT=3"], true);
     expect(starts(expandSeries(implicit, "2040-01-01 00:00:00"))).toEqual(leap);
@@ -184,7 +184,7 @@ describe("time zones", () => {
     const s = series("America/New_York", "2027-03-12 02:30:00", "2027-03-12 03:00:00", ["RRULE:FREQ=DAILY;COUNT=3"]);
     const list = expandSeries(s, HORIZON);
     expect(list[2]).toEqual({ identity: "2027-03-14 02:30:00", start: "2027-03-14 03:30:00", end: "2027-03-14 04:00:00", utcStart: "2027-03-14 07:30:00", utcEnd: "2027-03-14 08:00:00" });
-    // RFC 5545 §3.3.5: a wall clock in the gap is read with the offset before it (02:30 EST = 03:30 EDT).
+    // iCalendar: a wall clock in the gap is read with the offset before it (02:30 EST = 03:30 EDT).
     // ical.js 2.2.1 reads it with the offset after it (06:30Z); the other days agree.
     const theirs = icalExpand(seriesCalendar(s), HORIZON, false);
     expect(theirs.map(o => o.utcStart).slice(0, 2)).toEqual(list.map(o => o.utcStart).slice(0, 2));
@@ -225,7 +225,7 @@ describe("time zones", () => {
     expect(got[0]).toBe("2027-03-27T00:30:00.000Z");
     const ours = expandSeries(series("Europe/Rome", "2027-03-27 01:30:00", "2027-03-27 02:00:00", ["RRULE:FREQ=DAILY;COUNT=2"]), HORIZON);
     expect(ours.map(o => o.utcStart)).toEqual(["2027-03-27 00:30:00", "2027-03-28 00:30:00"]);
-    expect(got[1]).not.toBe("2027-03-28T00:30:00.000Z");
+    expect(got[1]).toBe("2027-03-27T23:30:00.000Z");
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * lib/recurrence/lines.ts: the fast zone converter gives what lib/dates.ts gives (it only skips
- * moment-timezone's parsing far from offset changes), and content lines split as RFC 5545 writes them.
+ * moment-timezone's parsing far from offset changes), and content lines split as iCalendar writes them.
  */
 import moment from "moment-timezone";
 import { utcToWallClock, wallClockToUtc } from "../../lib/dates";

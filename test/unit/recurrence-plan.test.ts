@@ -4,7 +4,7 @@
  */
 import { parseRecurrence, formatRecurrence } from "../../lib/recurrence/rule";
 import { expandSeries } from "../../lib/recurrence/expand";
-import { planOccurrences, splitRecurrence, withExdate, withoutExdate, moveDates, StoredOccurrence } from "../../lib/recurrence/plan";
+import { planOccurrences, reanchor, splitRecurrence, withExdate, withoutExdate, moveDates, StoredOccurrence } from "../../lib/recurrence/plan";
 import { Occurrence, Series, SeriesContext } from "../../lib/recurrence/types";
 import { icalExpand, seriesCalendar } from "./recurrence-ical";
 
@@ -105,6 +105,22 @@ describe("EXDATE for scope=this deletes, and restore", () => {
     const moved = moveDates(s.recurrence, rome.start, "2027-03-02 21:15:00");
     expect(moved.exdates).toEqual(["2027-03-09 21:15:00"]);
     expect(expandSeries({ ...s, start: "2027-03-02 21:15:00", end: "2027-03-02 22:15:00", recurrence: moved }, HORIZON)).toHaveLength(3);
+  });
+});
+
+describe("reanchor (an update of the series' start, zone or all-day flag)", () => {
+  test("timed → all-day → timed keeps UNTIL's last day and the EXDATEs on their occurrences", () => {
+    const timed: SeriesContext = { zone: "Europe/Rome", allDay: false, start: "2027-03-02 19:00:00" };
+    const day: SeriesContext = { zone: "Europe/Rome", allDay: true, start: "2027-03-02 00:00:00" };
+    const s = series(timed, "2027-03-02 20:00:00", ["RRULE:FREQ=WEEKLY;UNTIL=20270330T180000Z", "EXDATE;TZID=Europe/Rome:20270316T190000"]);
+    const asDay = reanchor(s.recurrence, timed, day);
+    expect(formatRecurrence(asDay, day.zone, true)).toEqual(["RRULE:FREQ=WEEKLY;UNTIL=20270330", "EXDATE;VALUE=DATE:20270316"]);
+    expect(expandSeries({ ...day, end: "2027-03-02 23:59:59", recurrence: asDay }, HORIZON)).toHaveLength(4);
+    const ny: SeriesContext = { zone: "America/New_York", allDay: false, start: "2027-03-02 08:30:00" };
+    const back = reanchor(asDay, day, ny);
+    expect(formatRecurrence(back, ny.zone, false)).toEqual(["RRULE:FREQ=WEEKLY;UNTIL=20270331T035959Z", "EXDATE;TZID=America/New_York:20270316T083000"]);
+    expect(expandSeries({ ...ny, end: "2027-03-02 09:30:00", recurrence: back }, HORIZON).map(o => o.start.slice(0, 10)))
+      .toEqual(["2027-03-02", "2027-03-09", "2027-03-23", "2027-03-30"]);
   });
 });
 
