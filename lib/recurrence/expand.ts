@@ -18,6 +18,7 @@
  * stays the rule's wall clock.
  */
 import { RRule, Weekday, Frequency as RRuleFrequency, Options } from "rrule";
+import { defaultListWindow, wallClockToUtc } from "../dates";
 import { wallFromMs, wallMs, zoneConverter, ZoneConverter } from "./lines";
 import { Frequency, Occurrence, RuleParts, Series, WeekdayCode } from "./types";
 
@@ -99,7 +100,8 @@ export function occurrenceAt(series: Omit<Series, "recurrence">, identity: strin
 
 /**
  * The occurrences of a series whose UTC start is at or before `horizonUtc` (`YYYY-MM-DD HH:MM:SS`),
- * sorted by start. A series without rule or RDATE is its first occurrence alone.
+ * and the first one whatever the horizon (unless excluded), sorted by start. A series without rule or
+ * RDATE is its first occurrence alone.
  */
 export function expandSeries(series: Series, horizonUtc: string, opts: ExpandOptions = {}): Occurrence[] {
   const limit = opts.limit ?? Infinity;
@@ -110,9 +112,19 @@ export function expandSeries(series: Series, horizonUtc: string, opts: ExpandOpt
   const rule = series.recurrence.rule;
   // EXDATEs are taken out after the rule ran, so the rule is asked for as many more as there are.
   const ruleLimit = limit === Infinity ? Infinity : limit + excluded.size;
-  if (inHorizon(series.start)) walls.add(series.start);
+  // The first start is the series' first event: listed whatever the horizon.
+  walls.add(series.start);
   if (rule) for (const w of ruleWalls(rule, series.start, inHorizon, ruleLimit)) walls.add(w);
   for (const w of series.recurrence.rdates) if (inHorizon(w)) walls.add(w);
   const sorted = [...walls].filter(w => !excluded.has(w)).sort();
   return sorted.slice(0, limit).map(occurrenceMaker(series, conv));
+}
+
+/**
+ * How far occurrences are materialised (C55): the end of the default list window (in the site zone)
+ * plus one day, as a UTC `YYYY-MM-DD HH:MM:SS`.
+ */
+export function materialisationHorizon(siteZone: string, now: Date = new Date()): string {
+  const end = defaultListWindow(false, siteZone, now).end;
+  return wallClockToUtc(wallFromMs(wallMs(end) + 86_400_000), siteZone);
 }

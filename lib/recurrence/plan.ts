@@ -21,6 +21,9 @@ export interface StoredOccurrence<Id> {
   id: Id;
   /** Its identity (original local start) as stored. */
   identity: string;
+  /** Its local start and end as stored, when the caller wants `changed` to compare times too. */
+  start?: string;
+  end?: string;
 }
 
 export interface KeptOccurrence<Id> {
@@ -29,6 +32,8 @@ export interface KeptOccurrence<Id> {
   previous: string;
   /** Its occurrence in the new expansion (identity and times to store). */
   occurrence: Occurrence;
+  /** Whether its identity or (when the stored times were given) its start or end changes. */
+  changed: boolean;
 }
 
 export interface OccurrencePlan<Id> {
@@ -63,7 +68,8 @@ export function planOccurrences<Id>(
       const key = target(s);
       const o = key === undefined ? undefined : unmatchedNew.get(key);
       if (o) {
-        kept.set(o.identity, { id: s.id, previous: s.identity, occurrence: o });
+        const changed = s.identity !== o.identity || (s.start !== undefined && s.start !== o.start) || (s.end !== undefined && s.end !== o.end);
+        kept.set(o.identity, { id: s.id, previous: s.identity, occurrence: o, changed });
         unmatchedNew.delete(o.identity);
         unmatchedStored.splice(i, 1);
       } else {

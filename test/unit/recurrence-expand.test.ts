@@ -5,7 +5,7 @@
  */
 import { RRule, datetime } from "rrule";
 import { parseRecurrence } from "../../lib/recurrence/rule";
-import { expandSeries } from "../../lib/recurrence/expand";
+import { expandSeries, materialisationHorizon } from "../../lib/recurrence/expand";
 import { Occurrence, Series } from "../../lib/recurrence/types";
 import { icalExpand, seriesCalendar, Exception } from "./recurrence-ical";
 
@@ -244,6 +244,17 @@ describe("horizon and limit", () => {
     expect(list).toHaveLength(7);
     expect(expandSeries(s, "2027-01-10 07:59:59")).toHaveLength(6);
     expect(expandSeries(s, HORIZON, { limit: 3 })).toHaveLength(3);
+  });
+
+  test("the first occurrence is listed whatever the horizon", () => {
+    const s = series("Europe/Rome", "2032-01-04 09:00:00", "2032-01-04 10:00:00", ["RRULE:FREQ=WEEKLY;COUNT=3"]);
+    expect(expandSeries(s, "2027-01-01 00:00:00").map(o => o.start)).toEqual(["2032-01-04 09:00:00"]);
+  });
+
+  test("the materialisation horizon: the default list window's end plus one day (C55), in UTC", () => {
+    const now = new Date(Date.UTC(2027, 0, 15, 12, 0, 0));
+    expect(materialisationHorizon("Europe/Rome", now)).toBe("2029-01-16 22:59:59");
+    expect(materialisationHorizon("America/New_York", now)).toBe("2029-01-17 04:59:59");
   });
 
   test("a series without rule or RDATE is its first occurrence", () => {

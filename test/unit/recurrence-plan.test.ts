@@ -30,6 +30,15 @@ describe("planOccurrences", () => {
     expect(plan.create).toEqual([]);
     expect(plan.remove).toEqual([]);
     expect(plan.keep.map(k => k.id)).toEqual(["o1", "o2", "o3", "o4", "o5", "o6"]);
+    expect(plan.keep.some(k => k.changed)).toBe(false);
+  });
+
+  test("a duration change keeps identities; `changed` says which stored times differ", () => {
+    const longer = expandSeries(series(rome, "2027-03-02 21:00:00", ["RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=6"]), HORIZON);
+    const withTimes = before.map((o, i) => ({ id: `o${i + 1}`, identity: o.identity, start: o.start, end: o.end }));
+    const plan = planOccurrences(withTimes, longer);
+    expect(plan.keep.map(k => [k.id, k.changed, k.occurrence.end.slice(11)])).toEqual(withTimes.map(r => [r.id, true, "21:00:00"]));
+    expect(planOccurrences(rows, longer).keep.some(k => k.changed)).toBe(false);
   });
 
   test("a rule change keeps the ids of surviving occurrences, removes and creates the others", () => {
@@ -48,7 +57,7 @@ describe("planOccurrences", () => {
     const plan = planOccurrences(rows, after);
     expect(plan.create).toEqual([]);
     expect(plan.remove).toEqual([]);
-    expect(plan.keep.map(k => [k.id, k.previous, k.occurrence.start])).toEqual(before.map((o, i) => [`o${i + 1}`, o.identity, o.identity.replace("19:00", "20:30")]));
+    expect(plan.keep.map(k => [k.id, k.previous, k.occurrence.start, k.changed])).toEqual(before.map((o, i) => [`o${i + 1}`, o.identity, o.identity.replace("19:00", "20:30"), true]));
   });
 
   test("a move of the whole series by a day maps each occurrence to the moved one", () => {
