@@ -82,7 +82,8 @@ function occurrenceMaker(series: Omit<Series, "recurrence">, conv: ZoneConverter
     return identity => {
       const utcStart = conv.toUtc(identity);
       const end = wallFromMs(wallMs(identity) + span);
-      return { identity, start: conv.toWall(utcStart), end, utcStart, utcEnd: conv.toUtc(end) };
+      // An all-day occurrence starts at its day's 00:00:00, even where midnight is skipped by a change.
+      return { identity, start: identity, end, utcStart, utcEnd: conv.toUtc(end) };
     };
   }
   const seconds = wallMs(conv.toUtc(series.end)) - wallMs(conv.toUtc(series.start));
