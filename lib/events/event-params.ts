@@ -74,6 +74,8 @@ export function eventWriteRules(required: boolean): Record<string, Rule> {
 const idRule = () => integer({ description: "The event ID.", required: true, in: "path", min: 0 });
 const passwordRule = () => string({ description: "The event password.", nonEmpty: true, in: "path" });
 const slugRule = (required: boolean) => string({ description: "The event slug.", required, nonEmpty: true, in: "path" });
+/** One event as iCalendar (beyond the reference, like the list's `format`). */
+const singleFormat = () => string({ description: "json (default) or ics: the event as an iCalendar file; Accept: text/calendar does the same.", enum: ["json", "ics"] });
 
 export const EVENT_PARAMS = {
   list: schema({
@@ -110,10 +112,10 @@ export const EVENT_PARAMS = {
     format: string({ description: "json (default) or ics: every matching event (up to 1000) as an iCalendar file; Accept: text/calendar does the same.", enum: ["json", "ics"] })
   }),
   create: schema(eventWriteRules(true)),
-  get: schema({ id: idRule(), password: passwordRule(), context: string({ description: "Request context: view or edit." }) }),
+  get: schema({ id: idRule(), password: passwordRule(), context: string({ description: "Request context: view or edit." }), format: singleFormat() }),
   remove: schema({ id: idRule(), password: passwordRule() }),
   update: schema({ id: idRule(), password: passwordRule(), ...eventWriteRules(false) }),
-  getBySlug: schema({ slug: slugRule(true), password: string({ description: "The event password.", nonEmpty: true }), context: string({ description: "Request context: view or edit." }) }),
+  getBySlug: schema({ slug: slugRule(true), password: string({ description: "The event password.", nonEmpty: true }), context: string({ description: "Request context: view or edit." }), format: singleFormat() }),
   removeBySlug: schema({ slug: slugRule(true) }),
   updateBySlug: schema({ ...(() => { const { slug: _s, ...rest } = eventWriteRules(false); return { slug: slugRule(false), ...rest }; })() })
 };
