@@ -63,6 +63,7 @@ describe("one event as iCalendar", () => {
 
   test("Accept: text/calendar and by slug give the same file; format=json wins; a bad format is 400", async () => {
     const viaFormat = await svc.get(`/events/${event.id}?format=ics`);
+    expect((await svc.get(`/events/${event.id}`)).body.id).toBe(event.id); // the JSON answer, kept first
     const viaAccept = await svc.request("GET", `/events/${event.id}`, { headers: { Accept: "text/calendar" } });
     expect(viaAccept.headers.get("content-type")).toBe("text/calendar; charset=utf-8");
     expect(viaAccept.text).toBe(viaFormat.text);
