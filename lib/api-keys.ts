@@ -1,6 +1,10 @@
 /**
  * Where the callers come from: `API_KEYS`, or, on a first start of the embedded default without it, one
  * generated administrator key kept under DATA_DIR (printed once, when it is made).
+ *
+ * The key file holds the key alone, as a client sends it (`Authorization: Bearer $(cat …/admin-api-key.txt)`,
+ * CONTRACT.md "Starting it"). A file written by an earlier version holds `key:role:id`; it is read and
+ * rewritten as the bare key (C39).
  */
 import * as crypto from "crypto";
 import * as fs from "fs";
@@ -8,20 +12,46 @@ import * as path from "path";
 import { Caller, parseApiKeys } from "./callers";
 import { Settings } from "./settings";
 
-const KEY_FILE = "admin-api-key.txt";
+export const KEY_FILE = "admin-api-key.txt";
+/** Who the generated key names: the first administrator (user id 1). */
+const GENERATED_ROLE = "administrator:1";
+/** What a generated key may be made of (what `Bearer <key>` carries: no blanks, no `:` or `,` of API_KEYS). */
+const KEY_SHAPE = /^[A-Za-z0-9._~+/=-]+$/;
+
 let cached: { source: string; keys: Map<string, Caller> } | undefined;
+
+/** The key a key file holds: the bare key, or the key of an old `key:role:id` line; undefined when unusable. */
+export function keyFromFile(text: string): string | undefined {
+  const line = text.trim();
+  const key = line.includes(":") ? line.split(":")[0].trim() : line;
+  return key !== "" && KEY_SHAPE.test(key) ? key : undefined;
+}
+
+function writeKeyFile(file: string, key: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // Written beside the file, then renamed over it: a reader never sees a half-written key.
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, `${key}\n`, { mode: 0o600 });
+  fs.renameSync(temp, file);
+}
 
 function generatedKeySpec(s: Settings, announce: (msg: string) => void): string {
   const file = s.dataDir === ":memory:" ? undefined : path.join(s.dataDir, KEY_FILE);
-  if (file && fs.existsSync(file)) return fs.readFileSync(file, "utf8").trim();
-  const spec = `${crypto.randomBytes(24).toString("hex")}:administrator:1`;
-  if (file) {
-    fs.mkdirSync(s.dataDir, { recursive: true });
-    fs.writeFileSync(file, spec + "\n", { mode: 0o600 });
+  if (file && fs.existsSync(file)) {
+    const text = fs.readFileSync(file, "utf8");
+    const key = keyFromFile(text);
+    if (key === undefined) throw new Error(`${file} does not hold an API key: remove it to have a new administrator key generated, or set API_KEYS`);
+    if (text.trim() !== key) {
+      writeKeyFile(file, key);
+      announce(`Rewrote ${file} to hold the administrator key alone (as a client sends it)`);
+    }
+    return `${key}:${GENERATED_ROLE}`;
   }
-  announce(`No API_KEYS set: generated the administrator key ${spec.split(":")[0]}` +
+  const key = crypto.randomBytes(24).toString("hex");
+  if (file) writeKeyFile(file, key);
+  announce(`No API_KEYS set: generated the administrator key ${key}` +
     (file ? ` (kept in ${file})` : " (DATA_DIR is :memory:, so it lasts for this process only)"));
-  return spec;
+  return `${key}:${GENERATED_ROLE}`;
 }
 
 /** The callers known to this deployment, by key. */

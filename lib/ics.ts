@@ -1,13 +1,15 @@
 /**
- * Events as iCalendar (RFC 5545), for `GET {ns}/events` with `format=ics` or `Accept: text/calendar`
- * (C22: every matching event, up to 1 000). Built from the event records exactly as the JSON list answers
- * them, so the caller's rights, password blanking and language apply unchanged.
+ * Events as iCalendar (RFC 5545), for `GET {ns}/events` with `format=ics` or `Accept: text/calendar` (C22:
+ * every matching event, up to 1 000) and for one event (`GET {ns}/events/{id}` the same way). Built from the
+ * event records exactly as the JSON answers them, so the caller's rights, password blanking and language
+ * apply unchanged. The calendar's name (X-WR-CALNAME) is the site name (`SITE_NAME`, C57).
  *
  * Times: an event in an IANA zone is written in its wall-clock time with `TZID=<zone>`, and the calendar
  * carries a VTIMEZONE for each such zone, with one observance per UTC-offset change over the years the
  * events span (from the tz database moment-timezone ships), so a parser reads back the same instants and
  * the same zone names. Offset zones (`UTC+2`, `UTC+5:30`) get a fixed-offset VTIMEZONE under their own
  * name; `UTC` events are written in UTC (`…Z`); all-day events as dates (DTEND the day after the last day).
+ * An event that ends when it starts has `DURATION:PT0S` instead of a DTEND equal to its DTSTART.
  */
 import moment from "moment-timezone";
 
@@ -169,6 +171,11 @@ function location(venue: Rec | undefined): string | undefined {
   return parts.length ? parts.join(", ") : undefined;
 }
 
+/** Whether a timed event's end instant is after its start instant (UTC dates compare as text). */
+function endsAfterStart(ev: Rec): boolean {
+  return typeof ev.utc_end_date === "string" && typeof ev.utc_start_date === "string" && ev.utc_end_date > ev.utc_start_date;
+}
+
 function eventLines(ev: Rec, hostname: string): string[] {
   const lines: string[] = ["BEGIN:VEVENT"];
   const prop = (name: string, value: string | undefined) => {
@@ -180,12 +187,12 @@ function eventLines(ev: Rec, hostname: string): string[] {
     lines.push(`DTSTART;VALUE=DATE:${basicDate(ev.start_date)}`, `DTEND;VALUE=DATE:${dayAfter(ev.end_date)}`);
   } else {
     const zone = zoneKind(ev.timezone);
-    if (zone.kind === "utc") {
-      lines.push(`DTSTART:${basic(ev.utc_start_date)}Z`, `DTEND:${basic(ev.utc_end_date)}Z`);
-    } else {
-      const tzid = paramValue(zone.name);
-      lines.push(`DTSTART;TZID=${tzid}:${basic(ev.start_date)}`, `DTEND;TZID=${tzid}:${basic(ev.end_date)}`);
-    }
+    const tzid = zone.kind === "utc" ? undefined : paramValue(zone.name);
+    lines.push(tzid === undefined ? `DTSTART:${basic(ev.utc_start_date)}Z` : `DTSTART;TZID=${tzid}:${basic(ev.start_date)}`);
+    // RFC 5545 §3.6.1: DTEND must be later than DTSTART. An event that ends when it starts (an event's
+    // end is never before its start, lib/events/event-input.ts) is given its length instead.
+    if (!endsAfterStart(ev)) lines.push("DURATION:PT0S");
+    else lines.push(tzid === undefined ? `DTEND:${basic(ev.utc_end_date)}Z` : `DTEND;TZID=${tzid}:${basic(ev.end_date)}`);
   }
   prop("SUMMARY", escapeText(plainText(ev.title)));
   prop("DESCRIPTION", escapeText(plainText(ev.description) || plainText(ev.excerpt)));

@@ -21,6 +21,8 @@ export interface Settings {
   namespace: string;
   metricsPort: number;
   siteTimezone: string;
+  /** SITE_NAME: the calendar's name where the service names it (the iCalendar name); default BASE_URL's host name (C57). */
+  siteName: string;
   rateLimit?: { limit: number; windowMs: number };
   apiKeys?: string;
   requestTimeout: number;
@@ -57,14 +59,24 @@ function storeSettings(env: NodeJS.ProcessEnv): Pick<Settings, "databaseUrl" | "
   return { databaseUrl, mongoUri };
 }
 
+/** BASE_URL's host name, without its port (C57); the whole value when it is not a URL. */
+function hostNameOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).hostname || baseUrl;
+  } catch {
+    return baseUrl;
+  }
+}
+
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = Number(env.PORT || 3000);
+  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, "");
   const dataDir = env.DATA_DIR || "./data";
   const services = (env.SERVICES || "all").split(",").map(s => s.trim()).filter(Boolean);
   return {
     port,
     host: env.HOST || "0.0.0.0",
-    baseUrl: (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
+    baseUrl,
     restPrefix: (env.REST_PREFIX || "wp-json").replace(/^\/+|\/+$/g, ""),
     dataDir: dataDir === ":memory:" ? dataDir : path.resolve(dataDir),
     ...storeSettings(env),
@@ -75,6 +87,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     namespace: env.NAMESPACE || "",
     metricsPort: env.METRICS_PORT === undefined ? 3030 : Number(env.METRICS_PORT),
     siteTimezone: env.SITE_TIMEZONE || "UTC",
+    siteName: env.SITE_NAME?.trim() || hostNameOf(baseUrl),
     rateLimit: parseRateLimit(env.RATE_LIMIT),
     apiKeys: env.API_KEYS || undefined,
     requestTimeout: Number(env.REQUEST_TIMEOUT || 10000),

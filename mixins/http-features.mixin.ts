@@ -7,7 +7,8 @@
  *   answers 304 to a matching `If-None-Match` / `If-Modified-Since`), and `If-Match` on updates and deletes
  *   (412 `rest_precondition_failed` when the record as the caller would GET it has another ETag);
  * - `Idempotency-Key` on creates (lib/http/idempotency.ts, C21), the keys kept by the `changes` service;
- * - the events list as iCalendar (`format=ics` or `Accept: text/calendar`, lib/ics.ts, C22).
+ * - the events list as iCalendar (`format=ics` or `Accept: text/calendar`, lib/ics.ts, C22), and one event
+ *   (`GET /events/{id}` or `/events/by-slug/{slug}`) the same way; failures stay the contract's error JSON.
  */
 import type { IncomingMessage, ServerResponse } from "http";
 import type { Context, ServiceSchema } from "moleculer";
@@ -30,6 +31,8 @@ interface HttpState {
   fieldsRaw?: unknown;
   /** iCalendar: the list params as sent, for the pages after the first. */
   ics?: Record<string, unknown>;
+  /** iCalendar of the one event the action answers. */
+  icsOne?: boolean;
   replay?: boolean;
 }
 
@@ -42,6 +45,15 @@ type Req = IncomingMessage & {
 
 /** Events per list call when collecting an iCalendar answer (the lists' maximum page). */
 const ICS_PAGE = 50;
+
+/** The reads of one event that may answer iCalendar. */
+const SINGLE_EVENT_READS = new Set(["events.get", "events.getBySlug"]);
+
+/** The calendar's name and the host of event UIDs (lib/ics.ts). */
+function calendarOptions(): { name: string; hostname: string } {
+  const s = settings();
+  return { name: s.siteName, hostname: new URL(s.baseUrl).hostname };
+}
 
 /** Updates and deletes whose `If-Match` is checked, and the read that gives the record's current ETag. */
 function readActionOf(action: string): string | undefined {
@@ -92,6 +104,7 @@ export const HttpFeaturesMixin: ServiceSchema = {
       delete params._fields;
       const state: HttpState = { action, fields: parseFields(fieldsRaw), fieldsRaw };
       req.$http = state;
+      if (SINGLE_EVENT_READS.has(action) && req.method === "GET" && wantsIcs(params.format, headerText(req.headers.accept))) state.icsOne = true;
       if (action === "events.list" && req.method === "GET" && wantsIcs(params.format, headerText(req.headers.accept))) {
         state.ics = { ...params };
         delete state.ics.page;
@@ -114,10 +127,17 @@ export const HttpFeaturesMixin: ServiceSchema = {
       if (state.ics && data && typeof data === "object") {
         const events = await this.icsEvents(ctx, state.ics, data as Record<string, any>);
         modified = newestModified(events.map((e: Record<string, any>) => e.modified_utc));
-        out = eventsCalendar(events, { name: new URL(settings().baseUrl).host, hostname: new URL(settings().baseUrl).hostname });
+        out = eventsCalendar(events, calendarOptions());
         (ctx.meta as CallMeta & { $responseType?: string }).$responseType = ICS_CONTENT_TYPE;
         const { Link: _link, ...headers } = ctx.meta.$responseHeaders ?? {};
         ctx.meta.$responseHeaders = { ...headers, "Content-Disposition": "inline; filename=\"events.ics\"" };
+      } else if (state.icsOne && data && typeof data === "object" && !Array.isArray(data)) {
+        const event = data as Record<string, any>;
+        modified = bodyModified(state.action, event);
+        out = eventsCalendar([event], calendarOptions());
+        (ctx.meta as CallMeta & { $responseType?: string }).$responseType = ICS_CONTENT_TYPE;
+        const id = Number.isSafeInteger(event.id) ? event.id : "event";
+        ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), "Content-Disposition": `inline; filename="event-${id}.ics"` };
       } else {
         modified = bodyModified(state.action, data);
         if (state.fields) out = shapeBody(state.action, data, state.fields);

@@ -29,6 +29,7 @@ import { allOf, idCondition, searchFragments, searchQuery, statusCondition } fro
 import { LinkEntry, parseLinkEntries } from "../lib/linked/links";
 import type { SlugHold } from "../lib/posts/write-order";
 import { modifiedQuery } from "../lib/changes/modified";
+import { NEAR_ACTION, readNear, requireGeolocation, venuesNear, withDistance } from "../lib/geo/near-query";
 
 /** Statuses that keep a slug out of the uniqueness rule (events.md §3.4). */
 const FLOATING = new Set(["draft", "pending", "auto-draft"]);
@@ -467,7 +468,9 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       /** lists.md §3: statuses per caller, event filters, search, date desc then id desc, paging, envelope. */
       async listLinked(this: any, ctx: Ctx, p: Record<string, any>) {
         const statuses: string[] = this.listStatusFilter(ctx, p.status);
+        const near: Map<number, number> | undefined = spec.geo ? await this.nearFilter(ctx, p) : undefined;
         const { include, exclude } = await this.eventIdFilters(ctx, p, statuses);
+        if (near) include.push([...near.keys()]);
         const searching = p.search !== undefined;
         const unrestricted = this.who(ctx) === undefined;
         // i18n: the translated fields in the asked language (fallback: the original), the others as stored;
@@ -492,9 +495,30 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         // filtered by events (event, has_events, only_with_upcoming): among those ids only
         const among: number[] | undefined = include.length ? idCondition(include, exclude)?._id?.$in : undefined;
         const sort = { date: -1, _id: -1 } as const;
-        const { docs, total } = among ? await this.pagedFindAmong(among, query, sort, page) : await this.pagedFind(query, sort, page);
-        const items = await this.presentMany(ctx, docs, { reveal: (d: LinkedDoc) => this.passwordAccess(ctx, d, {}) });
+        const { docs, total } = near && p.orderby === "distance" ? await this.pageByDistance(query, page, near)
+          : among ? await this.pagedFindAmong(among, query, sort, page) : await this.pagedFind(query, sort, page);
+        let items = await this.presentMany(ctx, docs, { reveal: (d: LinkedDoc) => this.passwordAccess(ctx, d, {}) });
+        if (near) items = items.map((item: Record<string, unknown>) => withDistance(item, near.get(item.id as number)));
         return { [spec.plural]: items, ...this.listEnvelope(ctx, spec.plural, LIST_LINK_ORDER, p, page, total) };
+      },
+      /**
+       * Venues near a point (C11, lib/geo/near-query.ts): venue id → distance, or undefined when the list
+       * asked for no radius search. Parameter errors first, then 400 geoloc-not-available.
+       */
+      async nearFilter(this: any, ctx: Ctx, p: Record<string, any>): Promise<Map<number, number> | undefined> {
+        const { asked, near } = readNear(p);
+        if (!asked) return undefined;
+        requireGeolocation(this.broker, [NEAR_ACTION]);
+        return near ? venuesNear(ctx, near) : undefined;
+      },
+      /** `orderby=distance`: the matching records (already within the radius), nearest first, then by id. */
+      async pageByDistance(this: any, query: Record<string, unknown>, page: any, near: Map<number, number>) {
+        const all: LinkedDoc[] = await this.store.find(query);
+        const distance = (d: LinkedDoc) => near.get(d._id) ?? Infinity;
+        all.sort((a, b) => distance(a) - distance(b) || a._id - b._id);
+        const docs = all.slice(page.skip, page.skip + page.perPage);
+        if (page.page > 1 && !docs.length) throw new ApiError(`${spec.kind}-archive-page-not-found`, 404);
+        return { docs, total: all.length };
       }
     },
 

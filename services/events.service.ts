@@ -19,6 +19,7 @@ import { EventDoc, eventRecord } from "../lib/events/event-record";
 import { buildEventQuery, eventSearchCondition, eventSort, EventListFilters, readableCondition, SearchAccess } from "../lib/events/event-query";
 import type { SlugHold } from "../lib/posts/write-order";
 import { modifiedRange } from "../lib/changes/modified";
+import { NEAR_ACTION, readNear, requireGeolocation, venuesNear, withDistance } from "../lib/geo/near-query";
 
 registerSchemas(Object.fromEntries(Object.entries(EVENT_PARAMS).map(([name, schema]) => [`events.${name}`, schema])));
 
@@ -199,8 +200,8 @@ const EventsService: ServiceSchema = {
       let total: number;
       if (ctx.params.orderby === "distance" && geo) ({ docs, total } = await this.pageByDistance(filters, page, geo));
       else ({ docs, total } = await this.pagedFind(buildEventQuery(filters), eventSort(!!filters.include), page));
-      const events = await this.records(ctx, docs, { jsonLd: !!ctx.params.json_ld });
-      if (geo) for (const ev of events) ev.distance = this.distanceOf(ev, geo);
+      let events = await this.records(ctx, docs, { jsonLd: !!ctx.params.json_ld });
+      if (geo) events = events.map((ev: any) => withDistance(ev, this.distanceOf(ev, geo)));
       const sent = { ...(ctx.meta.query ?? {}) } as Record<string, unknown>;
       const envelope = this.listEnvelope(ctx, "events", EVENT_LINK_ORDER, sent, page, total);
       return { events, ...envelope };
@@ -375,19 +376,15 @@ const EventsService: ServiceSchema = {
      */
     async geoFilter(this: any, ctx: Ctx): Promise<EventListFilters["geoVenues"]> {
       const p = ctx.params;
-      const hasLat = p.geoloc_lat !== undefined;
-      const hasLng = p.geoloc_lng !== undefined;
-      const asked = p.geoloc !== undefined || hasLat || hasLng || p.geoloc_radius !== undefined || p.geoloc_unit !== undefined || p.orderby === "distance";
-      if (!asked) return undefined;
-      if (hasLat !== hasLng) throw ApiError.invalidParam(hasLat ? "geoloc_lng" : "geoloc_lat", "param.required");
-      if (p.orderby === "distance" && !hasLat) throw ApiError.invalidParam("orderby");
-      const needed = [...(hasLat || p.geoloc === undefined ? ["geolocation.near"] : []), ...(p.geoloc !== undefined ? ["geolocation.venuesWithCoordinates"] : [])];
-      if (!needed.every(action => this.actionAvailable(action))) throw new ApiError("geoloc-not-available", 400);
+      const { asked, near } = readNear(p);
+      if (!asked && p.geoloc === undefined) return undefined;
+      const needed = [...(near || p.geoloc === undefined ? [NEAR_ACTION] : []), ...(p.geoloc !== undefined ? ["geolocation.venuesWithCoordinates"] : [])];
+      requireGeolocation(this.broker, needed);
       const out: NonNullable<EventListFilters["geoVenues"]> = {};
-      if (hasLat) {
-        const near: Array<{ id: number; distance: number }> = await ctx.call("geolocation.near", { lat: p.geoloc_lat, lng: p.geoloc_lng, radius: p.geoloc_radius ?? 25, unit: p.geoloc_unit ?? "mi" });
-        ctx.locals = { ...(ctx.locals ?? {}), geo: new Map(near.map(n => [n.id, n.distance])) };
-        out.in = near.map(n => n.id);
+      if (near) {
+        const distances = await venuesNear(ctx, near);
+        ctx.locals = { ...(ctx.locals ?? {}), geo: distances };
+        out.in = [...distances.keys()];
       }
       if (p.geoloc !== undefined) {
         const located: number[] = await ctx.call("geolocation.venuesWithCoordinates", {});
@@ -404,11 +401,6 @@ const EventsService: ServiceSchema = {
       const docs = all.slice(page.skip, page.skip + page.perPage);
       if (page.page > 1 && !docs.length) throw new ApiError("event-archive-page-not-found", 404);
       return { docs, total: all.length };
-    },
-    /** Whether some node serves that action now (a service without it, or no service, is "not running"). */
-    actionAvailable(this: any, action: string): boolean {
-      const endpoints = this.broker.registry.getActionEndpoints?.(action);
-      return !!endpoints && endpoints.hasAvailable();
     },
     distanceOf(ev: any, geo: Map<number, number>): number | undefined {
       const venues = Array.isArray(ev.venue) ? ev.venue : ev.venue && ev.venue.id ? [ev.venue] : [];

@@ -2,7 +2,7 @@
  * Params schemas of the events actions (spec §4.2, reference discovery.md §1.2): validation and the
  * documents share them.
  */
-import { boolean, dateTime, idList, integer, number, looseFlag, schema, string, stringList, untyped, Rule } from "../params";
+import { boolean, dateTime, idList, integer, looseFlag, schema, string, stringList, untyped, Rule } from "../params";
 import { REGISTERED_STATUSES } from "../capabilities";
 import { isValidTimezone } from "../dates";
 import { isValidUrl, sanitizeUrl } from "../sanitize";
@@ -10,6 +10,7 @@ import { knownUserIds } from "../callers";
 import { loadApiKeys } from "../api-keys";
 import { settings } from "../settings";
 import { modifiedRules } from "../changes/modified";
+import { nearRules } from "../geo/near-query";
 
 /**
  * `base` plus a check of its (coerced) value: `check` answers the catalog key of the failure, or
@@ -74,6 +75,8 @@ export function eventWriteRules(required: boolean): Record<string, Rule> {
 const idRule = () => integer({ description: "The event ID.", required: true, in: "path", min: 0 });
 const passwordRule = () => string({ description: "The event password.", nonEmpty: true, in: "path" });
 const slugRule = (required: boolean) => string({ description: "The event slug.", required, nonEmpty: true, in: "path" });
+/** One event as iCalendar (beyond the reference, like the list's `format`). */
+const singleFormat = () => string({ description: "json (default) or ics: the event as an iCalendar file; Accept: text/calendar does the same.", enum: ["json", "ics"] });
 
 export const EVENT_PARAMS = {
   list: schema({
@@ -94,10 +97,7 @@ export const EVENT_PARAMS = {
     featured: boolean({ description: "Featured events only (true) or non-featured only (false)." }),
     status: stringList({ description: "Events with any of these post statuses.", format: "string" }),
     geoloc: boolean({ description: "Events whose venue has (true) or lacks (false) coordinates (geolocation service)." }),
-    geoloc_lat: number({ description: "Latitude of the centre of a radius search (geolocation service).", min: -90, max: 90 }),
-    geoloc_lng: number({ description: "Longitude of the centre of a radius search (geolocation service).", min: -180, max: 180 }),
-    geoloc_radius: number({ description: "Radius of the search around geoloc_lat/geoloc_lng (default 25).", exclusiveMin: 0 }),
-    geoloc_unit: string({ description: "Unit of the radius and distances: mi (default) or km.", enum: ["mi", "km"] }),
+    ...nearRules(),
     orderby: string({ description: "Order of the results: distance (with geoloc_lat/geoloc_lng) or the default start date order.", enum: ["distance", "start_date"] }),
     include: idList({ description: "Only events with these IDs; date filters are then ignored." }),
     post_parent: integer({ description: "Events whose parent is this event.", positive: true }),
@@ -110,10 +110,10 @@ export const EVENT_PARAMS = {
     format: string({ description: "json (default) or ics: every matching event (up to 1000) as an iCalendar file; Accept: text/calendar does the same.", enum: ["json", "ics"] })
   }),
   create: schema(eventWriteRules(true)),
-  get: schema({ id: idRule(), password: passwordRule(), context: string({ description: "Request context: view or edit." }) }),
+  get: schema({ id: idRule(), password: passwordRule(), context: string({ description: "Request context: view or edit." }), format: singleFormat() }),
   remove: schema({ id: idRule(), password: passwordRule() }),
   update: schema({ id: idRule(), password: passwordRule(), ...eventWriteRules(false) }),
-  getBySlug: schema({ slug: slugRule(true), password: string({ description: "The event password.", nonEmpty: true }), context: string({ description: "Request context: view or edit." }) }),
+  getBySlug: schema({ slug: slugRule(true), password: string({ description: "The event password.", nonEmpty: true }), context: string({ description: "Request context: view or edit." }), format: singleFormat() }),
   removeBySlug: schema({ slug: slugRule(true) }),
   updateBySlug: schema({ ...(() => { const { slug: _s, ...rest } = eventWriteRules(false); return { slug: slugRule(false), ...rest }; })() })
 };

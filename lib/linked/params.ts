@@ -13,6 +13,7 @@ import { allOptional, dateTime, integer, number, ParamsSchema, Rule, RuleOptions
 import type { ParamReason } from "../errors";
 import type { LinkedKindSpec } from "./spec";
 import { modifiedRules } from "../changes/modified";
+import { nearRules } from "../geo/near-query";
 
 type Fail = (key: string, vars?: Record<string, unknown>) => unknown;
 type Check = (value: unknown, fail: Fail) => unknown;
@@ -88,7 +89,8 @@ export interface LinkedSchemas {
 }
 
 /** Link order of the list envelope (D10). */
-export const LIST_LINK_ORDER = ["page", "per_page", "search", "event", "has_events", "only_with_upcoming", "status", "modified_after", "modified_before"] as const;
+export const LIST_LINK_ORDER = ["page", "per_page", "search", "event", "has_events", "only_with_upcoming", "status", "geoloc_lat", "geoloc_lng",
+  "geoloc_radius", "geoloc_unit", "orderby", "modified_after", "modified_before"] as const;
 
 function listRules(spec: LinkedKindSpec): Record<string, Rule> {
   const plural = spec.plural;
@@ -101,6 +103,18 @@ function listRules(spec: LinkedKindSpec): Record<string, Rule> {
     only_with_upcoming: looseScalar({ description: `Truthy: only ${plural} linked to an upcoming event`, default: false }),
     status: stringList({ description: `Only ${plural} with one of these statuses (comma list)`, format: "string" }),
     ...modifiedRules(plural)
+  };
+}
+
+/**
+ * Venues: the near-search (C11), the events list's radius search (lib/geo/near-query.ts) on the venues
+ * themselves; an extension, like the events' own, accepted but not in the plugin's documented arguments.
+ */
+function nearSearchRules(spec: LinkedKindSpec): Record<string, Rule> {
+  if (!spec.geo) return {};
+  return {
+    ...nearRules(),
+    orderby: string({ description: `Order of the ${spec.plural}: distance (nearest first, with geoloc_lat/geoloc_lng) or date (the default: newest first)`, enum: ["distance", "date"] })
   };
 }
 
@@ -163,6 +177,7 @@ export function linkedSchemas(spec: LinkedKindSpec): LinkedSchemas {
   };
   const actions = {
     ...documented,
+    list: schema({ ...listRules(spec), ...nearSearchRules(spec) }),
     create: schema({ ...create, ...write }),
     get: schema({ ...id, ...read }),
     update: schema({ ...id, ...update, ...write }),

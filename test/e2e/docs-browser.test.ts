@@ -2,7 +2,7 @@
  * The /docs page in a real headless Chromium (Debian's, driven by playwright-core): Swagger UI renders
  * the /doc document, lists the routes, and "Try it out" → "Execute" on GET /events answers 200.
  *
- * Needs /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it) or CHROMIUM_PATH. Without
+ * Needs /usr/bin/chromium (`apt-get install -y chromium`; `npm test` installs it as root, scripts/ensure-test-services.sh) or CHROMIUM_PATH. Without
  * it the test fails, saying so: it never passes without having run the browser.
  */
 import fs from "fs";
@@ -25,7 +25,7 @@ describe("the /docs page in a browser", () => {
   beforeAll(async () => {
     if (!fs.existsSync(CHROMIUM_PATH)) {
       throw new Error(`Chromium not found at ${CHROMIUM_PATH}. Install Debian's package (as root: apt-get install -y chromium; `
-        + ".ci/run does it) or point CHROMIUM_PATH at a Chromium binary. This browser test cannot run without it.");
+        + "`npm test` does it: scripts/ensure-test-services.sh) or point CHROMIUM_PATH at a Chromium binary. This browser test cannot run without it.");
     }
     svc = await startService();
     try {

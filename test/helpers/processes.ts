@@ -25,7 +25,7 @@ export interface Nats {
 
 export async function startNats(): Promise<Nats> {
   const bin = natsBinary();
-  if (!bin) throw new Error("nats-server is not installed: .ci/run installs it from Debian's packages (apt-get install nats-server)");
+  if (!bin) throw new Error("nats-server is not installed: `npm test` installs it from Debian's packages when run as root (scripts/ensure-test-services.sh; apt-get install nats-server)");
   const port = await freePort();
   const proc = spawn(bin, ["-a", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
   const url = `nats://127.0.0.1:${port}`;

@@ -123,6 +123,43 @@ describe("iCalendar", () => {
   });
 });
 
+describe("events that end when they start; the calendar's name", () => {
+  test("no DTEND equal to DTSTART (RFC 5545 §3.6.1): DURATION:PT0S, read back as a zero-length event", async () => {
+    const word = token("zero");
+    await create("/events", { title: `${word} UTC instant`, start_date: "2031-06-01 12:00:00", end_date: "2031-06-01 12:00:00" });
+    await create("/events", { title: `${word} Rome instant`, start_date: "2031-06-02 18:30:00", end_date: "2031-06-02 18:30:00", timezone: "Europe/Rome" });
+    await create("/events", { title: `${word} one hour`, start_date: "2031-06-03 09:00:00", end_date: "2031-06-03 10:00:00", timezone: "Europe/Rome" });
+    const ics = await svc.get(`/events?search=${word}&start_date=2031-01-01&end_date=2031-12-31&format=ics`);
+    expect(ics.status).toBe(200);
+    const blocks = ics.text.split("BEGIN:VEVENT").slice(1);
+    expect(blocks).toHaveLength(3);
+    for (const block of blocks) {
+      const start = /\r\nDTSTART[;:][^\r]*/.exec(block)![0].replace(/^\r\nDTSTART/, "");
+      const end = /\r\nDTEND[;:][^\r]*/.exec(block)?.[0].replace(/^\r\nDTEND/, "");
+      expect(end).not.toBe(start);
+      expect(/\r\nDTEND/.test(block) && /\r\nDURATION/.test(block)).toBe(false);
+    }
+    const parsed = [...parseCalendar(ics.text).values()];
+    const byTitle = Object.fromEntries(parsed.map(e => [e.summary, e]));
+    for (const title of [`${word} UTC instant`, `${word} Rome instant`]) {
+      const ev = byTitle[title];
+      expect(ev.component.getFirstPropertyValue("duration").toString()).toBe("PT0S");
+      expect(ev.component.hasProperty("dtend")).toBe(false);
+      expect(ev.endDate.toJSDate().getTime()).toBe(ev.startDate.toJSDate().getTime());
+    }
+    expect(byTitle[`${word} Rome instant`].startDate.toJSDate().toISOString()).toBe("2031-06-02T16:30:00.000Z");
+    const hour = byTitle[`${word} one hour`];
+    expect(hour.component.hasProperty("duration")).toBe(false);
+    expect(hour.endDate.toJSDate().getTime() - hour.startDate.toJSDate().getTime()).toBe(3_600_000);
+  });
+
+  test("X-WR-CALNAME is the site name: by default BASE_URL's host name, without its port (C57)", async () => {
+    const ics = await svc.get(`/events?search=${token("none")}&format=ics`);
+    const calendar = new ICAL.Component(ICAL.parse(ics.text));
+    expect(calendar.getFirstPropertyValue("x-wr-calname")).toBe("localhost");
+  });
+});
+
 describe("every matching event, not one page", () => {
   test("more events than a page holds, in list order; at most 1 000", async () => {
     const word = token("many");

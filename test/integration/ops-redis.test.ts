@@ -40,7 +40,7 @@ describe("two gateways, one record process, Redis as the shared cache", () => {
       await redis.connect();
       await redis.ping();
     } catch (err) {
-      throw new Error(`No Redis answers at ${REDIS_URL} (${(err as Error).message}): .ci/run starts one (redis-server from Debian's packages, C26).`);
+      throw new Error(`No Redis answers at ${REDIS_URL} (${(err as Error).message}): npm test starts one (scripts/ensure-test-services.sh: redis-server from Debian's packages, C26).`);
     }
     nats = await startNats();
     const env = { TRANSPORTER: nats.url, NAMESPACE: namespace, CACHER: REDIS_URL, BASE_URL: "http://calendar.test" };

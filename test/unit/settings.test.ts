@@ -1,0 +1,19 @@
+/**
+ * Settings read from the environment (lib/settings.ts): SITE_NAME and its default (C57).
+ */
+import { readSettings } from "../../lib/settings";
+
+describe("SITE_NAME", () => {
+  test.each([
+    [{}, "localhost"],
+    [{ PORT: "3917" }, "localhost"],
+    [{ BASE_URL: "http://127.0.0.1:3917" }, "127.0.0.1"],
+    [{ BASE_URL: "https://Calendar.Example.org:8443/sub/" }, "calendar.example.org"],
+    [{ BASE_URL: "http://[::1]:3000" }, "[::1]"],
+    [{ BASE_URL: "https://cal.example.org", SITE_NAME: "Jazz Club" }, "Jazz Club"],
+    [{ SITE_NAME: "  Spaced  " }, "Spaced"],
+    [{ BASE_URL: "https://cal.example.org", SITE_NAME: " " }, "cal.example.org"]
+  ])("%j → %s", (env, name) => {
+    expect(readSettings(env as NodeJS.ProcessEnv).siteName).toBe(name);
+  });
+});
