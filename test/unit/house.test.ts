@@ -133,8 +133,10 @@ export function notesOf(sf: ts.SourceFile): Note[] {
     }
     const children = node.getChildren(sf);
     if (children.length === 0) {
-      // A leaf token: the comments in front of it (every comment is in front of exactly one token).
-      for (const range of ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []) {
+      // A leaf token: the comments in front of it and those after it on its line (TypeScript gives a comment
+      // that shares a line with the token before it to that token, as trailing).
+      const ranges = [...ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [], ...ts.getTrailingCommentRanges(text, node.end) ?? []];
+      for (const range of ranges) {
         if (seen.has(range.pos)) continue;
         seen.add(range.pos);
         notes.push({ line: lineOf(range.pos), text: text.slice(range.pos, range.end) });
