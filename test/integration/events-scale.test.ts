@@ -1,5 +1,5 @@
 /**
- * The events list at scale (lists.md §2, C30): with 10 000 events in the embedded store, a list page
+ * The events list at scale (docs/lists.md#events-list, C30): with 10 000 events in the embedded store, a list page
  * is answered from the listing index (lib/events/listing-index.ts) and reads from the store only the
  * documents of the page, never every upcoming event.
  *

@@ -102,7 +102,7 @@ function upwardImports(file: string): string[] {
 // ---------------------------------------------------------------------------------------------------
 // Comments and test titles
 
-interface Note { line: number; text: string }
+interface Note { pos: number; line: number; text: string }
 
 const TEST_CALLS = new Set(["describe", "test", "it"]);
 
@@ -128,7 +128,7 @@ export function notesOf(sf: ts.SourceFile): Note[] {
     if (ts.isCallExpression(node) && TEST_CALLS.has(calleeRoot(node.expression) ?? "")) {
       const title = node.arguments[0];
       if (title && (ts.isStringLiteralLike(title) || ts.isTemplateExpression(title))) {
-        notes.push({ line: lineOf(title.getStart(sf)), text: title.getText(sf) });
+        notes.push({ pos: title.getStart(sf), line: lineOf(title.getStart(sf)), text: title.getText(sf) });
       }
     }
     const children = node.getChildren(sf);
@@ -139,13 +139,13 @@ export function notesOf(sf: ts.SourceFile): Note[] {
       for (const range of ranges) {
         if (seen.has(range.pos)) continue;
         seen.add(range.pos);
-        notes.push({ line: lineOf(range.pos), text: text.slice(range.pos, range.end) });
+        notes.push({ pos: range.pos, line: lineOf(range.pos), text: text.slice(range.pos, range.end) });
       }
     }
     for (const child of children) visit(child);
   };
   visit(sf);
-  return notes;
+  return notes.sort((a, b) => a.pos - b.pos);
 }
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
@@ -186,35 +186,51 @@ function definedDecisions(): Set<string> {
   return codes;
 }
 
-const DOC_REF = /(?:\.{0,2}\/)?(?:[\w.-]+\/)*[\w.-]+\.md(?:#[\w-]+)?/g;
+/**
+ * A document reference (`docs/lists.md`, `docs/lists.md#paging`) or a bare anchor (`#paging`, after a space,
+ * `(`, `,`, `;` or `/`), which names a heading of the document named last before it in the same file.
+ */
+const REF = /(?<doc>(?:\.{0,2}\/)?(?:[\w.-]+\/)*[\w.-]+\.md)(?:#(?<anchor>[\w-]+))?|(?<=^|[\s(,;/])#(?<bare>[a-z][\w-]*)/g;
 const DECISION_REF = /\b[CD]\d{1,2}\b/g;
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
+const CODE_SPAN = /`[^`\n]*`/g;
 
 const anchorCache = new Map<string, Set<string>>();
 
-/** Why a document reference written in `file` does not resolve, or undefined when it does. */
-function badDocReference(file: string, ref: string): string | undefined {
-  const [target, anchor] = ref.split("#");
-  const candidates = [path.resolve(ROOT, target), path.resolve(ROOT, path.dirname(file), target)];
-  const found = candidates.find(c => c.startsWith(ROOT + path.sep) && fs.existsSync(c) && fs.statSync(c).isFile());
-  if (!found) return `${ref}: no such document in the repository`;
-  if (anchor === undefined) return undefined;
-  let anchors = anchorCache.get(found);
+function anchorsIn(file: string): Set<string> {
+  let anchors = anchorCache.get(file);
   if (!anchors) {
-    anchors = anchorsOf(fs.readFileSync(found, "utf8"));
-    anchorCache.set(found, anchors);
+    anchors = anchorsOf(fs.readFileSync(file, "utf8"));
+    anchorCache.set(file, anchors);
   }
-  return anchors.has(anchor) ? undefined : `${ref}: ${path.relative(ROOT, found)} has no anchor #${anchor}`;
+  return anchors;
+}
+
+/** The repository file a document reference written in `file` names: from the root, or from the file's folder. */
+function resolveDocument(file: string, target: string): string | undefined {
+  const candidates = [path.resolve(ROOT, target), path.resolve(ROOT, path.dirname(file), target)];
+  return candidates.find(c => c.startsWith(ROOT + path.sep) && fs.existsSync(c) && fs.statSync(c).isFile());
 }
 
 /** Every broken reference of a file, as `file:line: reason`. */
 function brokenReferences(file: string, decisions: Set<string>): string[] {
   const problems: string[] = [];
+  let lastDocument: string | undefined;
+  const checkAnchor = (line: number, anchor: string, written: string) => {
+    if (!lastDocument) problems.push(`${file}:${line}: ${written}: an anchor without a document before it`);
+    else if (!anchorsIn(lastDocument).has(anchor)) problems.push(`${file}:${line}: ${written}: ${path.relative(ROOT, lastDocument)} has no anchor #${anchor}`);
+  };
   for (const note of notesOf(sourceOf(file))) {
-    const text = note.text.replace(URL, " ");
-    for (const m of text.matchAll(DOC_REF)) {
-      const reason = badDocReference(file, m[0]);
-      if (reason) problems.push(`${file}:${note.line}: ${reason}`);
+    const text = note.text.replace(URL, " ").replace(CODE_SPAN, " ");
+    for (const m of text.matchAll(REF)) {
+      const g = m.groups ?? {};
+      if (g.doc) {
+        lastDocument = resolveDocument(file, g.doc);
+        if (!lastDocument) problems.push(`${file}:${note.line}: ${g.doc}: no such document in the repository`);
+        else if (g.anchor) checkAnchor(note.line, g.anchor, m[0]);
+      } else if (g.bare) {
+        checkAnchor(note.line, g.bare, m[0]);
+      }
     }
     for (const m of text.matchAll(DECISION_REF)) {
       if (!decisions.has(m[0])) problems.push(`${file}:${note.line}: ${m[0]} is not an entry of ${DECISIONS}`);
