@@ -278,6 +278,25 @@ describe("references in comments resolve inside the repository", () => {
   });
 });
 
+describe("the documentation's own links", () => {
+  test("every relative link in docs/*.md names a file of the repository and, after #, one of its anchors", () => {
+    const problems: string[] = [];
+    const docs = fs.readdirSync(path.join(ROOT, "docs")).filter(f => f.endsWith(".md")).map(f => `docs/${f}`);
+    for (const doc of docs) {
+      const markdown = fs.readFileSync(path.join(ROOT, doc), "utf8");
+      for (const m of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const link = m[1];
+        if (/^[a-z][a-z0-9+.-]*:/i.test(link)) continue;
+        const [target, anchor] = link.split("#");
+        const file = target === "" ? path.join(ROOT, doc) : resolveDocument(doc, target) ?? path.resolve(ROOT, path.dirname(doc), target);
+        if (!fs.existsSync(file)) problems.push(`${doc}: ${link}: no such file`);
+        else if (anchor !== undefined && fs.statSync(file).isFile() && !anchorsIn(file).has(anchor)) problems.push(`${doc}: ${link}: no such anchor`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
 describe("the checker itself", () => {
   const sample = (code: string, name = "sample.test.ts") => notesOf(ts.createSourceFile(name, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
 
