@@ -1,7 +1,7 @@
 /**
  * Callers: who is behind an API key.
  *
- * `API_KEYS` (CONTRACT.md) is a comma list of `key:role` or `key:role:userId`; blanks around entries and
+ * `API_KEYS` (docs/contract.md#keys, docs/authorization.md#callers-and-keys) is a comma list of `key:role` or `key:role:userId`; blanks around entries and
  * around the parts of an entry are ignored, empty entries (e.g. a trailing comma) are skipped.
  *
  * Decision D15: an entry without `userId` gets, in list order, the smallest positive integer that is not

@@ -1,10 +1,12 @@
 /**
  * Capabilities: the one place that answers "may this caller do this to that record" for every service.
  *
- * The model is WordPress's (reference/auth.md): per-role primitive capabilities (§2), mapped per record
- * through the meta capabilities read_post / edit_post / delete_post (§3), per-taxonomy rules for terms
- * (§4), status visibility in lists (§5, lists.md), password access (§6) and status resolution on write
- * (events.md §3.2). Events, venues and organizers share the same rules, each "on its own type".
+ * The model is WordPress's (docs/authorization.md): per-role primitive capabilities (#capabilities-by-role),
+ * mapped per record through the meta capabilities read_post / edit_post / delete_post (#per-record-rules),
+ * per-taxonomy rules for terms (#term-capabilities), status visibility in lists (#list-visibility),
+ * password access (#password-protected-records) and status resolution on write
+ * (docs/records.md#status-on-write; lists: docs/lists.md). Events, venues and organizers share the same
+ * rules, each "on its own type".
  *
  * Who is asking (`Who`):
  * - a `Caller` (`{ id, role }`) — a request authenticated with a known API key;
@@ -27,7 +29,7 @@ export type Taxonomy = "category" | "tag";
 export type Who = Caller | null | undefined;
 
 // ---------------------------------------------------------------------------------------------------------
-// §2 Capabilities by role
+// Capabilities by role (docs/authorization.md#capabilities-by-role)
 // ---------------------------------------------------------------------------------------------------------
 
 export const CAPABILITIES = [
@@ -63,7 +65,7 @@ const AUTHOR: readonly Capability[] = [
 const CONTRIBUTOR: readonly Capability[] = ["read", "edit_posts", "delete_posts"];
 const SUBSCRIBER: readonly Capability[] = ["read"];
 
-/** auth.md §2. Anonymous callers have no capability; the trusted internal caller has all. */
+/** docs/authorization.md#capabilities-by-role. Anonymous callers have no capability; the trusted internal caller has all. */
 const ROLE_CAPABILITIES: Readonly<Record<Role, ReadonlySet<Capability>>> = {
   administrator: new Set(ALL),
   editor: new Set(ALL),
@@ -84,7 +86,7 @@ export function deniedStatus(who: Who): 401 | 403 {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Statuses (D28, events.md §3.2, C13)
+// Statuses (D28, docs/records.md#status-on-write, C13)
 // ---------------------------------------------------------------------------------------------------------
 
 /** D28: WordPress's registered post statuses. */
@@ -121,7 +123,7 @@ export function effectiveStatus(post: { status: string; date_utc: string }, nowD
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// §3 Per-record rules (read_post, edit_post, delete_post)
+// Per-record rules: read_post, edit_post, delete_post (docs/authorization.md#per-record-rules)
 // ---------------------------------------------------------------------------------------------------------
 
 /** The view of a record the per-record rules need. */
@@ -163,7 +165,7 @@ const STATUS_CLASS: Readonly<Record<string, StatusClass>> = {
 };
 
 /**
- * auth.md §3, edit_post (delete_post is the same table with the delete_* capabilities):
+ * docs/authorization.md#per-record-rules, edit_post (delete_post is the same table with the delete_* capabilities):
  * every capability listed is required.
  */
 const REQUIRED: Readonly<Record<Ownership, Readonly<Record<StatusClass, readonly CapRole[]>>>> = {
@@ -232,10 +234,10 @@ export function canCreatePost(who: Who): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// §4 Terms
+// Terms (docs/authorization.md#term-capabilities)
 // ---------------------------------------------------------------------------------------------------------
 
-/** auth.md §4: create / update / delete a term needs every capability listed for its taxonomy. */
+/** docs/authorization.md#term-capabilities: create / update / delete a term needs every capability listed for its taxonomy. */
 const TERM_CAPS: Readonly<Record<Taxonomy, readonly Capability[]>> = {
   category: ["edit_posts", "manage_event_categories"],
   tag: ["edit_posts", "manage_categories"],
@@ -246,7 +248,7 @@ export function canManageTerms(who: Who, taxonomy: Taxonomy): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// §6 Password-protected records
+// Password-protected records (docs/authorization.md#password-protected-records)
 // ---------------------------------------------------------------------------------------------------------
 
 /**
@@ -261,7 +263,7 @@ export function canAccessPassword(who: Who, post: PostLike, opts: { password?: s
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// events.md §3.2 Status resolution on create / update
+// docs/records.md#status-on-write Status resolution on create / update
 // ---------------------------------------------------------------------------------------------------------
 
 const FUTURE_THRESHOLD_MS = 60_000;
@@ -273,7 +275,7 @@ const SCALE_BACK: Readonly<Record<"publisher" | "nonPublisher", { none: string; 
 };
 
 /**
- * events.md §3.2: scale the given status back to what the caller may set, then apply WordPress's date
+ * docs/records.md#status-on-write: scale the given status back to what the caller may set, then apply WordPress's date
  * rule — a `publish` at least 60 s in the future becomes `future`, a `future` less than 60 s in the future
  * becomes `publish`. `publicationUtcMs` null = floating date (no date rule).
  * `given` is expected to be validated already (a registered status) or `undefined` for "none".
@@ -289,7 +291,8 @@ export function resolveStatus(who: Who, given: string | undefined, publicationUt
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// §5 Status visibility in lists (lists.md §2.2, §2.4, §3.2)
+// Status visibility in lists (docs/authorization.md#list-visibility; docs/lists.md#always-applied, #event-filters,
+// #venue-and-organizer-filters)
 // ---------------------------------------------------------------------------------------------------------
 
 const HIDDEN_FROM_DEFAULT_LIST: readonly string[] = ["trash", "auto-draft"];

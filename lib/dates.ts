@@ -1,4 +1,5 @@
-// Dates, times and time zones the way the plugin's PHP does them (dates.md, lists.md §2.3, events.md §3.5-3.6).
+// Dates, times and time zones the way the plugin's PHP does them (docs/dates.md, docs/lists.md#date-filters,
+// docs/records.md#start-end-and-time-zone).
 //
 // All date-times travel as DB strings `YYYY-MM-DD HH:MM:SS` without a zone. Strings are parsed with
 // locutus's port of PHP strtotime; zones and abbreviations come from moment-timezone.
@@ -120,7 +121,7 @@ function formatOffset(minutes: number): string {
   return `${minutes < 0 ? "-" : "+"}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
-// Decision (dates.md §3): a value starting with "UTC" must be exactly `UTC[+-]H[H][:MM]`.
+// Decision (docs/dates.md#time-zones): a value starting with "UTC" must be exactly `UTC[+-]H[H][:MM]`.
 function utcOffsetNameZone(zone: string): Zone | null {
   const m = /^UTC([+-])(\d{1,2})(?::(\d{2}))?$/.exec(zone);
   const minutes = m ? offsetMinutes(m[1], m[2], m[3]) : null;
@@ -200,7 +201,7 @@ export function isoWithOffset(wallClockDb: string, zone: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Parsing input (dates.md §1-§2)
+// Parsing input (docs/dates.md#accepted-input, #how-each-parameter-is-read)
 // ---------------------------------------------------------------------------------------------
 
 /** A parsed value: the wall clock as written and the offset written with it (null: none given). */
@@ -210,7 +211,7 @@ interface Parsed {
 }
 
 const INTEGER_RE = /^[+-]?\d+$/;
-// PHP is_numeric: such values are timestamps for the plugin; non-integers are rejected (Decision, dates.md §1).
+// PHP is_numeric: such values are timestamps for the plugin; non-integers are rejected (Decision, docs/dates.md#accepted-input).
 const PHP_NUMERIC_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 const AT_TIMESTAMP_RE = /^@(-?\d+)$/;
 // Guard against pathological inputs (the regexes below and locutus are quadratic); real dates are short.
@@ -326,7 +327,7 @@ export function isValidDateInput(v: unknown): boolean {
 
 /**
  * Event `start_date`/`end_date`/`date`: read in `zone`; an explicit offset shapes the wall clock but is
- * not converted; a timestamp gives its UTC wall clock (plugin quirk, dates.md §2).
+ * not converted; a timestamp gives its UTC wall clock (plugin quirk, docs/dates.md#how-each-parameter-is-read).
  */
 export function parseWallClock(v: unknown, zone: string, now: Date = new Date()): string | null {
   return parseInput(v, zone, now)?.wall ?? null;
@@ -346,7 +347,7 @@ export function parseInZone(v: unknown, zone: string, now: Date = new Date()): s
 }
 
 // ---------------------------------------------------------------------------------------------
-// List filters (lists.md §2.3)
+// List filters (docs/lists.md#date-filters)
 // ---------------------------------------------------------------------------------------------
 
 export type ListBoundKind = "start_date" | "end_date" | "starts_before" | "starts_after" | "ends_before" | "ends_after";
@@ -356,7 +357,7 @@ function dayBound(wallClock: string, kind: ListBoundKind): string {
 }
 
 /**
- * A list filter value (read as UTC, dates.md §2) as a bound in the site zone: strict → the instant;
+ * A list filter value (read as UTC, docs/dates.md#how-each-parameter-is-read) as a bound in the site zone: strict → the instant;
  * otherwise 00:00:00 (start_date) or 23:59:59 (all others) of its calendar day.
  */
 export function listBound(

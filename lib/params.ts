@@ -90,7 +90,7 @@ export function string(o: RuleOptions & { nonEmpty?: boolean; format?: string; e
   }, o.required);
 }
 
-/** Date-time input: Unix timestamp (integer) or a strtotime string (dates.md §1). Kept as given. */
+/** Date-time input: Unix timestamp (integer) or a strtotime string (docs/dates.md#accepted-input). Kept as given. */
 export function dateTime(o: RuleOptions & { typed?: boolean }): Rule {
   return rule(docOf(o, o.typed === false ? {} : { type: "string" }), (v, fail) =>
     isValidDateInput(v) ? v : fail("param.date"), o.required);

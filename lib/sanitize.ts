@@ -96,7 +96,7 @@ export function imageUrlExtension(url: string): string | null {
   return ext !== null && IMAGE_EXTENSIONS.includes(ext) ? ext : null;
 }
 
-// Venue `stateprovince` when not given: state for US/no country, else province, else "" (venues-organizers.md §3.1).
+// Venue `stateprovince` when not given: state for US/no country, else province, else "" (docs/records.md#creating-venues-and-organizers).
 export function deriveStateProvince(state: Text, province: Text, country: Text): string {
   const st = state ?? "";
   const pr = province ?? "";
@@ -121,7 +121,7 @@ export function isPhpEmpty(v: unknown): boolean {
     || (Array.isArray(v) && v.length === 0);
 }
 
-// Copy of obj without the keys whose value is PHP-empty, key order kept (venues-organizers.md §1 step 4).
+// Copy of obj without the keys whose value is PHP-empty, key order kept (docs/records.md#venue-fields).
 export function stripEmptyKeys<T extends Record<string, unknown>>(obj: T): Partial<T> {
   const out: Partial<T> = {};
   for (const key of Object.keys(obj) as (keyof T)[]) {

@@ -1,5 +1,5 @@
 /**
- * WordPress search terms (lists.md §2.4): split on spaces, commas and `+`, quoted phrases kept whole,
+ * WordPress search terms (docs/lists.md#event-filters): split on spaces, commas and `+`, quoted phrases kept whole,
  * a leading `-` excludes; more than 9 terms → the whole string is one phrase. Plus the regex escaping
  * every search query needs.
  */

@@ -1,5 +1,5 @@
 /**
- * The service's settings, read once from the environment (CONTRACT.md "Settings"). Everything that
+ * The service's settings, read once from the environment (docs/contract.md#settings). Everything that
  * depends on the deployment goes through here; nothing else reads process.env.
  */
 import * as path from "path";
@@ -33,7 +33,7 @@ export interface Settings {
 }
 
 export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n", "changes"] as const;
-/** Path language segments that may precede the REST prefix (spec §9). */
+/** Path language segments that may precede the REST prefix (docs/contract.md#addresses, docs/i18n.md). */
 export const PATH_LANGUAGES = ["pt-br", "zh-hans", "fr"] as const;
 export const NAMESPACE_PATH = "calendar/events/v1";
 

@@ -1,4 +1,4 @@
-// Slug helpers: WordPress sanitize_title, uniqueness suffixes, trash suffix (events.md §3.4).
+// Slug helpers: WordPress sanitize_title, uniqueness suffixes, trash suffix (docs/records.md#event-slugs).
 import { stripTags } from "./sanitize";
 
 /** Letters that Unicode NFD does not decompose into base letter + combining mark. */

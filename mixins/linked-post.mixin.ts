@@ -1,10 +1,10 @@
 /**
- * What venues and organizers share, written once (venues-organizers.md): the routed actions (list, read,
+ * What venues and organizers share, written once (docs/records.md#venues-and-organizers): the routed actions (list, read,
  * create with duplicate avoidance, update, trash, by id and by slug) and the internal ones the events
  * service uses to validate, link and embed them. A service is one kind description (lib/linked/spec.ts)
  * passed to `LinkedPostMixin`; everything else here is the same for both kinds.
  *
- * Order of checks on every routed action (errors.md §1): params schema → the record named by the path
+ * Order of checks on every routed action (docs/errors.md#order-of-checks): params schema → the record named by the path
  * (400 `params.id` / `params.slug`) → the remaining input checks (image, coordinates) → permission → handler.
  */
 import type { ServiceSchema } from "moleculer";
@@ -31,7 +31,7 @@ import type { SlugHold } from "../lib/posts/write-order";
 import { modifiedQuery } from "../lib/changes/modified";
 import { NEAR_ACTION, readNear, requireGeolocation, venuesNear, withDistance } from "../lib/geo/near-query";
 
-/** Statuses that keep a slug out of the uniqueness rule (events.md §3.4). */
+/** Statuses that keep a slug out of the uniqueness rule (docs/records.md#event-slugs). */
 const FLOATING = new Set(["draft", "pending", "auto-draft"]);
 
 export type { LinkedKindSpec } from "../lib/linked/spec";
@@ -117,7 +117,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         }
       },
 
-      /** Internal: checks an event's `venue`/`organizer` input (events.md §3.10); 400 on that name. No side effects. */
+      /** Internal: checks an event's `venue`/`organizer` input (docs/records.md#venue-and-organizer-input); 400 on that name. No side effects. */
       validateLinks: {
         params: linkParams,
         async handler(this: any, ctx: Ctx<{ value?: unknown }>): Promise<true> {
@@ -182,7 +182,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         if (!record) throw ApiError.invalidParam("id", "param.unknown_id");
         return record;
       },
-      /** The record of this kind with that slug (any status), else 400 `params.slug` (§7). */
+      /** The record of this kind with that slug (any status), else 400 `params.slug` (docs/records.md#venue-and-organizer-slugs). */
       async linkedBySlug(this: any, slug: string): Promise<LinkedDoc> {
         let record: LinkedDoc | null = null;
         try {
@@ -231,7 +231,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
        * The entries of an event's link input, each checked: ids must be records of this kind, data objects
        * what POST would take (converted as POST's schema does). Validation reports 400 `rest_invalid_param`
        * on the input's name; when linking (after the events' own validation) a wrong id is the plugin's
-       * `invalid-linked-post-id` and unusable data `could-not-create-{kind}` (errors.md §3).
+       * `invalid-linked-post-id` and unusable data `could-not-create-{kind}` (docs/errors.md#event-errors).
        */
       async checkedLinkEntries(this: any, ctx: Ctx, value: unknown, linking: boolean): Promise<LinkEntry[]> {
         const entries = parseLinkEntries(value);
@@ -259,7 +259,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       // Writes
       // -------------------------------------------------------------------------------------------------
 
-      /** Publication input: `date` read in the site zone, `date_utc` as UTC (dates.md §2). */
+      /** Publication input: `date` read in the site zone, `date_utc` as UTC (docs/dates.md#how-each-parameter-is-read). */
       publicationInput(p: Record<string, unknown>, now: Date) {
         const zone = settings().siteTimezone;
         return {
@@ -286,7 +286,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       },
 
       /**
-       * POST semantics with duplicate avoidance (§3.3, D25, C3): the first readable, non-trashed record of the
+       * POST semantics with duplicate avoidance (docs/records.md#duplicates, D25, C3): the first readable, non-trashed record of the
        * same name (and description, when one is given) is answered instead of a new one; the other provided
        * fields are written onto it when the caller may edit it. Creates of one name run one at a time.
        */
@@ -321,7 +321,8 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         const publication = resolvePublication(who, this.publicationInput(p, now), undefined, settings().siteTimezone, now);
         const { set } = writeChanges(spec, p, undefined, "create");
         const image = p.image !== undefined && p.image !== null ? await this.imageIdOf(ctx, p.image) : 0;
-        // The slug is the name at every status (unlike events); unique only outside draft/pending (§3.3).
+        // The slug is the name at every status (unlike events); unique only outside draft/pending
+        // (docs/records.md#creating-venues-and-organizers).
         const base = sanitizeSlug(String(set.name));
         // a unique slug is held against parallel creates until this one is stored
         const hold = FLOATING.has(publication.status) ? undefined : await this.holdSlug(base);
@@ -365,7 +366,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         }
         return {};
       },
-      /** §5 (D3: absent fields unchanged; C13: `status=trash` is a DELETE, leaving trash restores the slug). */
+      /** docs/records.md#updating-venues-and-organizers (D3: absent fields unchanged; C13: `status=trash` is a DELETE, leaving trash restores the slug). */
       async updateLinked(this: any, ctx: Ctx, record: LinkedDoc, p: Record<string, unknown>) {
         await this.checkWriteInput(ctx, p);
         const who = this.who(ctx);
@@ -394,7 +395,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         }
         return this.presentOne(ctx, updated, { reveal: () => true });
       },
-      /** §6: trash (never delete), unlinked from every event before the answer (C16). */
+      /** docs/records.md#deleting-venues-and-organizers: trash (never delete), unlinked from every event before the answer (C16). */
       async removeLinked(this: any, ctx: Ctx, record: LinkedDoc) {
         const who = this.who(ctx);
         if (!canDeletePost(who, this.postLike(record))) throw ApiError.forbidden(who === null);
@@ -419,7 +420,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       // Reads
       // -------------------------------------------------------------------------------------------------
 
-      /** §4: readable (publish, or read_post; trashed ones by editors), password blanking, `json_ld`. */
+      /** docs/records.md#reading-venues-and-organizers: readable (publish, or read_post; trashed ones by editors), password blanking, `json_ld`. */
       readLinked(this: any, ctx: Ctx, record: LinkedDoc, p: { password?: string; context?: string }) {
         if (!this.mayRead(ctx, record)) throw new ApiError(codes.notAccessible, 403);
         const access = { password: p.password, context: p.context };
@@ -448,7 +449,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         return ctx.call("events.linkedPostIds", { kind: spec.kind, ...conditions });
       },
       /**
-       * The id sets of the event filters (lists.md §3.2), one events call per filter, in parallel:
+       * The id sets of the event filters (docs/lists.md#venue-and-organizer-filters), one events call per filter, in parallel:
        * `include` sets a record must be in, `exclude` one it must not be in (has_events falsy).
        */
       async eventIdFilters(this: any, ctx: Ctx, p: Record<string, any>, statuses: string[]): Promise<{ include: number[][]; exclude?: number[] }> {
@@ -465,7 +466,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         if (!hasEvents) return { include };
         return isLooseTruthy(p.has_events) ? { include: [...include, hasEvents] } : { include, exclude: hasEvents };
       },
-      /** lists.md §3: statuses per caller, event filters, search, date desc then id desc, paging, envelope. */
+      /** docs/lists.md#venue-and-organizer-lists: statuses per caller, event filters, search, date desc then id desc, paging, envelope. */
       async listLinked(this: any, ctx: Ctx, p: Record<string, any>) {
         const statuses: string[] = this.listStatusFilter(ctx, p.status);
         const near: Map<number, number> | undefined = spec.geo ? await this.nearFilter(ctx, p) : undefined;
@@ -524,7 +525,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
 
     created(this: any) {
       this.createsByName = new Map<string, Promise<unknown>>();
-      // Inline venue/organizer data on events is checked with the create parameters (events.md §3.10).
+      // Inline venue/organizer data on events is checked with the create parameters (docs/records.md#venue-and-organizer-input).
       this.checkCreateParams = this.broker.validator.compile(schemas.create);
     }
   } as ServiceSchema;

@@ -163,14 +163,14 @@ const EventsService: ServiceSchema = {
         return [...new Set(docs.flatMap((d: any) => d[field] ?? []))];
       }
     },
-    /** Drops a trashed venue/organizer from every event (venues-organizers.md §6). */
+    /** Drops a trashed venue/organizer from every event (docs/records.md#deleting-venues-and-organizers). */
     unlinkPost: {
       params: { kind: { type: "enum", values: ["venue", "organizer"] }, id: "number" },
       handler(this: any, ctx: Ctx) {
         return this.unlinkFromEvents(ctx.params.kind === "venue" ? "venues" : "organizers", ctx.params.id);
       }
     },
-    /** Drops a deleted term from every event (terms.md §5). */
+    /** Drops a deleted term from every event (docs/records.md#deleting-terms). */
     unlinkTerm: {
       params: { taxonomy: { type: "enum", values: ["category", "tag"] }, id: "number" },
       handler(this: any, ctx: Ctx) {
@@ -209,8 +209,8 @@ const EventsService: ServiceSchema = {
 
     /**
      * Whether the caller may learn an event's terms, venues and organizers through the `event`/`post`
-     * list filters: the event is readable (auth.md §3; trashed ones never are) and not password-protected
-     * (those fields are blanked, §6). Trusted internal callers always may.
+     * list filters: the event is readable (docs/authorization.md#per-record-rules; trashed ones never are) and not password-protected
+     * (those fields are blanked, docs/records.md#password-protected-records). Trusted internal callers always may.
      */
     linksVisible(this: any, ctx: Ctx, doc: EventDoc): boolean {
       const who: Who = this.who(ctx);
@@ -272,7 +272,7 @@ const EventsService: ServiceSchema = {
     async getEventBySlug(this: any, ctx: Ctx) {
       return this.readEvent(ctx, await this.targetBySlug(ctx.params.slug, "validation"));
     },
-    /** events.md §2: trash, visibility, password, then the record with JSON-LD. */
+    /** docs/records.md#reading-an-event: trash, visibility, password, then the record with JSON-LD. */
     async readEvent(this: any, ctx: Ctx, doc: EventDoc) {
       const who: Who = this.who(ctx);
       if (doc.status === "trash") throw new ApiError("event-no-longer-available", 403);
@@ -289,7 +289,7 @@ const EventsService: ServiceSchema = {
       const venueIds = [...new Set(docs.flatMap(d => d.venues))];
       const organizerIds = [...new Set(docs.flatMap(d => d.organizers))];
       const termIds = [...new Set(docs.flatMap(d => [...d.categories, ...d.tags]))];
-      // The linked records follow the caller's rights (C1) and the request's password / context (auth.md §6).
+      // The linked records follow the caller's rights (C1) and the request's password / context (docs/authorization.md#password-protected-records).
       const access = Object.fromEntries(["password", "context"].filter(k => typeof ctx.params?.[k] === "string").map(k => [k, ctx.params[k]]));
       const [venues, organizers, terms, images, texts] = await Promise.all([
         venueIds.length ? ctx.call("venues.embed", { ids: venueIds, jsonLd: opts.jsonLd, ...access }) : {},
@@ -351,7 +351,7 @@ const EventsService: ServiceSchema = {
       };
     },
     /**
-     * Whose protected fields a search may look into (D34, auth.md §6): the trusted caller all; with
+     * Whose protected fields a search may look into (D34, docs/authorization.md#password-protected-records): the trusted caller all; with
      * `context=edit`, every event the caller may edit (all for editors, own ones by status otherwise);
      * and the events whose password was sent.
      */
@@ -437,7 +437,7 @@ const EventsService: ServiceSchema = {
     },
     /**
      * Update and delete targets: permission first (general capability when no record has that id),
-     * then 404 / 400 for a missing id or another type (events.md §4, §5).
+     * then 404 / 400 for a missing id or another type (docs/records.md#updating-an-event, #deleting-an-event).
      */
     async targetForWrite(this: any, ctx: Ctx, doc: EventDoc | null, id: number, action: "edit" | "delete" | "trash"): Promise<EventDoc> {
       const who: Who = this.who(ctx);
@@ -504,7 +504,7 @@ const EventsService: ServiceSchema = {
       return doc;
     },
     /**
-     * Slug rules (events.md §3.4, D16) and trash by status (C13): entering the trash suffixes the slug
+     * Slug rules (docs/records.md#event-slugs, D16) and trash by status (C13): entering the trash suffixes the slug
      * (an event created in the trash gets its would-be slug suffixed); leaving it removes the suffix and
      * makes the slug unique again.
      */
@@ -525,7 +525,7 @@ const EventsService: ServiceSchema = {
       if (present(p.slug)) base = sanitizeSlug(String(p.slug));
       else if (leavingTrash) base = untrashedSlug(current!.slug ?? "");
       else if (!current || !current.slug) base = floating ? "" : sanitizeSlug(next.title);
-      // leaving draft/pending with a slug: from now on it has to be unique (§3.4)
+      // leaving draft/pending with a slug: from now on it has to be unique (docs/records.md#event-slugs)
       else if (FLOATING_STATUSES.has(current.status) && !floating) base = current.slug;
       if (base === undefined) return out;
       // WordPress sanitize_title falls back to the post id when nothing is left of the title or slug.
@@ -538,7 +538,7 @@ const EventsService: ServiceSchema = {
       if (leavingTrash) out.prior_status = undefined;
       return out;
     },
-    /** Term counts follow published events (terms.md §6): deltas, applied before the write is answered. */
+    /** Term counts follow published events (docs/records.md#term-counts): deltas, applied before the write is answered. */
     async adjustCounts(this: any, before: EventDoc | undefined, after: EventDoc | undefined) {
       const deltas: Record<string, number> = {};
       for (const id of publishedTerms(before)) deltas[id] = (deltas[id] ?? 0) - 1;

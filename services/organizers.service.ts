@@ -1,5 +1,5 @@
 /**
- * Organizers (venues-organizers.md §2-§7): a linked-post kind with phone, website and e-mail. Everything
+ * Organizers (docs/records.md#venues-and-organizers, #organizer-fields): a linked-post kind with phone, website and e-mail. Everything
  * shared with venues is in mixins/linked-post.mixin.ts.
  */
 import type { ServiceSchema } from "moleculer";

@@ -1,11 +1,11 @@
 /**
  * The taxonomy service: event categories (`tribe_events_cat`, hierarchical) and event tags (`post_tag`,
- * flat) — the five routes of each (terms.md, lists.md §5) and the internal actions the events service
+ * flat) — the five routes of each (docs/records.md#categories-and-tags, docs/lists.md#category-and-tag-lists) and the internal actions the events service
  * uses to resolve, filter, embed and count terms. Record shapes, normalisation, duplicate and slug rules
  * and list-query building live in lib/terms/*; this file orders the checks and talks to the store.
  *
- * Order of every routed write (errors.md §1): params schema → existence checks (`id`, `parent`) →
- * capability (auth.md §4) → handler rules. Writes that touch the tree (and every count change) run one at
+ * Order of every routed write (docs/errors.md#order-of-checks): params schema → existence checks (`id`, `parent`) →
+ * capability (docs/authorization.md#term-capabilities) → handler rules. Writes that touch the tree (and every count change) run one at
  * a time in this process, so `tree_count` (what `hide_empty` reads) always matches the counts.
  */
 import { Context, Errors, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
@@ -142,7 +142,7 @@ function throwIfInvalid(reasons: Record<string, ParamReason | string>): void {
 }
 
 /**
- * A handler-level 400 of the term rules (errors.md §5). It is caused by one parameter, so, like every
+ * A handler-level 400 of the term rules (docs/errors.md#term-errors). It is caused by one parameter, so, like every
  * such 400, it names it in `data.params` (C17).
  */
 function termError(code: string, param: string, key: string, extra: Record<string, unknown> = {}): ApiError {
@@ -197,13 +197,13 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
     "tags.remove": { params: TERM_PARAMS.tag.remove, async handler(ctx: Ctx<TermWriteParams>) { return this.removeTerm(ctx, "tag"); } },
 
     // Internal (not routed) -----------------------------------------------------------------------------
-    /** events.md §3.7: ids of the terms an event input names, creating missing ones. */
+    /** docs/records.md#categories-and-tags-on-events: ids of the terms an event input names, creating missing ones. */
     resolveForEvent: { params: INTERNAL_PARAMS.resolveForEvent, async handler(ctx: Ctx<ResolveForEventParams>) { return this.resolveForEvent(ctx); } },
-    /** lists.md §2.4: ids for the events list filters (categories include their descendants); unknown → 400. */
+    /** docs/lists.md#event-filters: ids for the events list filters (categories include their descendants); unknown → 400. */
     resolveFilter: { params: INTERNAL_PARAMS.resolveFilter, async handler(ctx: Ctx<ResolveFilterParams>) { return this.resolveFilter(ctx.params); } },
-    /** events.md §1.6: embedded term objects by id, one call per page of events. */
+    /** docs/records.md#embedded-terms: embedded term objects by id, one call per page of events. */
     embed: { params: INTERNAL_PARAMS.embed, async handler(ctx: Ctx<EmbedParams>) { return this.embed(ctx); } },
-    /** terms.md §6: count deltas (published events carrying each term); answers the new counts by id. */
+    /** docs/records.md#term-counts: count deltas (published events carrying each term); answers the new counts by id. */
     adjustCounts: { params: INTERNAL_PARAMS.adjustCounts, async handler(ctx: Ctx<AdjustCountsParams>) { return this.adjustCounts(ctx.params.deltas); } }
   },
 
@@ -443,7 +443,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       return ctx.call<EventLinks, { id: number }>("events.links", { id });
     },
 
-    /** terms.md §3.1–§3.2: normalise, refuse duplicates (`term_exists`), make the slug unique, store. */
+    /** docs/records.md#creating-terms, #term-duplicates-and-slugs: normalise, refuse duplicates (`term_exists`), make the slug unique, store. */
     async insertTerm(ctx, taxonomy, input, lang) {
       const name = normaliseTermName(input.name);
       if (name === "") throw termError("empty_term_name", "name", "param.empty");
@@ -478,7 +478,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       }
     },
 
-    /** terms.md §4: only given fields change; loop-safe parent; `duplicate_term_slug` unless the parent moves. */
+    /** docs/records.md#updating-terms: only given fields change; loop-safe parent; `duplicate_term_slug` unless the parent moves. */
     async applyUpdate(ctx, stale, input) {
       const current = await this.findTerm(stale.taxonomy, stale._id);
       if (!current) throw ApiError.invalidParam("id", UNKNOWN);
@@ -537,7 +537,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       return (updated as TermDoc | null) ?? ({ ...current, ...inline } as TermDoc);
     },
 
-    /** terms.md §5: the record as before; children move up to the parent; the tree counts follow. */
+    /** docs/records.md#deleting-terms: the record as before; children move up to the parent; the tree counts follow. */
     async deleteTerm(ctx, stale, roots) {
       const current = await this.findTerm(stale.taxonomy, stale._id);
       if (!current) throw ApiError.invalidParam("id", UNKNOWN);

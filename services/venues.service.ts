@@ -1,5 +1,5 @@
 /**
- * Venues (venues-organizers.md §1, §3-§7): a linked-post kind with address fields, map flags, a derived
+ * Venues (docs/records.md#venues-and-organizers, #venue-fields): a linked-post kind with address fields, map flags, a derived
  * `stateprovince` and optional coordinates (D8). Everything shared with organizers is in
  * mixins/linked-post.mixin.ts.
  */

@@ -1,7 +1,7 @@
 /**
  * `modified_after` / `modified_before` (the sync issue, C20): every list (events, venues, organizers,
  * categories, tags) keeps the records whose `modified_utc` lies strictly after / before the given instant.
- * Values are read as list date filters are (dates.md §2): a Unix timestamp or a strtotime string, in UTC
+ * Values are read as list date filters are (docs/dates.md#how-each-parameter-is-read): a Unix timestamp or a strtotime string, in UTC
  * unless they carry their own offset. Terms compare their internal modified time.
  */
 import { dateTime, Rule } from "../params";
@@ -9,7 +9,7 @@ import { parseUtc } from "../dates";
 
 export const MODIFIED_PARAMS = ["modified_after", "modified_before"] as const;
 
-/** The two rules, with their documentation (lib/params; they appear in the index, /doc and action-api.md). */
+/** The two rules, with their documentation (lib/params; they appear in the index, /doc and docs/action-api.md). */
 export function modifiedRules(plural: string): Record<(typeof MODIFIED_PARAMS)[number], Rule> {
   return {
     modified_after: dateTime({ description: `Only ${plural} modified after this date-time (UTC unless it carries an offset).` }),

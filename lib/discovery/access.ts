@@ -1,6 +1,6 @@
 /**
  * Who may call a routed action, in words, for docs/action-api.md. The role lists are computed from the
- * capability rules of lib/capabilities.ts (auth.md), so the page follows them.
+ * capability rules of lib/capabilities.ts (docs/authorization.md), so the page follows them.
  */
 import { canCreatePost, canDeletePost, canEditPost, canManageTerms, canReadPost, hasCap, PostLike, Taxonomy } from "../capabilities";
 import { ROLES, Role } from "../callers";

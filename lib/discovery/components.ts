@@ -1,6 +1,7 @@
 /**
- * `components.schemas` of the OpenAPI document (reference discovery.md §2): the records the routes
- * answer with. Field lists follow events.md §1, venues-organizers.md §1-§2 and terms.md §1; the types are
+ * `components.schemas` of the OpenAPI document (docs/discovery.md#the-openapi-document): the records the routes
+ * answer with. Field lists follow docs/records.md#event-fields, #venue-fields, #organizer-fields and
+ * #term-fields; the types are
  * the ones the plugin documents (so `author` is an integer here although records carry it as a string).
  */
 

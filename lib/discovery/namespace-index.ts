@@ -1,5 +1,5 @@
 /**
- * The namespace index, `GET {api_root}/calendar/events/v1` (reference discovery.md §1): WordPress's
+ * The namespace index, `GET {api_root}/calendar/events/v1` (docs/discovery.md#namespace-index): WordPress's
  * `get_namespace_index` / `get_data_for_route` shape, built from the route table and the registered
  * params schemas.
  */

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.0.0 document, `GET {api_root}/calendar/events/v1/doc` (reference discovery.md §2), built
+ * The OpenAPI 3.0.0 document, `GET {api_root}/calendar/events/v1/doc` (docs/discovery.md#the-openapi-document), built
  * from the route table and the registered params schemas. Human-readable texts come from the message
  * catalogs (`doc.*`); parameter descriptions are the schemas' own (English).
  */
@@ -44,7 +44,7 @@ const RESPONSES: Record<OperationKind, string[]> = {
   update: ["200", "201", "400", "403"],
   remove: ["200", "400", "403", "410", "500"]
 };
-/** The plugin documents its organizer update with the create responses; reproduced (discovery.md §2). */
+/** The plugin documents its organizer update with the create responses; reproduced (docs/discovery.md#the-openapi-document). */
 const RESPONSE_OVERRIDES: Record<string, string[]> = {
   "organizers.update": RESPONSES.create,
   "organizers.updateBySlug": RESPONSES.create

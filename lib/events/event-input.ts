@@ -1,5 +1,5 @@
 /**
- * From validated write parameters to stored event fields (events.md §3.5, §3.8, §1.5, §4): time zone,
+ * From validated write parameters to stored event fields (docs/records.md#start-end-and-time-zone, #presentation-flags, #cost, #updating-an-event): time zone,
  * start/end wall clocks and their UTC instants, all-day normalisation, cost, website, flags and text.
  * Absent means unchanged on update (D3). Pure: no store, no broker.
  */
@@ -69,7 +69,7 @@ export function plainEventFields(p: Record<string, any>, creating: boolean): Rec
     if (present(p[flag])) out[flag] = !!p[flag];
     else if (creating) out[flag] = false;
   }
-  // An empty website sent on create stores none (output: the permalink); on update it stores "" (events.md §1).
+  // An empty website sent on create stores none (output: the permalink); on update it stores "" (docs/records.md#event-fields).
   if (present(p.website) && p.website !== "") out.website = sanitizeUrl(String(p.website));
   else if (present(p.website) && !creating) out.website = "";
   else if (creating) out.website = null;

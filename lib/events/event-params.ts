@@ -1,5 +1,6 @@
 /**
- * Params schemas of the events actions (spec §4.2, reference discovery.md §1.2): validation and the
+ * Params schemas of the events actions (docs/records.md#creating-an-event, docs/lists.md#events-list,
+ * docs/discovery.md#namespace-index): validation and the
  * documents share them.
  */
 import { boolean, dateTime, idList, integer, looseFlag, schema, string, stringList, untyped, Rule } from "../params";
@@ -30,7 +31,7 @@ function refine(base: Rule, check: (value: any) => string | undefined): Rule {
   };
 }
 
-/** `timezone`: empty (site zone) or a zone dates.md §3 accepts. */
+/** `timezone`: empty (site zone) or a zone docs/dates.md#time-zones accepts. */
 const validZone = (v: string) => (v === "" || isValidTimezone(v) ? undefined : "param.timezone");
 /** `website`: empty, or an absolute URL once the characters URLs cannot hold are removed. */
 const validWebsite = (v: unknown) => (v === "" || (typeof v === "string" && isValidUrl(sanitizeUrl(v))) ? undefined : "param.url");

@@ -1,5 +1,5 @@
 /**
- * The event record as the API returns it (events.md §1): key order, types, date details, cost, website,
+ * The event record as the API returns it (docs/records.md#event-fields): key order, types, date details, cost, website,
  * embedded venue / organizers / terms, password blanking and JSON-LD. Pure: the service hands in the
  * stored document and what it fetched for the page (embeds).
  */

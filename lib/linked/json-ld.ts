@@ -1,6 +1,6 @@
 /**
  * The `json_ld` of a venue (schema.org Place) or an organizer (Person), without `@context`
- * (events.md §1.9, D22). Built from the record as the caller sees it, so blanked fields never leak here.
+ * (docs/records.md#json-ld, D22). Built from the record as the caller sees it, so blanked fields never leak here.
  */
 import { collapseWhitespace, isPhpEmpty, stripTags } from "../sanitize";
 import type { LinkedKindSpec } from "./spec";

@@ -1,8 +1,8 @@
 /**
  * Params schemas of the venue and organizer actions, built from a kind description. The documented
- * rules are exactly the plugin's arguments (discovery.md §1.2) and are what the namespace index shows;
+ * rules are exactly the plugin's arguments (docs/discovery.md#namespace-index) and are what the namespace index shows;
  * the extensions (`post_password` C4/D32, `geo_lat`/`geo_lng` D8, read-time `password`/`context` C15,
- * auth.md §6) are accepted by the actions but, like the events' extensions, not listed in the index.
+ * docs/authorization.md#password-protected-records) are accepted by the actions but, like the events' extensions, not listed in the index.
  */
 import { settings } from "../settings";
 import { loadApiKeys } from "../api-keys";

@@ -1,12 +1,12 @@
 /**
- * Store queries of the venue and organizer lists (lists.md §3.2), in the operator subset both stores
+ * Store queries of the venue and organizer lists (docs/lists.md#venue-and-organizer-filters), in the operator subset both stores
  * understand: status visibility (with C13), the search of `find_like`, and the id sets that the event
  * filters (`event`, `has_events`, `only_with_upcoming`) produce.
  */
 /** A store query (the subset of operators both stores understand). */
 export type Query = Record<string, any>;
 
-/** lists.md §3.2: fragments split at every character that is not a-z, A-Z, 0-9 or `-`. */
+/** docs/lists.md#venue-and-organizer-filters: fragments split at every character that is not a-z, A-Z, 0-9 or `-`. */
 export function searchFragments(search: string): string[] {
   const fragments = search.split(/[^a-zA-Z0-9-]+/).filter(Boolean);
   // Nothing left (e.g. only punctuation or non-Latin letters): the trimmed text is the one fragment.

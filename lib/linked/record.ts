@@ -1,6 +1,6 @@
 /**
  * Venue and organizer records: what is stored (one flat document per record), what a write changes,
- * duplicate matching, and the record as the API returns it (venues-organizers.md §1-§3, §5).
+ * duplicate matching, and the record as the API returns it (docs/records.md#venue-fields, #organizer-fields, #creating-venues-and-organizers, #updating-venues-and-organizers).
  */
 import { autop } from "../autop";
 import { blankProtected } from "../posts/password";
@@ -111,13 +111,13 @@ export interface PresentOptions {
   /** The status to show (C13: effective status). */
   status: string;
   image: ImageObject | false;
-  /** Single reads only (§1 step 3). */
+  /** Single reads only (docs/records.md#reading-venues-and-organizers). */
   jsonLd: boolean;
-  /** false: the caller may not see the protected fields (blanked, auth.md §6). */
+  /** false: the caller may not see the protected fields (blanked, docs/authorization.md#password-protected-records). */
   reveal: boolean;
 }
 
-/** The record as the API returns it (venues-organizers.md §1 steps 1-6, §2). */
+/** The record as the API returns it (docs/records.md#venue-fields, #organizer-fields). */
 export function presentRecord(spec: LinkedKindSpec, doc: LinkedDoc, o: PresentOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: doc._id,

@@ -1,7 +1,7 @@
 /**
  * What distinguishes venues from organizers, as data: the linked-post mixin and the pure modules of
  * lib/linked build every schema, record, query and JSON-LD object from one of these descriptions
- * (venues-organizers.md). The two services declare theirs; nothing else is kind-specific.
+ * (docs/records.md#venues-and-organizers). The two services declare theirs; nothing else is kind-specific.
  */
 import type { Blanks } from "../posts/password";
 import type { PostTypeName } from "../posts/permalink";
@@ -29,7 +29,7 @@ export interface LinkedKindSpec {
   fields: readonly LinkedField[];
   /** The same fields in output order. */
   outputOrder: readonly string[];
-  /** Stored fields a list `search` looks at besides the name and the description (lists.md §3.2). */
+  /** Stored fields a list `search` looks at besides the name and the description (docs/lists.md#venue-and-organizer-filters). */
   searchFields: readonly string[];
   /** Venues: `show_map` / `show_map_link` flags. */
   mapFlags: boolean;
@@ -39,13 +39,13 @@ export interface LinkedKindSpec {
   stateProvince: boolean;
   /** schema.org type of the record's `json_ld`. */
   jsonLdType: "Place" | "Person";
-  /** Keys blanked for callers without password access (venues-organizers.md §1, §2). */
+  /** Keys blanked for callers without password access (docs/records.md#venue-fields, #organizer-fields). */
   blanks: Blanks;
   /** Discovery: every create argument declares `default: null` (organizers) or only the content ones (venues). */
   allArgsDefaultNull: boolean;
 }
 
-/** Message codes of a kind (errors.md §4). */
+/** Message codes of a kind (docs/errors.md#venue-and-organizer-errors). */
 export function codesOf(kind: LinkedKind) {
   return {
     notAccessible: `${kind}-not-accessible`,

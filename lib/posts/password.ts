@@ -1,5 +1,5 @@
 /**
- * Blanking of password-protected records (events.md §1.1, venues-organizers.md §1): the protected keys
+ * Blanking of password-protected records (docs/records.md#password-protected-records, docs/records.md#venue-fields): the protected keys
  * are replaced by their blank values, also inside nested objects and arrays.
  */
 export type Blanks = Record<string, unknown>;

@@ -1,5 +1,6 @@
 /**
- * Status and publication date of a post on create and update (events.md §3.2, §3.6; dates.md §8):
+ * Status and publication date of a post on create and update (docs/records.md#status-on-write,
+ * docs/dates.md#publication-date-and-status):
  * the caller's status is scaled back to what it may publish, `publish` with a date at least 60 s ahead
  * becomes `future` (and back), and drafts created without a date float (D17).
  */

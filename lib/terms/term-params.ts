@@ -1,7 +1,7 @@
 /**
- * Params schemas of the category and tag routes (discovery.md §1.2: names, types and defaults are what
+ * Params schemas of the category and tag routes (docs/discovery.md#namespace-index: names, types and defaults are what
  * the namespace index prints) and of the taxonomy service's internal actions. Validation here covers
- * steps 4–6 of the WordPress pipeline (errors.md §1); existence checks (ids, slugs, parents, events) are
+ * steps 4–6 of the WordPress pipeline (docs/errors.md#order-of-checks); existence checks (ids, slugs, parents, events) are
  * the service's, still before the permission check.
  */
 import { boolean, integer, ParamsSchema, Rule, schema, string, stringList } from "../params";

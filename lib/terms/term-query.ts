@@ -1,5 +1,5 @@
 /**
- * The category and tag lists (lists.md §5): the store query of the filters, the order, paging, the
+ * The category and tag lists (docs/lists.md#category-and-tag-lists): the store query of the filters, the order, paging, the
  * envelope with its bare-form links, and the paging headers (D35). Pure; the service resolves ids,
  * slugs and event links first and hands the results in.
  */
@@ -95,7 +95,7 @@ const ORDER_FIELDS: Readonly<Record<string, string | null>> = {
 };
 
 /**
- * lists.md §5.2 `order`/`orderby`: `asc` (any case) ascending, any other value descending, absent
+ * docs/lists.md#term-filters-and-order `order`/`orderby`: `asc` (any case) ascending, any other value descending, absent
  * ascending; unknown `orderby` → name; `include` orders by the include list (name without one). Ties are
  * broken by id ascending. Text fields sort case-insensitively (their lower-cased copies).
  */
@@ -123,7 +123,7 @@ export interface Paging {
   skip: number;
 }
 
-/** lists.md §1: `per_page` above 50 is reduced to 50; `total_pages` = ceil(total / per_page). */
+/** docs/lists.md#paging: `per_page` above 50 is reduced to 50; `total_pages` = ceil(total / per_page). */
 export function paging(page: number | undefined, perPage: number | undefined, total: number): Paging {
   const p = page ?? 1;
   const pp = Math.min(perPage ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
@@ -140,7 +140,7 @@ function withQueryArg(url: string, name: string, value: string): string {
 }
 
 /**
- * lists.md §5.1, key order `rest_url`, `total`, `total_pages`, items, `next_rest_url`, `previous_rest_url`.
+ * docs/lists.md#term-list-envelope, key order `rest_url`, `total`, `total_pages`, items, `next_rest_url`, `previous_rest_url`.
  * Links keep the plugin's bare form (`{ns}/categories/`, only `page` appended); C8: `i18n_language` when
  * the caller sent it.
  */

@@ -1,7 +1,7 @@
 /**
  * Categories and tags: the stored document, the taxonomies' fixed traits and the two output shapes — the
- * standalone term record (terms.md §1: single GET, create, update, delete, list items) and the term
- * object embedded in events (events.md §1.6). Pure functions: the URLs come from the request's roots.
+ * standalone term record (docs/records.md#term-fields: single GET, create, update, delete, list items) and the term
+ * object embedded in events (docs/records.md#embedded-terms). Pure functions: the URLs come from the request's roots.
  */
 import type { Taxonomy } from "../capabilities";
 import { NAMESPACE_PATH } from "../settings";
@@ -109,7 +109,7 @@ export interface TermRecord {
   urls: TermUrls;
 }
 
-/** terms.md §1, key order included; tags have no `parent` key. `ancestorSlugs` root first. */
+/** docs/records.md#term-fields, key order included; tags have no `parent` key. `ancestorSlugs` root first. */
 export function termRecord(doc: TermDoc, ancestorSlugs: readonly string[], roots: Roots): TermRecord {
   const traits = TAXONOMIES[doc.taxonomy];
   return {
@@ -140,7 +140,7 @@ export interface EmbeddedTerm {
   urls: TermUrls;
 }
 
-/** events.md §1.6: the WordPress term object with `id` last and `urls` added. */
+/** docs/records.md#embedded-terms: the WordPress term object with `id` last and `urls` added. */
 export function embeddedTerm(doc: TermDoc, roots: Roots): EmbeddedTerm {
   return {
     name: doc.name,

@@ -1,5 +1,5 @@
 /**
- * The rules WordPress applies when terms are written (terms.md §3–§4, events.md §3.7): name and slug
+ * The rules WordPress applies when terms are written (docs/records.md#creating-terms, #updating-terms, docs/records.md#categories-and-tags-on-events): name and slug
  * normalisation, the duplicate check of `wp_insert_term`, slug uniqueness (`wp_unique_term_slug`), the
  * duplicate-slug rule of `wp_update_term`, parent loop protection, and the reading of term input on
  * events. Pure: lookups the rules need are passed in as functions.
@@ -33,7 +33,7 @@ export function baseSlug(given: string | undefined, name: string): string {
 type Conflicting = Pick<TermDoc, "_id" | "slug" | "parent">;
 
 /**
- * terms.md §3.2 step 1 (`wp_insert_term`). `nameMatch` = a term with the same name (case-insensitive) at
+ * docs/records.md#term-duplicates-and-slugs (`wp_insert_term`). `nameMatch` = a term with the same name (case-insensitive) at
  * the same parent (tags: anywhere); `slugHolder` = the term of the taxonomy holding `slug`, if any.
  * Returns the term to report in `term_exists`, or undefined when the create may go on.
  */
@@ -74,7 +74,7 @@ export async function uniqueTermSlug(slug: string, parentSlugs: readonly string[
 }
 
 /**
- * terms.md §4 / C12 (`wp_check_term_hierarchy_for_loops`): a parent equal to the term itself or to one
+ * docs/records.md#updating-terms / C12 (`wp_check_term_hierarchy_for_loops`): a parent equal to the term itself or to one
  * of its descendants becomes 0. `ancestorsOfParent` = the ids above `parent` (parent first).
  */
 export function loopSafeParent(termId: number, parent: number, ancestorsOfParent: readonly number[]): number {
@@ -88,7 +88,7 @@ export function slugClashOutcome(opts: { slugWasEmpty: boolean; parentChanged: b
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Term input on events (events.md §3.7) and in event list filters (lists.md §2.4)
+// Term input on events (docs/records.md#categories-and-tags-on-events) and in event list filters (docs/lists.md#event-filters)
 // ---------------------------------------------------------------------------------------------------------
 
 /** One element of a term input: a term id, or a slug/name to look up. */

@@ -95,7 +95,7 @@ describe("concurrent writes", () => {
     const renamed = await Promise.all(evs.map(e => patch(`/events/${e.body.id}`, { slug: target })));
     expect(renamed.every(r => r.status === 200)).toBe(true);
     expect(new Set(renamed.map(r => r.body.slug)).size).toBe(10);
-    // drafts may share a slug (D16 / events.md §3.4); publishing them together makes them unique
+    // drafts may share a slug (D16 / docs/records.md#event-slugs); publishing them together makes them unique
     const draftSlug = `draft-share-${Date.now()}`;
     const drafts = await parallel(8, i => post("/events", event(`Draft ${i}`, { status: "draft", slug: draftSlug })));
     expect(drafts.every(d => d.body.slug === draftSlug)).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * Discovery through HTTP: the namespace index, the /doc document and the /docs page (discovery.md).
+ * Discovery through HTTP: the namespace index, the /doc document and the /docs page (docs/discovery.md).
  */
 import { startService, Running } from "../helpers/harness";
 import { translate, LANGUAGES } from "../../lib/messages";

@@ -1,6 +1,7 @@
 /**
- * Who may do what to events, through HTTP (auth.md §3 matrix rows for events, §5, §6; events.md §1.1,
- * §2; D26, D34): reads by status and ownership, updates and deletes own vs others', anonymous 401 vs
+ * Who may do what to events, through HTTP (docs/authorization.md#per-record-rules for events,
+ * #list-visibility, #password-protected-records; docs/records.md#password-protected-records,
+ * #reading-an-event; D26, D34): reads by status and ownership, updates and deletes own vs others', anonymous 401 vs
  * 403, list visibility per role, and password-protected events.
  */
 import { startService, Running, KeyName, USER_IDS } from "../helpers/harness";
@@ -101,7 +102,7 @@ describe("events: permissions", () => {
     });
   });
 
-  describe("list visibility (auth.md §5, D26)", () => {
+  describe("list visibility (docs/authorization.md#list-visibility, D26)", () => {
     let tok: string;
     const evs: Record<string, number> = {};
     beforeAll(async () => {
@@ -135,7 +136,7 @@ describe("events: permissions", () => {
     });
   });
 
-  describe("password-protected events (events.md §1.1, auth.md §6, D32, D34)", () => {
+  describe("password-protected events (docs/records.md#password-protected-records, docs/authorization.md#password-protected-records, D32, D34)", () => {
     let tok: string;
     let locked: any;
     let open: any;

@@ -1,5 +1,5 @@
 /**
- * Creating events through HTTP (events.md §3, dates.md): required fields, validation before permission,
+ * Creating events through HTTP (docs/records.md#creating-an-event, docs/dates.md): required fields, validation before permission,
  * status per role and the 60 s rule, slugs, dates in every accepted format, all-day, start>end, types,
  * images (D7), post_password (D32), post_parent (D31), parameter sources.
  */
@@ -45,7 +45,7 @@ describe("events: create", () => {
     });
   });
 
-  describe("parameter validation and JSON types (events.md §3.1, errors.md §2)", () => {
+  describe("parameter validation and JSON types (docs/records.md#creating-an-event, docs/errors.md#shared-errors)", () => {
     test.each([
       ["title", ""], ["title", "   "], ["description", ""], ["excerpt", ""], ["slug", ""],
       ["status", "bogus"], ["status", "any"], ["timezone", "Mars/Base"], ["timezone", "UTC+25"], ["timezone", "UTCfoo"],
@@ -104,7 +104,7 @@ describe("events: create", () => {
     });
   });
 
-  describe("status (events.md §3.2) and the publication date (§3.6, D17)", () => {
+  describe("status (docs/records.md#status-on-write) and the publication date (docs/dates.md#publication-date-and-status, D17)", () => {
     test.each([
       ["admin", undefined, "publish"], ["editor", "private", "private"], ["author", "draft", "draft"], ["author", "pending", "pending"],
       ["author", "publish", "publish"], ["contributor", undefined, "draft"], ["contributor", "publish", "pending"],
@@ -159,7 +159,7 @@ describe("events: create", () => {
     });
   });
 
-  describe("slugs (events.md §3.4, D16)", () => {
+  describe("slugs (docs/records.md#event-slugs, D16)", () => {
     test("normalised from the title or the given slug", async () => {
       expect((await createEvent(svc, { title: "Café & Bär: Night / Out!" })).slug).toBe("cafe-bar-night-out");
       expect((await createEvent(svc, { title: "x", slug: "  My <b>Given</b> Slug " })).slug).toBe("my-given-slug");
@@ -200,7 +200,7 @@ describe("events: create", () => {
     });
   });
 
-  describe("dates (events.md §3.5, dates.md §1-§2, §6-§7)", () => {
+  describe("dates (docs/records.md#start-end-and-time-zone, docs/dates.md#accepted-input, #how-each-parameter-is-read, #all-day-events, #start-after-end)", () => {
     test.each([
       ["2025-06-10 09:00:00", "2025-06-10 09:00:00"],
       ["2025-06-10 09:00", "2025-06-10 09:00:00"],
@@ -292,7 +292,7 @@ describe("events: create", () => {
     });
   });
 
-  describe("images (events.md §3.9, D7)", () => {
+  describe("images (docs/records.md#images, D7)", () => {
     test("a URL by a caller who may upload makes an image record; the same URL reuses it; the id works for everyone", async () => {
       const a = await createEvent(svc, { image: "https://cdn.example.org/photos/Concert.JPG" }, "author");
       expect(a.image).toEqual({ url: "https://cdn.example.org/photos/Concert.JPG", id: expect.any(Number), extension: "jpg" });

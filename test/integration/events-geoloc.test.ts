@@ -1,5 +1,5 @@
 /**
- * The `geoloc*` list filters while no geolocation service runs (lists.md §2.5, D8, C11): parameter errors
+ * The `geoloc*` list filters while no geolocation service runs (docs/lists.md#geolocation-filters, D8, C11): parameter errors
  * first, then 400 geoloc-not-available, never silently ignored.
  */
 import { startService, Running } from "../helpers/harness";

@@ -1,6 +1,7 @@
 /**
- * Events with venues, organizers, categories and tags, through HTTP (events.md §1.6-§1.9, §3.7, §3.10,
- * §4; lists.md §2.4; terms.md §6; venues-organizers.md §6; D6, C1, C2). These checks depend on the
+ * Events with venues, organizers, categories and tags, through HTTP (docs/records.md#embedded-terms,
+ * #embedded-venues-and-organizers, #json-ld, #categories-and-tags-on-events, #venue-and-organizer-input,
+ * #updating-an-event, #term-counts, #deleting-venues-and-organizers; docs/lists.md#event-filters; D6, C1, C2). These checks depend on the
  * venues, organizers and taxonomy services (`venues|organizers.validateLinks|link|embed`,
  * `taxonomy.resolveForEvent|resolveFilter|embed|adjustCounts`).
  */
@@ -20,7 +21,7 @@ describe("events: venues, organizers, categories and tags", () => {
   };
   const update = (id: number, body: Record<string, unknown>, as: any = "admin") => svc.request("PATCH", `/events/${id}`, { as, body });
 
-  describe("categories and tags (§3.7, §1.6)", () => {
+  describe("categories and tags (docs/records.md#categories-and-tags-on-events, #embedded-terms)", () => {
     test("ids, names and slugs, arrays or comma lists; unknown names create terms; unknown ids are skipped; duplicates collapse", async () => {
       const music = await post("/categories", { name: "Music" });
       const jazz = await post("/categories", { name: "Jazz", parent: music.id });
@@ -41,7 +42,7 @@ describe("events: venues, organizers, categories and tags", () => {
       expect(made.body.categories.map((t: any) => t.name)).toEqual(["Brand New Cat"]);
     });
 
-    test("a contributor creates terms implicitly; counts follow published events only (terms.md §6)", async () => {
+    test("a contributor creates terms implicitly; counts follow published events only (docs/records.md#term-counts)", async () => {
       const name = token("Count");
       const draft = await createEvent(svc, { title: "Counted draft", categories: name, tags: [name] }, "contributor");
       const catId = draft.categories[0].id;
@@ -87,7 +88,7 @@ describe("events: venues, organizers, categories and tags", () => {
     });
   });
 
-  describe("venue (§3.10, §1.7, D6, C1, C2)", () => {
+  describe("venue (docs/records.md#venue-and-organizer-input, #embedded-venues-and-organizers, D6, C1, C2)", () => {
     test("by id, {id}, a one-element array, or inline data (created like POST /venues, duplicates reused)", async () => {
       const v = await post("/venues", { venue: "Blue Room", address: "Via Roma 1", city: "Rome", country: "Italy", zip: "00100" });
       for (const venue of [v.id, String(v.id), { id: v.id }, [v.id]]) {
@@ -157,7 +158,7 @@ describe("events: venues, organizers, categories and tags", () => {
       expectInvalid(await svc.get(`/events?venue=${atA}`), "venue");
     });
 
-    test("trashing a venue unlinks it from its events (venues-organizers.md §6)", async () => {
+    test("trashing a venue unlinks it from its events (docs/records.md#deleting-venues-and-organizers)", async () => {
       const v = await post("/venues", { venue: "Doomed Venue" });
       const ev = await createEvent(svc, { title: "Loses venue", venue: v.id });
       expect((await svc.request("DELETE", `/venues/${v.id}`, { as: "admin" })).status).toBe(200);
@@ -177,7 +178,7 @@ describe("events: venues, organizers, categories and tags", () => {
     });
   });
 
-  describe("organizer (§3.10, §1.8, D6)", () => {
+  describe("organizer (docs/records.md#venue-and-organizer-input, #embedded-venues-and-organizers, D6)", () => {
     test("id, CSV of ids, {id}, inline data, or an array mixing them, in order; always an array", async () => {
       const a = await post("/organizers", { organizer: "Org A", email: "a@example.org" });
       const b = await post("/organizers", { organizer: "Org B" });

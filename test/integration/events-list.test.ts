@@ -1,5 +1,5 @@
 /**
- * GET /events through HTTP (lists.md §1, §2, §4; D10, D34, D35): envelope and links, paging headers,
+ * GET /events through HTTP (docs/lists.md#paging, #events-list; D10, D34, D35): envelope and links, paging headers,
  * paging rules, the default date window, whole-day vs strict bounds, every filter, ordering.
  */
 import { startService, Running } from "../helpers/harness";
@@ -13,7 +13,7 @@ describe("events: the list", () => {
 
   const list = (query: string, as?: any) => svc.get(`/events?${query}`, as);
 
-  describe("envelope, links and headers (§2.1, D10, D35)", () => {
+  describe("envelope, links and headers (docs/lists.md#envelope-and-links, #paging, D10, D35)", () => {
     let tok: string;
     const made: number[] = [];
     beforeAll(async () => {
@@ -81,7 +81,7 @@ describe("events: the list", () => {
     });
   });
 
-  describe("dates (§2.3)", () => {
+  describe("dates (docs/lists.md#date-filters)", () => {
     test("default window: from yesterday 00:00 to the end of the day 24 months ahead; an event that started 3 days ago is not listed", async () => {
       const tok = token("win");
       const mk = async (label: string, start: string, end: string) => (await createEvent(svc, { title: `${tok} ${label}`, start_date: start, end_date: end })).id;
@@ -159,7 +159,7 @@ describe("events: the list", () => {
     });
   });
 
-  describe("filters (§2.2, §2.4)", () => {
+  describe("filters (docs/lists.md#always-applied, #event-filters)", () => {
     test("search: title, excerpt, description; every term; -term excludes; quoted phrases; commas and + split", async () => {
       const tok = token("srch");
       const a = (await createEvent(svc, { title: `${tok} Blue Moon Night` })).id;

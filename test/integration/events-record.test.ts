@@ -1,5 +1,5 @@
 /**
- * The event record through HTTP (events.md §1): key order, types, dates and time zones, cost, website,
+ * The event record through HTTP (docs/records.md#event-fields): key order, types, dates and time zones, cost, website,
  * flags, URLs built from BASE_URL, permalinks, text rendering and JSON-LD.
  */
 import { startService, Running, USER_IDS } from "../helpers/harness";
@@ -50,7 +50,7 @@ describe("events: the record", () => {
     expect(Object.keys(ev.cost_details)).toEqual(["currency_symbol", "currency_code", "currency_position", "values"]);
   });
 
-  test("the reference example (events.md §1.10) without links", async () => {
+  test("the reference example (docs/records.md#event-fields) without links", async () => {
     const ev = await createEvent(svc, {
       title: "  Jazz night  ", description: "Three sets, two bands.", excerpt: "Live jazz.", start_date: "2025-06-10 20:00:00", end_date: "2025-06-10 23:00:00",
       timezone: "Europe/Rome", cost: "20$", website: "http://jazz.example.org", show_map: true, show_map_link: false, featured: true,

@@ -1,5 +1,5 @@
 /**
- * Updating and deleting events through HTTP (events.md §4-§6, D3-D5, C13): the three update methods,
+ * Updating and deleting events through HTTP (docs/records.md#updating-an-event, #deleting-an-event, #events-by-slug, D3-D5, C13): the three update methods,
  * partial updates, dates and time zones on update, slugs, status changes, trash through update and
  * DELETE, by-slug operations, and the error codes of these operations.
  */
@@ -152,7 +152,7 @@ describe("events: update and delete", () => {
     });
   });
 
-  describe("trash (events.md §5, C13)", () => {
+  describe("trash (docs/records.md#deleting-an-event, C13)", () => {
     test("DELETE moves to the trash: status, suffixed slug and permalink, links kept; then 410; GET 403 for everyone", async () => {
       const ev = await createEvent(svc, { title: "To Trash", featured: true });
       const del = await svc.request("DELETE", `/events/${ev.id}`, { as: "admin" });
@@ -209,7 +209,7 @@ describe("events: update and delete", () => {
     });
   });
 
-  describe("by slug (events.md §6, D4, D5)", () => {
+  describe("by slug (docs/records.md#events-by-slug, D4, D5)", () => {
     test("GET by slug: normalised lookup, any status by permission, unknown slug 400", async () => {
       const ev = await createEvent(svc, { title: "Slug Read" });
       expect((await svc.get("/events/by-slug/Slug-Read")).body.id).toBe(ev.id);

@@ -1,5 +1,5 @@
 /**
- * The behaviour venues and organizers share (venues-organizers.md, lists.md §3, errors.md §4, auth.md),
+ * The behaviour venues and organizers share (docs/records.md#venues-and-organizers, docs/lists.md#venue-and-organizer-lists, docs/errors.md#venue-and-organizer-errors, docs/authorization.md),
  * tested through HTTP and the bus for one kind. venues.test.ts and organizers.test.ts run it, each with
  * its kind, and add what only their kind has.
  */
@@ -270,7 +270,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       expectInvalid(await req("POST", `/${k.plural}/${r.id}`, undefined, { website: "bad url" }), "website");
     });
 
-    test("capabilities per role and ownership (auth.md §3)", async () => {
+    test("capabilities per role and ownership (docs/authorization.md#per-record-rules)", async () => {
       const ownDraft = await make("contributor", named());
       expect((await req("PATCH", `/${k.plural}/${ownDraft.id}`, "contributor", { phone: "1" })).status).toBe(200);
       expectError(await req("PATCH", `/${k.plural}/${ownDraft.id}`, "contributor2", { phone: "1" }), 403, "rest_forbidden");
@@ -553,7 +553,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
     });
   });
 
-  describe(`${k.plural}: store failures (errors.md §4, internal only)`, () => {
+  describe(`${k.plural}: store failures (docs/errors.md#venue-and-organizer-errors, internal only)`, () => {
     const service = () => env.svc.broker.getLocalService(k.plural) as any;
     afterEach(() => jest.restoreAllMocks());
 

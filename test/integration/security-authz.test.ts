@@ -3,15 +3,15 @@
  * every operation (list, get, get by slug, create, update, update by slug, delete, delete by slug) × record
  * status (publish, future, draft, pending, private, trash, password-protected) × own / others' record.
  *
- * The expectations are written out below from reference/auth.md (§3 "Resulting matrix", §4, §5, §6) and
- * errors.md — deliberately NOT computed with lib/capabilities.ts, so a wrong capability module fails here.
+ * The expectations are written out below from docs/authorization.md (#per-record-rules, #term-capabilities,
+ * #list-visibility, #password-protected-records) and docs/errors.md — deliberately NOT computed with lib/capabilities.ts, so a wrong capability module fails here.
  * Every cell is one HTTP request (or a few, for the password variants) and one assertion.
  */
 import { startService, Running, KeyName, USER_IDS } from "../helpers/harness";
 import { expectContractError, pool } from "../helpers/security";
 
 // ---------------------------------------------------------------------------------------------------------
-// The expectation tables (auth.md)
+// The expectation tables (docs/authorization.md)
 // ---------------------------------------------------------------------------------------------------------
 
 type Role = "anonymous" | "administrator" | "editor" | "author" | "contributor" | "subscriber";
@@ -35,7 +35,7 @@ const OTHER_OWNER: KeyName = "author2";
 const userOf = (role: Role): number | undefined => (role === "anonymous" ? undefined : USER_IDS[KEY[role]]);
 
 /**
- * Single GET (read_post), auth.md §3: publish → everyone; own non-public → anyone with `read`; others'
+ * Single GET (read_post), docs/authorization.md#per-record-rules: publish → everyone; own non-public → anyone with `read`; others'
  * private → read_private_posts; others' draft/pending/future → edit_post (others' → editors); others'
  * trashed venue/organizer → edit_post on the prior status (`publish` here) → editors.
  * A password-protected record without the password: events 403 for everyone; venues/organizers 200 blanked.
@@ -46,7 +46,7 @@ const READ: Record<Own, Record<State, Role[]>> = {
 };
 
 /**
- * Update (edit_post) and delete (delete_post; the same table with the delete_* capabilities), auth.md §3:
+ * Update (edit_post) and delete (delete_post; the same table with the delete_* capabilities), docs/authorization.md#per-record-rules:
  * own publish/future (and a trashed record whose prior status was publish) → *_published_posts; own
  * draft/pending/private → *_posts; others' → *_others_posts (+ published/private ones: editors have all).
  */
@@ -55,12 +55,12 @@ const WRITE: Record<Own, Record<State, Role[]>> = {
   others: { publish: EDITORS, protected: EDITORS, future: EDITORS, trash: EDITORS, draft: EDITORS, pending: EDITORS, private: EDITORS }
 };
 
-/** Default lists (auth.md §5, D26): callers with edit_posts see every status but trash, from all authors. */
+/** Default lists (docs/authorization.md#list-visibility, D26): callers with edit_posts see every status but trash, from all authors. */
 const LISTED: Record<State, Role[]> = {
   publish: ALL, protected: ALL, future: WRITERS, draft: WRITERS, pending: WRITERS, private: WRITERS, trash: NOBODY
 };
 
-/** Create (edit_posts): contributors and above; the status a create with each requested status ends in (events.md §3.2). */
+/** Create (edit_posts): contributors and above; the status a create with each requested status ends in (docs/records.md#status-on-write). */
 const CREATED_STATUS: Record<Role, Record<State, string | 401 | 403>> = {
   anonymous: { publish: 401, future: 401, draft: 401, pending: 401, private: 401, trash: 401, protected: 401 },
   subscriber: { publish: 403, future: 403, draft: 403, pending: 403, private: 403, trash: 403, protected: 403 },
@@ -70,7 +70,7 @@ const CREATED_STATUS: Record<Role, Record<State, string | 401 | 403>> = {
   administrator: { publish: "publish", future: "future", draft: "draft", pending: "pending", private: "private", trash: "trash", protected: "publish" }
 };
 
-/** Terms (auth.md §4): anyone reads; categories are managed by publishers of events, tags by editors. */
+/** Terms (docs/authorization.md#term-capabilities): anyone reads; categories are managed by publishers of events, tags by editors. */
 const TERM_MANAGERS: Record<"categories" | "tags", Role[]> = { categories: PUBLISHERS, tags: EDITORS };
 
 const denied = (role: Role) => (role === "anonymous" ? 401 : 403);
@@ -94,7 +94,7 @@ interface Fixture {
   owner: number;
 }
 
-describe("authorization matrix (auth.md)", () => {
+describe("authorization matrix (docs/authorization.md)", () => {
   let svc: Running;
   let cells = 0;
   beforeAll(async () => { svc = await startService({ RATE_LIMIT: "", CACHER: "" }); });
@@ -263,7 +263,7 @@ describe("authorization matrix (auth.md)", () => {
     expect(failures).toEqual([]);
   });
 
-  test("default lists and searches show each status to the roles of auth.md §5, from every author (D26)", async () => {
+  test("default lists and searches show each status to the roles of docs/authorization.md#list-visibility, from every author (D26)", async () => {
     const failures: string[] = [];
     await pool(KINDS.flatMap(kind => ROLES.map(role => ({ kind, role }))), 6, async ({ kind, role }) => {
       const listed = new Set<number>();
@@ -298,7 +298,7 @@ describe("authorization matrix (auth.md)", () => {
           }
           const wanted = status.split(",");
           const got = (res.body[PLURAL[kind]] ?? []).map((r: any) => r.status);
-          // lists.md §3.2: a venue/organizer search never matches trashed records
+          // docs/lists.md#venue-and-organizer-filters: a venue/organizer search never matches trashed records
           const expectSome = !(kind !== "event" && status === "trash");
           if (res.status !== 200 || got.some((s: string) => !wanted.includes(s)) || (got.length > 0) !== expectSome) failures.push(`${role} ${kind} status=${status}: ${res.status} ${JSON.stringify(got)}`);
         }

@@ -1,8 +1,8 @@
 /**
  * Non-public records never show through another door: embedded venues and organizers (C1), searches
- * (D34), term counts (terms.md §6) and the list filters that name an event (`event`/`post` on terms,
+ * (D34), term counts (docs/records.md#term-counts) and the list filters that name an event (`event`/`post` on terms,
  * `event` on venues and organizers). Password-protected records stay blanked wherever they appear, for
- * every role, unless the password is sent (auth.md §6). Expectations are written out from auth.md.
+ * every role, unless the password is sent (docs/authorization.md#password-protected-records). Expectations are written out from docs/authorization.md.
  */
 import { startService, Running, KeyName, USER_IDS } from "../helpers/harness";
 import { pool } from "../helpers/security";
@@ -14,7 +14,7 @@ const asKey = (role: Role): KeyName | undefined => (role === "anonymous" ? undef
 const EDITORS: Role[] = ["administrator", "editor"];
 const WRITERS: Role[] = ["administrator", "editor", "author", "contributor"];
 
-/** Others' records (author2's) each role may read (auth.md §3): publish for all, the rest for editors. */
+/** Others' records (author2's) each role may read (docs/authorization.md#per-record-rules): publish for all, the rest for editors. */
 const READS_OTHERS: Record<string, Role[]> = { publish: ROLES, protected: ROLES, draft: EDITORS, pending: EDITORS, private: EDITORS, future: EDITORS };
 const LINKED_STATES = Object.keys(READS_OTHERS);
 const SECRET = "Marmalade";
@@ -157,7 +157,7 @@ describe("non-public and protected records through embeds, searches, counts and 
 
     test.each(ROLES)("%s: `event`/`post` filters reveal the terms, venues and organizers of readable events only", async role => {
       for (const [state, id] of Object.entries(events)) {
-        // auth.md §3 (others' records; trashed events are never readable) and §6: a protected event's terms and
+        // docs/authorization.md#per-record-rules (others' records; trashed events are never readable) and #password-protected-records: a protected event's terms and
         // linked records are blanked fields, so the filters do not reveal them either
         const readable = state === "publish" || (state !== "trash" && state !== "protected" && EDITORS.includes(role));
         for (const [path, field, wanted] of [

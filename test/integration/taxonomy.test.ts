@@ -1,5 +1,5 @@
 /**
- * The taxonomy service through HTTP (categories and tags: terms.md, lists.md §5, errors.md §5, auth.md §4)
+ * The taxonomy service through HTTP (categories and tags: docs/records.md#categories-and-tags, docs/lists.md#category-and-tag-lists, docs/errors.md#term-errors, docs/authorization.md#term-capabilities)
  * and its internal actions through the bus. A small fake `events` service answers `events.links` and
  * records `events.unlinkTerm` where a test needs it.
  */
@@ -300,7 +300,7 @@ describe("term records, reads, creates and updates", () => {
 });
 
 // -------------------------------------------------------------------------------------------------------
-describe("capabilities (auth.md §4) and delete", () => {
+describe("capabilities (docs/authorization.md#term-capabilities) and delete", () => {
   let env: Awaited<ReturnType<typeof boot>>;
   let svc: Running;
   let site: string;
@@ -379,7 +379,7 @@ describe("capabilities (auth.md §4) and delete", () => {
 });
 
 // -------------------------------------------------------------------------------------------------------
-describe("lists (lists.md §5)", () => {
+describe("lists (docs/lists.md#category-and-tag-lists)", () => {
   let env: Awaited<ReturnType<typeof boot>>;
   let svc: Running;
   let site: string;
@@ -592,7 +592,7 @@ describe("internal actions", () => {
   beforeAll(async () => { env = await boot(true); ({ svc, ns } = env); });
   afterAll(async () => { await svc.stop(); });
 
-  test("resolveForEvent: ids, slugs, names, new terms; duplicates collapse (events.md §3.7)", async () => {
+  test("resolveForEvent: ids, slugs, names, new terms; duplicates collapse (docs/records.md#categories-and-tags-on-events)", async () => {
     const music = await env.create("categories", { name: "Music" });
     const rock = await env.create("categories", { name: "Rock & Roll", parent: music.id });
     const tag = await env.create("tags", { name: "Outdoor" });
@@ -636,7 +636,7 @@ describe("internal actions", () => {
       .rejects.toMatchObject({ type: "rest_invalid_param", data: { params: { categories: expect.anything() } } });
   });
 
-  test("embed: the events.md §1.6 shape keyed by id, both taxonomies in one call", async () => {
+  test("embed: the docs/records.md#embedded-terms shape keyed by id, both taxonomies in one call", async () => {
     const parent = await env.create("categories", { name: "E parent", description: "Live shows" });
     const child = await env.create("categories", { name: "E child", parent: parent.id });
     const tag = await env.create("tags", { name: "E tag" });

@@ -21,7 +21,7 @@ import {
   type Who,
 } from "../../lib/capabilities";
 
-// Actors in the column order of auth.md's tables.
+// Actors in the column order of docs/authorization.md's tables.
 const ACTORS = ["administrator", "editor", "author", "contributor", "subscriber", "anonymous"] as const;
 type Actor = (typeof ACTORS)[number];
 
@@ -41,9 +41,9 @@ const Y = true;
 const N = false;
 
 // -------------------------------------------------------------------------------------------------------
-// auth.md §2 — capabilities by role
+// docs/authorization.md#capabilities-by-role — capabilities by role
 // -------------------------------------------------------------------------------------------------------
-describe("hasCap (auth.md §2)", () => {
+describe("hasCap (docs/authorization.md#capabilities-by-role)", () => {
   //                                            admin editor author contrib subscr anon
   const TABLE: Array<[Capability, [boolean, boolean, boolean, boolean, boolean, boolean]]> = [
     ["read", /*                    */ [Y, Y, Y, Y, Y, N]],
@@ -84,7 +84,7 @@ describe("hasCap (auth.md §2)", () => {
 });
 
 // -------------------------------------------------------------------------------------------------------
-// auth.md §3 — "Resulting matrix" for events, venues and organizers
+// docs/authorization.md#per-record-rules — "Resulting matrix" for events, venues and organizers
 // -------------------------------------------------------------------------------------------------------
 
 /** "yes" = own and others' allowed; "own" = own only; "no" = neither. */
@@ -160,7 +160,7 @@ const matrixCases = MATRIX.flatMap((row) =>
   ),
 );
 
-describe("per-record rules: auth.md §3 resulting matrix", () => {
+describe("per-record rules: docs/authorization.md#per-record-rules resulting matrix", () => {
   it.each(matrixCases)("$label → $expected", ({ check, actor, post, expected }) => {
     expect(check(who(actor), post)).toBe(expected);
   });
@@ -186,7 +186,7 @@ describe("per-record rules: auth.md §3 resulting matrix", () => {
   });
 });
 
-describe("per-record rules: details of auth.md §3", () => {
+describe("per-record rules: details of docs/authorization.md#per-record-rules", () => {
   const editor: Who = { id: 2, role: "editor" };
   const admin: Who = { id: 1, role: "administrator" };
 
@@ -241,9 +241,9 @@ describe("per-record rules: details of auth.md §3", () => {
 });
 
 // -------------------------------------------------------------------------------------------------------
-// auth.md §4 — terms
+// docs/authorization.md#term-capabilities — terms
 // -------------------------------------------------------------------------------------------------------
-describe("canManageTerms (auth.md §4)", () => {
+describe("canManageTerms (docs/authorization.md#term-capabilities)", () => {
   //                                                   admin editor author contrib subscr anon
   const TERMS: Array<[Taxonomy, [boolean, boolean, boolean, boolean, boolean, boolean]]> = [
     ["category", /* */ [Y, Y, Y, N, N, N]],
@@ -257,9 +257,9 @@ describe("canManageTerms (auth.md §4)", () => {
 });
 
 // -------------------------------------------------------------------------------------------------------
-// events.md §3.2 — status resolution
+// docs/records.md#status-on-write — status resolution
 // -------------------------------------------------------------------------------------------------------
-describe("resolveStatus (events.md §3.2)", () => {
+describe("resolveStatus (docs/records.md#status-on-write)", () => {
   const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
   const PAST = NOW - 86_400_000;
   const FUTURE = NOW + 86_400_000;
@@ -307,9 +307,9 @@ describe("resolveStatus (events.md §3.2)", () => {
 });
 
 // -------------------------------------------------------------------------------------------------------
-// auth.md §6 — password-protected records
+// docs/authorization.md#password-protected-records — password-protected records
 // -------------------------------------------------------------------------------------------------------
-describe("canAccessPassword (auth.md §6)", () => {
+describe("canAccessPassword (docs/authorization.md#password-protected-records)", () => {
   const protectedPost = (author: number, status = "publish"): PostLike => ({ author, status, post_password: "S3cret" });
 
   type PasswordRow = [string, Who, PostLike, { password?: string; context?: string }, boolean];
@@ -340,7 +340,7 @@ describe("canAccessPassword (auth.md §6)", () => {
 });
 
 // -------------------------------------------------------------------------------------------------------
-// Statuses: D28, lists.md, C13
+// Statuses: D28, docs/lists.md, C13
 // -------------------------------------------------------------------------------------------------------
 describe("statuses", () => {
   it("REGISTERED_STATUSES is the D28 list", () => {
@@ -388,7 +388,7 @@ describe("statuses", () => {
   });
 });
 
-describe("listStatuses (lists.md §2.2, §2.4, §3.2)", () => {
+describe("listStatuses (docs/lists.md#always-applied, #event-filters, #venue-and-organizer-filters)", () => {
   const DEFAULT_FOR_EDITORS = REGISTERED_STATUSES.filter((st) => st !== "trash" && st !== "auto-draft");
   const WITH_EDIT_POSTS: Actor[] = ["administrator", "editor", "author", "contributor"];
   const WITHOUT_EDIT_POSTS: Actor[] = ["subscriber", "anonymous"];

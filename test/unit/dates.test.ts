@@ -7,7 +7,7 @@ import {
 // Fixed "now": Monday 2025-06-09 14:30:15 UTC.
 const NOW = new Date("2025-06-09T14:30:15Z");
 
-describe("dates.md §1: accepted and rejected strings (now = 2025-06-09 14:30:15 UTC, zone UTC)", () => {
+describe("accepted and rejected strings (docs/dates.md#accepted-input; now = 2025-06-09 14:30:15 UTC, zone UTC)", () => {
   // [input, parseWallClock(input, "UTC"), parseUtc(input)]; null = rejected
   const table: Array<[string, string | null, string | null]> = [
     // Date + time
@@ -292,7 +292,7 @@ describe("DB string helpers", () => {
   });
 });
 
-describe("listBound (lists.md §2.3)", () => {
+describe("listBound (docs/lists.md#date-filters)", () => {
   it.each([
     ["2025-06-10", "start_date", false, "2025-06-10 00:00:00"],
     ["2025-06-10 15:00", "start_date", false, "2025-06-10 00:00:00"],
@@ -341,7 +341,7 @@ describe("defaultListWindow", () => {
   });
 });
 
-describe("dates.md §9 worked examples (site zone UTC, now 2025-06-09 14:30:15 UTC)", () => {
+describe("worked examples (docs/dates.md#examples-site-zone-utc; site zone UTC, now 2025-06-09 14:30:15 UTC)", () => {
   it("start_date 'tomorrow 9am', no timezone", () => {
     const start = parseWallClock("tomorrow 9am", "UTC", NOW)!;
     const end = parseWallClock("tomorrow 11am", "UTC", NOW)!;
@@ -386,13 +386,13 @@ describe("dates.md §9 worked examples (site zone UTC, now 2025-06-09 14:30:15 U
     expect(listBound("2025-06-10T15:00:00", "start_date", true, "UTC", NOW)).toBe("2025-06-10 15:00:00");
   });
 
-  it("§5: America/New_York 2025-01-15 09:00:00 → 14:00:00 UTC, EST", () => {
+  it("UTC values (docs/dates.md#utc-values): America/New_York 2025-01-15 09:00:00 → 14:00:00 UTC, EST", () => {
     expect(wallClockToUtc("2025-01-15 09:00:00", "America/New_York")).toBe("2025-01-15 14:00:00");
     expect(timezoneAbbr("America/New_York", "2025-01-15 09:00:00")).toBe("EST");
   });
 });
 
-describe("dates.md §6 all-day events", () => {
+describe("all-day events (docs/dates.md#all-day-events)", () => {
   it("New York all-day event in winter: UTC 05:00:00 to next day 04:59:59", () => {
     const start = dayStart(parseWallClock("2025-01-15 10:00", "America/New_York", NOW)!);
     const end = dayEnd(parseWallClock("2025-01-15 12:00", "America/New_York", NOW)!);

@@ -1,6 +1,6 @@
 /**
  * The namespace index, the OpenAPI document and docs/action-api.md, generated from the route table and
- * the registered params schemas (reference discovery.md §1-§2).
+ * the registered params schemas (docs/discovery.md#namespace-index, #the-openapi-document).
  */
 import fs from "fs";
 import path from "path";

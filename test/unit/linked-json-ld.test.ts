@@ -2,7 +2,7 @@ import { linkedJsonLd } from "../../lib/linked/json-ld";
 import { VENUE } from "../../services/venues.service";
 import { ORGANIZER } from "../../services/organizers.service";
 
-describe("linkedJsonLd (events.md §1.9)", () => {
+describe("linkedJsonLd (docs/records.md#json-ld)", () => {
   test("Place: plain-text description, image, permalink, non-empty address parts, telephone, sameAs, geo", () => {
     expect(linkedJsonLd(VENUE, {
       venue: "Blue Room", description: "<p>Basement\nclub.</p>", image: { url: "http://i.example.org/a.jpg", id: 3, extension: "jpg" },

@@ -91,7 +91,7 @@ describe("update, read and list parameters", () => {
   });
 });
 
-describe("documentation (discovery.md §1.2)", () => {
+describe("documentation (docs/discovery.md#namespace-index)", () => {
   const doc = (schema: ParamsSchema | undefined) => Object.fromEntries(describeSchema(schema!).map(({ name, doc, required }) => {
     const { description: _d, in: _in, ...rest } = doc;
     return [name, { ...rest, required }];

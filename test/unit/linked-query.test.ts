@@ -1,7 +1,7 @@
 import { memoryCollection, TestCollection } from "../helpers/memory-store";
 import { allOf, escapeRegex, idCondition, searchFragments, searchQuery, statusCondition } from "../../lib/linked/query";
 
-describe("searchFragments (lists.md §3.2)", () => {
+describe("searchFragments (docs/lists.md#venue-and-organizer-filters)", () => {
   test.each([
     ["temple avenue", ["temple", "avenue"]],
     ["@common.com", ["common", "com"]],

@@ -52,7 +52,7 @@ test("nameKey and matchesDuplicate: case-insensitive; the description only when 
   expect(matchesDuplicate({ description: "A venue description" }, "other")).toBe(false);
 });
 
-describe("presentRecord (venues-organizers.md §1, §2)", () => {
+describe("presentRecord (docs/records.md#venue-fields, #organizer-fields)", () => {
   test("the reference example: key order, empty keys dropped, map flags, global id", () => {
     const r = presentRecord(VENUE, stored(), opts());
     expect(r).toEqual({

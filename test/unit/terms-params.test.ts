@@ -11,7 +11,7 @@ function check(schema: ParamsSchema, params: Record<string, unknown>): { ok: tru
 }
 const docs = (schema: ParamsSchema) => Object.fromEntries(describeSchema(schema).map(d => [d.name, { ...d.doc, required: d.required }]));
 
-describe("documented args (discovery.md §1.2)", () => {
+describe("documented args (docs/discovery.md#namespace-index)", () => {
   it("lists the GET args of categories in order, with types and defaults", () => {
     const d = docs(TERM_PARAMS.category.list);
     // the plugin's args, then modified_after / modified_before (sync issue, README "Beyond the reference")

@@ -58,7 +58,7 @@ describe("buildTermQuery on the embedded store", () => {
   });
 });
 
-describe("termOrder (lists.md §5.2)", () => {
+describe("termOrder (docs/lists.md#term-filters-and-order)", () => {
   it("defaults to name ascending with ties by id", () => {
     expect(termOrder(undefined, undefined)).toEqual({ kind: "store", sort: { name_lc: 1, _id: 1 } });
   });
@@ -82,7 +82,7 @@ describe("termOrder (lists.md §5.2)", () => {
   });
 });
 
-describe("paging and envelope (lists.md §1, §5.1)", () => {
+describe("paging and envelope (docs/lists.md#paging, #term-list-envelope)", () => {
   it("caps per_page at 50 and counts pages", () => {
     expect(paging(undefined, undefined, 0)).toEqual({ page: 1, perPage: 10, total: 0, totalPages: 0, skip: 0 });
     expect(paging(2, 3, 9)).toEqual({ page: 2, perPage: 3, total: 9, totalPages: 3, skip: 3 });

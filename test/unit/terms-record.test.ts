@@ -39,7 +39,7 @@ describe("term URLs", () => {
   });
 });
 
-describe("termRecord (terms.md §1)", () => {
+describe("termRecord (docs/records.md#term-fields)", () => {
   it("matches the category example, key order included", () => {
     const record = termRecord(doc(), ["music"], roots);
     expect(record).toEqual({
@@ -62,7 +62,7 @@ describe("termRecord (terms.md §1)", () => {
   });
 });
 
-describe("embeddedTerm (events.md §1.6)", () => {
+describe("embeddedTerm (docs/records.md#embedded-terms)", () => {
   it("has the WordPress term shape with id last but urls", () => {
     const e = embeddedTerm(doc({ _id: 12, name: "Music", slug: "music", description: "Live shows", parent: 0, count: 3 }), roots);
     expect(e).toEqual({

@@ -29,7 +29,7 @@ describe("names and slugs", () => {
   });
 });
 
-describe("findCreateConflict (terms.md §3.2 step 1)", () => {
+describe("findCreateConflict (docs/records.md#term-duplicates-and-slugs)", () => {
   const sibling = { _id: 12, slug: "rock", parent: 5 };
   const base = { hierarchical: true, parent: 5, slug: "rock", slugProvided: false, nameMatch: sibling, slugHolder: undefined };
 
@@ -95,7 +95,7 @@ describe("loop protection and update rules", () => {
   });
 });
 
-describe("termTokens (events.md §3.7 input)", () => {
+describe("termTokens (docs/records.md#categories-and-tags-on-events input)", () => {
   it("reads comma strings with blanks around commas", () => {
     expect(termTokens(" 12 , rock ,, Jazz Night ")).toEqual([{ id: 12 }, { text: "rock" }, { text: "Jazz Night" }]);
   });

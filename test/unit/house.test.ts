@@ -1,0 +1,329 @@
+/**
+ * House rules that keep the code explained inside its own walls (docs/README.md "Conventions"):
+ * - layers: no file under lib/ imports from mixins/ or services/;
+ * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
+ *   `#anchor` after it is a heading or an explicit anchor of that file;
+ * - decisions: every decision code (C1…, D1…) a comment (or a test title) names is an entry of
+ *   docs/decisions.md.
+ * No broker: the source files are read and parsed with the TypeScript compiler, so only real comments
+ * and the titles of describe/test/it are read (never code or other strings).
+ *
+ * The two exception lists below are temporary, named, and checked for staleness: a file that no longer
+ * needs its exception fails the test until it is taken off the list.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import * as ts from "typescript";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+
+/** lib/ files still importing mixins/store; the store layer rewrite replaces them. Empty this list. */
+const LAYER_EXCEPTIONS: Record<string, string> = {
+  "lib/events/event-query.ts": "imports the Query type of mixins/store (store rewrite)",
+  "lib/events/search-text.ts": "imports the Query type of mixins/store (store rewrite)",
+  "lib/i18n/store-query.ts": "imports the Query type of mixins/store (store rewrite)"
+};
+
+/** Files whose comments still cite documents outside the repository; being rewritten on another branch. */
+const REFERENCE_EXCEPTIONS: Record<string, string> = {
+  "mixins/post.mixin.ts": "store rewrite",
+  "lib/events/event-query.ts": "store rewrite"
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Files
+
+const SOURCE_DIRS = ["lib", "mixins", "services", "test", "bench", "scripts"];
+const SOURCE_EXT = /\.(ts|js|mjs|cjs)$/;
+const SKIP_DIRS = new Set(["node_modules", "dist", "results", "coverage", "data"]);
+
+function walk(dir: string, out: string[]): string[] {
+  for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) {
+      if (!SKIP_DIRS.has(entry.name)) walk(rel, out);
+    } else if (SOURCE_EXT.test(entry.name) && !entry.name.endsWith(".d.ts")) {
+      out.push(rel);
+    }
+  }
+  return out;
+}
+
+function sourceFiles(): string[] {
+  const files: string[] = [];
+  for (const dir of SOURCE_DIRS) if (fs.existsSync(path.join(ROOT, dir))) walk(dir, files);
+  for (const entry of fs.readdirSync(ROOT)) if (entry.endsWith(".ts") && !entry.endsWith(".d.ts")) files.push(entry);
+  return files.sort();
+}
+
+const FILES = sourceFiles();
+const parsed = new Map<string, ts.SourceFile>();
+
+function sourceOf(file: string): ts.SourceFile {
+  let sf = parsed.get(file);
+  if (!sf) {
+    const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+    const kind = file.endsWith(".ts") ? ts.ScriptKind.TS : ts.ScriptKind.JS;
+    sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
+    parsed.set(file, sf);
+  }
+  return sf;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Imports
+
+/** Every module specifier of a file: import/export … from, import x = require(), require(), import(). */
+export function moduleSpecifiers(sf: ts.SourceFile): string[] {
+  const out: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      out.push(node.moduleSpecifier.text);
+    } else if (ts.isExternalModuleReference(node) && ts.isStringLiteral(node.expression)) {
+      out.push(node.expression.text);
+    } else if (ts.isCallExpression(node) && node.arguments.length > 0 && ts.isStringLiteralLike(node.arguments[0]) &&
+      ((ts.isIdentifier(node.expression) && node.expression.text === "require") || node.expression.kind === ts.SyntaxKind.ImportKeyword)) {
+      out.push(node.arguments[0].text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+/** The repository paths under mixins/ or services/ that a lib/ file imports. */
+function upwardImports(file: string): string[] {
+  return moduleSpecifiers(sourceOf(file))
+    .filter(spec => spec.startsWith("."))
+    .map(spec => path.relative(ROOT, path.resolve(ROOT, path.dirname(file), spec)).split(path.sep).join("/"))
+    .filter(target => /^(mixins|services)(\/|$)/.test(target));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Comments and test titles
+
+interface Note { pos: number; line: number; text: string }
+
+const TEST_CALLS = new Set(["describe", "test", "it"]);
+
+/** The root identifier of a callee such as `describe.each([...])` or `test.skip`. */
+function calleeRoot(expr: ts.Expression): string | undefined {
+  let e: ts.Expression = expr;
+  for (;;) {
+    if (ts.isPropertyAccessExpression(e)) e = e.expression;
+    else if (ts.isCallExpression(e)) e = e.expression;
+    else break;
+  }
+  return ts.isIdentifier(e) ? e.text : undefined;
+}
+
+/** Every comment of a file (each once) and, in test files, the title of every describe/test/it. */
+export function notesOf(sf: ts.SourceFile): Note[] {
+  const text = sf.getFullText();
+  const seen = new Set<number>();
+  const notes: Note[] = [];
+  const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line + 1;
+  const visit = (node: ts.Node): void => {
+    if (node.kind >= ts.SyntaxKind.FirstJSDocNode && node.kind <= ts.SyntaxKind.LastJSDocNode) return;
+    if (ts.isCallExpression(node) && TEST_CALLS.has(calleeRoot(node.expression) ?? "")) {
+      const title = node.arguments[0];
+      if (title && (ts.isStringLiteralLike(title) || ts.isTemplateExpression(title))) {
+        notes.push({ pos: title.getStart(sf), line: lineOf(title.getStart(sf)), text: title.getText(sf) });
+      }
+    }
+    const children = node.getChildren(sf);
+    if (children.length === 0) {
+      // A leaf token: the comments in front of it and those after it on its line (TypeScript gives a comment
+      // that shares a line with the token before it to that token, as trailing).
+      const ranges = [...ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [], ...ts.getTrailingCommentRanges(text, node.end) ?? []];
+      for (const range of ranges) {
+        if (seen.has(range.pos)) continue;
+        seen.add(range.pos);
+        notes.push({ pos: range.pos, line: lineOf(range.pos), text: text.slice(range.pos, range.end) });
+      }
+    }
+    for (const child of children) visit(child);
+  };
+  visit(sf);
+  return notes.sort((a, b) => a.pos - b.pos);
+}
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
+export function headingAnchor(heading: string): string {
+  return heading.trim().toLowerCase().replace(/<[^>]*>/g, "").replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+}
+
+/** The anchors a Markdown document defines: its headings (GitHub style, duplicates numbered) and `id="…"`. */
+export function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const counts = new Map<string, number>();
+  let fence = false;
+  for (const line of markdown.split("\n")) {
+    if (/^\s*```/.test(line)) fence = !fence;
+    if (fence) continue;
+    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (heading) {
+      const base = headingAnchor(heading[1]);
+      const n = counts.get(base) ?? 0;
+      counts.set(base, n + 1);
+      anchors.add(n === 0 ? base : `${base}-${n}`);
+    }
+    for (const m of line.matchAll(/\bid="([^"]+)"/g)) anchors.add(m[1]);
+  }
+  return anchors;
+}
+
+const DECISIONS = "docs/decisions.md";
+
+/** The decision codes docs/decisions.md defines: a `### C16 …` heading with its `<a id="c16">` anchor. */
+function definedDecisions(): Set<string> {
+  const markdown = fs.readFileSync(path.join(ROOT, DECISIONS), "utf8");
+  const anchors = anchorsOf(markdown);
+  const codes = new Set<string>();
+  for (const m of markdown.matchAll(/^###\s+([CD]\d+)\b/gm)) {
+    if (anchors.has(m[1].toLowerCase())) codes.add(m[1]);
+  }
+  return codes;
+}
+
+/**
+ * A document reference (`docs/lists.md`, `docs/lists.md#paging`) or a bare anchor (`#paging`, after a space,
+ * `(`, `,`, `;` or `/`), which names a heading of the document named last before it in the same file.
+ */
+const REF = /(?<doc>(?:\.{0,2}\/)?(?:[\w.-]+\/)*[\w.-]+\.md)(?:#(?<anchor>[\w-]+))?|(?<=^|[\s(,;/])#(?<bare>[a-z][\w-]*)/g;
+const DECISION_REF = /\b[CD]\d{1,2}\b/g;
+const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
+const CODE_SPAN = /`[^`\n]*`/g;
+
+const anchorCache = new Map<string, Set<string>>();
+
+function anchorsIn(file: string): Set<string> {
+  let anchors = anchorCache.get(file);
+  if (!anchors) {
+    anchors = anchorsOf(fs.readFileSync(file, "utf8"));
+    anchorCache.set(file, anchors);
+  }
+  return anchors;
+}
+
+/** The repository file a document reference written in `file` names: from the root, or from the file's folder. */
+function resolveDocument(file: string, target: string): string | undefined {
+  const candidates = [path.resolve(ROOT, target), path.resolve(ROOT, path.dirname(file), target)];
+  return candidates.find(c => c.startsWith(ROOT + path.sep) && fs.existsSync(c) && fs.statSync(c).isFile());
+}
+
+/** Every broken reference of a file, as `file:line: reason`. */
+function brokenReferences(file: string, decisions: Set<string>): string[] {
+  const problems: string[] = [];
+  let lastDocument: string | undefined;
+  const checkAnchor = (line: number, anchor: string, written: string) => {
+    if (!lastDocument) problems.push(`${file}:${line}: ${written}: an anchor without a document before it`);
+    else if (!anchorsIn(lastDocument).has(anchor)) problems.push(`${file}:${line}: ${written}: ${path.relative(ROOT, lastDocument)} has no anchor #${anchor}`);
+  };
+  for (const note of notesOf(sourceOf(file))) {
+    const text = note.text.replace(URL, " ").replace(CODE_SPAN, " ");
+    for (const m of text.matchAll(REF)) {
+      const g = m.groups ?? {};
+      if (g.doc) {
+        lastDocument = resolveDocument(file, g.doc);
+        if (!lastDocument) problems.push(`${file}:${note.line}: ${g.doc}: no such document in the repository`);
+        else if (g.anchor) checkAnchor(note.line, g.anchor, m[0]);
+      } else if (g.bare) {
+        checkAnchor(note.line, g.bare, m[0]);
+      }
+    }
+    for (const m of text.matchAll(DECISION_REF)) {
+      if (!decisions.has(m[0])) problems.push(`${file}:${note.line}: ${m[0]} is not an entry of ${DECISIONS}`);
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+describe("layers", () => {
+  const libFiles = FILES.filter(f => f.startsWith("lib/"));
+
+  test("no lib/ file imports from mixins/ or services/ (besides the named exceptions)", () => {
+    const offenders = libFiles
+      .filter(f => !(f in LAYER_EXCEPTIONS))
+      .flatMap(f => upwardImports(f).map(target => `${f} imports ${target}`));
+    expect(offenders).toEqual([]);
+  });
+
+  test("every layer exception still needs its place on the list", () => {
+    const stale = Object.keys(LAYER_EXCEPTIONS).filter(f => !FILES.includes(f) || upwardImports(f).length === 0);
+    expect(stale).toEqual([]);
+  });
+});
+
+describe("references in comments resolve inside the repository", () => {
+  const decisions = definedDecisions();
+
+  test("docs/decisions.md defines the decision codes (each `### C…`/`### D…` entry with its anchor)", () => {
+    expect(decisions.size).toBeGreaterThan(0);
+    const markdown = fs.readFileSync(path.join(ROOT, DECISIONS), "utf8");
+    const headings = [...markdown.matchAll(/^###\s+([CD]\d+)\b/gm)].map(m => m[1]);
+    expect(headings.filter(code => !decisions.has(code))).toEqual([]);
+  });
+
+  test("every document and decision code a comment names exists (besides the named exceptions)", () => {
+    const problems = FILES.filter(f => !(f in REFERENCE_EXCEPTIONS)).flatMap(f => brokenReferences(f, decisions));
+    expect(problems).toEqual([]);
+  });
+
+  test("every reference exception still needs its place on the list", () => {
+    const stale = Object.keys(REFERENCE_EXCEPTIONS).filter(f => !FILES.includes(f) || brokenReferences(f, decisions).length === 0);
+    expect(stale).toEqual([]);
+  });
+});
+
+describe("the documentation's own links", () => {
+  test("every relative link in docs/*.md names a file of the repository and, after #, one of its anchors", () => {
+    const problems: string[] = [];
+    const docs = fs.readdirSync(path.join(ROOT, "docs")).filter(f => f.endsWith(".md")).map(f => `docs/${f}`);
+    for (const doc of docs) {
+      const markdown = fs.readFileSync(path.join(ROOT, doc), "utf8");
+      for (const m of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const link = m[1];
+        if (/^[a-z][a-z0-9+.-]*:/i.test(link)) continue;
+        const [target, anchor] = link.split("#");
+        const file = target === "" ? path.join(ROOT, doc) : resolveDocument(doc, target) ?? path.resolve(ROOT, path.dirname(doc), target);
+        if (!fs.existsSync(file)) problems.push(`${doc}: ${link}: no such file`);
+        else if (anchor !== undefined && fs.statSync(file).isFile() && !anchorsIn(file).has(anchor)) problems.push(`${doc}: ${link}: no such anchor`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("the checker itself", () => {
+  const sample = (code: string, name = "sample.test.ts") => notesOf(ts.createSourceFile(name, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+
+  test("reads comments and test titles, never code or other strings", () => {
+    const notes = sample([
+      "// one (events.md)",
+      "const re = /\\/\\/ not a comment/; const s = \"// nor this D99\";",
+      "/** two */ function f() { /* three */ }",
+      "describe(\"title C1\", () => { test.each([1])(`each %s`, () => undefined); });",
+      "// last"
+    ].join("\n")).map(n => n.text);
+    expect(notes).toEqual(["// one (events.md)", "/** two */", "/* three */", "\"title C1\"", "`each %s`", "// last"]);
+  });
+
+  test("finds upward imports of every form", () => {
+    const sf = ts.createSourceFile("x.ts", [
+      "import { a } from \"../mixins/a\";",
+      "export * from \"./b\";",
+      "import c = require(\"../services/c\");",
+      "const d = require(\"fs\");",
+      "void import(\"../mixins/e\");"
+    ].join("\n"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    expect(moduleSpecifiers(sf)).toEqual(["../mixins/a", "./b", "../services/c", "fs", "../mixins/e"]);
+  });
+
+  test("anchors follow GitHub's heading rule and explicit ids", () => {
+    const anchors = anchorsOf("# Records\n## 1. The event: fields\n<a id=\"c16\"></a>\n### C16 Read your writes\n## Records");
+    expect([...anchors]).toEqual(["records", "1-the-event-fields", "c16", "c16-read-your-writes", "records-1"]);
+  });
+});
