@@ -3,7 +3,7 @@
  * generated administrator key kept under DATA_DIR (printed once, when it is made).
  *
  * The key file holds the key alone, as a client sends it (`Authorization: Bearer $(cat …/admin-api-key.txt)`,
- * CONTRACT.md "Starting it"). A file written by an earlier version holds `key:role:id`; it is read and
+ * docs/contract.md#starting). A file written by an earlier version holds `key:role:id`; it is read and
  * rewritten as the bare key (C39).
  */
 import * as crypto from "crypto";

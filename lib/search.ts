@@ -22,7 +22,7 @@ export function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
 
-/** Case-insensitive substring match, usable by NeDB and MongoDB alike. */
+/** Case-insensitive substring match, usable by every store. */
 export function containsRegex(text: string): RegExp {
   return new RegExp(escapeRegex(text), "i");
 }

@@ -87,7 +87,7 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
         return (this.recordWrites as KeyedQueue).run(String(id), fn);
       },
 
-      /** Moves a record to the trash: prior status remembered, slug suffixed (events.md §5). */
+      /** Moves a record to the trash: prior status remembered, slug suffixed (docs/records.md#deleting-an-event). */
       async trashRecord(this: any, record: PostDoc): Promise<PostDoc> {
         const now = this.nowDb();
         return this.store.updateOne({ _id: record._id }, {
@@ -95,7 +95,7 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
         });
       },
 
-      /** Statuses a list shows to this caller (lists.md §2.2 / §3.2); a forbidden `status` is a 400. */
+      /** Statuses a list shows to this caller (docs/lists.md#always-applied, #venue-and-organizer-lists); a forbidden `status` is a 400. */
       listStatusFilter(ctx: Ctx, requested: string[] | undefined): string[] {
         const res = listStatuses(ctx.meta?.caller, requested);
         if (!res.ok) throw ApiError.invalidParam("status", "param.status");
@@ -125,7 +125,7 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
         return { ...links, total, total_pages: totalPages(total, page.perPage) };
       },
 
-      /** May the caller see the protected fields of this record (auth.md §6)? */
+      /** May the caller see the protected fields of this record (docs/authorization.md#password-protected-records)? */
       passwordAccess(ctx: Ctx, record: PostDoc, params: { password?: string; context?: string }): boolean {
         if (!record.post_password) return true;
         return canAccessPassword(ctx.meta?.caller, record, params);
@@ -135,7 +135,7 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
         return this.idRegistry();
       },
       /**
-       * An `image` input (events.md §3.9, D7): an existing image id, or an image URL the caller may
+       * An `image` input (docs/records.md#images, D7): an existing image id, or an image URL the caller may
        * upload (creates or reuses the image record). Returns the image id, or throws 400 on `param`.
        */
       async resolveImage(this: any, ctx: Ctx, value: unknown, param = "image"): Promise<number> {

@@ -20,7 +20,6 @@ import { openKeyStore, KeyStore } from "../store/key-store";
 import type { Collection } from "../store/collection";
 import type { CallMeta } from "../lib/meta";
 import { registerSchemas } from "../lib/schemas";
-import { settings } from "../lib/settings";
 import { nowDb } from "../lib/dates";
 import { CHANGES_PARAMS } from "../lib/changes/params";
 import {

@@ -57,7 +57,7 @@ const CATCH_UP_OVERLAP_S = 60;
  * so a venue written during the first catch-up may have been announced to nobody.
  */
 const FOLLOW_UP_MS = 3000;
-/** The record holding the catch-up position (venue ids are positive; NeDB drops a falsy _id when it loads a file). */
+/** The record holding the catch-up position (venue ids are positive). */
 const CHECKPOINT_ID = -1;
 
 const addressParam = { type: "any", optional: true } as const;

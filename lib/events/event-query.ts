@@ -1,12 +1,9 @@
 /**
- * The store query of an events list (lists.md §2): always-applied conditions, the date window, and every
- * filter, as one query on indexed fields (NeDB and MongoDB operators only), with the default order.
- *
- * The embedded store (NeDB) picks its candidates from an index only for a condition on a top-level
- * field, so the query carries exactly one indexed range at the top (ids of `include`, else the start
- * range, else the end range, else the statuses) and everything else under `$and`. Since every stored
- * event starts no later than it ends (events.md §3.5), the end bounds also bound the start: the start
- * range stays narrow for a window such as `start_date=…&end_date=…`.
+ * The store query of an events list (docs/lists.md#events-list): always-applied conditions, the date
+ * window, and every filter, as one query (lib/store-query.ts operators), with the default order. Since
+ * every stored event starts no later than it ends (docs/records.md#start-end-and-time-zone), the end
+ * bounds also bound the start: the start range stays narrow for a window such as `start_date=…&end_date=…`,
+ * and the store answers it from the start date's index.
  */
 import type { Query, Sort } from "../store-query";
 import { containsRegex, SearchTerm, searchTerms } from "../search";
@@ -24,7 +21,7 @@ export type SearchAccess =
 
 export interface EventListFilters {
   statuses: string[];
-  /** Date bounds already normalised (lists.md §2.3); undefined = not applied. */
+  /** Date bounds already normalised (docs/lists.md#date-filters); undefined = not applied. */
   bounds: { start_date?: string; end_date?: string; starts_before?: string; starts_after?: string; ends_before?: string; ends_after?: string };
   include?: number[];
   search?: string;
@@ -125,8 +122,7 @@ export function buildEventQuery(f: EventListFilters): Query {
   if (f.postParent !== undefined) and.push({ post_parent: f.postParent });
   if (f.ticketed !== undefined) and.push(f.ticketed ? { ticketed: true } : { ticketed: { $ne: true } });
   if (f.geoVenues?.in) and.push({ venues: { $in: f.geoVenues.in } });
-  // None of its venues is in notIn. Not `venues: { $nin }`: on an array NeDB reads $nin as "some element is not
-  // in", MongoDB as "no element is in"; a document-level $not (MongoDB: $nor) means the same on both.
+  // None of its venues is in notIn.
   if (f.geoVenues?.notIn) and.push({ $not: { venues: { $in: f.geoVenues.notIn } } });
   if (f.modified) and.push(modifiedCondition(f.modified)!);
   return { ...top, $and: and };

@@ -10,7 +10,7 @@
  * A field without a value in the language reads the original (fallback), so a search or a name lookup
  * in a language compares `lc.<field>` when it exists and `fb.<field>` otherwise. Every write touches
  * `fields.<f>` and `lc.<f>` together, with $set / $unset, never rewriting the others. Queries use the
- * operators NeDB and MongoDB share.
+ * operators of lib/store-query.ts.
  */
 import type { Query } from "../store-query";
 import { escapeRegex, SearchTerm } from "../search";

@@ -65,8 +65,8 @@ export function idCondition(include: ReadonlyArray<readonly number[]>, exclude?:
 }
 
 /**
- * All conditions together. Field conditions are lifted to the top level (where NeDB looks for an index
- * to draw its candidates from); logical ones and repeated fields stay under `$and`.
+ * All conditions together. Field conditions are lifted to the top level; logical ones and repeated
+ * fields stay under `$and`.
  */
 export function allOf(conditions: Array<Query | undefined>): Query {
   const present = conditions.filter((c): c is Query => c !== undefined);

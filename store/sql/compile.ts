@@ -225,7 +225,7 @@ export class QueryCompiler {
     return and(parts);
   }
 
-  /** ORDER BY: absent values first when ascending, last when descending (as NeDB and MongoDB order). */
+  /** ORDER BY: absent values first when ascending, last when descending (as MongoDB orders). */
   orderBy(sort: Sort | undefined): string {
     const keys = Object.entries(sort ?? {});
     if (keys.length === 0) return "";

@@ -18,17 +18,10 @@ import * as ts from "typescript";
 const ROOT = path.resolve(__dirname, "..", "..");
 
 /** lib/ files still importing mixins/store; the store layer rewrite replaces them. Empty this list. */
-const LAYER_EXCEPTIONS: Record<string, string> = {
-  "lib/events/event-query.ts": "imports the Query type of mixins/store (store rewrite)",
-  "lib/events/search-text.ts": "imports the Query type of mixins/store (store rewrite)",
-  "lib/i18n/store-query.ts": "imports the Query type of mixins/store (store rewrite)"
-};
+const LAYER_EXCEPTIONS: Record<string, string> = {};
 
 /** Files whose comments still cite documents outside the repository; being rewritten on another branch. */
-const REFERENCE_EXCEPTIONS: Record<string, string> = {
-  "mixins/post.mixin.ts": "store rewrite",
-  "lib/events/event-query.ts": "store rewrite"
-};
+const REFERENCE_EXCEPTIONS: Record<string, string> = {};
 
 // ---------------------------------------------------------------------------------------------------
 // Files
