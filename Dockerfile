@@ -3,10 +3,12 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# Install scripts stay on: better-sqlite3 fetches or builds its native module.
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json moleculer.config.ts server.ts ./
 COPY lib ./lib
 COPY mixins ./mixins
+COPY store ./store
 COPY services ./services
 COPY bench ./bench
 COPY locales ./locales
@@ -17,7 +19,7 @@ FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY locales ./locales
 USER node

@@ -324,13 +324,14 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         // The slug is the name at every status (unlike events); unique only outside draft/pending
         // (docs/records.md#creating-venues-and-organizers).
         const base = sanitizeSlug(String(set.name));
-        // a unique slug is held against parallel creates until this one is stored
+        const id: number = await this.allocateId("posts", spec.kind);
+        // The slug is unique by the store's constraint; a create that lost a race for it picks the next one.
+        const inserted: LinkedDoc | null = await this.retryOnSlugConflict(async () => {
+        // a unique slug is held against parallel creates of this process until this one is stored
         const hold = FLOATING.has(publication.status) ? undefined : await this.holdSlug(base);
-        let inserted: LinkedDoc | null;
         try {
           let slug = hold ? hold.slug : base;
           if (publication.status === "trash" && slug) slug = trashedSlug(slug);
-          const id: number = await this.allocateId("posts", spec.kind);
           // i18n: a create makes the request's language the original (`lang`, `translations`).
           const { inline } = await this.splitWrite(ctx, undefined, set);
           const doc = {
@@ -343,10 +344,11 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
             image,
             ...inline
           };
-          inserted = await this.store.insert(doc);
+          return this.store.insert(doc);
         } finally {
           hold?.release();
         }
+        });
         if (!inserted) throw new ApiError(codes.couldNotCreate, 400);
         await this.announce("created", inserted);
         return inserted;
@@ -380,8 +382,8 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
         if (p.image !== undefined && p.image !== null) set.image = await this.imageIdOf(ctx, p.image);
         if (p.author !== undefined && p.author !== null) set.author = p.author;
         // a slug made unique here is held against parallel writes until this one is stored
+        const updated: LinkedDoc = await this.retryOnSlugConflict(async () => {
         const holds: SlugHold[] = [];
-        let updated: LinkedDoc;
         try {
           Object.assign(set, publication, this.modifiedAt(now), await this.slugAfter(record, publication.status, holds));
           if (toTrash) set.prior_status = record.status;
@@ -389,10 +391,11 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
           if (toTrash) await this.unlinkFromEvents(ctx, record._id);
           // i18n: in a language other than the record's original, the translatable fields go to the i18n service.
           const { inline } = await this.splitWrite(ctx, record, set);
-          updated = await this.applyWrite(record, inline, unset, toTrash ? "deleted" : "updated");
+          return this.applyWrite(record, inline, unset, toTrash ? "deleted" : "updated");
         } finally {
           for (const hold of holds) hold.release();
         }
+        });
         return this.presentOne(ctx, updated, { reveal: () => true });
       },
       /** docs/records.md#deleting-venues-and-organizers: trash (never delete), unlinked from every event before the answer (C16). */

@@ -10,6 +10,7 @@ import { ChangeSourceMixin } from "./change-source.mixin";
 import type { Query, Sort } from "../store/collection";
 import type { ImageRecord, IdRegistry } from "../store/registry";
 import { ApiError } from "../lib/errors";
+import { isUniqueViolation } from "../store/errors";
 import { CallMeta } from "../lib/meta";
 import { settings, NAMESPACE_PATH } from "../lib/settings";
 import { canAccessPassword, listStatuses, Who, hasCap } from "../lib/capabilities";
@@ -34,8 +35,12 @@ export type { PostDoc } from "../lib/posts/post-doc";
 import type { PostDoc } from "../lib/posts/post-doc";
 
 const COMMON_INDEXES: IndexSpec[] = [
-  { field: "status" }, { field: "slug" }, { field: "date_utc" }, { field: "modified_utc" }, { field: "author" }
+  { field: "status" }, { field: "slug" }, { field: "date_utc" }, { field: "modified_utc" }, { field: "author" },
+  // A slug is unique among a type's records outside draft/pending (docs/records.md#event-slugs), by constraint.
+  { field: "slug", unique: true, unlessStatus: ["draft", "pending", "auto-draft", "trash"] }
 ];
+/** Writes that lose a race for a slug this many times in a row give up (the error is answered). */
+const SLUG_ATTEMPTS = 8;
 
 export function PostMixin(opts: PostOptions): ServiceSchema {
   return {
@@ -81,6 +86,19 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
       /** `base` made unique among this type's records (reserved words avoided), held against parallel writes until `release()` (call it once the write is stored). */
       holdSlug(this: any, base: string, excludeId?: number): Promise<SlugHold> {
         return (this.slugHolds as SlugHolds).hold(base, async candidate => (await this.store.idsWhere("slug", candidate)).some((id: unknown) => id !== excludeId));
+      },
+      /**
+       * Runs a write that picks a slug; when the store's unique constraint refuses the slug (another node
+       * took it meanwhile), runs it again, so it picks the next free one.
+       */
+      async retryOnSlugConflict<T>(fn: () => Promise<T>): Promise<T> {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await fn();
+          } catch (err) {
+            if (!isUniqueViolation(err) || !/slug/.test((err as Error).message) || attempt >= SLUG_ATTEMPTS) throw err;
+          }
+        }
       },
       /** Runs the writes of one record (`id`) one after another; `fn` reads the record itself, inside. */
       inRecordOrder<T>(this: any, id: number, fn: () => Promise<T>): Promise<T> {

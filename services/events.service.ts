@@ -480,25 +480,26 @@ const EventsService: ServiceSchema = {
       if (organizers) fields.organizers = organizers;
 
       const id: number = current ? current._id : await this.allocateId("posts", "event");
-      // a slug chosen here is held against parallel writes until this one is stored
-      const holds: SlugHold[] = [];
-      let doc: EventDoc;
-      try {
-        Object.assign(fields, await this.slugAndTrash(p, current, { ...current, ...fields }, id, holds));
-        // i18n: a create (which also sets `lang` and `translations`) or a write in the original language stays
-        // inline; in another language title, description and excerpt go to the i18n service.
-        const { inline } = await this.splitWrite(ctx, current, fields);
-        if (!current) {
-          doc = await this.store.insert({
-            _id: id, author: who ? who.id : 1, title: "", description: "", excerpt: "", image: null, categories: [], tags: [], venues: [], organizers: [],
-            ticketed: false, post_parent: 0, post_password: "", ...inline
-          });
-        } else {
-          doc = await this.store.updateOne({ _id: id }, { $set: inline });
+      // The slug is unique by the store's constraint; a write that lost a race for it picks the next one.
+      const doc: EventDoc = await this.retryOnSlugConflict(async () => {
+        // a slug chosen here is held against parallel writes of this process until this one is stored
+        const holds: SlugHold[] = [];
+        try {
+          const attempt: Record<string, any> = { ...fields, ...(await this.slugAndTrash(p, current, { ...current, ...fields }, id, holds)) };
+          // i18n: a create (which also sets `lang` and `translations`) or a write in the original language stays
+          // inline; in another language title, description and excerpt go to the i18n service.
+          const { inline } = await this.splitWrite(ctx, current, attempt);
+          if (!current) {
+            return this.store.insert({
+              _id: id, author: who ? who.id : 1, title: "", description: "", excerpt: "", image: null, categories: [], tags: [], venues: [], organizers: [],
+              ticketed: false, post_parent: 0, post_password: "", ...inline
+            });
+          }
+          return this.store.updateOne({ _id: id }, { $set: inline });
+        } finally {
+          for (const hold of holds) hold.release();
         }
-      } finally {
-        for (const hold of holds) hold.release();
-      }
+      });
       await this.adjustCounts(current, doc);
       await this.announce(current ? "updated" : "created", doc);
       return doc;

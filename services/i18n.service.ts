@@ -10,6 +10,7 @@
  * broadcasts `cache.clean.calendar` (the record services' cached reads embed translated values).
  */
 import type { Context, ServiceSchema } from "moleculer";
+import { isUniqueViolation } from "../store/errors";
 import { StoreMixin } from "../mixins/store.mixin";
 import type { Doc } from "../store/collection";
 import { settings } from "../lib/settings";
@@ -61,10 +62,6 @@ const LANGUAGE = { type: "enum", values: LANGUAGES as readonly string[] };
 const ID = { type: "number", integer: true, positive: true, convert: true };
 const STRINGS = { type: "record", key: { type: "string" }, value: { type: "string" } };
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { errorType?: string; code?: number } | null;
-  return e?.errorType === "uniqueViolated" || e?.code === 11000;
-}
 
 const I18nService: ServiceSchema = {
   name: "i18n",

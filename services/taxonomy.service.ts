@@ -9,6 +9,7 @@
  * a time in this process, so `tree_count` (what `hide_empty` reads) always matches the counts.
  */
 import { Context, Errors, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { isUniqueViolation } from "../store/errors";
 import { StoreMixin } from "../mixins/store.mixin";
 import { TranslatableMixin, TranslatableMethods, TRANSLATION_INDEXES } from "../mixins/translatable.mixin";
 import { ChangeSourceMixin, ChangeSourceMethods, termType } from "../mixins/change-source.mixin";
@@ -149,10 +150,6 @@ function termError(code: string, param: string, key: string, extra: Record<strin
   return new ApiError(code, 400, {}, { ...extra, params: { [param]: { key } } });
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { errorType?: string; code?: number } | null;
-  return e?.errorType === "uniqueViolated" || e?.code === 11000;
-}
 
 /** Creates race only across processes (a slug taken meanwhile): try again with fresh lookups. */
 const INSERT_ATTEMPTS = 3;

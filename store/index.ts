@@ -21,6 +21,8 @@ export interface IndexSpec {
   sparse?: boolean;
   /** The field holds an array of scalars (links, languages, cells). */
   array?: boolean;
+  /** With `unique`: only among records whose status is none of these and whose value is not empty. */
+  unlessStatus?: string[];
 }
 
 export type StoreKind = "sqlite" | "postgres" | "mongo";

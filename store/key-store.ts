@@ -5,7 +5,7 @@
  */
 import type { Collection } from "./collection";
 import { ClaimResult, StoredAnswer } from "../lib/http/idempotency";
-import { UniqueViolation } from "./sql/driver";
+import { isUniqueViolation } from "./errors";
 
 interface KeyDoc {
   _id: string;
@@ -26,9 +26,6 @@ interface Backend {
   remove(query: Record<string, unknown>): Promise<number>;
 }
 
-/** A duplicate key: SQL stores throw UniqueViolation, MongoDB's driver error 11000. */
-const isDuplicate = (err: unknown): boolean => err instanceof UniqueViolation || (err as { code?: number }).code === 11000;
-
 function collectionBackend(col: Collection): Backend {
   return {
     async insert(doc) {
@@ -36,7 +33,7 @@ function collectionBackend(col: Collection): Backend {
         await col.insert(doc);
         return true;
       } catch (err) {
-        if (isDuplicate(err)) return false;
+        if (isUniqueViolation(err)) return false;
         throw err;
       }
     },

@@ -116,9 +116,15 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
 }
 
 /** The index statement of a listed field (what `ensureIndexes` in store/sql/schema.ts runs). */
-export function indexStatement(driver: SqlDriver, table: string, field: string, o: { unique?: boolean; array?: boolean }): string {
+export function indexStatement(driver: SqlDriver, table: string, field: string, o: { unique?: boolean; array?: boolean; unlessStatus?: string[] }): string {
   const name = `${o.unique ? "ux" : "ix"}_${table}_${field.replace(/\./g, "_")}`;
   const expr = fieldExpr(driver.dialect, field);
   if (driver.dialect === "postgres" && o.array) return `CREATE INDEX IF NOT EXISTS ${name} ON ${table} USING GIN (${expr} jsonb_path_ops)`;
-  return `CREATE ${o.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${name} ON ${table} (site, ${expr})`;
+  let where = "";
+  if (o.unlessStatus?.length) {
+    const text = (f: string) => (driver.dialect === "sqlite" ? fieldExpr("sqlite", f) : `(doc ->> '${f}')`);
+    const statuses = o.unlessStatus.map(st => `'${st.replace(/'/g, "''")}'`).join(", ");
+    where = ` WHERE ${text(field)} <> '' AND ${text("status")} NOT IN (${statuses})`;
+  }
+  return `CREATE ${o.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${name} ON ${table} (site, ${expr})${where}`;
 }

@@ -12,6 +12,9 @@
 import Database from "better-sqlite3";
 import { Pool, PoolClient } from "pg";
 import { foldText } from "../../lib/store-query";
+import { StoreUnavailable, UniqueViolation } from "../errors";
+
+export { StoreUnavailable, UniqueViolation } from "../errors";
 
 export type Dialect = "sqlite" | "postgres";
 export type Param = string | number | bigint | null | Buffer;
@@ -28,19 +31,6 @@ export interface SqlDriver extends SqlRunner {
   /** Runs `fn` holding the store-wide lock `key` (migrations, scheduled jobs): one holder across all nodes. */
   withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
-}
-
-/** A unique constraint refused a write; `constraint` names the index. */
-export class UniqueViolation extends Error {
-  constructor(readonly constraint: string, cause: unknown) {
-    super(`unique constraint ${constraint} violated`);
-    this.cause = cause;
-  }
-}
-
-/** The database cannot be reached (connection refused or lost): the gateway answers 503. */
-export class StoreUnavailable extends Error {
-  readonly code = "STORE_UNAVAILABLE";
 }
 
 // ---------------------------------------------------------------------------------------------- SQLite
@@ -63,6 +53,8 @@ function sqliteError(err: unknown): unknown {
   }
   return err;
 }
+
+const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER)\b/i;
 
 export function openSqlite(filename: string): SqlDriver {
   const db = new Database(filename);
@@ -105,6 +97,8 @@ export function openSqlite(filename: string): SqlDriver {
     // A statement outside a transaction is its own transaction: it waits for an open one to finish, so
     // it never lands inside another caller's transaction on the shared connection.
     run: (sql, params) => (inTransaction ? writes(() => runner.run(sql, params)) : runner.run(sql, params)),
+    // A write that answers rows (INSERT … RETURNING) is queued like `run`.
+    all: <T>(sql: string, params?: Param[]) => (inTransaction && WRITE.test(sql) ? writes(() => runner.all<T>(sql, params)) : runner.all<T>(sql, params)),
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
       return writes(async () => {
         prepare("BEGIN IMMEDIATE").run();
