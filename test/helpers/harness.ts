@@ -2,6 +2,7 @@
  * Boots the whole service in-process (every service, the real HTTP gateway on a free port, the embedded
  * store in memory unless told otherwise) and speaks HTTP to it, as an outside client would.
  */
+import { createTestDatabase, TestDatabase } from "./postgres";
 import * as net from "net";
 import type { ServiceBroker } from "moleculer";
 
@@ -60,8 +61,11 @@ export interface Running {
 /** Starts every service (or SERVICES from env) with the given environment on a free port. */
 export async function startService(env: Record<string, string> = {}): Promise<Running> {
   const port = await freePort();
+  // TEST_STORE=postgres: the same tests on a PostgreSQL database of their own (README "Tests").
+  const pg: TestDatabase | undefined = process.env.TEST_STORE === "postgres" && !env.DATABASE_URL && !env.MONGO_URI ? await createTestDatabase("http") : undefined;
   const fullEnv: Record<string, string> = {
-    PORT: String(port), HOST: "127.0.0.1", DATA_DIR: ":memory:", METRICS_PORT: "0", API_KEYS: TEST_API_KEYS, LOG_LEVEL: "warn", ...env
+    PORT: String(port), HOST: "127.0.0.1", DATA_DIR: ":memory:", METRICS_PORT: "0", API_KEYS: TEST_API_KEYS, LOG_LEVEL: "warn",
+    DATABASE_URL: pg?.url ?? "", ...env
   };
   Object.assign(process.env, fullEnv);
   const { readSettings, useSettings } = require("../../lib/settings");
@@ -99,6 +103,9 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     port, base, ns, broker,
     request,
     get: (path, as) => request("GET", path, { as }),
-    stop: () => broker.stop()
+    async stop() {
+      await broker.stop();
+      await pg?.drop();
+    }
   };
 }
