@@ -35,6 +35,7 @@ function cleaningWrites(col: Collection, clean: () => Promise<void>): Collection
     ...col,
     insert: after(col.insert),
     updateOne: after(col.updateOne),
+    updateOneChange: after(col.updateOneChange),
     updateMany: after(col.updateMany),
     removeMany: after(col.removeMany)
   };

@@ -481,6 +481,8 @@ const EventsService: ServiceSchema = {
 
       const id: number = current ? current._id : await this.allocateId("posts", "event");
       // The slug is unique by the store's constraint; a write that lost a race for it picks the next one.
+      // The record as this write found it under the store's lock: the term counts move by exactly this change.
+      let before: EventDoc | undefined = current;
       const doc: EventDoc = await this.retryOnSlugConflict(async () => {
         // a slug chosen here is held against parallel writes of this process until this one is stored
         const holds: SlugHold[] = [];
@@ -495,12 +497,15 @@ const EventsService: ServiceSchema = {
               ticketed: false, post_parent: 0, post_password: "", ...inline
             });
           }
-          return this.store.updateOne({ _id: id }, { $set: inline });
+          const change = await this.store.updateOneChange({ _id: id }, { $set: inline });
+          if (!change) throw new ApiError("rest-event-not-found", 404, { id });
+          before = change.before as EventDoc;
+          return change.after;
         } finally {
           for (const hold of holds) hold.release();
         }
       });
-      await this.adjustCounts(current, doc);
+      await this.adjustCounts(before, doc);
       await this.announce(current ? "updated" : "created", doc);
       return doc;
     },

@@ -31,9 +31,12 @@ export function checkTopology(s: Settings): string | undefined {
   const unknown = s.services.filter(name => !SERVICE_SCHEMAS[name]);
   if (unknown.length) return `SERVICES names unknown services: ${unknown.join(", ")} (known: ${Object.keys(SERVICE_SCHEMAS).join(", ")})`;
   const posts = POST_SERVICES.filter(name => s.services.includes(name));
-  if (!s.mongoUri && posts.length > 0 && posts.length < POST_SERVICES.length)
-    return `On the embedded store, events, venues and organizers share one id sequence and must run in one process ` +
-      `(SERVICES has only ${posts.join(", ")}). Run them together, or set MONGO_URI to split them.`;
+  // Processes share a SQLite file (one host) or a PostgreSQL/MongoDB database; an in-memory database is
+  // one process's own, so the services drawing from one id sequence must then run together (C23, C38).
+  const inMemory = !s.mongoUri && !s.databaseUrl && s.dataDir === ":memory:";
+  if (inMemory && posts.length > 0 && posts.length < POST_SERVICES.length)
+    return `With DATA_DIR=:memory:, events, venues and organizers share one id sequence and must run in one process ` +
+      `(SERVICES has only ${posts.join(", ")}). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.`;
   return undefined;
 }
 

@@ -18,6 +18,8 @@ export interface Collection {
   insert(doc: Doc): Promise<Doc>;
   /** Applies `update` ($set/$unset/$inc/$push/$pull/$addToSet) to the first match, atomically; returns the updated doc. */
   updateOne(query: Query, update: Doc): Promise<Doc | null>;
+  /** `updateOne`, answering the document as the update found it (read under the same lock) and as it left it. */
+  updateOneChange(query: Query, update: Doc): Promise<{ before: Doc; after: Doc } | null>;
   updateMany(query: Query, update: Doc): Promise<number>;
   removeMany(query: Query): Promise<number>;
   ensureIndex(field: string, opts?: { unique?: boolean; sparse?: boolean }): Promise<void>;

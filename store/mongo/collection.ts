@@ -5,6 +5,7 @@
  */
 import type { Collection } from "../collection";
 import type { Query, Doc } from "../../lib/store-query";
+import { applyUpdate } from "../../lib/update-ops";
 
 /** A document-level `$not` is MongoDB's `$nor` with one clause. */
 export function toMongoQuery(query: Query): Query {
@@ -48,6 +49,14 @@ export function mongoCollection(col: any): Collection {
         ? await col.findOneAndReplace(toMongoQuery(query), update, { returnOriginal: false, returnDocument: "after" })
         : await col.findOneAndUpdate(toMongoQuery(query), update, { returnOriginal: false, returnDocument: "after" });
       return res?.value ?? null;
+    },
+    async updateOneChange(query, update) {
+      const replacing = !Object.keys(update).some(k => k.startsWith("$"));
+      const res = replacing
+        ? await col.findOneAndReplace(toMongoQuery(query), update, { returnOriginal: true, returnDocument: "before" })
+        : await col.findOneAndUpdate(toMongoQuery(query), update, { returnOriginal: true, returnDocument: "before" });
+      const before: Doc | null = res?.value ?? null;
+      return before ? { before, after: applyUpdate(before, update) } : null;
     },
     async updateMany(query, update) {
       const res = await col.updateMany(toMongoQuery(query), update);

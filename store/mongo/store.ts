@@ -74,6 +74,10 @@ function siteCollection(col: MongoCol, site: number): Collection {
     findOne: async q => strip(await inner.findOne(scoped(q))),
     insert: async doc => strip(await inner.insert({ ...doc, site })),
     updateOne: async (q, u) => strip(await inner.updateOne(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site })),
+    updateOneChange: async (q, u) => {
+      const change = await inner.updateOneChange(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site });
+      return change ? { before: strip(change.before), after: strip(change.after) } : null;
+    },
     updateMany: (q, u) => inner.updateMany(scoped(q), u),
     removeMany: q => inner.removeMany(scoped(q)),
     ensureIndex: (field, o) => inner.ensureIndex(field, o)

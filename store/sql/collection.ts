@@ -55,14 +55,15 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
   };
   const idParam = (id: unknown): Param => (opts.textId ? String(id) : Number(id));
 
-  async function updateRows(query: Query, update: Doc, limit?: 1): Promise<Doc[]> {
+  async function updateRows(query: Query, update: Doc, limit?: 1): Promise<Array<{ before: Doc; after: Doc }>> {
     return driver.transaction(async tx => {
       const rows = await select(tx, query, `${limit ? " LIMIT 1" : ""}${sqlite ? "" : " FOR UPDATE"}`);
-      const out: Doc[] = [];
+      const out: Array<{ before: Doc; after: Doc }> = [];
       for (const row of rows) {
-        const next = applyUpdate(toDoc(row), update);
-        await tx.run(`UPDATE ${table} SET doc = ${docParam} WHERE site = ? AND id = ?`, [body(next), site, row.id]);
-        out.push(next);
+        const before = toDoc(row);
+        const after = applyUpdate(before, update);
+        await tx.run(`UPDATE ${table} SET doc = ${docParam} WHERE site = ? AND id = ?`, [body(after), site, row.id]);
+        out.push({ before, after });
       }
       return out;
     });
@@ -100,8 +101,12 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       return doc;
     },
     async updateOne(query, update) {
-      const [doc] = await updateRows(query, update, 1);
-      return doc ?? null;
+      const [change] = await updateRows(query, update, 1);
+      return change?.after ?? null;
+    },
+    async updateOneChange(query, update) {
+      const [change] = await updateRows(query, update, 1);
+      return change ?? null;
     },
     async updateMany(query, update) {
       return (await updateRows(query, update)).length;
