@@ -51,10 +51,11 @@ export function toApiError(err: unknown): { error: ApiError; unexpected: boolean
   if (e instanceof Errors.RequestTimeoutError || e instanceof Errors.RequestSkippedError || ["RequestTimeoutError", "RequestSkippedError"].includes(e?.name)
     || ["REQUEST_TIMEOUT", "REQUEST_SKIPPED"].includes(e?.type))
     return { error: new ApiError("rest_gateway_timeout", 504), unexpected: false };
-  // BrokerDisconnectedError: this node lost the transporter (NATS down); ServiceUnavailableError: moleculer-web's own.
+  // BrokerDisconnectedError: this node lost the transporter (NATS down); ServiceUnavailableError: moleculer-web's own;
+  // StoreUnavailableError: the database cannot be reached (store/errors.ts).
   if (e instanceof Errors.ServiceNotFoundError || e instanceof Errors.ServiceNotAvailableError || e instanceof Errors.RequestRejectedError
-    || ["ServiceNotFoundError", "ServiceNotAvailableError", "RequestRejectedError", "ServiceUnavailableError", "QueueIsFullError", "BrokerDisconnectedError"].includes(e?.name)
-    || ["SERVICE_NOT_FOUND", "SERVICE_NOT_AVAILABLE", "REQUEST_REJECTED", "QUEUE_FULL"].includes(e?.type))
+    || ["ServiceNotFoundError", "ServiceNotAvailableError", "RequestRejectedError", "ServiceUnavailableError", "QueueIsFullError", "BrokerDisconnectedError", "StoreUnavailableError"].includes(e?.name)
+    || ["SERVICE_NOT_FOUND", "SERVICE_NOT_AVAILABLE", "REQUEST_REJECTED", "QUEUE_FULL", "STORE_UNAVAILABLE"].includes(e?.type))
     return { error: new ApiError("rest_service_unavailable", 503), unexpected: false };
   // any other refusal of the body parser (a form body nested too deep, an aborted upload…), which moleculer-web
   // hands on as a MoleculerError with the parser's status: the request could not be read

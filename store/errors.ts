@@ -13,7 +13,8 @@ export class UniqueViolation extends Error {
 
 /** The database cannot be reached (connection refused or lost). */
 export class StoreUnavailable extends Error {
-  readonly code = "STORE_UNAVAILABLE";
+  override readonly name = "StoreUnavailableError";
+  readonly type = "STORE_UNAVAILABLE";
 }
 
 /** A duplicate key on any store: SQL's UniqueViolation, MongoDB's error 11000. */

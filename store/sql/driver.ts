@@ -132,12 +132,12 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-const UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"]);
+const UNAVAILABLE = new Set(["55000", "57014", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"]);
 
 function pgError(err: unknown): unknown {
   const e = err as { code?: string; constraint?: string; message?: string };
   if (e.code === "23505") return new UniqueViolation(e.constraint ?? "unique", err);
-  if ((e.code && UNAVAILABLE.has(e.code)) || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(e.message ?? ""))
+  if ((e.code && UNAVAILABLE.has(e.code)) || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout/i.test(e.message ?? ""))
     return new StoreUnavailable(`the database cannot be reached: ${e.message}`);
   return err;
 }
@@ -163,7 +163,8 @@ function pgRunner(q: (text: string, values: Param[]) => Promise<{ rows: unknown[
 }
 
 export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs?: number } = {}): SqlDriver {
-  const pool = new Pool({ connectionString: url, max: opts.max ?? 10, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000 });
+  // Never a hang: a connection, a statement and a query each have a deadline (an answer then is a 503).
+  const pool = new Pool({ connectionString: url, max: opts.max ?? 10, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000, statement_timeout: 10_000, query_timeout: 12_000 });
   // An idle connection dropped by the server is replaced on the next query; never an unhandled error.
   pool.on("error", () => undefined);
   const runner = pgRunner((text, values) => pool.query(text, values));

@@ -1,0 +1,179 @@
+/**
+ * `npm run bench:store` (also the first part of `npm run bench`): the store's figures on each SQL store,
+ * the whole service in one process (`node dist/server.js`) as `npm start` runs it:
+ * - creates/s: N events created through the HTTP API by 32 concurrent clients (each with its own title);
+ * - start-up: the process restarted on the store now holding N events, until the namespace root answers 200;
+ * - resident memory (VmRSS) after the restart and a short read load (default list, single events).
+ * The raw node:http baseline of run.ts is not needed here: these are absolute figures (C47), read on
+ * this machine kind.
+ *
+ * Settings: BENCH_STORE_N (default 100000), BENCH_STORES (default sqlite,postgres), PG_ADMIN_URL.
+ */
+import { ChildProcess, spawn } from "child_process";
+import * as fs from "fs";
+import * as net from "net";
+import * as os from "os";
+import * as path from "path";
+import { Client } from "pg";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const N = Number(process.env.BENCH_STORE_N ?? 100_000);
+const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map(s => s.trim()).filter(Boolean);
+const CLIENTS = 32;
+const KEY = "bench-admin";
+const NS = "/wp-json/calendar/events/v1";
+const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+interface StoreRow { store: string; n: number; createsPerSec: number; createP99Ms: number; startupMs: number; rssMb: number; readsPerSec: number }
+
+function freePort(): Promise<number> {
+  return new Promise(resolve => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(base: string, timeoutMs = 120_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(`${base}${NS}`)).status === 200) return;
+    } catch { /* not yet */ }
+    await new Promise(r => setTimeout(r, 20));
+  }
+  throw new Error(`${base} not ready`);
+}
+
+function start(env: Record<string, string>, port: number): ChildProcess {
+  return spawn(process.execPath, [path.join(ROOT, "dist", "server.js")], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", METRICS_PORT: "0", API_KEYS: `${KEY}:administrator:1`, LOG_LEVEL: "error", ...env },
+    stdio: ["ignore", "ignore", "inherit"]
+  });
+}
+
+function stop(proc: ChildProcess): Promise<void> {
+  return new Promise(resolve => {
+    if (proc.exitCode !== null) return resolve();
+    proc.once("exit", () => resolve());
+    proc.kill("SIGTERM");
+  });
+}
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+};
+
+async function createAll(base: string, n: number): Promise<{ perSec: number; p99: number }> {
+  let next = 0;
+  const latencies: number[] = [];
+  const began = Date.now();
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (next < n) {
+      const i = next++;
+      const day = String(1 + (i % 28)).padStart(2, "0");
+      const month = String(1 + (Math.floor(i / 28) % 12)).padStart(2, "0");
+      const body = JSON.stringify({ title: `Bench event ${i}`, description: `Seeded event number ${i}`, start_date: `2027-${month}-${day} 10:00:00`, end_date: `2027-${month}-${day} 12:00:00` });
+      const t0 = performance.now();
+      const res = await fetch(`${base}${NS}/events`, { method: "POST", headers: { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" }, body });
+      await res.arrayBuffer();
+      if (res.status !== 201) throw new Error(`create ${i}: ${res.status}`);
+      latencies.push(performance.now() - t0);
+      if (i % 10_000 === 0) process.stderr.write(`\r  created ${i}/${n}`);
+    }
+  }));
+  process.stderr.write(`\r  created ${n}/${n}\n`);
+  return { perSec: Math.round(n / ((Date.now() - began) / 1000)), p99: Math.round(percentile(latencies, 0.99)) };
+}
+
+async function readLoad(base: string, seconds: number, maxId: number): Promise<number> {
+  const until = Date.now() + seconds * 1000;
+  let done = 0;
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (Date.now() < until) {
+      const path = done % 2 === 0 ? `${NS}/events?per_page=10` : `${NS}/events/${1 + Math.floor(Math.random() * maxId)}`;
+      const res = await fetch(`${base}${path}`);
+      await res.arrayBuffer();
+      done++;
+    }
+  }));
+  return Math.round(done / seconds);
+}
+
+async function benchStore(store: string): Promise<StoreRow> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  let env: Record<string, string>;
+  let cleanup: () => Promise<void>;
+  if (store === "postgres") {
+    const name = `calendar_bench_${process.pid}`;
+    const admin = new Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'`);
+    await admin.end();
+    const url = new URL(PG_ADMIN_URL);
+    url.pathname = `/${name}`;
+    env = { DATABASE_URL: url.toString(), DATA_DIR: ":memory:" };
+    cleanup = async () => {
+      const c = new Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    };
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-store-"));
+    env = { DATA_DIR: dir };
+    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
+  }
+  try {
+    process.stderr.write(`${store}: ${N} creates by ${CLIENTS} clients\n`);
+    let proc = start(env, port);
+    await waitReady(base);
+    const creates = await createAll(base, N);
+    await stop(proc);
+    const t0 = Date.now();
+    proc = start(env, port);
+    await waitReady(base);
+    const startupMs = Date.now() - t0;
+    const readsPerSec = await readLoad(base, 20, N);
+    const rss = rssMb(proc.pid!);
+    await stop(proc);
+    return { store, n: N, createsPerSec: creates.perSec, createP99Ms: creates.p99, startupMs, rssMb: rss, readsPerSec };
+  } finally {
+    await cleanup();
+  }
+}
+
+export async function runStoreBench(): Promise<StoreRow[]> {
+  const rows: StoreRow[] = [];
+  for (const store of STORES) rows.push(await benchStore(store));
+  const lines = [
+    `store bench (${new Date().toISOString()}, ${os.cpus().length} cores, node ${process.version})`,
+    "store     | events | creates/s | create p99 ms | start-up ms | RSS MB (after 20 s of reads) | reads/s (list + single event, cache on)",
+    ...rows.map(r => `${r.store.padEnd(9)} | ${String(r.n).padStart(6)} | ${String(r.createsPerSec).padStart(9)} | ${String(r.createP99Ms).padStart(13)} | ${String(r.startupMs).padStart(11)} | ${String(r.rssMb).padStart(28)} | ${r.readsPerSec}`)
+  ];
+  console.log(lines.join("\n"));
+  const dir = path.join(ROOT, "bench", "results");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "store-latest.txt"), lines.join("\n") + "\n");
+  fs.writeFileSync(path.join(dir, "store-latest.json"), JSON.stringify({ at: new Date().toISOString(), rows }, null, 2) + "\n");
+  return rows;
+}
+
+if (require.main === module) {
+  runStoreBench().catch(err => {
+    console.error(err);
+    process.exit(1);
+  });
+}
