@@ -34,6 +34,7 @@ function cleaningWrites(col: Collection, clean: () => Promise<void>): Collection
   return {
     ...col,
     insert: after(col.insert),
+    append: after(col.append),
     updateOne: after(col.updateOne),
     updateOneChange: after(col.updateOneChange),
     updateMany: after(col.updateMany),

@@ -47,7 +47,7 @@ export interface FeedAnswer {
 
 const ChangesService: ServiceSchema = {
   name: "changes",
-  mixins: [StoreMixin({ collection: "changes", indexes: [{ field: "key" }] })],
+  mixins: [StoreMixin({ collection: "changes", indexes: [{ field: "key", thenById: true }] })],
 
   actions: {
     list: {
@@ -120,13 +120,8 @@ const ChangesService: ServiceSchema = {
 
     async storeChanges(this: any, batches: ChangeInput[][]): Promise<number[]> {
       const store: Collection = this.store;
-      const all = batches.flat();
-      // Ids of one batch are consecutive: the id registry hands them out by group commit too.
-      const seqs: number[] = await Promise.all(all.map(() => this.allocateId("changes", "change")));
-      const order = all.map((c, i) => ({ c, seq: seqs[i] })).sort((a, b) => a.seq - b.seq);
       const last = new Map<string, ChangeDoc["after"]>();
-      const docs: ChangeDoc[] = [];
-      for (const { c, seq } of order) {
+      for (const c of batches.flat()) {
         const key = changeKey(c.type, c.id);
         let before = last.get(key);
         if (before === undefined) {
@@ -134,11 +129,10 @@ const ChangesService: ServiceSchema = {
           before = prev ? prev.after : null;
         }
         const after = c.snapshot ?? null;
-        const doc: ChangeDoc = { _id: seq, key, type: c.type, id: c.id, action: c.action, modified_utc: c.modified_utc, before, after, at: Date.now() };
-        docs.push(doc);
+        // numbered by the store as it is stored (store/collection.ts `append`)
+        await store.append({ key, type: c.type, id: c.id, action: c.action, modified_utc: c.modified_utc, before, after, at: Date.now() });
         last.set(key, after);
       }
-      for (const doc of docs) await store.insert(doc);
       return batches.map(b => b.length);
     },
 

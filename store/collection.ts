@@ -16,6 +16,8 @@ export interface Collection {
   findOne(query: Query): Promise<Doc | null>;
   /** Stores a new document (its `_id` set by the caller); a taken unique key throws UniqueViolation. */
   insert(doc: Doc): Promise<Doc>;
+  /** Stores a new document under the next number of this collection's own sequence; answers it with its `_id`. */
+  append(doc: Doc): Promise<Doc>;
   /** Applies `update` ($set/$unset/$inc/$push/$pull/$addToSet) to the first match, atomically; returns the updated doc. */
   updateOne(query: Query, update: Doc): Promise<Doc | null>;
   /** `updateOne`, answering the document as the update found it (read under the same lock) and as it left it. */

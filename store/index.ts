@@ -21,6 +21,8 @@ export interface IndexSpec {
   sparse?: boolean;
   /** The field holds an array of scalars (links, languages, cells). */
   array?: boolean;
+  /** The index orders equal values by id (a lookup of the newest record with a value reads one entry). */
+  thenById?: boolean;
   /** With `unique`: only among records whose status is none of these and whose value is not empty. */
   unlessStatus?: string[];
 }

@@ -22,8 +22,15 @@ export function toMongoQuery(query: Query): Query {
 }
 
 /** A MongoDB collection (driver 3.x as bundled by moleculer-db-adapter-mongo). */
-export function mongoCollection(col: any): Collection {
+export function mongoCollection(col: any, counters?: any, counterId = "records"): Collection {
   return {
+    async append(doc) {
+      if (!counters) throw new Error("append needs the database's counters collection");
+      const res = await counters.findOneAndUpdate({ _id: counterId }, { $inc: { seq: 1 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
+      const stored = { ...doc, _id: res.value.seq };
+      await col.insertOne(stored);
+      return stored;
+    },
     find(query, opts = {}) {
       let cursor = col.find(toMongoQuery(query));
       if (opts.projection) cursor = cursor.project(opts.projection);

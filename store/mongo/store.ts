@@ -58,8 +58,9 @@ function registry(db: MongoDb, site: number): IdRegistry {
 }
 
 /** A collection of one site: `site` added to every query and document, `_id` kept as the services see it. */
-function siteCollection(col: MongoCol, site: number): Collection {
-  const inner = mongoCollection(col);
+function siteCollection(db: MongoDb, name: string, site: number): Collection {
+  const col = db.collection(name);
+  const inner = mongoCollection(col, db.collection("counters"), `${site}:${name}`);
   const scoped = (q: Record<string, unknown>) => ({ $and: [{ site }, q] });
   const strip = <T extends Record<string, unknown> | null>(doc: T): T => {
     if (!doc) return doc;
@@ -73,6 +74,7 @@ function siteCollection(col: MongoCol, site: number): Collection {
     idsWhere: async (field, value) => (await inner.find(scoped({ [field]: value }))).map(d => d._id),
     findOne: async q => strip(await inner.findOne(scoped(q))),
     insert: async doc => strip(await inner.insert({ ...doc, site })),
+    append: async doc => strip(await inner.append({ ...doc, site })),
     updateOne: async (q, u) => strip(await inner.updateOne(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site })),
     updateOneChange: async (q, u) => {
       const change = await inner.updateOneChange(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site });
@@ -102,7 +104,7 @@ export async function openMongo(uri: string, connectTimeoutMs: number): Promise<
   return {
     kind: "mongo",
     location: uri.replace(/\/\/[^@]*@/, "//***@"),
-    collection: (name: string, _indexes: readonly IndexSpec[], site = 1) => siteCollection(db.collection(name), site),
+    collection: (name: string, _indexes: readonly IndexSpec[], site = 1) => siteCollection(db, name, site),
     async ensureIndexes(name, indexes) {
       const col = db.collection(name);
       for (const index of indexes) await col.createIndex({ site: 1, [index.field]: 1 }, { unique: !!index.unique, sparse: !!index.sparse });

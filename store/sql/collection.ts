@@ -100,6 +100,16 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       await driver.run(`INSERT INTO ${table} (site, id, doc) VALUES (?, ?, ${docParam})`, [site, idParam(doc._id), body(doc)]);
       return doc;
     },
+    async append(doc) {
+      // SQLite has one writer at a time: one past the highest id is the next number. PostgreSQL: the
+      // collection's row of `sequences`, moved on in the same statement.
+      const [row] = sqlite
+        ? await driver.all<{ id: number | string }>(`INSERT INTO ${table} (site, id, doc) SELECT ?, COALESCE(MAX(id), 0) + 1, ${docParam} FROM ${table} WHERE site = ? RETURNING id`, [site, body(doc), site])
+        : await driver.all<{ id: number | string }>(
+          `WITH s AS (INSERT INTO sequences (site, name, value) VALUES (?, ?, 1) ON CONFLICT (site, name) DO UPDATE SET value = sequences.value + 1 RETURNING value) ` +
+          `INSERT INTO ${table} (site, id, doc) SELECT ?, value, ${docParam} FROM s RETURNING id`, [site, table, site, body(doc)]);
+      return { ...doc, _id: toId(row.id) };
+    },
     async updateOne(query, update) {
       const [change] = await updateRows(query, update, 1);
       return change?.after ?? null;
@@ -121,8 +131,8 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
 }
 
 /** The index statement of a listed field (what `ensureIndexes` in store/sql/schema.ts runs). */
-export function indexStatement(driver: SqlDriver, table: string, field: string, o: { unique?: boolean; array?: boolean; unlessStatus?: string[] }): string {
-  const name = `${o.unique ? "ux" : "ix"}_${table}_${field.replace(/\./g, "_")}`;
+export function indexStatement(driver: SqlDriver, table: string, field: string, o: { unique?: boolean; array?: boolean; unlessStatus?: string[]; thenById?: boolean }): string {
+  const name = `${o.unique ? "ux" : "ix"}_${table}_${field.replace(/\./g, "_")}${o.thenById ? "_id" : ""}`;
   const expr = fieldExpr(driver.dialect, field);
   if (driver.dialect === "postgres" && o.array) return `CREATE INDEX IF NOT EXISTS ${name} ON ${table} USING GIN (${expr} jsonb_path_ops)`;
   let where = "";
@@ -131,5 +141,5 @@ export function indexStatement(driver: SqlDriver, table: string, field: string, 
     const statuses = o.unlessStatus.map(st => `'${st.replace(/'/g, "''")}'`).join(", ");
     where = ` WHERE ${text(field)} <> '' AND ${text("status")} NOT IN (${statuses})`;
   }
-  return `CREATE ${o.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${name} ON ${table} (site, ${expr})${where}`;
+  return `CREATE ${o.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${name} ON ${table} (site, ${expr}${o.thenById ? ", id" : ""})${where}`;
 }

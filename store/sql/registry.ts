@@ -21,9 +21,16 @@ export function sqlRegistry(driver: SqlDriver, site: number): IdRegistry {
   };
   return {
     async allocate(seq, type) {
-      const id = await next(seq);
-      if (seq === "posts") await driver.run("INSERT INTO post_types (site, id, type) VALUES (?, ?, ?)", [site, id, type]);
-      return id;
+      if (seq !== "posts") return next(seq);
+      // One statement draws the id and records its type: on PostgreSQL the sequence row moves on in a CTE;
+      // on SQLite (one writer at a time) the next id is one past the highest ever drawn.
+      const [row] = driver.dialect === "postgres"
+        ? await driver.all<{ id: number | string }>(
+          "WITH s AS (INSERT INTO sequences (site, name, value) VALUES (?, 'posts', 1) ON CONFLICT (site, name) DO UPDATE SET value = sequences.value + 1 RETURNING value) " +
+          "INSERT INTO post_types (site, id, type) SELECT ?, value, ? FROM s RETURNING id", [site, site, type])
+        : await driver.all<{ id: number | string }>(
+          "INSERT INTO post_types (site, id, type) SELECT ?, COALESCE(MAX(id), 0) + 1, ? FROM post_types WHERE site = ? RETURNING id", [site, type, site]);
+      return Number(row.id);
     },
     async typeOf(id) {
       const [row] = await driver.all<{ type: string }>("SELECT type FROM post_types WHERE site = ? AND id = ?", [site, id]);
@@ -32,9 +39,9 @@ export function sqlRegistry(driver: SqlDriver, site: number): IdRegistry {
     async imageForUrl(url, extension) {
       const found = await findImage(url);
       if (found) return found;
-      const id = await next("posts");
       try {
-        await driver.run("INSERT INTO post_types (site, id, type, url, extension) VALUES (?, ?, 'image', ?, ?)", [site, id, url, extension]);
+        const id = await this.allocate("posts", "image");
+        await driver.run("UPDATE post_types SET url = ?, extension = ? WHERE site = ? AND id = ?", [url, extension, site, id]);
         return { id, url, extension };
       } catch (err) {
         // Another writer made the record of this URL first: use theirs (the id drawn stays unused).
