@@ -3,6 +3,14 @@
  * bounded request load that records every answer, and polling.
  */
 import { KEYS } from "./harness";
+import { ContractChecker, Received } from "./contract";
+
+// The nodes these tests start run the compiled service; its document is the one this source builds.
+const contract = new ContractChecker(async () => {
+  require("../../services");
+  const { openApiDocument } = require("../../lib/discovery");
+  return openApiDocument("http://localhost/wp-json", "en");
+});
 
 export const NS_PATH = "/wp-json/calendar/events/v1";
 
@@ -22,6 +30,8 @@ export async function call(base: string, method: string, path: string, body?: un
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const start = Date.now();
   const url = path.startsWith("/health") ? base + path : `${base}${NS_PATH}${path}`;
+  let answer: Timed;
+  let received: Received;
   try {
     const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30000) });
     const text = await res.text();
@@ -31,10 +41,14 @@ export async function call(base: string, method: string, path: string, body?: un
     } catch {
       /* not JSON */
     }
-    return { kind: `${method} ${path}`, start, end: Date.now(), status: res.status, body: parsed };
+    answer = { kind: `${method} ${path}`, start, end: Date.now(), status: res.status, body: parsed };
+    received = { method, url, status: res.status, contentType: res.headers.get("content-type"), text };
   } catch (err: any) {
     return { kind: `${method} ${path}`, start, end: Date.now(), status: 0, body: undefined, error: String(err?.cause?.code ?? err?.name ?? err) };
   }
+  // Every answer is checked against the document (test/helpers/contract.ts); a mismatch fails the caller.
+  await contract.check(received);
+  return answer;
 }
 
 export const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));

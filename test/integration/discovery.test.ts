@@ -1,6 +1,8 @@
 /**
  * Discovery through HTTP: the namespace index, the /doc document and the /docs page (discovery.md).
  */
+import { execFileSync } from "child_process";
+import path from "path";
 import { startService, Running } from "../helpers/harness";
 import { translate, LANGUAGES } from "../../lib/messages";
 
@@ -63,13 +65,26 @@ describe("discovery over HTTP", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("application/json");
     expect(Object.keys(res.body)).toEqual(["openapi", "info", "components", "servers", "paths"]);
-    expect(res.body.openapi).toBe("3.0.0");
+    expect(res.body.openapi).toBe("3.1.0");
     expect(res.body.servers).toEqual([{ url: `${site}/wp-json/calendar/events/v1/` }]);
     expect(Object.keys(res.body.components.schemas)).toEqual(["ImageSize", "CostDetails", "Term", "Image", "DateDetails", "Event", "Venue", "Organizer"]);
     expect(Object.keys(res.body.paths)).toEqual(["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}",
       "/venues/by-slug/{slug}", "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes"]);
     const fr = await svc.get("/fr/wp-json/calendar/events/v1/doc");
     expect(fr.body.servers).toEqual([{ url: `${site}/fr/wp-json/calendar/events/v1/` }]);
+  });
+
+  test("/doc as served is valid OpenAPI for both third-party validators, in every language root", async () => {
+    const docs = [];
+    for (const root of ["", "/fr", "/pt-br", "/zh-hans"]) {
+      const res = await svc.get(`${svc.base}${root}/wp-json/calendar/events/v1/doc`);
+      expect(res.status).toBe(200);
+      expect(res.body.servers[0].url).toBe(`${site}${root}/wp-json/calendar/events/v1/`);
+      docs.push(res.body);
+    }
+    const script = path.join(__dirname, "..", "helpers", "openapi-validators.mjs");
+    const out = JSON.parse(execFileSync(process.execPath, [script], { input: JSON.stringify(docs), maxBuffer: 256 * 1024 * 1024, timeout: 120_000 }).toString("utf8"));
+    expect(out).toEqual(docs.map(() => ({ seriousme: [], swaggerParser: null })));
   });
 
   test("/doc texts follow the language (i18n_language, then the path language)", async () => {
