@@ -17,6 +17,8 @@ export interface Settings {
   namespace: string;
   metricsPort: number;
   siteTimezone: string;
+  /** SITE_NAME: the site's name where the service names it (default: BASE_URL's host name, without port). */
+  siteName: string;
   rateLimit?: { limit: number; windowMs: number };
   apiKeys?: string;
   requestTimeout: number;
@@ -45,14 +47,24 @@ function parseCorsOrigins(v: string | undefined): Settings["corsOrigins"] {
   return list.length === 0 || list.includes("*") ? "*" : list;
 }
 
+/** The host name of a URL, without port (`http://127.0.0.1:3917` → 127.0.0.1). */
+function hostName(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return url;
+  }
+}
+
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = Number(env.PORT || 3000);
   const dataDir = env.DATA_DIR || "./data";
   const services = (env.SERVICES || "all").split(",").map(s => s.trim()).filter(Boolean);
+  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, "");
   return {
     port,
     host: env.HOST || "0.0.0.0",
-    baseUrl: (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
+    baseUrl,
     restPrefix: (env.REST_PREFIX || "wp-json").replace(/^\/+|\/+$/g, ""),
     dataDir: dataDir === ":memory:" ? dataDir : path.resolve(dataDir),
     mongoUri: env.MONGO_URI || undefined,
@@ -62,6 +74,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     namespace: env.NAMESPACE || "",
     metricsPort: env.METRICS_PORT === undefined ? 3030 : Number(env.METRICS_PORT),
     siteTimezone: env.SITE_TIMEZONE || "UTC",
+    siteName: env.SITE_NAME?.trim() || hostName(baseUrl),
     rateLimit: parseRateLimit(env.RATE_LIMIT),
     apiKeys: env.API_KEYS || undefined,
     requestTimeout: Number(env.REQUEST_TIMEOUT || 10000),

@@ -83,11 +83,14 @@ function documentOnly(doc: ParamDoc): Rule {
  * Params of the gateway's own routed actions. WordPress declares the index's two args with a default
  * only (no description, no type); an empty description is not printed.
  */
-export const API_PARAMS: Record<"api.index" | "api.doc", ParamsSchema> = {
+export const API_PARAMS: Record<"api.index" | "api.doc" | "api.restIndex" | "api.home", ParamsSchema> = {
   "api.index": {
     $$strict: "remove",
     namespace: documentOnly({ description: "", default: NAMESPACE_PATH }),
     context: documentOnly({ description: "", default: "view" })
   },
-  "api.doc": { $$strict: "remove" }
+  "api.doc": { $$strict: "remove" },
+  // WordPress discovery (lib/discovery/rest-index.ts): outside the namespace, no params.
+  "api.restIndex": { $$strict: "remove", context: documentOnly({ description: "", default: "view" }) },
+  "api.home": { $$strict: "remove" }
 };
