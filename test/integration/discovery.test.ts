@@ -49,6 +49,18 @@ describe("discovery over HTTP", () => {
     expect(create.args.title).toMatchObject({ type: "string", required: true });
   });
 
+  test("the index's texts follow the language: i18n_language, else the path language", async () => {
+    const en = await svc.get("/wp-json/calendar/events/v1");
+    const page = en.body.routes["/calendar/events/v1/events"].endpoints[0].args.page;
+    for (const [path, lang] of [["/fr/wp-json/calendar/events/v1", "fr"], ["/wp-json/calendar/events/v1?i18n_language=de", "de"], ["/fr/wp-json/calendar/events/v1?i18n_language=ja", "ja"]]) {
+      const res = await svc.get(path);
+      expect(res.status).toBe(200);
+      const args = res.body.routes["/calendar/events/v1/events"].endpoints[0].args;
+      expect(args.page).toEqual({ ...page, description: translate(page.description, lang) });
+      expect(args.page.description).not.toBe(page.description);
+    }
+  });
+
   test("the index's parameters: namespace=other is 404 rest_invalid_namespace, ours is fine, a bad language is 400", async () => {
     const other = await svc.get("/wp-json/calendar/events/v1?namespace=other/v2");
     expect(other.status).toBe(404);

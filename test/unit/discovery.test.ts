@@ -121,6 +121,29 @@ describe("namespace index", () => {
     expect(ix.routes[`${NS}/events`].endpoints[0].args).toEqual({ i18n_language: I18N });
   });
 
+  test("arg descriptions follow the language; every documented description has its translations", () => {
+    const fr = namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC", language: "fr" }) as any;
+    const en = index.routes[`${NS}/events`].endpoints[0].args;
+    const frArgs = fr.routes[`${NS}/events`].endpoints[0].args;
+    expect(Object.keys(frArgs)).toEqual(Object.keys(en));
+    expect(frArgs.page.description).toBe(translate(en.page.description, "fr"));
+    expect(frArgs.page.description).not.toBe(en.page.description);
+    expect({ ...frArgs.page, description: en.page.description }).toEqual(en.page);
+    const missing: string[] = [];
+    for (const route of ROUTES) {
+      for (const endpoint of route.endpoints) {
+        for (const { doc: d } of describeSchema(schemaOf(endpoint.action) ?? {})) {
+          if (!d.description) continue;
+          for (const lang of LANGUAGES) if (lang !== "en" && translate(d.description, lang) === d.description) missing.push(`${lang}: ${d.description}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    const doc = openApiDocument(API_ROOT, "ja") as any;
+    const page = doc.paths["/events"].get.parameters.find((p: any) => p.name === "page");
+    expect(page.description).toBe(translate(en.page.description, "ja"));
+  });
+
   test("an endpoint declared with no args prints []", () => {
     expect(endpointArgs([], { now: NOW, siteZone: "UTC" }, false)).toEqual([]);
     expect(JSON.stringify(endpointArgs([], { now: NOW, siteZone: "UTC" }, false))).toBe("[]");
