@@ -298,7 +298,7 @@ export function errorBody(): JsonSchema {
 
 /** `GET /doc`: this document. */
 export function openApiObject(): JsonSchema {
-  return { type: "object", required: ["openapi", "info", "paths"], description: "An OpenAPI 3.1 document" };
+  return { type: "object", description: "An OpenAPI 3.1 document (openapi, info, components, servers, paths)" };
 }
 
 /** An iCalendar file (RFC 5545). */

@@ -159,9 +159,6 @@ function namespaceRoute(lang: string | undefined) {
  */
 function discoveryRoutes() {
   const s = settings();
-  const before = (lang: string | undefined) => function (this: any, ctx: Context<any, CallMeta>, route: unknown, req: Req, res: Res, alias: any) {
-    beforeCall(lang).call(this, ctx, route, req, res, alias);
-  };
   const after = async function (this: any, _ctx: unknown, _route: unknown, _req: Req, res: Res, data: unknown) {
     securityHeaders(res);
     return data;
@@ -173,7 +170,7 @@ function discoveryRoutes() {
     autoAliases: false,
     bodyParsers: false,
     aliases: { "GET /": "api.restIndex", "HEAD /": "api.restIndex" },
-    onBeforeCall: before(lang),
+    onBeforeCall: beforeCall(lang),
     onAfterCall: after
   });
   return [
@@ -186,7 +183,7 @@ function discoveryRoutes() {
       autoAliases: false,
       bodyParsers: false,
       aliases: { "GET /": "api.home", "HEAD /": "api.home" },
-      onBeforeCall: before(undefined),
+      onBeforeCall: beforeCall(undefined),
       onAfterCall: after
     }
   ];

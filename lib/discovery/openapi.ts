@@ -41,11 +41,12 @@ export function operationKind(action: string, verb: Verb): OperationKind {
 }
 
 /**
- * The failures any operation may answer: a bad parameter (400), an unknown key or an anonymous caller
- * without the capability (401), a caller without it or a refused origin (403), no such record or route
- * (404), the rate limit (429), a broken service (500), a service away (503), a timeout (504).
+ * The failures any operation may answer: a bad parameter or an unreadable request (400), an unknown key or
+ * an anonymous caller without the capability (401), a caller without it or a refused origin (403), no such
+ * record or route (404), a request that took too long to arrive (408), the rate limit (429), a URL or
+ * headers over 16 KB (431), a broken service (500), a service away (503), a timeout (504).
  */
-const COMMON_ERRORS = ["400", "401", "403", "404", "429", "500", "503", "504"];
+const COMMON_ERRORS = ["400", "401", "403", "404", "408", "429", "431", "500", "503", "504"];
 
 /** The statuses each kind of operation answers, beside COMMON_ERRORS. */
 const RESPONSES: Record<OperationKind, string[]> = {
@@ -60,7 +61,8 @@ const RESPONSES: Record<OperationKind, string[]> = {
 const STATUS_TEXT: Record<string, string> = {
   "200": "doc.ok", "201": "doc.created", "304": "doc.not_modified", "400": "doc.bad_request", "401": "doc.unauthorized",
   "403": "doc.forbidden", "404": "doc.not_found", "409": "doc.conflict", "410": "doc.gone", "412": "doc.precondition_failed",
-  "413": "doc.payload_too_large", "422": "doc.idempotency_mismatch", "429": "doc.too_many_requests", "500": "doc.server_error",
+  "408": "doc.request_timeout", "413": "doc.payload_too_large", "422": "doc.idempotency_mismatch", "429": "doc.too_many_requests",
+  "431": "doc.header_too_large", "500": "doc.server_error",
   "503": "doc.unavailable", "504": "doc.gateway_timeout"
 };
 
@@ -201,7 +203,7 @@ function docPath(lang: string): Record<string, unknown> {
     get: {
       tags: ["doc"],
       operationId: "apiDoc",
-      parameters: commonParameters(lang).slice(0, 1),
+      parameters: commonParameters(lang),
       responses: {
         "200": { description: translate("doc.ok", lang), content: json(openApiObject()) },
         "304": { description: translate("doc.not_modified", lang) },

@@ -67,7 +67,8 @@ export function namespacePath(restPrefix: string, url: string): string | undefin
   const prefix = `/${restPrefix}/${NAMESPACE_PATH}`;
   if (!path.startsWith(`${prefix}/`)) return undefined;
   path = path.slice(prefix.length);
-  if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
+  // Trailing slashes route as without them.
+  if (path.length > 1) path = path.replace(/\/+$/, "") || "/";
   // The namespace index itself is not an operation of the document.
   return path === "/" ? undefined : path;
 }
@@ -112,6 +113,7 @@ export function responseValidator(doc: Doc, restPrefix = "wp-json"): ResponseVal
       if (!op || !VERBS.has(verb)) {
         // Not an operation of the document: it must be the contract's error answer.
         if (answer.status < 400) return [`${answer.method} ${path}: ${status} for an operation the document does not list`];
+        if (method === "head") return answer.text === "" ? [] : [`HEAD ${path}: a body where none is sent`];
         return anyError && type === "application/json" ? checkBody(anyError, answer.text) : [`${status} without the contract's JSON error body`];
       }
       const where = `${answer.method} ${template} → ${status}`;
