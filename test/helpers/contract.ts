@@ -1,7 +1,8 @@
 /**
  * The response validator of the integration suite: every answer a test receives through the shared
- * helpers (harness.ts, ops.ts) is checked against the OpenAPI document the service serves at /doc, for
- * its path, method and status. An answer the document does not describe — an undocumented status, a body
+ * helpers (harness.ts, ops.ts, `checkedFetch` below for the tests of separate processes; the fuzzer calls
+ * `problems` itself) is checked against the OpenAPI document the service serves at /doc, for its path,
+ * method and status. An answer the document does not describe — an undocumented status, a body
  * that does not match its schema, a content type it does not list — throws, failing the test that got it.
  *
  * Answers outside the document (the namespace index, health, /docs, the WordPress discovery routes, other
@@ -161,4 +162,22 @@ export class ContractChecker {
       throw new Error(`The answer to ${answer.method} ${answer.url} disagrees with the /doc document:\n  ${problems.join("\n  ")}\nbody: ${answer.text.slice(0, 500)}`);
     }
   }
+}
+
+/**
+ * For answers of nodes started from the compiled service (test/helpers/processes.ts): the document this
+ * source builds, which is the one they serve.
+ */
+export const builtContract = new ContractChecker(async () => {
+  require("../../services");
+  const { openApiDocument } = require("../../lib/discovery");
+  return openApiDocument("http://localhost/wp-json", "en");
+});
+
+/** `fetch`, with the answer checked against the document (a mismatch throws). */
+export async function checkedFetch(url: string, init?: RequestInit): Promise<Response> {
+  const res = await fetch(url, init);
+  const text = await res.clone().text();
+  await builtContract.check({ method: init?.method ?? "GET", url, status: res.status, contentType: res.headers.get("content-type"), text });
+  return res;
 }

@@ -3,14 +3,7 @@
  * bounded request load that records every answer, and polling.
  */
 import { KEYS } from "./harness";
-import { ContractChecker, Received } from "./contract";
-
-// The nodes these tests start run the compiled service; its document is the one this source builds.
-const contract = new ContractChecker(async () => {
-  require("../../services");
-  const { openApiDocument } = require("../../lib/discovery");
-  return openApiDocument("http://localhost/wp-json", "en");
-});
+import { builtContract, Received } from "./contract";
 
 export const NS_PATH = "/wp-json/calendar/events/v1";
 
@@ -47,7 +40,7 @@ export async function call(base: string, method: string, path: string, body?: un
     return { kind: `${method} ${path}`, start, end: Date.now(), status: 0, body: undefined, error: String(err?.cause?.code ?? err?.name ?? err) };
   }
   // Every answer is checked against the document (test/helpers/contract.ts); a mismatch fails the caller.
-  await contract.check(received);
+  await builtContract.check(received);
   return answer;
 }
 
