@@ -66,6 +66,13 @@ const STATUS_TEXT: Record<string, string> = {
   "503": "doc.unavailable", "504": "doc.gateway_timeout"
 };
 
+/**
+ * Where the contract's error body is written out: /doc's first error answer. The component names are the
+ * reference's, so the one shared shape outside them lives in a path and is referred to by JSON pointer.
+ */
+const ERROR_BODY_STATUS = "400";
+const ERROR_BODY_REF = `#/paths/~1doc/get/responses/${ERROR_BODY_STATUS}/content/application~1json/schema`;
+
 /** The first path segment names the resource (`/events/…` → events). */
 function resourceOf(route: RouteDef): string {
   return route.pattern.split("/")[1] ?? "";
@@ -95,7 +102,7 @@ function responses(route: RouteDef, kind: OperationKind, lang: string): Record<s
       const content = successContent(route, kind);
       if (content) response.content = content;
     } else if (status !== "304") {
-      response.content = json(errorBody());
+      response.content = json({ $ref: ERROR_BODY_REF });
     }
     out[status] = response;
   }
@@ -207,7 +214,11 @@ function docPath(lang: string): Record<string, unknown> {
       responses: {
         "200": { description: translate("doc.ok", lang), content: json(openApiObject()) },
         "304": { description: translate("doc.not_modified", lang) },
-        ...Object.fromEntries(COMMON_ERRORS.map(status => [status, { description: translate(STATUS_TEXT[status], lang), content: json(errorBody()) }]))
+        // The error body is written out once, here (the first path), and referred to everywhere else.
+        ...Object.fromEntries(COMMON_ERRORS.map(status => [status, {
+          description: translate(STATUS_TEXT[status], lang),
+          content: json(status === ERROR_BODY_STATUS ? errorBody() : { $ref: ERROR_BODY_REF })
+        }]))
       }
     }
   };

@@ -218,13 +218,15 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/venues/{id}"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Venue" });
     expect(doc.paths["/categories"].get.responses["200"].content["application/json"].schema.properties.categories.items).toEqual({ $ref: "#/components/schemas/Term" });
     expect(doc.paths["/changes"].get.responses["200"].content["application/json"].schema.required).toEqual(["changes", "next_token", "has_more"]);
-    for (const { op } of ops()) {
+    expect(doc.paths["/doc"].get.responses["400"].content["application/json"].schema).toMatchObject({ required: ["code", "message", "data"] });
+    for (const { path, op } of ops()) {
       for (const [status, response] of Object.entries<any>(op.responses)) {
         expect(typeof response.description).toBe("string");
         if (status === "304") expect(response.content).toBeUndefined();
         if (Number(status) >= 400) {
           expect(Object.keys(response.content)).toEqual(["application/json"]);
-          expect(response.content["application/json"].schema).toMatchObject({ required: ["code", "message", "data"] });
+          const schema = response.content["application/json"].schema;
+          expect(schema.$ref ?? "").toBe(path === "/doc" && status === "400" ? "" : "#/paths/~1doc/get/responses/400/content/application~1json/schema");
         }
       }
     }
