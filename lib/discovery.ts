@@ -15,8 +15,8 @@ registerSchemas(API_PARAMS);
 
 export { API_PARAMS, documentedArgs, printedDefault, openApiType } from "./discovery/args";
 export { namespaceIndex, endpointArgs, indexArg, INDEX_ARG_KEYS } from "./discovery/namespace-index";
-export { openApiDocument, openApiPath, verbOf, documentedRoutes } from "./discovery/openapi";
-export { componentSchemas } from "./discovery/components";
+export { openApiDocument, openApiPath, verbOf, documentedRoutes, OPENAPI_VERSION } from "./discovery/openapi";
+export { componentSchemas, RESOURCE_COMPONENTS } from "./response-schemas";
 export { actionApiMarkdown, ACTION_API_PATH } from "./discovery/action-api";
 export { accessOf } from "./discovery/access";
 export { docsAliases, docsOnError, docsPageHtml, docUrl, DOCS_PATH } from "./discovery/docs-page";

@@ -16,6 +16,7 @@ import { isLanguage, DEFAULT_LANGUAGE } from "../lib/messages";
 import type { Caller } from "../lib/callers";
 import { CallMeta } from "../lib/meta";
 import { API_PARAMS, docsAliases, docsOnError, docUrl, DOCS_PATH, namespaceIndex, openApiDocument } from "../lib/discovery";
+import { apiLinkHeader, restIndex, siteHome, SiteFacts } from "../lib/discovery/rest-index";
 import { HttpDrainMixin } from "../mixins/http-drain.mixin";
 import { etagMatches, keptBytes, keptHeaders, KeptResponse, responseKey } from "../lib/http/response-cache";
 import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
@@ -152,6 +153,49 @@ function namespaceRoute(lang: string | undefined) {
   };
 }
 
+/**
+ * WordPress discovery (lib/discovery/rest-index.ts): the REST index at `{site}/{REST_PREFIX}/` of each root,
+ * and the site's home at `{base_url}/` (GET and HEAD) with the `Link` header that points at it.
+ */
+function discoveryRoutes() {
+  const s = settings();
+  const after = async function (this: any, _ctx: unknown, _route: unknown, _req: Req, res: Res, data: unknown) {
+    securityHeaders(res);
+    return data;
+  };
+  const indexRoute = (lang: string | undefined) => ({
+    name: `rest-index-${lang ?? "default"}`,
+    path: `${lang ? `/${lang}` : ""}/${s.restPrefix}`,
+    mappingPolicy: "restrict",
+    autoAliases: false,
+    bodyParsers: false,
+    aliases: { "GET /": "api.restIndex", "HEAD /": "api.restIndex" },
+    onBeforeCall: beforeCall(lang),
+    onAfterCall: after
+  });
+  return [
+    indexRoute(undefined),
+    ...PATH_LANGUAGES.map(lang => indexRoute(lang)),
+    {
+      name: "home",
+      path: "/",
+      mappingPolicy: "restrict",
+      autoAliases: false,
+      bodyParsers: false,
+      aliases: { "GET /": "api.home", "HEAD /": "api.home" },
+      onBeforeCall: beforeCall(undefined),
+      onAfterCall: after
+    }
+  ];
+}
+
+/** What the discovery answers say about the site, for the root the request came in on. */
+function siteFacts(meta: CallMeta): SiteFacts {
+  const s = settings();
+  const site = meta.site ?? s.baseUrl;
+  return { name: s.siteName, site, apiRoot: meta.apiRoot ?? `${site}/${s.restPrefix}`, language: meta.language ?? DEFAULT_LANGUAGE, siteZone: s.siteTimezone };
+}
+
 /** Built when the broker creates it, so the port, host and prefix come from the current settings. */
 export default function apiService(): ServiceSchema {
   return {
@@ -189,7 +233,8 @@ export default function apiService(): ServiceSchema {
         onError: docsOnError
       },
       namespaceRoute(undefined),
-      ...PATH_LANGUAGES.map(lang => namespaceRoute(lang))
+      ...PATH_LANGUAGES.map(lang => namespaceRoute(lang)),
+      ...discoveryRoutes()
     ],
     onError(this: any, req: Req, res: Res, err: unknown) {
       let lang = DEFAULT_LANGUAGE as string;
@@ -282,7 +327,21 @@ export default function apiService(): ServiceSchema {
           const missing = expected.filter(name => !this.broker.registry.hasService(name));
           if (!this.routesStarted) throw new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing });
         }
-        return namespaceIndex(ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`, { siteZone: s.siteTimezone });
+        return namespaceIndex(ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`, { siteZone: s.siteTimezone, language: ctx.meta.language });
+      }
+    },
+    restIndex: {
+      params: API_PARAMS["api.restIndex"],
+      handler(ctx: Context<any, CallMeta>) {
+        return restIndex(siteFacts(ctx.meta));
+      }
+    },
+    home: {
+      params: API_PARAMS["api.home"],
+      handler(ctx: Context<any, CallMeta>) {
+        const facts = siteFacts(ctx.meta);
+        ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), Link: apiLinkHeader(facts.apiRoot) };
+        return siteHome(facts);
       }
     },
     doc: {

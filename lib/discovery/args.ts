@@ -5,7 +5,7 @@
  */
 import { describeSchema, ParamDoc, ParamsSchema, Rule } from "../params";
 import { schemaOf } from "../schemas";
-import { LANGUAGES } from "../messages";
+import { hasMessage, LANGUAGES, translate } from "../messages";
 import { parseInZone } from "../dates";
 import { NAMESPACE_PATH } from "../settings";
 
@@ -22,6 +22,14 @@ export const I18N_PARAM = "i18n_language";
 export function documentedArgs(action: string): DocumentedArg[] {
   const schema = schemaOf(action);
   return schema ? describeSchema(schema).filter(a => a.name !== I18N_PARAM) : [];
+}
+
+/**
+ * A parameter description in `lang`: the catalogs hold the translations of the schemas' (English)
+ * descriptions under the English text itself; a description they lack is printed as declared.
+ */
+export function argDescription(description: string, lang: string): string {
+  return description && hasMessage(description) ? translate(description, lang) : description;
 }
 
 /** Whether `action` has a registered params schema. */
@@ -75,11 +83,14 @@ function documentOnly(doc: ParamDoc): Rule {
  * Params of the gateway's own routed actions. WordPress declares the index's two args with a default
  * only (no description, no type); an empty description is not printed.
  */
-export const API_PARAMS: Record<"api.index" | "api.doc", ParamsSchema> = {
+export const API_PARAMS: Record<"api.index" | "api.doc" | "api.restIndex" | "api.home", ParamsSchema> = {
   "api.index": {
     $$strict: "remove",
     namespace: documentOnly({ description: "", default: NAMESPACE_PATH }),
     context: documentOnly({ description: "", default: "view" })
   },
-  "api.doc": { $$strict: "remove" }
+  "api.doc": { $$strict: "remove" },
+  // WordPress discovery (lib/discovery/rest-index.ts): outside the namespace, no params.
+  "api.restIndex": { $$strict: "remove", context: documentOnly({ description: "", default: "view" }) },
+  "api.home": { $$strict: "remove" }
 };

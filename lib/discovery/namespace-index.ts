@@ -5,18 +5,22 @@
  */
 import { ROUTES } from "../routes";
 import { NAMESPACE_PATH } from "../settings";
-import { Clock, DocumentedArg, documentedArgs, i18nArg, I18N_PARAM, printedDefault } from "./args";
+import { argDescription, Clock, DocumentedArg, documentedArgs, i18nArg, I18N_PARAM, printedDefault } from "./args";
 
 /** The keys an index arg keeps, in this order; `required` follows. The `in` marker is never printed. */
 export const INDEX_ARG_KEYS = ["description", "type", "default", "format", "enum", "items"] as const;
 
 export type IndexArgs = Record<string, Record<string, unknown>> | [];
 
-/** One arg as the index prints it. */
-export function indexArg(arg: DocumentedArg, clock: Clock): Record<string, unknown> {
+/** One arg as the index prints it, its description in `lang`. */
+export function indexArg(arg: DocumentedArg, clock: Clock, lang = "en"): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of INDEX_ARG_KEYS) {
     if (key === "description" && !arg.doc.description) continue;
+    if (key === "description") {
+      out.description = argDescription(arg.doc.description, lang);
+      continue;
+    }
     if (key === "default") {
       if (arg.doc.default !== undefined) out.default = printedDefault(arg.doc, clock);
       continue;
@@ -32,9 +36,9 @@ export function indexArg(arg: DocumentedArg, clock: Clock): Record<string, unkno
  * The args of an endpoint: the action's documented args in declaration order, then `i18n_language`
  * (D19) unless `withI18n` is false. An endpoint with no args prints `[]` (an empty PHP array).
  */
-export function endpointArgs(args: DocumentedArg[], clock: Clock, withI18n = true): IndexArgs {
+export function endpointArgs(args: DocumentedArg[], clock: Clock, withI18n = true, lang = "en"): IndexArgs {
   const out: Record<string, Record<string, unknown>> = {};
-  for (const arg of args) out[arg.name] = indexArg(arg, clock);
+  for (const arg of args) out[arg.name] = indexArg(arg, clock, lang);
   if (withI18n) out[I18N_PARAM] = i18nArg();
   return Object.keys(out).length ? out : [];
 }
@@ -42,6 +46,8 @@ export function endpointArgs(args: DocumentedArg[], clock: Clock, withI18n = tru
 export interface IndexOptions {
   now?: Date;
   siteZone?: string;
+  /** The language of the args' descriptions (the request's: `i18n_language`, else the path language). */
+  language?: string;
 }
 
 export function namespaceIndex(apiRoot: string, opts: IndexOptions = {}): Record<string, unknown> {
@@ -52,7 +58,7 @@ export function namespaceIndex(apiRoot: string, opts: IndexOptions = {}): Record
     const entry: Record<string, unknown> = {
       namespace: NAMESPACE_PATH,
       methods: route.endpoints.flatMap(e => e.methods),
-      endpoints: route.endpoints.map(e => ({ methods: [...e.methods], args: endpointArgs(documentedArgs(e.action), clock) }))
+      endpoints: route.endpoints.map(e => ({ methods: [...e.methods], args: endpointArgs(documentedArgs(e.action), clock, true, opts.language) }))
     };
     if (!route.pattern.includes("(?P<")) entry._links = { self: [{ href: `${apiRoot}${key}` }] };
     routes[key] = entry;

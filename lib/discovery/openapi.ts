@@ -1,15 +1,19 @@
 /**
- * The OpenAPI 3.0.0 document, `GET {api_root}/calendar/events/v1/doc` (docs/discovery.md#the-openapi-document), built
- * from the route table and the registered params schemas. Human-readable texts come from the message
- * catalogs (`doc.*`); parameter descriptions are the schemas' own (English).
+ * The OpenAPI 3.1 document, `GET {api_root}/calendar/events/v1/doc`, built from the route table (one path
+ * per route, one operation per method), the registered params schemas (parameters and request bodies) and
+ * lib/response-schemas.ts (what each answer holds). Human-readable texts come from the message catalogs
+ * (`doc.*`); parameter descriptions are the schemas' own, in the request's language where the catalogs
+ * have them (lib/discovery/args.ts).
  */
 import { ROUTES, RouteDef } from "../routes";
 import { NAMESPACE_PATH } from "../settings";
-import { translate } from "../messages";
-import { DocumentedArg, documentedArgs, openApiType } from "./args";
-import { componentRef, componentSchemas, RESOURCE_COMPONENTS } from "./components";
+import { LANGUAGES, translate } from "../messages";
+import { changesPage, componentSchemas, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
+import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
 
-export type Verb = "get" | "post" | "delete";
+export const OPENAPI_VERSION = "3.1.0";
+
+export type Verb = "get" | "post" | "put" | "patch" | "delete";
 
 /** What an operation does, which decides its responses. */
 export type OperationKind = "list" | "create" | "read" | "update" | "remove";
@@ -19,8 +23,8 @@ export function openApiPath(pattern: string): string {
   return pattern.replace(/\(\?P<([A-Za-z_][A-Za-z0-9_]*)>[^)]*\)/g, "{$1}");
 }
 
-/** The documented verb of a handler: GET, DELETE, and POST for create and update (PUT/PATCH are the same handler). */
-export function verbOf(methods: readonly string[]): Verb | undefined {
+/** The verb a handler is listed under first: GET, DELETE, and POST for create and update. */
+export function verbOf(methods: readonly string[]): "get" | "post" | "delete" | undefined {
   if (methods.includes("GET")) return "get";
   if (methods.includes("DELETE")) return "delete";
   if (methods.includes("POST")) return "post";
@@ -30,46 +34,75 @@ export function verbOf(methods: readonly string[]): Verb | undefined {
 const KIND_BY_OPERATION: Record<string, OperationKind> = {
   list: "list", create: "create", get: "read", getBySlug: "read", update: "update", updateBySlug: "update", remove: "remove", removeBySlug: "remove"
 };
-const KIND_BY_VERB: Record<Verb, OperationKind> = { get: "read", post: "update", delete: "remove" };
+const KIND_BY_VERB: Record<Verb, OperationKind> = { get: "read", post: "update", put: "update", patch: "update", delete: "remove" };
 
 export function operationKind(action: string, verb: Verb): OperationKind {
   return KIND_BY_OPERATION[action.split(".").pop() ?? ""] ?? KIND_BY_VERB[verb];
 }
 
-/** Status codes each kind of operation documents (the plugin's lists). */
+/**
+ * The failures any operation may answer: a bad parameter or an unreadable request (400), an unknown key or
+ * an anonymous caller without the capability (401), a caller without it or a refused origin (403), no such
+ * record or route (404), a request that took too long to arrive (408), the rate limit (429), a URL or
+ * headers over 16 KB (431), a broken service (500), a service away (503), a timeout (504).
+ */
+const COMMON_ERRORS = ["400", "401", "403", "404", "408", "429", "431", "500", "503", "504"];
+
+/** The statuses each kind of operation answers, beside COMMON_ERRORS. */
 const RESPONSES: Record<OperationKind, string[]> = {
-  list: ["200", "400", "404"],
-  create: ["201", "400", "403"],
-  read: ["200", "400", "403", "404"],
-  update: ["200", "201", "400", "403"],
-  remove: ["200", "400", "403", "410", "500"]
-};
-/** The plugin documents its organizer update with the create responses; reproduced (docs/discovery.md#the-openapi-document). */
-const RESPONSE_OVERRIDES: Record<string, string[]> = {
-  "organizers.update": RESPONSES.create,
-  "organizers.updateBySlug": RESPONSES.create
+  list: ["200", "304"],
+  read: ["200", "304"],
+  create: ["201", "409", "413", "422"],
+  update: ["200", "412", "413"],
+  remove: ["200", "410", "412"]
 };
 
+/** The catalog key describing each status. */
 const STATUS_TEXT: Record<string, string> = {
-  "200": "doc.ok", "201": "doc.created", "400": "doc.bad_request", "403": "doc.forbidden", "404": "doc.not_found", "410": "doc.gone", "500": "doc.server_error"
+  "200": "doc.ok", "201": "doc.created", "304": "doc.not_modified", "400": "doc.bad_request", "401": "doc.unauthorized",
+  "403": "doc.forbidden", "404": "doc.not_found", "409": "doc.conflict", "410": "doc.gone", "412": "doc.precondition_failed",
+  "408": "doc.request_timeout", "413": "doc.payload_too_large", "422": "doc.idempotency_mismatch", "429": "doc.too_many_requests",
+  "431": "doc.header_too_large", "500": "doc.server_error",
+  "503": "doc.unavailable", "504": "doc.gateway_timeout"
 };
+
+/**
+ * Where the contract's error body is written out: /doc's first error answer. The component names are the
+ * reference's, so the one shared shape outside them lives in a path and is referred to by JSON pointer.
+ */
+const ERROR_BODY_STATUS = "400";
+const ERROR_BODY_REF = `#/paths/~1doc/get/responses/${ERROR_BODY_STATUS}/content/application~1json/schema`;
 
 /** The first path segment names the resource (`/events/…` → events). */
 function resourceOf(route: RouteDef): string {
   return route.pattern.split("/")[1] ?? "";
 }
 
-function responses(route: RouteDef, action: string, kind: OperationKind, lang: string): Record<string, unknown> {
+const json = (schema: JsonSchema) => ({ "application/json": { schema } });
+
+/** What a successful answer of the route holds. */
+function successContent(route: RouteDef, kind: OperationKind): Record<string, unknown> | undefined {
   const resource = resourceOf(route);
+  if (resource === "changes") return json(changesPage());
+  if (resource === "doc") return json(openApiObject());
   const component = RESOURCE_COMPONENTS[resource];
+  if (!component) return undefined;
+  const content: Record<string, unknown> = json(kind === "list" ? listEnvelope(resource) : { $ref: componentRef(component) });
+  // The events as iCalendar: `format=ics` or `Accept: text/calendar` on the list and on one event.
+  if (resource === "events" && (kind === "list" || kind === "read")) content["text/calendar"] = { schema: icalendar() };
+  return content;
+}
+
+function responses(route: RouteDef, kind: OperationKind, lang: string): Record<string, unknown> {
+  const statuses = [...new Set([...RESPONSES[kind], ...COMMON_ERRORS])].sort();
   const out: Record<string, unknown> = {};
-  for (const status of RESPONSE_OVERRIDES[action] ?? RESPONSES[kind]) {
+  for (const status of statuses) {
     const response: Record<string, unknown> = { description: translate(STATUS_TEXT[status], lang) };
-    if (component && (status === "200" || status === "201")) {
-      const schema = kind === "list"
-        ? { title: resource, type: "array", items: { $ref: componentRef(component) } }
-        : { $ref: componentRef(component) };
-      response.content = { "application/json": { schema } };
+    if (status === "200" || status === "201") {
+      const content = successContent(route, kind);
+      if (content) response.content = content;
+    } else if (status !== "304") {
+      response.content = json({ $ref: ERROR_BODY_REF });
     }
     out[status] = response;
   }
@@ -80,35 +113,53 @@ function responses(route: RouteDef, action: string, kind: OperationKind, lang: s
 export function argSchema(arg: DocumentedArg): Record<string, unknown> {
   const schema: Record<string, unknown> = { type: openApiType(arg.doc) };
   if (arg.doc.items) schema.items = { ...arg.doc.items };
+  if (arg.doc.enum) schema.enum = [...arg.doc.enum];
   return schema;
 }
 
-/** Where an argument travels: a path placeholder or a declared path parameter → path, else query. */
-function locationOf(arg: DocumentedArg, placeholders: Set<string>): "path" | "query" {
-  return placeholders.has(arg.name) || arg.doc.in === "path" ? "path" : "query";
+/** Where an argument travels: only a route placeholder is a path parameter. */
+function inPath(arg: DocumentedArg, placeholders: Set<string>): boolean {
+  return placeholders.has(arg.name);
 }
 
-export function parameterOf(arg: DocumentedArg, placeholders: Set<string>): Record<string, unknown> {
-  const location = locationOf(arg, placeholders);
+export function parameterOf(arg: DocumentedArg, placeholders: Set<string>, lang = "en"): Record<string, unknown> {
+  const path = inPath(arg, placeholders);
   const parameter: Record<string, unknown> = {
-    in: location,
+    in: path ? "path" : "query",
     schema: argSchema(arg),
-    description: arg.doc.description,
-    required: arg.required,
+    description: argDescription(arg.doc.description, lang),
+    // A path parameter is always required (it is part of the path).
+    required: path || arg.required,
     name: arg.name
   };
   // A list parameter is sent as one comma-separated value (`categories=1,2`).
-  if (location === "query" && arg.doc.items) Object.assign(parameter, { style: "form", explode: false });
+  if (!path && arg.doc.items) Object.assign(parameter, { style: "form", explode: false });
   return parameter;
 }
 
-function requestBody(args: DocumentedArg[]): Record<string, unknown> {
+/** Parameters every operation takes beside its action's own: the language and response shaping. */
+function commonParameters(lang: string): Record<string, unknown>[] {
+  return [
+    { in: "query", schema: { type: "string", enum: [...LANGUAGES] }, description: translate("doc.param.i18n_language", lang), required: false, name: I18N_PARAM },
+    { in: "query", schema: { type: "string" }, description: translate("doc.param.fields", lang), required: false, name: "_fields" }
+  ];
+}
+
+/** Request headers an operation of this kind reads. */
+function headerParameters(kind: OperationKind, lang: string): Record<string, unknown>[] {
+  const header = (name: string, key: string) => ({ in: "header", schema: { type: "string" }, description: translate(key, lang), required: false, name });
+  if (kind === "list" || kind === "read") return [header("If-None-Match", "doc.header.if_none_match"), header("If-Modified-Since", "doc.header.if_modified_since")];
+  if (kind === "create") return [header("Idempotency-Key", "doc.header.idempotency_key")];
+  return [header("If-Match", "doc.header.if_match")];
+}
+
+function requestBody(args: DocumentedArg[], lang: string): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
-  for (const arg of args) properties[arg.name] = { description: arg.doc.description, ...argSchema(arg) };
+  for (const arg of args) properties[arg.name] = { description: argDescription(arg.doc.description, lang), ...argSchema(arg) };
   const required = args.filter(a => a.required).map(a => a.name);
   const schema: Record<string, unknown> = { type: "object", properties };
   if (required.length) schema.required = required;
-  return { content: { "application/x-www-form-urlencoded": { schema } } };
+  return { content: { "application/json": { schema }, "application/x-www-form-urlencoded": { schema: structuredClone(schema) } } };
 }
 
 /** The placeholders of a route pattern (`id`, `slug`). */
@@ -116,23 +167,36 @@ export function placeholdersOf(pattern: string): Set<string> {
   return new Set([...pattern.matchAll(/\(\?P<([A-Za-z_][A-Za-z0-9_]*)>/g)].map(m => m[1]));
 }
 
+/** `events.updateBySlug` + put → `eventsUpdateBySlugPut` (unique per operation). */
+function operationId(action: string, verb: Verb, firstVerb: Verb): string {
+  const words = action.split(".");
+  if (verb !== firstVerb) words.push(verb);
+  return words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join("");
+}
+
 /**
- * One operation. GET and DELETE take every argument as a parameter; POST takes its path arguments as
- * parameters and the others in a form body.
+ * One operation. GET and DELETE take every argument as a parameter (path or query); POST, PUT and PATCH
+ * take the route's placeholders in the path and the other arguments in the body (JSON or form).
  */
-export function operation(route: RouteDef, action: string, verb: Verb, lang: string): Record<string, unknown> {
+export function operation(route: RouteDef, action: string, verb: Verb, lang: string, firstVerb: Verb = verb): Record<string, unknown> {
   const args = documentedArgs(action);
   const placeholders = placeholdersOf(route.pattern);
-  const inPath = (a: DocumentedArg) => locationOf(a, placeholders) === "path";
-  const op: Record<string, unknown> = {};
-  if (verb === "post") {
-    op.parameters = args.filter(inPath).map(a => parameterOf(a, placeholders));
-    const body = args.filter(a => !inPath(a));
-    if (body.length) op.requestBody = requestBody(body);
-  } else {
-    op.parameters = args.map(a => parameterOf(a, placeholders));
+  const kind = operationKind(action, verb);
+  const op: Record<string, unknown> = { tags: [resourceOf(route)], operationId: operationId(action, verb, firstVerb) };
+  const write = verb === "post" || verb === "put" || verb === "patch";
+  const pathArgs = args.filter(a => inPath(a, placeholders));
+  // A placeholder the action does not declare is still a path parameter.
+  const undeclared = [...placeholders].filter(name => !args.some(a => a.name === name))
+    .map(name => ({ name, doc: { description: name, type: "string" as const }, required: true }));
+  const parameters = [...undeclared, ...(write ? pathArgs : args)].map(a => parameterOf(a, placeholders, lang));
+  op.parameters = [...parameters, ...commonParameters(lang), ...headerParameters(kind, lang)];
+  if (write) {
+    // The body: every argument but the placeholders, and a placeholder the action takes as optional too (a
+    // by-slug update renames with a body slug).
+    const body = args.filter(a => !inPath(a, placeholders) || !a.required);
+    if (body.length) op.requestBody = requestBody(body, lang);
   }
-  op.responses = responses(route, action, operationKind(action, verb), lang);
+  op.responses = responses(route, kind, lang);
   return op;
 }
 
@@ -142,8 +206,25 @@ export function documentedRoutes(): RouteDef[] {
 }
 
 function docPath(lang: string): Record<string, unknown> {
-  return { get: { responses: { "200": { description: translate("doc.ok", lang) } } } };
+  return {
+    get: {
+      tags: ["doc"],
+      operationId: "apiDoc",
+      parameters: commonParameters(lang),
+      responses: {
+        "200": { description: translate("doc.ok", lang), content: json(openApiObject()) },
+        "304": { description: translate("doc.not_modified", lang) },
+        // The error body is written out once, here (the first path), and referred to everywhere else.
+        ...Object.fromEntries(COMMON_ERRORS.map(status => [status, {
+          description: translate(STATUS_TEXT[status], lang),
+          content: json(status === ERROR_BODY_STATUS ? errorBody() : { $ref: ERROR_BODY_REF })
+        }]))
+      }
+    }
+  };
 }
+
+const METHOD_VERB: Record<string, Verb> = { GET: "get", POST: "post", PUT: "put", PATCH: "patch", DELETE: "delete" };
 
 export function openApiDocument(apiRoot: string, lang: string): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
@@ -155,13 +236,16 @@ export function openApiDocument(apiRoot: string, lang: string): Record<string, u
     }
     const item: Record<string, unknown> = {};
     for (const endpoint of route.endpoints) {
-      const verb = verbOf(endpoint.methods);
-      if (verb && !(verb in item)) item[verb] = operation(route, endpoint.action, verb, lang);
+      const first = verbOf(endpoint.methods);
+      for (const method of endpoint.methods) {
+        const verb = METHOD_VERB[method];
+        if (verb && first && !(verb in item)) item[verb] = operation(route, endpoint.action, verb, lang, first);
+      }
     }
     paths[path] = item;
   }
   return {
-    openapi: "3.0.0",
+    openapi: OPENAPI_VERSION,
     info: { version: "1.0.0", title: translate("doc.title", lang), description: translate("doc.description", lang) },
     components: { schemas: componentSchemas() },
     servers: [{ url: `${apiRoot}/${NAMESPACE_PATH}/` }],

@@ -93,7 +93,6 @@ export function openSqlite(filename: string): SqlDriver {
     }
   };
   const writes = serial();
-  let inTransaction = false;
 
   // Group commit: single write statements arriving together are committed in one transaction (one pass
   // over the log instead of one per statement). Each statement still succeeds or fails on its own (a
@@ -151,7 +150,6 @@ export function openSqlite(filename: string): SqlDriver {
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
       return writes(async () => {
         prepare("BEGIN IMMEDIATE").run();
-        inTransaction = true;
         try {
           const out = await fn(runner);
           prepare("COMMIT").run();
@@ -159,8 +157,6 @@ export function openSqlite(filename: string): SqlDriver {
         } catch (err) {
           if (db.inTransaction) prepare("ROLLBACK").run();
           throw err;
-        } finally {
-          inTransaction = false;
         }
       });
     },

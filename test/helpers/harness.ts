@@ -5,6 +5,7 @@
 import { createTestDatabase, TestDatabase } from "./postgres";
 import * as net from "net";
 import type { ServiceBroker } from "moleculer";
+import { ContractChecker, servedDocument } from "./contract";
 
 export const KEYS = {
   admin: "k-admin",
@@ -79,6 +80,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
   await broker.start();
   const base = `http://127.0.0.1:${port}`;
   const ns = `${base}/wp-json/calendar/events/v1`;
+  // Every answer under the document is checked against it (test/helpers/contract.ts).
+  const contract = new ContractChecker(() => servedDocument(base, s.restPrefix), s.restPrefix);
 
   async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
@@ -96,6 +99,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     const text = await res.text();
     let parsed: any = text;
     try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+    await contract.check({ method, url, status: res.status, contentType: res.headers.get("content-type"), text });
     return { status: res.status, body: parsed, headers: res.headers, text };
   }
 

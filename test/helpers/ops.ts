@@ -3,6 +3,7 @@
  * bounded request load that records every answer, and polling.
  */
 import { KEYS } from "./harness";
+import { builtContract, Received } from "./contract";
 
 export const NS_PATH = "/wp-json/calendar/events/v1";
 
@@ -22,6 +23,8 @@ export async function call(base: string, method: string, path: string, body?: un
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const start = Date.now();
   const url = path.startsWith("/health") ? base + path : `${base}${NS_PATH}${path}`;
+  let answer: Timed;
+  let received: Received;
   try {
     const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30000) });
     const text = await res.text();
@@ -31,10 +34,14 @@ export async function call(base: string, method: string, path: string, body?: un
     } catch {
       /* not JSON */
     }
-    return { kind: `${method} ${path}`, start, end: Date.now(), status: res.status, body: parsed };
+    answer = { kind: `${method} ${path}`, start, end: Date.now(), status: res.status, body: parsed };
+    received = { method, url, status: res.status, contentType: res.headers.get("content-type"), text };
   } catch (err: any) {
     return { kind: `${method} ${path}`, start, end: Date.now(), status: 0, body: undefined, error: String(err?.cause?.code ?? err?.name ?? err) };
   }
+  // Every answer is checked against the document (test/helpers/contract.ts); a mismatch fails the caller.
+  await builtContract.check(received);
+  return answer;
 }
 
 export const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));

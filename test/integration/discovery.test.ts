@@ -1,6 +1,8 @@
 /**
  * Discovery through HTTP: the namespace index, the /doc document and the /docs page (docs/discovery.md).
  */
+import { execFileSync } from "child_process";
+import path from "path";
 import { startService, Running } from "../helpers/harness";
 import { translate, LANGUAGES } from "../../lib/messages";
 
@@ -47,6 +49,18 @@ describe("discovery over HTTP", () => {
     expect(create.args.title).toMatchObject({ type: "string", required: true });
   });
 
+  test("the index's texts follow the language: i18n_language, else the path language", async () => {
+    const en = await svc.get("/wp-json/calendar/events/v1");
+    const page = en.body.routes["/calendar/events/v1/events"].endpoints[0].args.page;
+    for (const [path, lang] of [["/fr/wp-json/calendar/events/v1", "fr"], ["/wp-json/calendar/events/v1?i18n_language=de", "de"], ["/fr/wp-json/calendar/events/v1?i18n_language=ja", "ja"]]) {
+      const res = await svc.get(path);
+      expect(res.status).toBe(200);
+      const args = res.body.routes["/calendar/events/v1/events"].endpoints[0].args;
+      expect(args.page).toEqual({ ...page, description: translate(page.description, lang) });
+      expect(args.page.description).not.toBe(page.description);
+    }
+  });
+
   test("the index's parameters: namespace=other is 404 rest_invalid_namespace, ours is fine, a bad language is 400", async () => {
     const other = await svc.get("/wp-json/calendar/events/v1?namespace=other/v2");
     expect(other.status).toBe(404);
@@ -63,13 +77,26 @@ describe("discovery over HTTP", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("application/json");
     expect(Object.keys(res.body)).toEqual(["openapi", "info", "components", "servers", "paths"]);
-    expect(res.body.openapi).toBe("3.0.0");
+    expect(res.body.openapi).toBe("3.1.0");
     expect(res.body.servers).toEqual([{ url: `${site}/wp-json/calendar/events/v1/` }]);
     expect(Object.keys(res.body.components.schemas)).toEqual(["ImageSize", "CostDetails", "Term", "Image", "DateDetails", "Event", "Venue", "Organizer"]);
     expect(Object.keys(res.body.paths)).toEqual(["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}",
       "/venues/by-slug/{slug}", "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes"]);
     const fr = await svc.get("/fr/wp-json/calendar/events/v1/doc");
     expect(fr.body.servers).toEqual([{ url: `${site}/fr/wp-json/calendar/events/v1/` }]);
+  });
+
+  test("/doc as served is valid OpenAPI for both third-party validators, in every language root", async () => {
+    const docs = [];
+    for (const root of ["", "/fr", "/pt-br", "/zh-hans"]) {
+      const res = await svc.get(`${svc.base}${root}/wp-json/calendar/events/v1/doc`);
+      expect(res.status).toBe(200);
+      expect(res.body.servers[0].url).toBe(`${site}${root}/wp-json/calendar/events/v1/`);
+      docs.push(res.body);
+    }
+    const script = path.join(__dirname, "..", "helpers", "openapi-validators.mjs");
+    const out = JSON.parse(execFileSync(process.execPath, [script], { input: JSON.stringify(docs), maxBuffer: 256 * 1024 * 1024, timeout: 120_000 }).toString("utf8"));
+    expect(out).toEqual(docs.map(() => ({ seriousme: [], swaggerParser: null })));
   });
 
   test("/doc texts follow the language (i18n_language, then the path language)", async () => {

@@ -9,6 +9,7 @@ import * as os from "os";
 import * as path from "path";
 import { startNode, waitForHttp, Node } from "../helpers/processes";
 import { KEYS } from "../helpers/harness";
+import { checkedFetch } from "../helpers/contract";
 
 const KILL_CYCLES = 3;
 const NS = "/wp-json/calendar/events/v1";
@@ -60,7 +61,7 @@ describe("durability of the embedded store across kill -9", () => {
   }
 
   const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${base}${NS}${p}`, {
+    const res = await checkedFetch(`${base}${NS}${p}`, {
       method,
       headers: { Authorization: `Bearer ${KEYS.admin}`, ...(body ? { "Content-Type": "application/json" } : {}) },
       body: body ? JSON.stringify(body) : undefined

@@ -11,6 +11,7 @@ import fc from "fast-check";
 import { startService, Running, KEYS, KeyName } from "../helpers/harness";
 import { errorProblem, missingSecurityHeaders, pool, snapshot } from "../helpers/security";
 import { formEncode, objectJson, params, rawBody, segment, V } from "../helpers/fuzz";
+import { responseValidator, ResponseValidator, servedDocument } from "../helpers/contract";
 
 /** A fixed seed keeps CI reproducible; FUZZ_SEED=<n> (or FUZZ_SEED=random) explores further. */
 const SEED = process.env.FUZZ_SEED === "random" ? Date.now() % 1_000_000 : Number(process.env.FUZZ_SEED ?? 20_240_611);
@@ -49,9 +50,12 @@ describe("fuzzing every route", () => {
   let sent = 0;
   const failures: string[] = [];
   const seeds: { ids: string[]; slugs: string[] } = { ids: [], slugs: [] };
+  let contract: ResponseValidator;
 
   beforeAll(async () => {
     svc = await startService({ RATE_LIMIT: "", CACHER: "" });
+    // Every fuzzed answer must also be one the /doc document describes (test/helpers/contract.ts).
+    contract = responseValidator(await servedDocument(svc.base) as any);
     const make = async (path: string, body: Record<string, unknown>) => (await svc.request("POST", path, { as: "admin", body })).body;
     const cat = await make("/categories", { name: "Fuzz category" });
     const tag = await make("/tags", { name: "fuzz-tag" });
@@ -96,6 +100,8 @@ describe("fuzzing every route", () => {
     if (res.status >= 500) return `${res.status} ${text.slice(0, 300)}`;
     const missing = missingSecurityHeaders(res.headers);
     if (missing.length) return `${res.status} without ${missing.join(", ")}`;
+    const undocumented = contract.problems({ method: c.method, url: c.url, status: res.status, contentType: res.headers.get("content-type"), text });
+    if (undocumented?.length) return `not as documented: ${undocumented.join("; ").slice(0, 400)}`;
     if (c.method === "HEAD" || res.status === 204) return undefined;
     if (res.status >= 400) return errorProblem(answer);
     const type = res.headers.get("content-type") ?? "";

@@ -6,11 +6,12 @@
  */
 import { startNats, startNode, waitForHttp, Nats, Node } from "../helpers/processes";
 import { KEYS } from "../helpers/harness";
+import { checkedFetch } from "../helpers/contract";
 
 interface Answer { status: number; body: any; text: string; headers: Headers }
 
 async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await fetch(`${base}/wp-json/calendar/events/v1${path}`, {
+  const res = await checkedFetch(`${base}/wp-json/calendar/events/v1${path}`, {
     method,
     headers: { Authorization: `Bearer ${KEYS.admin}`, ...(body !== undefined ? { "Content-Type": "application/json" } : {}), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body)

@@ -5,9 +5,10 @@
  */
 import { startNats, startNode, waitForHttp, Nats, Node } from "../helpers/processes";
 import { KEYS } from "../helpers/harness";
+import { checkedFetch } from "../helpers/contract";
 
 async function call(base: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}/wp-json/calendar/events/v1${path}`, {
+  const res = await checkedFetch(`${base}/wp-json/calendar/events/v1${path}`, {
     method,
     headers: { Authorization: `Bearer ${KEYS.admin}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body)

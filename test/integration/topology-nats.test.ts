@@ -5,6 +5,7 @@
  */
 import { startNats, startNode, waitForHttp, Nats, Node } from "../helpers/processes";
 import { KEYS } from "../helpers/harness";
+import { checkedFetch } from "../helpers/contract";
 
 const BASE_URL = "http://calendar.test";
 const RECORD_SERVICES = "events,venues,organizers,taxonomy,i18n,changes";
@@ -29,7 +30,7 @@ async function call(base: string, method: string, path: string, body?: unknown, 
   const headers: Record<string, string> = {};
   if (key) headers.Authorization = `Bearer ${key}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const res = await fetch(`${base}/wp-json/calendar/events/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await checkedFetch(`${base}/wp-json/calendar/events/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text), headers: res.headers };
 }

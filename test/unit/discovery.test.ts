@@ -121,6 +121,29 @@ describe("namespace index", () => {
     expect(ix.routes[`${NS}/events`].endpoints[0].args).toEqual({ i18n_language: I18N });
   });
 
+  test("arg descriptions follow the language; every documented description has its translations", () => {
+    const fr = namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC", language: "fr" }) as any;
+    const en = index.routes[`${NS}/events`].endpoints[0].args;
+    const frArgs = fr.routes[`${NS}/events`].endpoints[0].args;
+    expect(Object.keys(frArgs)).toEqual(Object.keys(en));
+    expect(frArgs.page.description).toBe(translate(en.page.description, "fr"));
+    expect(frArgs.page.description).not.toBe(en.page.description);
+    expect({ ...frArgs.page, description: en.page.description }).toEqual(en.page);
+    const missing: string[] = [];
+    for (const route of ROUTES) {
+      for (const endpoint of route.endpoints) {
+        for (const { doc: d } of describeSchema(schemaOf(endpoint.action) ?? {})) {
+          if (!d.description) continue;
+          for (const lang of LANGUAGES) if (lang !== "en" && translate(d.description, lang) === d.description) missing.push(`${lang}: ${d.description}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    const doc = openApiDocument(API_ROOT, "ja") as any;
+    const page = doc.paths["/events"].get.parameters.find((p: any) => p.name === "page");
+    expect(page.description).toBe(translate(en.page.description, "ja"));
+  });
+
   test("an endpoint declared with no args prints []", () => {
     expect(endpointArgs([], { now: NOW, siteZone: "UTC" }, false)).toEqual([]);
     expect(JSON.stringify(endpointArgs([], { now: NOW, siteZone: "UTC" }, false))).toBe("[]");
@@ -129,108 +152,130 @@ describe("namespace index", () => {
 
 describe("OpenAPI document", () => {
   const doc = openApiDocument(API_ROOT, "en") as any;
+  const COMPONENTS = ["ImageSize", "CostDetails", "Term", "Image", "DateDetails", "Event", "Venue", "Organizer"];
+  const ops = () => Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([verb, op]) => ({ path, verb, op })));
 
-  test("top-level keys, info, servers and components", () => {
+  test("top-level keys, info, servers and components keep the reference's structure", () => {
     expect(Object.keys(doc)).toEqual(["openapi", "info", "components", "servers", "paths"]);
-    expect(doc.openapi).toBe("3.0.0");
+    expect(doc.openapi).toBe("3.1.0");
     expect(doc.info).toEqual({ version: "1.0.0", title: translate("doc.title", "en"), description: translate("doc.description", "en") });
     expect(doc.servers).toEqual([{ url: `${API_ROOT}/calendar/events/v1/` }]);
+    expect(Object.keys(doc.components)).toEqual(["schemas"]);
     const schemas = doc.components.schemas;
-    expect(Object.keys(schemas)).toEqual(["ImageSize", "CostDetails", "Term", "Image", "DateDetails", "Event", "Venue", "Organizer"]);
+    expect(Object.keys(schemas)).toEqual(COMPONENTS);
     for (const s of Object.values<any>(schemas)) {
       expect(s.type).toBe("object");
-      for (const p of Object.values<any>(s.properties)) expect(p).toEqual(expect.objectContaining({ type: expect.any(String), description: expect.any(String) }));
+      expect(s.additionalProperties).toBe(false);
+      expect(s.required).toBeUndefined(); // _fields may keep any subset
+      for (const p of Object.values<any>(s.properties)) expect(typeof p.description).toBe("string");
     }
     expect(Object.keys(schemas.ImageSize.properties)).toEqual(["width", "height", "mime-type", "url"]);
-    expect(schemas.CostDetails.properties.currency_position.enum).toEqual(["prefix", "postfix"]);
-    expect(schemas.CostDetails.properties.values).toMatchObject({ type: "array", items: { type: "integer" } });
-    expect(Object.keys(schemas.Term.properties)).toEqual(["id", "name", "slug", "taxonomy", "description", "parent", "count", "url", "urls"]);
+    expect(schemas.CostDetails.properties.values).toMatchObject({ type: "array", items: { type: "string" } });
     expect(Object.keys(schemas.Image.properties)).toEqual(["url", "id", "extension", "width", "height", "sizes"]);
-    expect(schemas.Image.properties.url.format).toBe("uri");
     expect(schemas.Image.properties.sizes.items).toEqual({ $ref: "#/components/schemas/ImageSize" });
     expect(Object.keys(schemas.DateDetails.properties)).toEqual(["year", "month", "day", "hour", "minutes", "seconds"]);
-    for (const p of Object.values<any>(schemas.DateDetails.properties)) expect(p.type).toBe("integer");
-    const ev = schemas.Event.properties;
-    expect(ev).not.toHaveProperty("json_ld");
-    expect(ev).not.toHaveProperty("custom_fields");
+    for (const p of Object.values<any>(schemas.DateDetails.properties)) expect(p.type).toBe("string");
+  });
+
+  test("fields are typed as the service sends them", () => {
+    const ev = doc.components.schemas.Event.properties;
     expect(ev.id.type).toBe("integer");
-    expect(ev.author.type).toBe("integer");
-    expect(ev.global_id_lineage).toMatchObject({ type: "array", items: { type: "string" } });
-    expect(ev.image.$ref).toBe("#/components/schemas/Image");
-    expect(ev.start_date_details.items).toEqual({ $ref: "#/components/schemas/DateDetails" });
-    expect(ev.cost_details.items).toEqual({ $ref: "#/components/schemas/CostDetails" });
+    expect(ev.author).toMatchObject({ type: "string", pattern: "^[0-9]+$" });
+    expect(ev.image.oneOf).toEqual([{ const: false }, { $ref: "#/components/schemas/Image" }]);
+    expect(ev.start_date_details.$ref).toBe("#/components/schemas/DateDetails");
+    expect(ev.cost_details.$ref).toBe("#/components/schemas/CostDetails");
     expect(ev.categories.items).toEqual({ $ref: "#/components/schemas/Term" });
-    expect(ev.venue.$ref).toBe("#/components/schemas/Venue");
+    expect(ev.venue.anyOf).toEqual([{ $ref: "#/components/schemas/Venue" }, expect.objectContaining({ type: "array", items: { $ref: "#/components/schemas/Venue" } })]);
     expect(ev.organizer.items).toEqual({ $ref: "#/components/schemas/Organizer" });
-    expect(schemas.Venue.properties.geo_lat).toMatchObject({ type: "number", format: "double" });
-    expect(schemas.Venue.properties.geo_lng).toMatchObject({ type: "number", format: "double" });
-    expect(schemas.Organizer.properties).toHaveProperty("email");
+    expect(ev.featured.type).toEqual(["boolean", "null"]);
+    expect(doc.components.schemas.Venue.properties.geo_lat).toMatchObject({ type: "number", format: "double" });
+    expect(doc.components.schemas.Organizer.properties).toHaveProperty("email");
   });
 
-  test("paths in order with their verbs; /doc is bare", () => {
+  test("paths in order; PUT and PATCH beside POST on item routes; one tag per resource; unique operation ids", () => {
     expect(Object.keys(doc.paths)).toEqual(PATH_ORDER);
-    expect(doc.paths["/doc"]).toEqual({ get: { responses: { "200": { description: translate("doc.ok", "en") } } } });
     expect(Object.keys(doc.paths["/events"])).toEqual(["get", "post"]);
-    expect(Object.keys(doc.paths["/events/{id}"]).sort()).toEqual(["delete", "get", "post"]);
-    expect(Object.keys(doc.paths["/tags/{id}"]).sort()).toEqual(["delete", "get", "post"]);
+    expect(Object.keys(doc.paths["/events/{id}"])).toEqual(["get", "delete", "post", "put", "patch"]);
+    expect(Object.keys(doc.paths["/tags/{id}"])).toEqual(["get", "post", "put", "patch", "delete"]);
+    const ids = ops().map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { path, op } of ops()) expect(op.tags).toEqual([path.split("/")[1]]);
+    expect(doc.paths["/events/{id}"].put.parameters).toEqual(doc.paths["/events/{id}"].post.parameters);
+    expect(doc.paths["/events/{id}"].patch.requestBody).toEqual(doc.paths["/events/{id}"].post.requestBody);
   });
 
-  test("responses by status, $ref schemas on success only", () => {
+  test("responses: every status the operation answers, errors with the contract's body, lists as envelopes", () => {
     const codes = (p: string, verb: string) => Object.keys(doc.paths[p][verb].responses);
-    expect(codes("/events", "get")).toEqual(["200", "400", "404"]);
-    expect(doc.paths["/events"].get.responses["200"].content["application/json"].schema)
-      .toEqual({ title: "events", type: "array", items: { $ref: "#/components/schemas/Event" } });
-    expect(codes("/events/{id}", "get")).toEqual(["200", "400", "403", "404"]);
-    expect(codes("/events/{id}", "post")).toEqual(["200", "201", "400", "403"]);
-    expect(codes("/events/{id}", "delete")).toEqual(["200", "400", "403", "410", "500"]);
-    expect(codes("/organizers/{id}", "post")).toEqual(["201", "400", "403"]);
+    const errors = ["400", "401", "403", "404", "408", "429", "431", "500", "503", "504"];
+    expect(codes("/events", "get")).toEqual(["200", "304", ...errors].sort());
+    expect(codes("/events", "post")).toEqual(["201", ...errors, "409", "413", "422"].sort());
+    expect(codes("/events/{id}", "put")).toEqual(["200", ...errors, "412", "413"].sort());
+    expect(codes("/events/{id}", "delete")).toEqual(["200", ...errors, "410", "412"].sort());
+    const list = doc.paths["/events"].get.responses["200"].content;
+    expect(Object.keys(list)).toEqual(["application/json", "text/calendar"]);
+    expect(list["application/json"].schema).toMatchObject({ title: "events", type: "object", required: ["events", "total", "total_pages"] });
+    expect(list["application/json"].schema.properties.events.items).toEqual({ $ref: "#/components/schemas/Event" });
     expect(doc.paths["/venues/{id}"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Venue" });
-    expect(doc.paths["/categories"].get.responses["200"].content["application/json"].schema.items).toEqual({ $ref: "#/components/schemas/Term" });
-    expect(doc.paths["/tags/{id}"].delete.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Term" });
-    for (const item of Object.values<any>(doc.paths)) {
-      for (const op of Object.values<any>(item)) {
-        for (const [status, response] of Object.entries<any>(op.responses)) {
-          expect(typeof response.description).toBe("string");
-          if (status >= "300") expect(Object.keys(response)).toEqual(["description"]);
+    expect(doc.paths["/categories"].get.responses["200"].content["application/json"].schema.properties.categories.items).toEqual({ $ref: "#/components/schemas/Term" });
+    expect(doc.paths["/changes"].get.responses["200"].content["application/json"].schema.required).toEqual(["changes", "next_token", "has_more"]);
+    expect(doc.paths["/doc"].get.responses["400"].content["application/json"].schema).toMatchObject({ required: ["code", "message", "data"] });
+    for (const { path, op } of ops()) {
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        expect(typeof response.description).toBe("string");
+        if (status === "304") expect(response.content).toBeUndefined();
+        if (Number(status) >= 400) {
+          expect(Object.keys(response.content)).toEqual(["application/json"]);
+          const schema = response.content["application/json"].schema;
+          expect(schema.$ref ?? "").toBe(path === "/doc" && status === "400" ? "" : "#/paths/~1doc/get/responses/400/content/application~1json/schema");
         }
       }
     }
   });
 
-  test("parameters: in/schema/description/required/name, comma lists form-style, path for id, slug and password", () => {
+  test("parameters: path parameters are required placeholders; comma lists form-style; i18n_language and _fields everywhere", () => {
     const params = doc.paths["/events"].get.parameters as any[];
     const byName = Object.fromEntries(params.map(p => [p.name, p]));
-    expect(Object.keys(byName.page)).toEqual(["in", "schema", "description", "required", "name"]);
     expect(byName.page).toEqual({ in: "query", schema: { type: "integer" }, description: expect.any(String), required: false, name: "page" });
     for (const name of ["categories", "tags", "venue", "organizer", "include"]) {
       expect(byName[name]).toMatchObject({ in: "query", schema: { type: "array", items: { type: "integer" } }, style: "form", explode: false });
     }
     for (const name of ["page", "status", "search", "start_date"]) expect(byName[name]).not.toHaveProperty("style");
+    expect(byName.i18n_language).toMatchObject({ in: "query", schema: { type: "string", enum: [...LANGUAGES] } });
+    expect(byName._fields).toMatchObject({ in: "query", schema: { type: "string" } });
+    for (const { op } of ops()) {
+      for (const p of op.parameters as any[]) if (p.in === "path") expect(p.required).toBe(true);
+      expect((op.parameters as any[]).map(p => p.name)).toContain("i18n_language");
+    }
     const get = Object.fromEntries((doc.paths["/events/{id}"].get.parameters as any[]).map(p => [p.name, p]));
     expect(get.id).toMatchObject({ in: "path", schema: { type: "integer" }, required: true });
-    expect(get.password.in).toBe("path");
-    expect((doc.paths["/events/by-slug/{slug}"].get.parameters as any[])[0]).toMatchObject({ in: "path", name: "slug", required: true });
+    expect(get.password).toMatchObject({ in: "query", required: false });
+    expect(get["If-None-Match"]).toMatchObject({ in: "header" });
+    const slugUpdate = doc.paths["/events/by-slug/{slug}"].post;
+    expect(slugUpdate.parameters[0]).toMatchObject({ in: "path", name: "slug", required: true });
+    expect(slugUpdate.requestBody.content["application/json"].schema.properties.slug.type).toBe("string");
+    expect(doc.paths["/events"].post.parameters.map((p: any) => p.name)).toContain("Idempotency-Key");
+    expect(doc.paths["/events/{id}"].delete.parameters.map((p: any) => p.name)).toContain("If-Match");
   });
 
-  test("post: path args as parameters, the rest in a form body", () => {
+  test("post: path args as parameters, the rest in a JSON or form body", () => {
     const create = doc.paths["/events"].post;
-    expect(create.parameters).toEqual([]);
     const body = create.requestBody.content["application/x-www-form-urlencoded"].schema;
+    expect(create.requestBody.content["application/json"].schema).toEqual(body);
     expect(body.type).toBe("object");
     expect(body.properties.title).toEqual({ description: expect.any(String), type: "string" });
     expect(body.properties.categories).toMatchObject({ type: "array", items: { type: "integer" } });
     expect(body.required).toEqual(["title", "start_date", "end_date"]);
     const update = doc.paths["/events/{id}"].post;
-    expect(update.parameters.map((p: any) => p.name)).toEqual(["id", "password"]);
+    expect(update.parameters.filter((p: any) => p.in === "path").map((p: any) => p.name)).toEqual(["id"]);
     expect(update.requestBody.content["application/x-www-form-urlencoded"].schema.required).toBeUndefined();
   });
 
-  test("texts follow the language; parameter descriptions stay as declared", () => {
+  test("texts follow the language", () => {
     const fr = openApiDocument(API_ROOT, "fr") as any;
     expect(fr.info.title).toBe(translate("doc.title", "fr"));
     expect(fr.info.title).not.toBe(doc.info.title);
     expect(fr.paths["/events"].get.responses["404"].description).toBe(translate("doc.not_found", "fr"));
-    expect(fr.paths["/events"].get.parameters).toEqual(doc.paths["/events"].get.parameters);
+    expect(fr.paths["/events"].get.responses["304"].description).toBe(translate("doc.not_modified", "fr"));
   });
 });
 
@@ -261,17 +306,18 @@ describe("the documents agree with the params schemas", () => {
       if (pattern === "" || action === "api.doc") return;
       const op = doc.paths[openApiPath(pattern)][verb as string];
       expect(op).toBeDefined();
-      const params: any[] = op.parameters;
+      const params: any[] = op.parameters.filter((p: any) => p.in !== "header" && p.name !== "i18n_language" && p.name !== "_fields");
       const body = op.requestBody?.content["application/x-www-form-urlencoded"].schema;
-      const documented = [...params.map(p => p.name), ...Object.keys(body?.properties ?? {})];
-      expect(documented.sort()).toEqual([...names].sort());
+      const documented = new Set([...params.map(p => p.name), ...Object.keys(body?.properties ?? {})]);
+      expect([...documented].sort()).toEqual([...names].sort());
       for (const { name, doc: d, required } of described) {
         const param = params.find(p => p.name === name);
         const schemaOfArg = param ? param.schema : body.properties[name];
         expect(schemaOfArg.type).toBe(openApiType(d));
         expect(schemaOfArg.items).toEqual(d.items);
         expect(param ? param.description : schemaOfArg.description).toBe(d.description);
-        if (param) expect(param.required).toBe(required);
+        // A path parameter is required whatever the schema says (it is part of the path).
+        if (param) expect(param.required).toBe(param.in === "path" || required);
         else expect((body.required ?? []).includes(name)).toBe(required);
       }
     });

@@ -1,0 +1,307 @@
+/**
+ * What the service answers, as JSON Schema (the dialect of OpenAPI 3.1): the records (the OpenAPI
+ * document's `components.schemas`), the list envelopes, the change feed and the contract's error body.
+ *
+ * This is the one description of the answers: the /doc document is built from it (lib/discovery/openapi.ts),
+ * test/unit/response-schemas.test.ts checks the serialisers (lib/events/event-record.ts,
+ * lib/linked/record.ts, lib/terms/term-record.ts) against it, and the integration suite validates every
+ * answer it receives against the document (test/helpers/contract.ts). A field a serialiser adds, renames or
+ * retypes without changing it here fails both.
+ *
+ * No record property is `required`: `_fields` keeps only the asked keys (README "Response shaping"). Records
+ * allow no property that is not listed, so nothing new goes out undocumented.
+ */
+
+export type JsonSchema = Record<string, unknown>;
+
+export const componentRef = (name: string): string => `#/components/schemas/${name}`;
+const ref = (name: string, description?: string): JsonSchema => (description ? { $ref: componentRef(name), description } : { $ref: componentRef(name) });
+const str = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: "string", description, ...extra });
+const int = (description: string): JsonSchema => ({ type: "integer", description });
+const num = (description: string): JsonSchema => ({ type: "number", format: "double", description });
+/** A flag of a password-protected record the caller may not read is blanked to null. */
+const flag = (description: string): JsonSchema => ({ type: ["boolean", "null"], description });
+const listOf = (items: JsonSchema, description: string): JsonSchema => ({ type: "array", description, items });
+const DIGITS = "^[0-9]+$";
+
+function record(properties: Record<string, JsonSchema>, description: string): JsonSchema {
+  return { type: "object", description, properties, additionalProperties: false };
+}
+
+/** `i18n_language` and `translations`, the last keys of every record (translatable records). */
+const LANGUAGE_KEYS: Record<string, JsonSchema> = {
+  i18n_language: str("The language the record is answered in (the one asked for, even where fields fell back)"),
+  translations: listOf({ type: "string" }, "The languages the record has values in")
+};
+
+/** The featured image: `false` when there is none (or it is hidden), else the image object. */
+const imageOrFalse = (kind: string): JsonSchema => ({
+  description: `The ${kind} featured image, or false when it has none`,
+  oneOf: [{ const: false }, ref("Image")]
+});
+
+const jsonLd = (kind: string): JsonSchema => ({ type: "object", description: `The ${kind} as schema.org JSON-LD (single reads, or json_ld=1 on lists)` });
+
+/** Fields every post-like record (event, venue, organizer) has. */
+function postFields(kind: string): Record<string, JsonSchema> {
+  return {
+    id: int(`The ${kind} ID`),
+    global_id: str(`The ${kind} ID that identifies it across sites`),
+    global_id_lineage: listOf({ type: "string" }, `The global IDs the ${kind} comes from`),
+    author: str(`The ID of the ${kind} author, as a string`, { pattern: DIGITS }),
+    status: str(`The ${kind} post status`),
+    date: str(`The ${kind} publication date in the site time zone (YYYY-MM-DD HH:MM:SS)`),
+    date_utc: str(`The ${kind} publication date in UTC`),
+    modified: str(`The ${kind} last modification date in the site time zone`),
+    modified_utc: str(`The ${kind} last modification date in UTC`),
+    url: str(`The URL of the ${kind} page`)
+  };
+}
+
+const IMAGE_SIZE = record({
+  width: int("The width of the image size in pixels"),
+  height: int("The height of the image size in pixels"),
+  "mime-type": str("The MIME type of the image size"),
+  url: str("The URL of the image size", { format: "uri" })
+}, "One size of an image");
+
+const COST_DETAILS = record({
+  currency_symbol: str("The currency symbol written with the cost"),
+  currency_code: str("The ISO currency code (empty when unknown)"),
+  currency_position: str("Whether the currency symbol precedes or follows the value (empty when blanked)", { enum: ["prefix", "postfix", ""] }),
+  values: listOf({ type: "string" }, "The values of the cost, as strings (numbers, or words such as free)")
+}, "The parts of an event cost");
+
+const TERM_URLS: JsonSchema = {
+  type: "object",
+  description: "The REST URLs of the term (self), of its collection and of its parent (up)",
+  properties: { self: str("The term's REST URL"), collection: str("The REST URL of the term's collection"), up: str("The REST URL of the parent term") },
+  additionalProperties: false
+};
+
+/** A term: the standalone record (term routes) and the WordPress term object embedded in events. */
+const TERM = record({
+  id: int("The term ID"),
+  name: str("The term name"),
+  slug: str("The term slug"),
+  taxonomy: str("The taxonomy of the term", { enum: ["tribe_events_cat", "post_tag"] }),
+  description: str("The term description"),
+  parent: int("The ID of the parent term (0 for none); categories only"),
+  count: int("The number of published events the term is assigned to"),
+  url: str("The URL of the term archive page"),
+  urls: TERM_URLS,
+  meta: listOf({}, "Term meta (always empty)"),
+  term_group: int("Embedded terms: the WordPress term group (0)"),
+  term_taxonomy_id: int("Embedded terms: the term taxonomy ID (the term ID)"),
+  filter: str("Embedded terms: the WordPress sanitising filter (raw)"),
+  ...LANGUAGE_KEYS
+}, "An event category or tag");
+
+const IMAGE = record({
+  url: str("The URL of the full-size image", { format: "uri" }),
+  id: int("The image ID"),
+  extension: str("The image file extension"),
+  width: int("The image width in pixels"),
+  height: int("The image height in pixels"),
+  sizes: listOf(ref("ImageSize"), "The sizes the image is available in")
+}, "A featured image");
+
+const DATE_DETAILS = record({
+  year: str("The year (four digits)", { pattern: DIGITS }),
+  month: str("The month (two digits)", { pattern: DIGITS }),
+  day: str("The day of the month (two digits)", { pattern: DIGITS }),
+  hour: str("The hour (two digits)", { pattern: DIGITS }),
+  minutes: str("The minutes (two digits)", { pattern: DIGITS }),
+  seconds: str("The seconds (two digits)", { pattern: DIGITS })
+}, "The components of a date, as strings");
+
+const distance = num("The distance from the geolocation search point, in the requested unit (geolocation searches only)");
+
+const EVENT = record({
+  ...postFields("event"),
+  rest_url: str("The REST URL of the event"),
+  title: str("The event title"),
+  description: str("The event description (HTML)"),
+  excerpt: str("The event excerpt (HTML)"),
+  slug: str("The event slug"),
+  image: imageOrFalse("event"),
+  all_day: flag("Whether the event lasts the whole day"),
+  start_date: str("The event start date in the event time zone"),
+  start_date_details: ref("DateDetails", "The components of the start date"),
+  end_date: str("The event end date in the event time zone"),
+  end_date_details: ref("DateDetails", "The components of the end date"),
+  utc_start_date: str("The event start date in UTC"),
+  utc_start_date_details: ref("DateDetails", "The components of the UTC start date"),
+  utc_end_date: str("The event end date in UTC"),
+  utc_end_date_details: ref("DateDetails", "The components of the UTC end date"),
+  timezone: str("The event time zone"),
+  timezone_abbr: str("The abbreviation of the event time zone at the start date"),
+  cost: str("The event cost with its currency symbol"),
+  cost_details: ref("CostDetails", "The details of the event cost"),
+  website: str("The event website URL"),
+  show_map: flag("Whether the event shows a map"),
+  show_map_link: flag("Whether the event shows a map link"),
+  hide_from_listings: flag("Whether the event is hidden from the listings"),
+  sticky: flag("Whether the event is pinned in the calendar views"),
+  featured: flag("Whether the event is featured"),
+  ticketed: flag("Whether the event has tickets"),
+  categories: listOf(ref("Term"), "The event categories"),
+  tags: listOf(ref("Term"), "The event tags"),
+  venue: {
+    description: "The event venue: an empty array when there is none, the venue object, or an array of venue objects when there are several",
+    anyOf: [ref("Venue"), listOf(ref("Venue"), "The event venues")]
+  },
+  organizer: listOf(ref("Organizer"), "The event organizers"),
+  custom_fields: listOf({}, "Custom fields (always empty)"),
+  json_ld: jsonLd("event"),
+  distance,
+  recurrence: listOf({ type: "string" }, "The recurrence rule lines (RRULE, RDATE, EXDATE) of a series' first event"),
+  post_parent: int("The parent event (a series' first event, for its other occurrences)"),
+  ...LANGUAGE_KEYS
+}, "An event");
+
+const VENUE = record({
+  ...postFields("venue"),
+  venue: str("The venue name"),
+  description: str("The venue description (HTML)"),
+  excerpt: str("The venue excerpt"),
+  slug: str("The venue slug"),
+  image: imageOrFalse("venue"),
+  address: str("The venue street address"),
+  city: str("The venue city"),
+  country: str("The venue country"),
+  province: str("The venue province"),
+  state: str("The venue state"),
+  zip: str("The venue postal code"),
+  phone: str("The venue phone number"),
+  website: str("The venue website URL"),
+  stateprovince: str("The venue state or province"),
+  geo_lat: num("The venue latitude"),
+  geo_lng: num("The venue longitude"),
+  json_ld: jsonLd("venue"),
+  show_map: flag("Whether events at the venue show a map"),
+  show_map_link: flag("Whether events at the venue show a map link"),
+  distance,
+  ...LANGUAGE_KEYS
+}, "A venue");
+
+const ORGANIZER = record({
+  ...postFields("organizer"),
+  organizer: str("The organizer name"),
+  description: str("The organizer description (HTML)"),
+  excerpt: str("The organizer excerpt"),
+  slug: str("The organizer slug"),
+  image: imageOrFalse("organizer"),
+  phone: str("The organizer phone number"),
+  website: str("The organizer website URL"),
+  email: str("The organizer email address"),
+  json_ld: jsonLd("organizer"),
+  ...LANGUAGE_KEYS
+}, "An organizer");
+
+/** The components, in the document's order. */
+export function componentSchemas(): Record<string, JsonSchema> {
+  return structuredClone({
+    ImageSize: IMAGE_SIZE,
+    CostDetails: COST_DETAILS,
+    Term: TERM,
+    Image: IMAGE,
+    DateDetails: DATE_DETAILS,
+    Event: EVENT,
+    Venue: VENUE,
+    Organizer: ORGANIZER
+  });
+}
+
+/** The component each resource's routes answer with. */
+export const RESOURCE_COMPONENTS: Readonly<Record<string, string>> = {
+  events: "Event",
+  venues: "Venue",
+  organizers: "Organizer",
+  categories: "Term",
+  tags: "Term"
+};
+
+/** The envelope of a list: the page of records under the resource's name, the totals and the paging links. */
+export function listEnvelope(resource: string): JsonSchema {
+  const component = RESOURCE_COMPONENTS[resource];
+  return {
+    title: resource,
+    type: "object",
+    required: [resource, "total", "total_pages"],
+    properties: {
+      rest_url: str("The REST URL of this page"),
+      total: int("The number of matching records"),
+      total_pages: int("The number of pages"),
+      [resource]: listOf(ref(component), `The ${resource} of this page`),
+      next_rest_url: str("The REST URL of the next page, when there is one"),
+      previous_rest_url: str("The REST URL of the previous page, when there is one")
+    },
+    additionalProperties: false
+  };
+}
+
+/** `GET /changes`: a page of the change feed. */
+export function changesPage(): JsonSchema {
+  return {
+    title: "changes",
+    type: "object",
+    required: ["changes", "next_token", "has_more"],
+    properties: {
+      changes: listOf({
+        type: "object",
+        required: ["type", "id", "action", "modified_utc"],
+        properties: {
+          type: str("The kind of record", { enum: ["event", "venue", "organizer", "category", "tag"] }),
+          id: int("The record ID"),
+          action: str("What happened to the record", { enum: ["created", "updated", "deleted"] }),
+          modified_utc: str("When the record changed, in UTC"),
+          record: {
+            description: "The record as the caller's lists show it now (absent on deleted)",
+            anyOf: [ref("Event"), ref("Venue"), ref("Organizer"), ref("Term")]
+          }
+        },
+        additionalProperties: false
+      }, "The changes, in commit order"),
+      next_token: str("The token to resume after this page"),
+      has_more: { type: "boolean", description: "Whether more changes follow" }
+    },
+    additionalProperties: false
+  };
+}
+
+/** The contract's error body, for every failure. */
+export function errorBody(): JsonSchema {
+  return {
+    title: "error",
+    type: "object",
+    required: ["code", "message", "data"],
+    properties: {
+      code: str("The error code (a slug)"),
+      message: str("A human-readable message in the request's language"),
+      data: {
+        type: "object",
+        required: ["status"],
+        properties: {
+          status: int("The HTTP status"),
+          params: {
+            description: "The invalid parameters with their reasons, or the missing ones",
+            anyOf: [{ type: "object", additionalProperties: { type: "string" } }, listOf({ type: "string" }, "The missing parameters")]
+          },
+          details: { type: "object", description: "Details of the invalid parameters" }
+        }
+      }
+    },
+    additionalProperties: false
+  };
+}
+
+/** `GET /doc`: this document. */
+export function openApiObject(): JsonSchema {
+  return { type: "object", description: "An OpenAPI 3.1 document (openapi, info, components, servers, paths)" };
+}
+
+/** An iCalendar file (RFC 5545). */
+export function icalendar(): JsonSchema {
+  return { type: "string", description: "An iCalendar file (RFC 5545)", pattern: "^BEGIN:VCALENDAR" };
+}
