@@ -62,7 +62,7 @@ function storeSettings(env: NodeJS.ProcessEnv): Pick<Settings, "databaseUrl" | "
 /** BASE_URL's host name, without its port (C57); the whole value when it is not a URL. */
 function hostNameOf(baseUrl: string): string {
   try {
-    return new URL(baseUrl).hostname.replace(/^\[|\]$/g, "") || baseUrl;
+    return new URL(baseUrl).hostname || baseUrl;
   } catch {
     return baseUrl;
   }
