@@ -35,11 +35,11 @@ interface Row { n: number; case: string; plan: string; measure: Measure; ratio: 
 
 /** What answers an uncached read (embedded store). */
 const PLANS: Record<string, string> = {
-  "events list (default)": "listing index",
-  "events list (filtered)": "listing index, range scan",
-  "events search": "store scan (text)",
-  "single event": "id index",
-  "venues only_with_upcoming": "listing index + venues query"
+  "events list (default)": "start-date index",
+  "events list (filtered)": "start-date index, range",
+  "events search": "window scan, text compared folded",
+  "single event": "primary key",
+  "venues only_with_upcoming": "events start-date index + venues by id"
 };
 const WARM = "response cache";
 

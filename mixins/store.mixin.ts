@@ -44,6 +44,7 @@ function cleaningWrites(col: Collection, clean: () => Promise<void>): Collection
 
 interface StoreSelf {
   name: string;
+  logger: { info(msg: string): void };
   broker: { fatal(message: string, err?: Error, needExit?: boolean): void };
   storeHandle?: Store;
   store: Collection;
@@ -75,7 +76,7 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
     async started(this: StoreSelf) {
       let store: Store;
       try {
-        store = await acquireStore(storeConfig());
+        store = await acquireStore({ ...storeConfig(), onNotice: (msg: string) => this.logger.info(msg) });
         await store.ensureIndexes(opts.collection, opts.indexes);
       } catch (err) {
         this.broker.fatal(`${this.name}: ${(err as Error).message}`, err as Error, true);

@@ -13,6 +13,7 @@ import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
 import { sqlCollection, indexStatement } from "./sql/collection";
 import { migrate, RECORD_TABLES, recordTable } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
+import { hasNedbData, importNedb } from "./sql/nedb-import";
 import { openMongo, MongoStore } from "./mongo/store";
 
 export interface IndexSpec {
@@ -35,6 +36,8 @@ export interface StoreConfig {
   mongoUri?: string;
   /** How long the first connection may take before start-up gives up (ms). */
   connectTimeoutMs: number;
+  /** Told what the opening did worth knowing (an import). */
+  onNotice?: (message: string) => void;
 }
 
 export interface Store {
@@ -82,8 +85,14 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
   if (file !== ":memory:") fs.mkdirSync(config.dataDir, { recursive: true });
   let driver: SqlDriver;
   try {
+    const fresh = file === ":memory:" || !fs.existsSync(file);
     driver = openSqlite(file);
     await migrate(driver);
+    // A DATA_DIR of the NeDB version: its records are imported once, into the new database (C39).
+    if (fresh && file !== ":memory:" && hasNedbData(config.dataDir)) {
+      const counts = await importNedb(driver, config.dataDir);
+      config.onNotice?.(`Imported the NeDB data of ${config.dataDir} into ${file}: ${Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(", ")} (the old files are kept as *.db.imported)`);
+    }
   } catch (err) {
     throw new Error(`The embedded store ${file} could not be opened: ${(err as Error).message} (check it with: sqlite3 ${file} "PRAGMA integrity_check")`);
   }

@@ -53,8 +53,12 @@ function containerEnv(svc: ComposeService): Record<string, string> {
   return Object.assign({}, ...envFiles(svc).map(parseEnvFile), environment(svc));
 }
 
-/** The application's containers: the ones that run the image with SERVICES set. */
-const appContainers = Object.entries(services).filter(([, svc]) => containerEnv(svc).SERVICES !== undefined);
+/** Every application container (the ones that run the image with SERVICES set), of every profile. */
+const allAppContainers = Object.entries(services).filter(([, svc]) => containerEnv(svc).SERVICES !== undefined);
+/** The PostgreSQL platform's containers (profile "postgres"), checked on their own below. */
+const pgContainers = allAppContainers.filter(([, svc]) => svc.profiles?.includes("postgres"));
+/** The default (MongoDB) platform's containers. */
+const appContainers = allAppContainers.filter(([, svc]) => !svc.profiles?.includes("postgres"));
 const containerOf = (service: string) => appContainers.filter(([, svc]) => containerEnv(svc).SERVICES.split(",").map(s => s.trim()).includes(service));
 const dependsOn = (svc: ComposeService) => (Array.isArray(svc.depends_on) ? svc.depends_on : Object.keys(svc.depends_on ?? {}));
 
@@ -98,7 +102,7 @@ describe("docker-compose.yml", () => {
     const [[geoName, geo]] = containerOf("geolocation");
     expect(geo.profiles).toEqual(["geolocation"]);
     for (const [name, svc] of Object.entries(services)) {
-      if (name === geoName) continue;
+      if (name === geoName || svc.profiles?.includes("postgres")) continue;
       expect({ name, profiles: svc.profiles }).toEqual({ name, profiles: undefined });
       expect(dependsOn(svc)).not.toContain(geoName);
     }
@@ -125,6 +129,25 @@ describe("docker-compose.yml", () => {
     expect(env.MONGO_URI).toMatch(/^mongodb:\/\//);
     expect(services[hostOf(env.MONGO_URI)]?.image).toMatch(/^mongo:/);
     expect(Number(env.METRICS_PORT)).toBeGreaterThan(0);
+  });
+
+  test("the postgres profile: PostgreSQL and every routed service on DATABASE_URL (not MONGO_URI), record services on several nodes", () => {
+    expect(services.postgres?.image).toMatch(/^postgres:/);
+    expect(services.postgres?.profiles).toEqual(["postgres"]);
+    for (const name of Object.keys(SERVICE_SCHEMAS).filter(n => n !== "geolocation")) {
+      const containers = pgContainers.filter(([, svc]) => containerEnv(svc).SERVICES === name);
+      expect({ name, containers: containers.length }).toEqual({ name, containers: 1 });
+      const env = containerEnv(containers[0][1]);
+      const settings = readSettings(env);
+      expect({ name, databaseUrl: settings.databaseUrl?.startsWith("postgres://"), mongo: settings.mongoUri }).toEqual({ name, databaseUrl: true, mongo: undefined });
+      expect({ name, problem: checkTopology(settings) }).toEqual({ name, problem: undefined });
+      expect(new URL(settings.databaseUrl!).hostname).toBe("postgres");
+      expect(dependsOn(containers[0][1])).toContain("postgres");
+    }
+    for (const name of ["events", "taxonomy"]) {
+      const [[, svc]] = pgContainers.filter(([, c]) => containerEnv(c).SERVICES === name);
+      expect(svc.deploy?.replicas).toBeGreaterThanOrEqual(2);
+    }
   });
 
   test("each container's settings pass the start-up checks (C23 topology) and the key holders get API_KEYS", () => {
