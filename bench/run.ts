@@ -15,9 +15,9 @@
  */
 import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
-import * as net from "net";
 import * as os from "os";
 import * as path from "path";
+import { freePort } from "./free-port";
 
 // autocannon has no bundled types
 const autocannon = require("autocannon");
@@ -42,16 +42,6 @@ const PLANS: Record<string, string> = {
   "venues only_with_upcoming": "events start-date index + venues by id"
 };
 const WARM = "response cache";
-
-function freePort(): Promise<number> {
-  return new Promise(resolve => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function progress(label: string, done: number, total: number): void {
   const width = 30;

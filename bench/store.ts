@@ -11,9 +11,9 @@
  */
 import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
-import * as net from "net";
 import * as os from "os";
 import * as path from "path";
+import { freePort } from "./free-port";
 import { Client } from "pg";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -25,16 +25,6 @@ const NS = "/wp-json/calendar/events/v1";
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 interface StoreRow { store: string; n: number; createsPerSec: number; createP99Ms: number; startupMs: number; rssMb: number; readsPerSec: number }
-
-function freePort(): Promise<number> {
-  return new Promise(resolve => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitReady(base: string, timeoutMs = 120_000): Promise<void> {
   const until = Date.now() + timeoutMs;
