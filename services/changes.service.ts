@@ -120,18 +120,11 @@ const ChangesService: ServiceSchema = {
 
     async storeChanges(this: any, batches: ChangeInput[][]): Promise<number[]> {
       const store: Collection = this.store;
-      const last = new Map<string, ChangeDoc["after"]>();
       for (const c of batches.flat()) {
-        const key = changeKey(c.type, c.id);
-        let before = last.get(key);
-        if (before === undefined) {
-          const [prev] = (await store.find({ key }, { sort: { _id: -1 }, limit: 1 })) as ChangeDoc[];
-          before = prev ? prev.after : null;
-        }
-        const after = c.snapshot ?? null;
-        // numbered by the store as it is stored (store/collection.ts `append`)
-        await store.append({ key, type: c.type, id: c.id, action: c.action, modified_utc: c.modified_utc, before, after, at: Date.now() });
-        last.set(key, after);
+        // numbered by the store as it is stored; `before` is the record's newest entry's `after`, read in
+        // the same statement (store/collection.ts `append`)
+        const entry = { key: changeKey(c.type, c.id), type: c.type, id: c.id, action: c.action, modified_utc: c.modified_utc, before: null, after: c.snapshot ?? null, at: Date.now() };
+        await store.append(entry, { match: "key", from: "after", into: "before" });
       }
       return batches.map(b => b.length);
     },

@@ -36,7 +36,7 @@ const EventsService: ServiceSchema = {
     collection: "events",
     // The list filters' fields, each answered by an index of the store.
     indexes: [
-      ...["start_date", "end_date", "featured", "ticketed", "post_parent", "hide_from_listings"].map(field => ({ field })),
+      ...["start_date", "end_date", "featured", "post_parent"].map(field => ({ field })),
       ...["categories", "tags", "venues", "organizers"].map(field => ({ field, array: true })),
       ...TRANSLATION_INDEXES
     ]

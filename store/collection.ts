@@ -6,6 +6,13 @@ import type { Doc, FindOptions, Query } from "../lib/store-query";
 
 export type { Doc, FindOptions, Query, Sort } from "../lib/store-query";
 
+/** What `append` copies from the newest document of the same `match` value. */
+export interface Carry {
+  match: string;
+  from: string;
+  into: string;
+}
+
 export interface Collection {
   find(query: Query, opts?: FindOptions): Promise<Doc[]>;
   /** The documents with these ids, in no particular order. */
@@ -16,8 +23,12 @@ export interface Collection {
   findOne(query: Query): Promise<Doc | null>;
   /** Stores a new document (its `_id` set by the caller); a taken unique key throws UniqueViolation. */
   insert(doc: Doc): Promise<Doc>;
-  /** Stores a new document under the next number of this collection's own sequence; answers it with its `_id`. */
-  append(doc: Doc): Promise<Doc>;
+  /**
+   * Stores a new document under the next number of this collection's own sequence; answers it with its
+   * `_id`. With `carry`, the store also sets `doc[carry.into]` to the `carry.from` field of the newest
+   * document whose `carry.match` field equals this one's (null when none), in the same statement.
+   */
+  append(doc: Doc, carry?: Carry): Promise<Doc>;
   /** Applies `update` ($set/$unset/$inc/$push/$pull/$addToSet) to the first match, atomically; returns the updated doc. */
   updateOne(query: Query, update: Doc): Promise<Doc | null>;
   /** `updateOne`, answering the document as the update found it (read under the same lock) and as it left it. */

@@ -74,7 +74,14 @@ function siteCollection(db: MongoDb, name: string, site: number): Collection {
     idsWhere: async (field, value) => (await inner.find(scoped({ [field]: value }))).map(d => d._id),
     findOne: async q => strip(await inner.findOne(scoped(q))),
     insert: async doc => strip(await inner.insert({ ...doc, site })),
-    append: async doc => strip(await inner.append({ ...doc, site })),
+    append: async (doc, carry) => {
+      const extra: Record<string, unknown> = {};
+      if (carry) {
+        const [prev] = await inner.find(scoped({ [carry.match]: doc[carry.match] }), { sort: { _id: -1 }, limit: 1 });
+        extra[carry.into] = prev ? prev[carry.from] ?? null : null;
+      }
+      return strip(await inner.append({ ...doc, ...extra, site }));
+    },
     updateOne: async (q, u) => strip(await inner.updateOne(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site })),
     updateOneChange: async (q, u) => {
       const change = await inner.updateOneChange(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site });

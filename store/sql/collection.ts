@@ -100,15 +100,24 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       await driver.run(`INSERT INTO ${table} (site, id, doc) VALUES (?, ?, ${docParam})`, [site, idParam(doc._id), body(doc)]);
       return doc;
     },
-    async append(doc) {
-      // SQLite has one writer at a time: one past the highest id is the next number. PostgreSQL: the
-      // collection's row of `sequences`, moved on in the same statement.
+    async append(doc, carry) {
+      const params: Param[] = [];
+      let value = docParam;
+      if (carry) {
+        // the carried value, read in the same statement as the insert (the newest document of that match)
+        const match = fieldExpr(driver.dialect, carry.match);
+        const from = sqlite ? `jsonb_extract(doc, '$.${carry.from}')` : `(doc -> '${carry.from}')`;
+        const previous = `(SELECT ${from} FROM ${table} WHERE site = ? AND ${match} = ${sqlite ? "?" : "?::jsonb"} ORDER BY id DESC LIMIT 1)`;
+        value = sqlite ? `jsonb_set(${docParam}, '$.${carry.into}', ${previous})` : `jsonb_set(${docParam}, '{${carry.into}}', COALESCE(${previous}, 'null'::jsonb))`;
+        const key = doc[carry.match] as Param;
+        params.push(body(doc), site, sqlite ? key : JSON.stringify(key));
+      } else params.push(body(doc));
       const [row] = sqlite
-        ? await driver.all<{ id: number | string }>(`INSERT INTO ${table} (site, id, doc) SELECT ?, COALESCE(MAX(id), 0) + 1, ${docParam} FROM ${table} WHERE site = ? RETURNING id`, [site, body(doc), site])
-        : await driver.all<{ id: number | string }>(
+        ? await driver.all<{ id: number | string; doc: string }>(`INSERT INTO ${table} (site, id, doc) SELECT ?, COALESCE(MAX(id), 0) + 1, ${value} FROM ${table} WHERE site = ? RETURNING id, json(doc) AS doc`, [site, ...params, site])
+        : await driver.all<{ id: number | string; doc: Doc }>(
           `WITH s AS (INSERT INTO sequences (site, name, value) VALUES (?, ?, 1) ON CONFLICT (site, name) DO UPDATE SET value = sequences.value + 1 RETURNING value) ` +
-          `INSERT INTO ${table} (site, id, doc) SELECT ?, value, ${docParam} FROM s RETURNING id`, [site, table, site, body(doc)]);
-      return { ...doc, _id: toId(row.id) };
+          `INSERT INTO ${table} (site, id, doc) SELECT ?, value, ${value} FROM s RETURNING id, doc`, [site, table, site, ...params]);
+      return toDoc(row);
     },
     async updateOne(query, update) {
       const [change] = await updateRows(query, update, 1);
