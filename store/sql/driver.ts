@@ -187,19 +187,40 @@ function pgError(err: unknown): unknown {
   return err;
 }
 
-function pgRunner(q: (text: string, values: Param[]) => Promise<{ rows: unknown[]; rowCount: number | null }>): SqlRunner {
+interface PgQuery { name?: string; text: string; values?: Param[] }
+type PgQueryFn = (query: PgQuery) => Promise<{ rows: unknown[]; rowCount: number | null }>;
+
+/**
+ * A statement as node-postgres sends it: `$n` placeholders, and a name for the data statements, so each
+ * connection parses and plans it once and later runs only bind it (node-postgres keeps named statements
+ * per connection).
+ */
+const pgStatements = new Map<string, PgQuery>();
+function pgStatement(sql: string): PgQuery {
+  let st = pgStatements.get(sql);
+  if (!st) {
+    const text = numbered(sql);
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+    st = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\b/i.test(text) ? { name: `q${(hash >>> 0).toString(36)}_${text.length}`, text } : { text };
+    pgStatements.set(sql, st);
+  }
+  return st;
+}
+
+function pgRunner(q: PgQueryFn): SqlRunner {
   return {
     dialect: "postgres",
     async all<T>(sql: string, params: Param[] = []) {
       try {
-        return (await q(numbered(sql), params)).rows as T[];
+        return (await q({ ...pgStatement(sql), values: params })).rows as T[];
       } catch (err) {
         throw pgError(err);
       }
     },
     async run(sql, params = []) {
       try {
-        return (await q(numbered(sql), params)).rowCount ?? 0;
+        return (await q({ ...pgStatement(sql), values: params })).rowCount ?? 0;
       } catch (err) {
         throw pgError(err);
       }
@@ -212,7 +233,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   const pool = new Pool({ connectionString: url, max: opts.max ?? 10, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000, statement_timeout: 10_000, query_timeout: 12_000 });
   // An idle connection dropped by the server is replaced on the next query; never an unhandled error.
   pool.on("error", () => undefined);
-  const runner = pgRunner((text, values) => pool.query(text, values));
+  const runner = pgRunner(query => pool.query(query));
   const onClient = async <T>(fn: (client: PoolClient) => Promise<T>): Promise<T> => {
     let client: PoolClient;
     try {
@@ -230,7 +251,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
     ...runner,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
       return onClient(async client => {
-        const tx = pgRunner((text, values) => client.query(text, values));
+        const tx = pgRunner(query => client.query(query));
         await tx.run("BEGIN");
         try {
           const out = await fn(tx);
