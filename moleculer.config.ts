@@ -4,7 +4,7 @@
  */
 import { BrokerOptions, MetricReporters } from "moleculer";
 import { Settings } from "./lib/settings";
-import { FailoverMiddleware } from "./lib/failover";
+import { FailoverDiscoverer, FailoverMiddleware } from "./lib/failover";
 
 /** The Prometheus reporter, except that a metrics port already in use is logged, not fatal (C27). */
 const PrometheusReporter: new (opts: Record<string, unknown>) => any = (MetricReporters as any).Prometheus;
@@ -21,6 +21,7 @@ class TolerantPrometheusReporter extends PrometheusReporter {
 export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   const redis = s.cacher && /^redis(s)?:\/\//.test(s.cacher);
   const noCache = s.cacher === "off" || s.cacher === "none";
+  const discoverer = new FailoverDiscoverer();
   return {
     namespace: s.namespace,
     nodeID: process.env.NODE_ID || undefined,
@@ -40,7 +41,8 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     // server.ts handles SIGTERM/SIGINT (drain the gateway, then stop): the broker must not stop on its own first.
     skipProcessEventRegistration: true,
     // A node that times out a call and misses a ping leaves the registry at once (lib/failover.ts).
-    middlewares: [FailoverMiddleware()],
+    registry: { discoverer },
+    middlewares: [FailoverMiddleware(discoverer)],
     logger: { type: "Console", options: { level: s.logLevel, formatter: "short", colors: false } },
     metrics: s.metricsPort > 0
       ? ({ enabled: true, reporter: [new TolerantPrometheusReporter({ port: s.metricsPort, path: "/metrics" })] } as unknown as BrokerOptions["metrics"])
