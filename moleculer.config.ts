@@ -2,20 +2,21 @@
  * Broker options for every node, from the settings: one process without a transporter, or any subset of
  * services per process over NATS. Same code either way.
  */
-import { BrokerOptions, MetricReporters } from "moleculer";
+import { createServer } from "net";
+import { BrokerOptions } from "moleculer";
 import { Settings } from "./lib/settings";
 import { FailoverDiscoverer, FailoverMiddleware } from "./lib/failover";
 
-/** The Prometheus reporter, except that a metrics port already in use is logged, not fatal (C27). */
-const PrometheusReporter: new (opts: Record<string, unknown>) => any = (MetricReporters as any).Prometheus;
-class TolerantPrometheusReporter extends PrometheusReporter {
-  init(registry: unknown): void {
-    super.init(registry);
-    this.server.on("error", (err: Error) => this.logger.warn(`Metrics are not served: ${err.message}`));
-  }
-  stop(): Promise<void> {
-    return this.server?.listening ? super.stop() : Promise.resolve();
-  }
+/**
+ * Whether the metrics port can be listened on. Moleculer's Prometheus reporter stops the process when its
+ * port is in use; server.ts asks first and, when it is taken, logs it and runs without metrics (C27).
+ */
+export function metricsPortFree(port: number): Promise<boolean> {
+  return new Promise(resolve => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, () => probe.close(() => resolve(true)));
+  });
 }
 
 export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
@@ -45,7 +46,7 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     middlewares: [FailoverMiddleware(discoverer)],
     logger: { type: "Console", options: { level: s.logLevel, formatter: "short", colors: false } },
     metrics: s.metricsPort > 0
-      ? ({ enabled: true, reporter: [new TolerantPrometheusReporter({ port: s.metricsPort, path: "/metrics" })] } as unknown as BrokerOptions["metrics"])
+      ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: s.metricsPort, path: "/metrics" } }] }
       : { enabled: false },
     ...overrides
   };
