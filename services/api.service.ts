@@ -258,8 +258,9 @@ export default function apiService(): ServiceSchema {
       let thrown = err;
       try {
         lang = requestLanguage(req);
-        // An unknown key is answered 401 whatever else went wrong (contract: "at once").
-        if (!String(req.url ?? "").startsWith("/health")) resolveCaller(req);
+        // An unknown key is answered 401 whatever else went wrong (contract: "at once"): checked here
+        // when the error came before `authenticate` resolved the caller.
+        if (!String(req.url ?? "").startsWith("/health") && req.$ctx?.meta?.caller === undefined) resolveCaller(req);
       } catch (authError) {
         thrown = authError;
       }
@@ -306,7 +307,7 @@ export default function apiService(): ServiceSchema {
       for (const [k, v] of Object.entries(meta.$responseHeaders ?? {})) extra[k.toLowerCase()] = String(v);
       const headers = keptHeaders(name => res.getHeader(name) ?? extra[name]);
       headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
-      await this.broker.cacher.set(key, { status, headers, body, route: (req as any).$route?.name } satisfies KeptResponse);
+      await this.broker.cacher.set(key, { status, headers, body } satisfies KeptResponse);
       return body;
     }
   },
