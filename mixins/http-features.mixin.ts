@@ -20,8 +20,9 @@ import { settings } from "../lib/settings";
 import { FieldMask, parseFields, shapeBody } from "../lib/http/fields";
 import { bodyModified, callerScope, httpDate, ifMatchPasses, newestModified, notModified, strongEtag } from "../lib/http/etag";
 import {
-  ClaimResult, IDEMPOTENCY_HEADER, isCreateAction, isValidKey, keyId, leaseMs, ReplayAnswer, requestFingerprint, settlement, StoredAnswer
+  ClaimResult, IDEMPOTENCY_HEADER, isCreateAction, isValidKey, keyId, leaseMs, requestFingerprint, settlement, StoredAnswer
 } from "../lib/http/idempotency";
+import { ReplayAnswer } from "../lib/http/answers";
 import { eventsCalendar, ICS_CONTENT_TYPE, ICS_MAX_EVENTS, wantsIcs } from "../lib/ics";
 
 type Ctx = Context<any, CallMeta>;

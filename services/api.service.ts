@@ -24,7 +24,8 @@ import { notModified } from "../lib/http/etag";
 import { HTTP_REQUEST_TIMEOUT_MS } from "../lib/http/guards";
 import { HttpGuardsMixin } from "../mixins/http-guards.mixin";
 import { HttpFeaturesMixin } from "../mixins/http-features.mixin";
-import { ReplayAnswer, StoredAnswer } from "../lib/http/idempotency";
+import type { StoredAnswer } from "../lib/http/idempotency";
+import { QuietError, ReplayAnswer } from "../lib/http/answers";
 
 type Req = IncomingMessage & { $ctx?: Context<any, any>; $params?: Record<string, any>; query?: Record<string, any>; body?: any; originalUrl?: string; parsedUrl?: string };
 type Res = ServerResponse & { $ctx?: Context<any, any> };
@@ -255,7 +256,8 @@ export default function apiService(): ServiceSchema {
     async onError(this: any, req: Req, res: Res, err: unknown) {
       if (err instanceof ReplayAnswer) return replay(res, err.answer);
       let lang = DEFAULT_LANGUAGE as string;
-      let thrown = err;
+      // an answer, not a failure: the 503 while the services start (lib/http/answers.ts)
+      let thrown = err instanceof QuietError ? err.error : err;
       try {
         lang = requestLanguage(req);
         // An unknown key is answered 401 whatever else went wrong (contract: "at once"): checked here
@@ -331,7 +333,7 @@ export default function apiService(): ServiceSchema {
     ready: {
       handler(this: any, ctx: Context<unknown, CallMeta>) {
         const missing = ROUTED_SERVICES.filter(name => !this.broker.registry.hasService(name));
-        if (missing.length) throw new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing });
+        if (missing.length) throw new QuietError(new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing }));
         ctx.meta.$statusCode = 200;
         return { status: "ready", services: ROUTED_SERVICES };
       }
@@ -350,7 +352,7 @@ export default function apiService(): ServiceSchema {
           const waitMs = s.requestTimeout > 0 ? Math.max(500, Math.min(8000, s.requestTimeout - 2000)) : 8000;
           this.routesStarted = await this.broker.waitForServices(expected, waitMs).then(() => true, () => false);
           const missing = expected.filter(name => !this.broker.registry.hasService(name));
-          if (!this.routesStarted) throw new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing });
+          if (!this.routesStarted) throw new QuietError(new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing }));
         }
         return namespaceIndex(ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`, { siteZone: s.siteTimezone, language: ctx.meta.language });
       }

@@ -74,16 +74,3 @@ export function settlement(status: number): "store" | "release" | "keep" {
   if (status === 504) return "keep";
   return "store";
 }
-
-/**
- * A kept answer to send again instead of calling the action: thrown from the route's hooks before the call,
- * and written by the gateway's `onError` (moleculer-web's public error hook) as it was first sent, with
- * `Idempotent-Replayed: true`. Its `code` is a 4xx so that moleculer-web does not log it as a failure.
- */
-export class ReplayAnswer extends Error {
-  readonly code = 409;
-  constructor(readonly answer: StoredAnswer) {
-    super("Idempotent replay");
-    this.name = "ReplayAnswer";
-  }
-}
