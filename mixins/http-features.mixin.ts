@@ -180,7 +180,8 @@ export const HttpFeaturesMixin: ServiceSchema = {
 
     /**
      * Claims the key of a create, or answers for it: 422 (another request had it), 409 (still running), the
-     * kept answer (routed to `api.idempotentReplay`). A claimed request keeps its answer when it is sent.
+     * kept answer (a `ReplayAnswer`, written by the gateway's `onError`). A claimed request keeps its answer
+     * before it is sent (`settleAnswer`).
      */
     async claimIdempotency(this: any, ctx: Ctx, req: Req, res: ServerResponse, action: string, params: Record<string, any>, key: string): Promise<void> {
       if (!isValidKey(key)) throw ApiError.invalidParam("Idempotency-Key", "param.idempotency_key");
