@@ -2,25 +2,27 @@
  * Broker options for every node, from the settings: one process without a transporter, or any subset of
  * services per process over NATS. Same code either way.
  */
-import { BrokerOptions, MetricReporters } from "moleculer";
+import { createServer } from "net";
+import { BrokerOptions } from "moleculer";
 import { Settings } from "./lib/settings";
-import { FailoverMiddleware } from "./lib/failover";
+import { FailoverDiscoverer, FailoverMiddleware } from "./lib/failover";
 
-/** The Prometheus reporter, except that a metrics port already in use is logged, not fatal (C27). */
-const PrometheusReporter: new (opts: Record<string, unknown>) => any = (MetricReporters as any).Prometheus;
-class TolerantPrometheusReporter extends PrometheusReporter {
-  init(registry: unknown): void {
-    super.init(registry);
-    this.server.on("error", (err: Error) => this.logger.warn(`Metrics are not served: ${err.message}`));
-  }
-  stop(): Promise<void> {
-    return this.server?.listening ? super.stop() : Promise.resolve();
-  }
+/**
+ * Whether the metrics port can be listened on. Moleculer's Prometheus reporter stops the process when its
+ * port is in use; server.ts asks first and, when it is taken, logs it and runs without metrics (C27).
+ */
+export function metricsPortFree(port: number): Promise<boolean> {
+  return new Promise(resolve => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, () => probe.close(() => resolve(true)));
+  });
 }
 
 export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   const redis = s.cacher && /^redis(s)?:\/\//.test(s.cacher);
   const noCache = s.cacher === "off" || s.cacher === "none";
+  const discoverer = new FailoverDiscoverer();
   return {
     namespace: s.namespace,
     nodeID: process.env.NODE_ID || undefined,
@@ -40,10 +42,11 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     // server.ts handles SIGTERM/SIGINT (drain the gateway, then stop): the broker must not stop on its own first.
     skipProcessEventRegistration: true,
     // A node that times out a call and misses a ping leaves the registry at once (lib/failover.ts).
-    middlewares: [FailoverMiddleware()],
+    registry: { discoverer },
+    middlewares: [FailoverMiddleware(discoverer)],
     logger: { type: "Console", options: { level: s.logLevel, formatter: "short", colors: false } },
     metrics: s.metricsPort > 0
-      ? ({ enabled: true, reporter: [new TolerantPrometheusReporter({ port: s.metricsPort, path: "/metrics" })] } as unknown as BrokerOptions["metrics"])
+      ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: s.metricsPort, path: "/metrics" } }] }
       : { enabled: false },
     ...overrides
   };

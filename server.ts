@@ -7,7 +7,7 @@ process.env.TZ = "UTC";
 
 import { ServiceBroker } from "moleculer";
 import { readSettings, useSettings } from "./lib/settings";
-import { brokerOptions } from "./moleculer.config";
+import { brokerOptions, metricsPortFree } from "./moleculer.config";
 import { createServices, checkTopology } from "./services";
 import { loadApiKeys } from "./lib/api-keys";
 
@@ -15,7 +15,12 @@ import { loadApiKeys } from "./lib/api-keys";
 const SHUTDOWN_TIMEOUT_MS = 10000;
 
 async function main(): Promise<void> {
-  const s = readSettings();
+  let s = readSettings();
+  // A metrics port in use is logged, not fatal (C27): the node runs without metrics.
+  if (s.metricsPort > 0 && !(await metricsPortFree(s.metricsPort))) {
+    console.warn(`Metrics are not served: port ${s.metricsPort} is in use.`);
+    s = { ...s, metricsPort: 0 };
+  }
   useSettings(s);
   const problem = checkTopology(s);
   if (problem) {

@@ -9,7 +9,7 @@
  * server.ts calls it on SIGTERM before stopping the broker, which then finishes the action calls still in
  * flight (broker `tracking`) and leaves the bus.
  */
-import type { IncomingMessage, Server, ServerResponse } from "http";
+import { IncomingMessage, Server, ServerResponse } from "http";
 import type { Socket } from "net";
 import type { ServiceSchema } from "moleculer";
 
@@ -21,13 +21,16 @@ const QUIET_MS = 100;
 const GRACE_MS = 2000;
 
 interface DrainState {
-  server?: Server;
+  /** The gateway's HTTP server: the one it hands moleculer-web as its `server` setting (mixins/http-guards.mixin.ts). */
+  settings: { server?: unknown };
   httpActive: Set<ServerResponse>;
   /** Accepted connections that have not sent a request yet, with when they were accepted. */
   httpFresh: Map<Socket, number>;
   draining: boolean;
   lastAcceptAt: number;
 }
+
+const serverOf = (self: DrainState): Server | undefined => (self.settings.server instanceof Server ? self.settings.server : undefined);
 
 const tick = (ms: number) => new Promise(resolve => setTimeout(resolve, ms)).then(() => new Promise(resolve => setImmediate(resolve)));
 
@@ -37,7 +40,7 @@ export const HttpDrainMixin: ServiceSchema = {
     async drain(this: any, timeoutMs: number): Promise<void> {
       const self = this as DrainState;
       self.draining = true;
-      const server = self.server;
+      const server = serverOf(self);
       if (!server) return;
       const started = Date.now();
       for (const res of self.httpActive) if (!res.headersSent) res.setHeader("Connection", "close");
@@ -61,7 +64,7 @@ export const HttpDrainMixin: ServiceSchema = {
   },
   started(this: any) {
     const self = this as DrainState;
-    const server = self.server;
+    const server = serverOf(self);
     if (!server) return;
     server.on("connection", (socket: Socket) => {
       self.lastAcceptAt = Date.now();

@@ -6,7 +6,9 @@
  * - strong per-caller, per-language ETags and `Last-Modified` on every GET (lib/http/etag.ts; moleculer-web
  *   answers 304 to a matching `If-None-Match` / `If-Modified-Since`), and `If-Match` on updates and deletes
  *   (412 `rest_precondition_failed` when the record as the caller would GET it has another ETag);
- * - `Idempotency-Key` on creates (lib/http/idempotency.ts, C21), the keys kept by the `changes` service;
+ * - `Idempotency-Key` on creates (lib/http/idempotency.ts, C21), the keys kept by the `changes` service: a
+ *   repeated create is answered by the gateway's `onError` from a `ReplayAnswer` thrown before the call, and
+ *   a claimed create's answer is kept before it is sent (`settleAnswer`, from `onAfterCall` or `onError`);
  * - the events list as iCalendar (`format=ics` or `Accept: text/calendar`, lib/ics.ts, C22), and one event
  *   (`GET /events/{id}` or `/events/by-slug/{slug}`) the same way; failures stay the contract's error JSON.
  */
@@ -20,6 +22,7 @@ import { bodyModified, callerScope, httpDate, ifMatchPasses, newestModified, not
 import {
   ClaimResult, IDEMPOTENCY_HEADER, isCreateAction, isValidKey, keyId, leaseMs, requestFingerprint, settlement, StoredAnswer
 } from "../lib/http/idempotency";
+import { ReplayAnswer } from "../lib/http/answers";
 import { eventsCalendar, ICS_CONTENT_TYPE, ICS_MAX_EVENTS, wantsIcs } from "../lib/ics";
 
 type Ctx = Context<any, CallMeta>;
@@ -33,13 +36,13 @@ interface HttpState {
   ics?: Record<string, unknown>;
   /** iCalendar of the one event the action answers. */
   icsOne?: boolean;
-  replay?: boolean;
+  /** The idempotency key this create claimed, until its answer is kept (or the key released). */
+  claim?: { id: string; fingerprint: string };
 }
 
 type Req = IncomingMessage & {
   $http?: HttpState;
   $params?: Record<string, any>;
-  $endpoint?: unknown;
   query?: Record<string, any>;
 };
 
@@ -79,21 +82,6 @@ const headerText = (v: string | string[] | undefined): string | undefined => (Ar
 export const HttpFeaturesMixin: ServiceSchema = {
   name: "http-features",
 
-  actions: {
-    /** Answers a kept idempotent answer again (the gateway routes a repeated create here). */
-    idempotentReplay: {
-      visibility: "public",
-      handler(ctx: Ctx): string {
-        const answer = ctx.meta.$idempotentReplay as StoredAnswer;
-        ctx.meta.$statusCode = answer.status;
-        (ctx.meta as CallMeta & { $responseType?: string }).$responseType = answer.contentType ?? "application/json; charset=utf-8";
-        ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), "Idempotent-Replayed": "true", ...(answer.location ? { Location: answer.location } : {}) };
-        delete ctx.meta.$idempotentReplay;
-        return answer.body;
-      }
-    }
-  },
-
   methods: {
     /** After the gateway's own checks (caller, language, input), before the action runs. */
     async httpBefore(this: any, ctx: Ctx, req: Req, res: ServerResponse, alias: { action?: string } | undefined): Promise<void> {
@@ -121,7 +109,7 @@ export const HttpFeaturesMixin: ServiceSchema = {
     /** After the action answered: iCalendar, `_fields`, ETag and Last-Modified, Location of creates. */
     async httpAfter(this: any, ctx: Ctx, req: Req, res: ServerResponse, data: unknown): Promise<unknown> {
       const state = req.$http;
-      if (!state || state.replay) return data;
+      if (!state) return data;
       let out = data;
       let modified: string | undefined;
       if (state.ics && data && typeof data === "object") {
@@ -192,7 +180,8 @@ export const HttpFeaturesMixin: ServiceSchema = {
 
     /**
      * Claims the key of a create, or answers for it: 422 (another request had it), 409 (still running), the
-     * kept answer (routed to `api.idempotentReplay`). A claimed request keeps its answer when it is sent.
+     * kept answer (a `ReplayAnswer`, written by the gateway's `onError`). A claimed request keeps its answer
+     * before it is sent (`settleAnswer`).
      */
     async claimIdempotency(this: any, ctx: Ctx, req: Req, res: ServerResponse, action: string, params: Record<string, any>, key: string): Promise<void> {
       if (!isValidKey(key)) throw ApiError.invalidParam("Idempotency-Key", "param.idempotency_key");
@@ -206,35 +195,45 @@ export const HttpFeaturesMixin: ServiceSchema = {
       if (claim.state === "in_progress") throw new ApiError("rest_idempotency_in_progress", 409);
       if (claim.state === "done") {
         const { state: _state, ...answer } = claim;
-        ctx.meta.$idempotentReplay = answer;
-        req.$http!.replay = true;
-        // moleculer-web calls the endpoint it resolved before onBeforeCall: this one answers instead.
-        req.$endpoint = this.broker.findNextActionEndpoint(`${this.fullName}.idempotentReplay`, {}, ctx);
-        return;
+        throw new ReplayAnswer(answer);
       }
-      this.settleOnAnswer(res, id, fingerprint);
+      req.$http!.claim = { id, fingerprint };
     },
 
-    /** When the answer of a claimed create is sent (success or error): keep it (or release the key) first. */
-    settleOnAnswer(this: any, res: ServerResponse, id: string, fingerprint: string): void {
-      const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
-      let settled = false;
-      (res as any).end = (...args: unknown[]) => {
-        if (settled) return end(...args);
-        settled = true;
-        const chunk = typeof args[0] === "function" ? undefined : args[0];
-        const answer: StoredAnswer = {
-          status: res.statusCode,
-          body: chunk === undefined || chunk === null ? "" : Buffer.isBuffer(chunk) ? chunk.toString("utf8") : String(chunk),
-          ...(res.getHeader("Content-Type") ? { contentType: String(res.getHeader("Content-Type")) } : {}),
-          ...(res.getHeader("Location") ? { location: String(res.getHeader("Location")) } : {})
-        };
-        const outcome = settlement(answer.status);
-        const op: Promise<unknown> = outcome === "store" ? this.broker.call("changes.settleKey", { id, fingerprint, answer })
-          : outcome === "release" ? this.broker.call("changes.releaseKey", { id, fingerprint }) : Promise.resolve();
-        op.catch((err: Error) => this.logger.warn(`Idempotency key not settled: ${err.message}`)).finally(() => end(...args));
-        return res;
-      };
+    /**
+     * Keeps the answer of a claimed create (or releases its key) before it is sent: from `onAfterCall` with
+     * the body about to be written, or from `onError` with the error's. Once per request.
+     */
+    async settleAnswer(this: any, req: Req, answer: StoredAnswer): Promise<void> {
+      const claim = req.$http?.claim;
+      if (!claim) return;
+      delete req.$http!.claim;
+      const { id, fingerprint } = claim;
+      const outcome = settlement(answer.status);
+      try {
+        if (outcome === "store") await this.broker.call("changes.settleKey", { id, fingerprint, answer });
+        else if (outcome === "release") await this.broker.call("changes.releaseKey", { id, fingerprint });
+      } catch (err) {
+        this.logger.warn(`Idempotency key not settled: ${(err as Error).message}`);
+      }
+    },
+
+    /**
+     * The body a claimed create is about to send, as moleculer-web would write it, kept first; answers the
+     * body (a string, with its type in `$responseType`, so the bytes sent are the bytes kept).
+     */
+    async settleSuccess(this: any, ctx: Ctx, req: Req, out: unknown): Promise<unknown> {
+      if (!req.$http?.claim) return out;
+      const meta = ctx.meta as CallMeta & { $responseType?: string };
+      const status = meta.$statusCode ?? 200;
+      // moleculer-web writes a string with a type as is, anything else as JSON
+      const body = out === undefined || out === null ? "" : typeof out === "string" && meta.$responseType ? out : JSON.stringify(out);
+      const contentType = meta.$responseType ?? "application/json; charset=utf-8";
+      const location = (status === 201 || (status >= 300 && status < 400) ? meta.$location : undefined) ?? meta.$responseHeaders?.Location;
+      await this.settleAnswer(req, { status, body, contentType, ...(location ? { location: String(location) } : {}) });
+      if (out === undefined || out === null) return out;
+      meta.$responseType = contentType;
+      return body;
     }
   }
 };

@@ -24,6 +24,8 @@ import { notModified } from "../lib/http/etag";
 import { HTTP_REQUEST_TIMEOUT_MS } from "../lib/http/guards";
 import { HttpGuardsMixin } from "../mixins/http-guards.mixin";
 import { HttpFeaturesMixin } from "../mixins/http-features.mixin";
+import type { StoredAnswer } from "../lib/http/idempotency";
+import { QuietError, ReplayAnswer } from "../lib/http/answers";
 
 type Req = IncomingMessage & { $ctx?: Context<any, any>; $params?: Record<string, any>; query?: Record<string, any>; body?: any; originalUrl?: string; parsedUrl?: string };
 type Res = ServerResponse & { $ctx?: Context<any, any> };
@@ -58,6 +60,17 @@ function securityHeaders(res: Res): void {
   res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
 }
 
+/** A repeated create's kept answer, sent again as it was first sent (C21). */
+function replay(res: Res, answer: StoredAnswer): void {
+  if (res.headersSent) return;
+  securityHeaders(res);
+  res.setHeader("Idempotent-Replayed", "true");
+  if (answer.location) res.setHeader("Location", answer.location);
+  res.setHeader("Content-Type", answer.contentType ?? "application/json; charset=utf-8");
+  res.writeHead(answer.status);
+  res.end(answer.body);
+}
+
 /** `__proto__` when a parsed object carries that own key or no longer has a plain prototype. */
 function prototypeKeyOf(v: unknown): string | undefined {
   if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
@@ -68,21 +81,21 @@ function prototypeKeyOf(v: unknown): string | undefined {
 /**
  * A GET whose answer is kept (lib/http/response-cache.ts) is answered from the cache, conditional requests
  * included, before moleculer-web routes it (the guards have run: security headers, rate limit). Answers
- * false when the request must go on; then it carries its key for `keepResponse`.
+ * false when the request must go on; then it carries its key for `keepResponse`. A request with an `Origin`
+ * goes on to the routes, kept answer or not: moleculer-web writes the CORS headers there (and checks the
+ * origin), and its answer is the kept one.
  */
 async function answerKept(this: any, req: Req & { $responseKey?: string }, res: Res): Promise<boolean> {
   // While a routed service is away, answers come from the services (503), not from what was kept.
   const key = this.responseCacheOn && ROUTED_SERVICES.every(name => this.broker.registry.hasService(name)) ? responseKey(req) : undefined;
   if (!key) return false;
-  const kept: KeptResponse | null = await this.broker.cacher.get(key);
-  const route = kept?.route === undefined ? undefined : this.routeByName(kept.route);
-  if (!kept || !route) {
+  const kept: KeptResponse | null = req.headers.origin === undefined ? await this.broker.cacher.get(key) : null;
+  if (!kept) {
     req.$responseKey = key;
     return false;
   }
-  // what moleculer-web adds to a routed answer: the request id and the route's CORS headers
+  // what moleculer-web adds to a routed answer: the request id
   res.setHeader("X-Request-ID", req.headers["x-correlation-id"] ?? req.headers["x-request-id"] ?? this.broker.generateUid());
-  if (route.cors) this.corsHandler(route, req, res);
   securityHeaders(res);
   for (const [name, value] of Object.entries(kept.headers)) res.setHeader(name, value);
   const conditional = { ifNoneMatch: req.headers["if-none-match"] as string | undefined, ifModifiedSince: req.headers["if-modified-since"] as string | undefined };
@@ -98,10 +111,12 @@ async function answerKept(this: any, req: Req & { $responseKey?: string }, res: 
   return true;
 }
 
-/** Everything the gateway does before an action runs: caller, language, roots, hostile input. */
+/**
+ * Everything the gateway does before an action runs but the caller (moleculer-web's `authenticate` hook,
+ * below): language, roots, hostile input.
+ */
 function beforeCall(lang: string | undefined) {
   return function (this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, _res: Res, alias: any): void {
-    const caller = resolveCaller(req);
     const params = req.$params ?? {};
     // A `__proto__` key in a body (JSON or form) re-parents the objects it is merged into: refuse it first.
     const pollutedBy = prototypeKeyOf(req.body) ?? prototypeKeyOf(params);
@@ -119,7 +134,6 @@ function beforeCall(lang: string | undefined) {
     const s = settings();
     const language = params.i18n_language ?? lang ?? s.defaultLanguage;
     const site = s.baseUrl + (lang ? `/${lang}` : "");
-    ctx.meta.caller = caller;
     ctx.meta.language = language;
     ctx.meta.languageParam = params.i18n_language !== undefined;
     ctx.meta.site = site;
@@ -141,14 +155,15 @@ function namespaceRoute(lang: string | undefined) {
     aliases: aliases(),
     bodyParsers: { json: { limit: "1mb", strict: false }, urlencoded: { extended: true, limit: "1mb" } },
     mergeParams: true,
-    async onBeforeCall(this: any, ctx: Context<any, CallMeta>, route: unknown, req: Req, res: Res, alias: any) {
-      beforeCall(lang).call(this, ctx, route, req, res, alias);
-      // Beyond the reference: _fields, If-Match, Idempotency-Key, iCalendar (mixins/http-features.mixin.ts).
-      await this.httpBefore(ctx, req, res, alias);
-    },
+    onBeforeCall: beforeCall(lang),
+    // the caller (`authenticate`), then what it asks of this call (`authorize`)
+    authentication: true,
+    authorization: true,
     async onAfterCall(this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, res: Res, data: unknown) {
       securityHeaders(res);
-      return this.keepResponse(ctx, req, res, await this.httpAfter(ctx, req, res, data));
+      const out = await this.keepResponse(ctx, req, res, await this.httpAfter(ctx, req, res, data));
+      // a claimed create keeps its answer before it is sent (C21)
+      return this.settleSuccess(ctx, req, out);
     }
   };
 }
@@ -171,6 +186,7 @@ function discoveryRoutes() {
     bodyParsers: false,
     aliases: { "GET /": "api.restIndex", "HEAD /": "api.restIndex" },
     onBeforeCall: beforeCall(lang),
+    authentication: true,
     onAfterCall: after
   });
   return [
@@ -184,6 +200,7 @@ function discoveryRoutes() {
       bodyParsers: false,
       aliases: { "GET /": "api.home", "HEAD /": "api.home" },
       onBeforeCall: beforeCall(undefined),
+      authentication: true,
       onAfterCall: after
     }
   ];
@@ -200,7 +217,7 @@ function siteFacts(meta: CallMeta): SiteFacts {
 export default function apiService(): ServiceSchema {
   return {
   name: "api",
-  // HttpGuardsMixin first: its httpHandler (security headers, rate limit) wraps moleculer-web's.
+  // HttpGuardsMixin: the HTTP server moleculer-web listens on, its requests through the guards first.
   mixins: [HttpGuardsMixin, ApiGateway as any, HttpDrainMixin, HttpFeaturesMixin],
   settings: <Record<string, unknown>>{
     port: settings().port,
@@ -236,13 +253,16 @@ export default function apiService(): ServiceSchema {
       ...PATH_LANGUAGES.map(lang => namespaceRoute(lang)),
       ...discoveryRoutes()
     ],
-    onError(this: any, req: Req, res: Res, err: unknown) {
+    async onError(this: any, req: Req, res: Res, err: unknown) {
+      if (err instanceof ReplayAnswer) return replay(res, err.answer);
       let lang = DEFAULT_LANGUAGE as string;
-      let thrown = err;
+      // an answer, not a failure: the 503 while the services start (lib/http/answers.ts)
+      let thrown = err instanceof QuietError ? err.error : err;
       try {
         lang = requestLanguage(req);
-        // An unknown key is answered 401 whatever else went wrong (contract: "at once").
-        if (!String(req.url ?? "").startsWith("/health")) resolveCaller(req);
+        // An unknown key is answered 401 whatever else went wrong (contract: "at once"): checked here
+        // when the error came before `authenticate` resolved the caller.
+        if (!String(req.url ?? "").startsWith("/health") && req.$ctx?.meta?.caller === undefined) resolveCaller(req);
       } catch (authError) {
         thrown = authError;
       }
@@ -250,26 +270,33 @@ export default function apiService(): ServiceSchema {
       const requestId = req.$ctx?.requestID;
       if (unexpected) this.logger.error(`Request ${requestId ?? "-"} ${req.method} ${req.originalUrl ?? req.url} failed:`, err);
       const { status, body } = renderError(error, lang);
+      const text = JSON.stringify(body);
+      // a claimed create keeps its error answer (or frees its key) before it is sent (C21)
+      await this.settleAnswer(req, { status, body: text, contentType: "application/json; charset=utf-8" });
       if (res.headersSent) return;
       securityHeaders(res);
       if (status === 429 && !res.getHeader("Retry-After")) res.setHeader("Retry-After", "1");
       res.setHeader("Content-Type", "application/json; charset=utf-8");
       res.writeHead(status);
-      res.end(JSON.stringify(body));
+      res.end(text);
     }
   },
   methods: {
-    /** moleculer-web's, without its error log for the root's 503 while the services start (an answer, not a failure). */
-    errorHandler(this: any, req: Req, res: Res, err: unknown) {
-      if (err instanceof ApiError && err.type === "rest_not_ready") return this.sendError(req, res, err);
-      return (ApiGateway as any).methods.errorHandler.call(this, req, res, err);
+    /** moleculer-web's `authenticate` hook: the caller named by the Authorization header, once per request. */
+    authenticate(ctx: Context<any, CallMeta>, _route: unknown, req: Req): Caller | null {
+      const caller = resolveCaller(req);
+      ctx.meta.caller = caller;
+      return caller;
+    },
+    /**
+     * moleculer-web's `authorize` hook (namespace routes): what the caller asks of the call beyond the
+     * reference — _fields, If-Match, Idempotency-Key, iCalendar (mixins/http-features.mixin.ts). What the
+     * caller may do is each action's business (lib/capabilities.ts).
+     */
+    async authorize(this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, res: Res, alias: any): Promise<void> {
+      await this.httpBefore(ctx, req, res, alias);
     },
     answerKept,
-    /** A route of this gateway by name (kept answers name theirs). */
-    routeByName(this: any, name: string): any {
-      if (!this.routesByName) this.routesByName = new Map((this.routes ?? []).map((r: any) => [r.name, r]));
-      return this.routesByName.get(name);
-    },
     /** Keeps a GET's 200 answer (serialised once, here) for answerKept. */
     async keepResponse(this: any, ctx: Context<any, CallMeta>, req: Req & { $responseKey?: string }, res: Res, out: unknown): Promise<unknown> {
       const key = req.$responseKey;
@@ -282,7 +309,7 @@ export default function apiService(): ServiceSchema {
       for (const [k, v] of Object.entries(meta.$responseHeaders ?? {})) extra[k.toLowerCase()] = String(v);
       const headers = keptHeaders(name => res.getHeader(name) ?? extra[name]);
       headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
-      await this.broker.cacher.set(key, { status, headers, body, route: (req as any).$route?.name } satisfies KeptResponse);
+      await this.broker.cacher.set(key, { status, headers, body } satisfies KeptResponse);
       return body;
     }
   },
@@ -306,7 +333,7 @@ export default function apiService(): ServiceSchema {
     ready: {
       handler(this: any, ctx: Context<unknown, CallMeta>) {
         const missing = ROUTED_SERVICES.filter(name => !this.broker.registry.hasService(name));
-        if (missing.length) throw new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing });
+        if (missing.length) throw new QuietError(new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing }));
         ctx.meta.$statusCode = 200;
         return { status: "ready", services: ROUTED_SERVICES };
       }
@@ -325,7 +352,7 @@ export default function apiService(): ServiceSchema {
           const waitMs = s.requestTimeout > 0 ? Math.max(500, Math.min(8000, s.requestTimeout - 2000)) : 8000;
           this.routesStarted = await this.broker.waitForServices(expected, waitMs).then(() => true, () => false);
           const missing = expected.filter(name => !this.broker.registry.hasService(name));
-          if (!this.routesStarted) throw new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing });
+          if (!this.routesStarted) throw new QuietError(new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing }));
         }
         return namespaceIndex(ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`, { siteZone: s.siteTimezone, language: ctx.meta.language });
       }

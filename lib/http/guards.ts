@@ -4,7 +4,12 @@
  * limit (lib/http/rate-limit.ts), and the HTTP server's own time limits. After them the gateway may answer
  * at once (`answerEarly`: a kept answer of the response cache), before any routing.
  *
- * The gateway hooks it in once, by wrapping moleculer-web's `httpHandler` (`guardedHttpHandler`).
+ * The gateway hooks it in once, in front of moleculer-web on Node's own HTTP server: the gateway hands
+ * moleculer-web that server (its public `server` setting) and answers the server's requests with
+ * `frontDoor`, which passes on to moleculer-web's public middleware handler (`express()`); see
+ * docs/gateway.md. moleculer-web's own `rateLimit` cannot stand here (C58): it counts only routed
+ * requests, after routing and so behind the kept answers, in one window for all callers, and names its
+ * headers `X-Rate-Limit-*` without `Retry-After`.
  */
 import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from "http";
 import type { Socket } from "net";
@@ -61,7 +66,7 @@ function clientErrorCode(err: NodeJS.ErrnoException): [number, string] {
  * As Node does, nothing is written once an answer on that connection has started.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  const inFlight = (socket as any)._httpMessage as ServerResponse | undefined;
+  const inFlight = answering.get(socket);
   if (err.code !== "ECONNRESET" && socket.writable && (!inFlight || !inFlight.headersSent)) {
     const [status, code] = clientErrorCode(err);
     const body = JSON.stringify(renderError(new ApiError(code, status), "en").body);
@@ -71,12 +76,22 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
   socket.destroy();
 }
 
-/** The HTTP server's limits on slow clients (moleculer-web sets only `requestTimeout`) and its parse errors. */
-export function hardenServer(server: Server | undefined): void {
-  if (!server) return;
+/** The answer in progress on each connection (seen by `frontDoor`), until it is finished. */
+const answering = new WeakMap<Socket, ServerResponse>();
+
+function track(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket;
+  answering.set(socket, res);
+  res.once("close", () => {
+    if (answering.get(socket) === res) answering.delete(socket);
+  });
+}
+
+/** The HTTP server's limits on slow clients and its parse errors. */
+export function hardenServer(server: Server): void {
   server.requestTimeout = HTTP_REQUEST_TIMEOUT_MS;
   server.headersTimeout = HTTP_HEADERS_TIMEOUT_MS;
-  if (!server.listeners("clientError").includes(answerClientError as any)) server.on("clientError", answerClientError);
+  if (!server.listeners("clientError").includes(answerClientError)) server.on("clientError", answerClientError);
 }
 
 /** Requests the rate limit counts: all but the health probes and CORS preflights. */
@@ -97,15 +112,16 @@ export interface GuardContext {
   answerEarly?(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
 }
 
-type Handler = (this: any, req: IncomingMessage, res: ServerResponse, next?: unknown) => unknown;
+type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 /**
- * moleculer-web's `httpHandler` with the guards in front. `guards` is read from the service instance
- * (`this`), so each gateway keeps its own limiter.
+ * The server's request handler: the guards, then `next` (moleculer-web). `guards` is read for each request
+ * from the gateway that owns the server, so each gateway keeps its own limiter.
  */
-export function guardedHttpHandler(original: Handler, guards: (service: any) => GuardContext): Handler {
-  return async function (this: any, req, res, next) {
-    const g = guards(this);
+export function frontDoor(next: () => Handler, guards: () => GuardContext): (req: IncomingMessage, res: ServerResponse) => Promise<unknown> {
+  return async function (req, res) {
+    track(req, res);
+    const g = guards();
     applySecurityHeaders(req, res, g.baseUrl());
     const limiter = g.limiter();
     if (limiter && isCounted(req)) {
@@ -126,6 +142,6 @@ export function guardedHttpHandler(original: Handler, guards: (service: any) => 
     } catch (err) {
       g.warn("A kept answer could not be read; the request goes on.", err);
     }
-    return original.call(this, req, res, next);
+    return next()(req, res);
   };
 }

@@ -17,8 +17,6 @@ export interface KeptResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
-  /** The gateway route that answered (its CORS settings apply to the replay). */
-  route?: string;
 }
 
 const encoded = new WeakMap<KeptResponse, Buffer>();
