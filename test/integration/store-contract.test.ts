@@ -157,6 +157,19 @@ function contract(name: string, make: () => Promise<Backend>) {
       expect(await q({ $and: [{ status: "publish" }, { venues: 11 }] })).toEqual([2, 3]);
     });
 
+    test("literal patterns with the i flag compare case- and accent-insensitively (C37: \"cafe\" finds \"Café\")", async () => {
+      const venues = await backend.collection("venues_accents", []);
+      await venues.insert({ _id: 1, name: "Café Müller" });
+      await venues.insert({ _id: 2, name: "CAFE noir" });
+      await venues.insert({ _id: 3, name: "Caffè" });
+      const q = async (query: Doc) => sorted(await venues.find(query));
+      expect(await q({ name: /cafe/i })).toEqual([1, 2]);
+      expect(await q({ name: /müller/i })).toEqual([1]);
+      expect(await q({ name: /MULLER/i })).toEqual([1]);
+      expect(await q({ name: /cafe/ })).toEqual([]);
+      expect(await q({ name: /^caf/i })).toEqual([1, 2, 3]);
+    });
+
     test("a document-level $not (MongoDB: $nor) means 'does not match', also on array fields and inside $and", async () => {
       const q = async (query: Doc) => sorted(await events.find(query));
       expect(await q({ $not: { translations: "fr" } })).toEqual([2, 3, 4, 5]);
