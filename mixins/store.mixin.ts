@@ -69,7 +69,8 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
         return Promise.resolve(this.storeHandle!.registry());
       },
       /** Another collection of the same store (the change feed's idempotency keys, say). */
-      storeCollection(this: StoreSelf, name: string, indexes: IndexSpec[] = []): Collection {
+      async storeCollection(this: StoreSelf, name: string, indexes: IndexSpec[] = []): Promise<Collection> {
+        await this.storeHandle!.ensureIndexes(name, indexes);
         return this.storeHandle!.collection(name, indexes);
       }
     },

@@ -114,19 +114,14 @@ const ChangesService: ServiceSchema = {
 
     /** The changes of one write, stored in their order. */
     async recordBatch(this: any, changes: ChangeInput[]): Promise<number> {
-      const [n] = await this.storeChanges([changes]);
-      return n;
-    },
-
-    async storeChanges(this: any, batches: ChangeInput[][]): Promise<number[]> {
       const store: Collection = this.store;
-      for (const c of batches.flat()) {
+      for (const c of changes) {
         // numbered by the store as it is stored; `before` is the record's newest entry's `after`, read in
         // the same statement (store/collection.ts `append`)
         const entry = { key: changeKey(c.type, c.id), type: c.type, id: c.id, action: c.action, modified_utc: c.modified_utc, before: null, after: c.snapshot ?? null, at: Date.now() };
         await store.append(entry, { match: "key", from: "after", into: "before" });
       }
-      return batches.map(b => b.length);
+      return changes.length;
     },
 
     /** One page of the feed for this caller. */
@@ -194,10 +189,15 @@ const ChangesService: ServiceSchema = {
       return out;
     },
 
-    /** The idempotency key store, opened on first use (the adapter is connected by then). */
+    /** The idempotency key store, opened on first use (with the index its sweep reads by). */
     keys(this: any): Promise<KeyStore> {
-      if (!this.keyStore) this.keyStore = openKeyStore(this.storeCollection("idempotency_keys", [{ field: "expires_at" }]));
-      return Promise.resolve(this.keyStore);
+      if (!this.keyStore) {
+        this.keyStore = this.storeCollection("idempotency_keys", [{ field: "expires_at" }]).then(openKeyStore).catch((err: unknown) => {
+          this.keyStore = undefined;
+          throw err;
+        });
+      }
+      return this.keyStore;
     }
   },
 

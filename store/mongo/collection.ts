@@ -21,6 +21,14 @@ export function toMongoQuery(query: Query): Query {
   return out;
 }
 
+/** Updates (operators) or replaces (a plain document) the first match; answers it as it was or as it is now. */
+async function findAndModify(col: any, query: Query, update: Doc, which: "before" | "after"): Promise<Doc | null> {
+  const opts = { returnOriginal: which === "before", returnDocument: which };
+  const replacing = !Object.keys(update).some(k => k.startsWith("$"));
+  const res = replacing ? await col.findOneAndReplace(toMongoQuery(query), update, opts) : await col.findOneAndUpdate(toMongoQuery(query), update, opts);
+  return res?.value ?? null;
+}
+
 /** A MongoDB collection (driver 3.x as bundled by moleculer-db-adapter-mongo). */
 export function mongoCollection(col: any, counters?: any, counterId = "records"): Collection {
   return {
@@ -51,18 +59,10 @@ export function mongoCollection(col: any, counters?: any, counterId = "records")
       return doc;
     },
     async updateOne(query, update) {
-      const replacing = !Object.keys(update).some(k => k.startsWith("$"));
-      const res = replacing
-        ? await col.findOneAndReplace(toMongoQuery(query), update, { returnOriginal: false, returnDocument: "after" })
-        : await col.findOneAndUpdate(toMongoQuery(query), update, { returnOriginal: false, returnDocument: "after" });
-      return res?.value ?? null;
+      return (await findAndModify(col, query, update, "after")) ?? null;
     },
     async updateOneChange(query, update) {
-      const replacing = !Object.keys(update).some(k => k.startsWith("$"));
-      const res = replacing
-        ? await col.findOneAndReplace(toMongoQuery(query), update, { returnOriginal: true, returnDocument: "before" })
-        : await col.findOneAndUpdate(toMongoQuery(query), update, { returnOriginal: true, returnDocument: "before" });
-      const before: Doc | null = res?.value ?? null;
+      const before = await findAndModify(col, query, update, "before");
       return before ? { before, after: applyUpdate(before, update) } : null;
     },
     async updateMany(query, update) {

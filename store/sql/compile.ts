@@ -32,12 +32,18 @@ function isPlain(v: unknown): v is Record<string, unknown> {
   return !!v && typeof v === "object" && !Array.isArray(v) && !(v instanceof RegExp) && !(v instanceof Date);
 }
 
+/** A field's SQLite JSON path, as an SQL literal (`'$.a[1]'`). */
+function sqlitePath(field: string): string {
+  if (!FIELD.test(field)) throw new UnsupportedQuery(`field name ${JSON.stringify(field)}`);
+  return `'$${field.split(".").map(p => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join("")}'`;
+}
+
 /** The JSON accessor of a field: the index expressions of store/sql/schema.ts use exactly this text. */
 export function fieldExpr(dialect: Dialect, field: string): string {
   if (field === "_id") return "id";
+  if (dialect === "sqlite") return `json_extract(doc, ${sqlitePath(field)})`;
   if (!FIELD.test(field)) throw new UnsupportedQuery(`field name ${JSON.stringify(field)}`);
   const parts = field.split(".");
-  if (dialect === "sqlite") return `json_extract(doc, '$${parts.map(p => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join("")}')`;
   return parts.length === 1 ? `(doc -> '${field}')` : `(doc #> '{${parts.join(",")}}')`;
 }
 
@@ -81,8 +87,7 @@ export class QueryCompiler {
   private arrayHasAny(field: string, values: unknown[]): Compiled {
     if (values.length === 0) return { sql: "0=1", params: [] };
     if (this.dialect === "sqlite") {
-      const path = fieldExpr("sqlite", field).replace(/^json_extract\(doc, /, "").replace(/\)$/, "");
-      return { sql: `EXISTS (SELECT 1 FROM json_each(doc, ${path}) WHERE value IN (SELECT value FROM json_each(?)))`, params: [JSON.stringify(values.map(v => (typeof v === "boolean" ? (v ? 1 : 0) : v)))] };
+      return { sql: `EXISTS (SELECT 1 FROM json_each(doc, ${sqlitePath(field)}) WHERE value IN (SELECT value FROM json_each(?)))`, params: [JSON.stringify(values.map(v => (typeof v === "boolean" ? (v ? 1 : 0) : v)))] };
     }
     // Containment (`@>`) is what the GIN index of an array field answers.
     const expr = fieldExpr("postgres", field);
@@ -111,8 +116,7 @@ export class QueryCompiler {
   private existsExpr(field: string, exists: boolean): string {
     if (field === "_id") return exists ? "1=1" : "0=1";
     if (this.dialect === "sqlite") {
-      const path = fieldExpr("sqlite", field).replace(/^json_extract\(doc, /, "").replace(/\)$/, "");
-      return `json_type(doc, ${path}) IS ${exists ? "NOT " : ""}NULL`;
+      return `json_type(doc, ${sqlitePath(field)}) IS ${exists ? "NOT " : ""}NULL`;
     }
     return `${fieldExpr("postgres", field)} IS ${exists ? "NOT " : ""}NULL`;
   }
@@ -127,7 +131,7 @@ export class QueryCompiler {
     if (v === null || v === undefined) return { sql: this.isNull(field), params: [] };
     if (v instanceof RegExp) return this.literal(field, v);
     if (Array.isArray(v)) {
-      if (this.dialect === "sqlite") return { sql: `json(${expr === "id" ? "id" : `json_extract(doc, ${expr.slice("json_extract(doc, ".length, -1)})`}) = json(?)`, params: [JSON.stringify(v)] };
+      if (this.dialect === "sqlite") return { sql: `json(${expr}) = json(?)`, params: [JSON.stringify(v)] };
       return { sql: `${expr} = ?::jsonb`, params: [JSON.stringify(v)] };
     }
     if (this.shape.arrays.has(field)) {
@@ -173,7 +177,7 @@ export class QueryCompiler {
         }
         if (this.dialect === "sqlite" && field !== "_id") {
           const type = typeof arg === "number" ? "IN ('integer','real')" : typeof arg === "string" ? "= 'text'" : "IN ('true','false')";
-          const path = expr.slice("json_extract(doc, ".length, -1);
+          const path = sqlitePath(field);
           return { sql: `(json_type(doc, ${path}) ${type} AND ${expr} ${sqlOp} ${ph})`, params: [param] };
         }
         return { sql: `${expr} ${sqlOp} ${ph}`, params: [param] };
@@ -182,7 +186,7 @@ export class QueryCompiler {
         return { sql: this.existsExpr(field, !!arg), params: [] };
       case "$size": {
         if (this.dialect === "sqlite") {
-          const path = expr.slice("json_extract(doc, ".length, -1);
+          const path = sqlitePath(field);
           return { sql: `(json_type(doc, ${path}) = 'array' AND json_array_length(doc, ${path}) = ?)`, params: [Number(arg)] };
         }
         return { sql: `(jsonb_typeof(${expr}) = 'array' AND jsonb_array_length(${expr}) = ?)`, params: [Number(arg)] };
