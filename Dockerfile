@@ -25,4 +25,5 @@ COPY locales ./locales
 USER node
 EXPOSE 3000 3030
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD node -e "const p=process.env.SERVICES||'all';if(!/api|all/.test(p))process.exit(0);fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "dist/server.js"]
+# the heap limit as `npm start` sets it (HEAP_MB, README "Configuration"); exec: node receives the signals
+CMD ["sh", "-c", "exec node --max-old-space-size=${HEAP_MB:-512} dist/server.js"]

@@ -4,7 +4,6 @@ module.exports = {
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   transform: { "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }] },
-  setupFiles: ["<rootDir>/test/setup-env.js"],
   globalSetup: "<rootDir>/test/global-setup.js",
   testTimeout: 60000,
   maxWorkers: 2

@@ -4,8 +4,10 @@
  */
 import { createServer } from "net";
 import { BrokerOptions } from "moleculer";
-import { Settings } from "./lib/settings";
+import { Settings, cacheKind } from "./lib/settings";
+import { BoundedMemoryCacher } from "./lib/cache/bounded-cacher";
 import { FailoverDiscoverer, FailoverMiddleware } from "./lib/failover";
+import { SiteScopeMiddleware } from "./mixins/site-scope.middleware";
 
 /**
  * Whether the metrics port can be listened on. Moleculer's Prometheus reporter stops the process when its
@@ -20,8 +22,7 @@ export function metricsPortFree(port: number): Promise<boolean> {
 }
 
 export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
-  const redis = s.cacher && /^redis(s)?:\/\//.test(s.cacher);
-  const noCache = s.cacher === "off" || s.cacher === "none";
+  const cache = cacheKind(s);
   const discoverer = new FailoverDiscoverer();
   return {
     namespace: s.namespace,
@@ -34,16 +35,17 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     // Short heartbeats: a node killed without a goodbye leaves the registry within seconds.
     heartbeatInterval: 2,
     heartbeatTimeout: 6,
-    cacher: noCache ? null : (redis
+    cacher: cache === "off" ? null : (cache === "redis"
       ? { type: "Redis", options: { redis: s.cacher, prefix: `MOL-${s.namespace || "calendar"}`, ttl: 60 } }
-      : { type: "Memory", options: { ttl: 60, maxParamsLength: 200 } }) as BrokerOptions["cacher"],
+      : new BoundedMemoryCacher({ ttl: 60, maxBytes: s.cacheMaxMb * 1024 * 1024, maxEntries: 200_000 })) as BrokerOptions["cacher"],
     circuitBreaker: { enabled: false },
     tracking: { enabled: true, shutdownTimeout: 10000 },
     // server.ts handles SIGTERM/SIGINT (drain the gateway, then stop): the broker must not stop on its own first.
     skipProcessEventRegistration: true,
     // A node that times out a call and misses a ping leaves the registry at once (lib/failover.ts).
     registry: { discoverer },
-    middlewares: [FailoverMiddleware(discoverer)],
+    // Each handler runs as work of the site its context names; calls and events carry it on (docs/sites.md).
+    middlewares: [FailoverMiddleware(discoverer), SiteScopeMiddleware()],
     logger: { type: "Console", options: { level: s.logLevel, formatter: "short", colors: false } },
     metrics: s.metricsPort > 0
       ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: s.metricsPort, path: "/metrics" } }] }

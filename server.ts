@@ -3,8 +3,6 @@
  * SERVICES (all by default) and starts them; SIGTERM/SIGINT stop taking requests, finish what is in
  * flight and exit 0.
  */
-process.env.TZ = "UTC";
-
 import { ServiceBroker } from "moleculer";
 import { readSettings, useSettings } from "./lib/settings";
 import { brokerOptions, metricsPortFree } from "./moleculer.config";

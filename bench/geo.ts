@@ -10,7 +10,8 @@
  * the venues feed, on start. A naive scan (read every located venue, compute every distance) is timed
  * on the same data for comparison.
  */
-import { ServiceBroker } from "moleculer";
+import { Service, ServiceBroker, ServiceSchema } from "moleculer";
+import type { Collection } from "../store/collection";
 import { readSettings, useSettings } from "../lib/settings";
 import GeolocationService from "../services/geolocation.service";
 import { distanceKm, EARTH_RADIUS_KM, LatLng, toKm, withinRadius } from "../lib/geo/distance";
@@ -98,8 +99,8 @@ function median(xs: number[]): number {
 async function measure(count: number, queries: number) {
   const table = venues(count);
   const broker = new ServiceBroker({ logger: false, nodeID: `bench-geo-${count}` });
-  broker.createService(feedService(table) as any);
-  const geo = broker.createService(GeolocationService) as any;
+  broker.createService(feedService(table) as unknown as ServiceSchema);
+  const geo = broker.createService(GeolocationService) as Service & { store: Collection };
   const t0 = process.hrtime.bigint();
   await broker.start();
   const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -119,7 +120,7 @@ async function measure(count: number, queries: number) {
   const indexed = await run(async c => ((await broker.call("geolocation.near", { ...c, radius: RADIUS_MI, unit: "mi" })) as unknown[]).length, queries);
   const radiusKm = toKm(RADIUS_MI, "mi");
   const scan = await run(async c => {
-    const all: Array<LatLng & { _id: number }> = await geo.store.find({ searchable: true }, { projection: { lat: 1, lng: 1 } });
+    const all: Array<LatLng & { _id: number }> = (await geo.store.find({ searchable: true }, { projection: { lat: 1, lng: 1 } })) as Array<LatLng & { _id: number }>;
     return all.filter(v => withinRadius(distanceKm(c, v), radiusKm)).length;
   }, count > 10_000 ? 10 : 100);
   await broker.stop();

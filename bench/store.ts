@@ -9,60 +9,16 @@
  *
  * Settings: BENCH_STORE_N (default 100000), BENCH_STORES (default sqlite,postgres), PG_ADMIN_URL.
  */
-import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { freePort } from "./free-port";
-import { Client } from "pg";
+import { benchStore, NS, KEY, percentile, ROOT, rssMb, startServer, StoreKind } from "./common";
 
-const ROOT = path.resolve(__dirname, "..", "..");
 const N = Number(process.env.BENCH_STORE_N ?? 100_000);
-const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map(s => s.trim()).filter(Boolean);
+const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map(s => s.trim()).filter(Boolean) as StoreKind[];
 const CLIENTS = 32;
-const KEY = "bench-admin";
-const NS = "/wp-json/calendar/events/v1";
-const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 interface StoreRow { store: string; n: number; createsPerSec: number; createP99Ms: number; startupMs: number; rssMb: number; readsPerSec: number }
-
-async function waitReady(base: string, timeoutMs = 120_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    try {
-      if ((await fetch(`${base}${NS}`)).status === 200) return;
-    } catch { /* not yet */ }
-    await new Promise(r => setTimeout(r, 20));
-  }
-  throw new Error(`${base} not ready`);
-}
-
-function start(env: Record<string, string>, port: number): ChildProcess {
-  return spawn(process.execPath, [path.join(ROOT, "dist", "server.js")], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", METRICS_PORT: "0", API_KEYS: `${KEY}:administrator:1`, LOG_LEVEL: "error", ...env },
-    stdio: ["ignore", "ignore", "inherit"]
-  });
-}
-
-function stop(proc: ChildProcess): Promise<void> {
-  return new Promise(resolve => {
-    if (proc.exitCode !== null) return resolve();
-    proc.once("exit", () => resolve());
-    proc.kill("SIGTERM");
-  });
-}
-
-function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
-}
-
-const percentile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-};
 
 async function createAll(base: string, n: number): Promise<{ perSec: number; p99: number }> {
   let next = 0;
@@ -100,54 +56,30 @@ async function readLoad(base: string, seconds: number, maxId: number): Promise<n
   return Math.round(done / seconds);
 }
 
-async function benchStore(store: string): Promise<StoreRow> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  let env: Record<string, string>;
-  let cleanup: () => Promise<void>;
-  if (store === "postgres") {
-    const name = `calendar_bench_${process.pid}`;
-    const admin = new Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'`);
-    await admin.end();
-    const url = new URL(PG_ADMIN_URL);
-    url.pathname = `/${name}`;
-    env = { DATABASE_URL: url.toString(), DATA_DIR: ":memory:" };
-    cleanup = async () => {
-      const c = new Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
-  } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-store-"));
-    env = { DATA_DIR: dir };
-    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-  }
+async function benchOne(kind: StoreKind): Promise<StoreRow> {
+  const store = await benchStore(kind, "store");
+  // ready = the namespace root answers (what a client waits for)
+  const ready = { readyPath: NS, readyTimeoutMs: 120_000 };
   try {
-    process.stderr.write(`${store}: ${N} creates by ${CLIENTS} clients\n`);
-    let proc = start(env, port);
-    await waitReady(base);
-    const creates = await createAll(base, N);
-    await stop(proc);
+    process.stderr.write(`${kind}: ${N} creates by ${CLIENTS} clients\n`);
+    let server = await startServer({ ...store.env, LOG_LEVEL: "error" }, ready);
+    const creates = await createAll(server.base, N);
+    await server.stop();
     const t0 = Date.now();
-    proc = start(env, port);
-    await waitReady(base);
+    server = await startServer({ ...store.env, LOG_LEVEL: "error" }, ready);
     const startupMs = Date.now() - t0;
-    const readsPerSec = await readLoad(base, 20, N);
-    const rss = rssMb(proc.pid!);
-    await stop(proc);
-    return { store, n: N, createsPerSec: creates.perSec, createP99Ms: creates.p99, startupMs, rssMb: rss, readsPerSec };
+    const readsPerSec = await readLoad(server.base, 20, N);
+    const rss = rssMb(server.child.pid!);
+    await server.stop();
+    return { store: kind, n: N, createsPerSec: creates.perSec, createP99Ms: creates.p99, startupMs, rssMb: rss, readsPerSec };
   } finally {
-    await cleanup();
+    await store.drop();
   }
 }
 
 export async function runStoreBench(): Promise<StoreRow[]> {
   const rows: StoreRow[] = [];
-  for (const store of STORES) rows.push(await benchStore(store));
+  for (const kind of STORES) rows.push(await benchOne(kind));
   const lines = [
     `store bench (${new Date().toISOString()}, ${os.cpus().length} cores, node ${process.version})`,
     "store     | events | creates/s | create p99 ms | start-up ms | RSS MB (after 20 s of reads) | reads/s (list + single event, cache on)",

@@ -10,6 +10,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import { Caller, parseApiKeys } from "./callers";
+import { hashApiKey } from "./sites/keys";
 import { Settings } from "./settings";
 
 export const KEY_FILE = "admin-api-key.txt";
@@ -54,11 +55,19 @@ function generatedKeySpec(s: Settings, announce: (msg: string) => void): string 
   return `${key}:${GENERATED_ROLE}`;
 }
 
-/** The callers known to this deployment, by key. */
+/**
+ * The callers known to this deployment, by the SHA-256 hash of their key (lib/sites/keys.ts): a lookup
+ * compares hashes, never the key itself, so its timing says nothing about a key (C40).
+ */
 export function loadApiKeys(s: Settings, announce: (msg: string) => void = msg => console.log(msg)): Map<string, Caller> {
   const source = s.apiKeys ?? `generated:${s.dataDir}`;
   if (cached && cached.source === source) return cached.keys;
   const spec = s.apiKeys ?? (s.mongoUri ? "" : generatedKeySpec(s, announce));
-  cached = { source, keys: parseApiKeys(spec) };
+  cached = { source, keys: new Map([...parseApiKeys(spec)].map(([key, caller]) => [hashApiKey(key), caller])) };
   return cached.keys;
+}
+
+/** The caller a presented key names among the deployment's keys, undefined when none. */
+export function callerOfKey(keys: Map<string, Caller>, key: string): Caller | undefined {
+  return keys.get(hashApiKey(key));
 }

@@ -4,8 +4,11 @@
 // All date-times travel as DB strings `YYYY-MM-DD HH:MM:SS` without a zone. Strings are parsed with
 // locutus's port of PHP strtotime; zones and abbreviations come from moment-timezone.
 //
-// Requires process.env.TZ = "UTC" (server and jest set it): locutus computes with the process's local
-// time, so a "wall clock" is handled as a fake-UTC instant whose UTC components are the wall clock.
+// A "wall clock" is handled as a fake-UTC instant whose UTC components are the wall clock. locutus computes
+// with the process's local time (Date's local getters and setters), so its one call here runs with the
+// process zone set to UTC for the length of that synchronous call (`inUtc`); nothing else here reads the
+// process zone, and the process may run in any zone (the date tests also run under another one: the
+// jest.config.js project "other-zone").
 import moment from "moment-timezone";
 import { strtotime } from "locutus/php/datetime/strtotime";
 
@@ -282,11 +285,28 @@ function daysInMonth(year: number, month: number): number {
   return MONTH_DAYS[month - 1] + (month === 2 && leap ? 1 : 0);
 }
 
+/**
+ * Runs `fn` (synchronous) with the process zone set to UTC, then puts the zone back: locutus's strtotime
+ * reads and writes dates in local time (see top). Node applies a change of `process.env.TZ` at once.
+ */
+function inUtc<T>(fn: () => T): T {
+  const saved = process.env.TZ;
+  if (saved === "UTC") return fn();
+  process.env.TZ = "UTC";
+  try {
+    return fn();
+  } finally {
+    if (saved === undefined) delete process.env.TZ;
+    else process.env.TZ = saved;
+  }
+}
+
 /** strtotime of a zone-less string relative to `nowWall()`, giving a wall clock (fake-UTC, see top). */
 function strtotimeWall(body: string, nowWall: () => string): string | null {
   const plain = plainWallClock(body);
   if (plain !== undefined) return plain;
-  const seconds = strtotime(body === "" ? "now" : body, Math.floor(fromDb(nowWall()).getTime() / 1000));
+  const nowSeconds = Math.floor(fromDb(nowWall()).getTime() / 1000);
+  const seconds = inUtc(() => strtotime(body === "" ? "now" : body, nowSeconds));
   return seconds === false || !Number.isFinite(seconds) ? null : validDb(new Date(seconds * 1000));
 }
 

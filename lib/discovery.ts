@@ -5,15 +5,9 @@
  * - the OpenAPI document, `GET {api_root}/calendar/events/v1/doc` (discovery/openapi.ts);
  * - the Swagger UI page, `GET {base_url}/docs` (discovery/docs-page.ts);
  * - docs/action-api.md (discovery/action-api.ts, written by scripts/action-api.ts).
- *
- * The gateway's own routed actions register their params here, as the services do theirs.
  */
-import { registerSchemas } from "./schemas";
-import { API_PARAMS } from "./discovery/args";
-
-registerSchemas(API_PARAMS);
-
-export { API_PARAMS, documentedArgs, printedDefault, openApiType } from "./discovery/args";
+export { API_PARAMS } from "./discovery/api-params";
+export { documentedArgs, printedDefault, openApiType } from "./discovery/args";
 export { namespaceIndex, endpointArgs, indexArg, INDEX_ARG_KEYS } from "./discovery/namespace-index";
 export { openApiDocument, openApiPath, verbOf, documentedRoutes, OPENAPI_VERSION } from "./discovery/openapi";
 export { componentSchemas, RESOURCE_COMPONENTS } from "./response-schemas";

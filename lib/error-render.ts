@@ -33,7 +33,8 @@ function fromValidation(items: ValidationItem[]): ApiError {
 /** Map any thrown thing onto an ApiError (unknown failures become 500 rest_internal_error). */
 export function toApiError(err: unknown): { error: ApiError; unexpected: boolean } {
   if (isApiError(err)) return { error: err, unexpected: false };
-  const e = err as any;
+  /** The fields thrown errors of moleculer, moleculer-web and body-parser carry, each maybe absent. */
+  const e = err as { type?: unknown; status?: unknown; code?: unknown; name?: string; data?: unknown; expose?: unknown } | null | undefined;
   if (e instanceof Errors.ValidationError || e?.type === "VALIDATION_ERROR") return { error: fromValidation(Array.isArray(e.data) ? e.data : []), unexpected: false };
   // body-parser failures
   if (e?.type === "entity.too.large" || e?.status === 413 || e?.code === 413) return { error: new ApiError("rest_payload_too_large", 413), unexpected: false };
@@ -48,19 +49,19 @@ export function toApiError(err: unknown): { error: ApiError; unexpected: boolean
   if (e?.type === "ORIGIN_NOT_ALLOWED") return { error: new ApiError("rest_forbidden", 403), unexpected: false };
   // Bus faults, by class or (errors rebuilt after crossing the transporter may carry only these) by name or type.
   // RequestSkippedError: the request's time budget ran out before a nested call was made.
-  if (e instanceof Errors.RequestTimeoutError || e instanceof Errors.RequestSkippedError || ["RequestTimeoutError", "RequestSkippedError"].includes(e?.name)
-    || ["REQUEST_TIMEOUT", "REQUEST_SKIPPED"].includes(e?.type))
+  if (e instanceof Errors.RequestTimeoutError || e instanceof Errors.RequestSkippedError || ["RequestTimeoutError", "RequestSkippedError"].includes(String(e?.name))
+    || ["REQUEST_TIMEOUT", "REQUEST_SKIPPED"].includes(String(e?.type)))
     return { error: new ApiError("rest_gateway_timeout", 504), unexpected: false };
   // BrokerDisconnectedError: this node lost the transporter (NATS down); ServiceUnavailableError: moleculer-web's own;
   // StoreUnavailableError: the database cannot be reached (store/errors.ts).
   if (e instanceof Errors.ServiceNotFoundError || e instanceof Errors.ServiceNotAvailableError || e instanceof Errors.RequestRejectedError
-    || ["ServiceNotFoundError", "ServiceNotAvailableError", "RequestRejectedError", "ServiceUnavailableError", "QueueIsFullError", "BrokerDisconnectedError", "StoreUnavailableError"].includes(e?.name)
-    || ["SERVICE_NOT_FOUND", "SERVICE_NOT_AVAILABLE", "REQUEST_REJECTED", "QUEUE_FULL", "STORE_UNAVAILABLE"].includes(e?.type))
+    || ["ServiceNotFoundError", "ServiceNotAvailableError", "RequestRejectedError", "ServiceUnavailableError", "QueueIsFullError", "BrokerDisconnectedError", "StoreUnavailableError"].includes(String(e?.name))
+    || ["SERVICE_NOT_FOUND", "SERVICE_NOT_AVAILABLE", "REQUEST_REJECTED", "QUEUE_FULL", "STORE_UNAVAILABLE"].includes(String(e?.type)))
     return { error: new ApiError("rest_service_unavailable", 503), unexpected: false };
   // any other refusal of the body parser (a form body nested too deep, an aborted upload…), which moleculer-web
   // hands on as a MoleculerError with the parser's status: the request could not be read
-  const clientStatus = Number.isInteger(e?.status) ? e.status : e?.code;
-  if (Number.isInteger(clientStatus) && clientStatus >= 400 && clientStatus < 500 && (e?.expose === true || typeof e?.type === "string"))
+  const clientStatus = Number.isInteger(e?.status) ? e?.status : e?.code;
+  if (typeof clientStatus === "number" && Number.isInteger(clientStatus) && clientStatus >= 400 && clientStatus < 500 && (e?.expose === true || typeof e?.type === "string"))
     return { error: new ApiError("rest_bad_request", clientStatus), unexpected: false };
   return { error: new ApiError("rest_internal_error", 500), unexpected: true };
 }
@@ -78,7 +79,7 @@ function localiseData(data: ApiErrorData, lang: string): Record<string, unknown>
   if (details && Object.keys(details).length) {
     const d: Record<string, unknown> = {};
     for (const [name, v] of Object.entries(details)) {
-      const item = v as any;
+      const item = v as { i18n?: { key: string; vars?: Record<string, unknown> }; code?: unknown; data?: unknown } | null;
       d[name] = item?.i18n ? { code: item.code, message: translate(item.i18n.key, lang, { param: name, ...(item.i18n.vars ?? {}) }), data: item.data } : item;
     }
     out.details = d;

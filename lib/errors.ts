@@ -58,8 +58,13 @@ export class ApiError extends Errors.MoleculerError {
   }
 }
 
+/** One 400 `rest_invalid_param` naming every parameter in `reasons`, if any. */
+export function throwIfInvalid(reasons: Record<string, ParamReason | string>): void {
+  if (Object.keys(reasons).length) throw ApiError.invalidParams(reasons);
+}
+
 /** Duck-typed: an ApiError that crossed the bus is rebuilt by Moleculer as a plain error with the same fields. */
 export function isApiError(err: unknown): err is ApiError {
-  const e = err as any;
+  const e = err as { type?: unknown; code?: unknown; data?: { i18n?: unknown } } | null | undefined;
   return !!e && typeof e.type === "string" && typeof e.code === "number" && !!e.data?.i18n;
 }

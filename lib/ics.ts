@@ -12,8 +12,16 @@
  * An event that ends when it starts has `DURATION:PT0S` instead of a DTEND equal to its DTSTART.
  */
 import moment from "moment-timezone";
+import { plainText } from "./sanitize";
 
-type Rec = Record<string, any>;
+type Rec = Record<string, unknown>;
+/** An event record (lib/events/event-record.ts): the dates it always carries. */
+interface EventRec extends Rec {
+  start_date: string;
+  end_date: string;
+  utc_start_date: string;
+  utc_end_date: string;
+}
 
 export const ICS_MAX_EVENTS = 1000;
 export const ICS_CONTENT_TYPE = "text/calendar; charset=utf-8";
@@ -23,26 +31,6 @@ const PRODID = "-//Calendar Events Service//calendar/events/v1//EN";
 // Text
 // ---------------------------------------------------------------------------------------------------------
 
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: " ", "#039": "'", "#39": "'" };
-
-/** HTML to plain text: tags dropped (block ends as line breaks), common entities decoded. */
-export function plainText(html: unknown): string {
-  if (typeof html !== "string") return "";
-  return html
-    .replace(/<\s*br\s*\/?>/gi, "\n")
-    .replace(/<\/\s*(p|div|li|h[1-6])\s*>/gi, "\n")
-    .replace(/<[^>]*>/g, "")
-    .replace(/&(#\d+|#x[0-9a-f]+|[a-z]+\d*);/gi, (whole, name: string) => {
-      const key = name.toLowerCase();
-      if (key in ENTITIES) return ENTITIES[key];
-      if (key.startsWith("#x")) return String.fromCodePoint(parseInt(key.slice(2), 16));
-      if (key.startsWith("#")) return String.fromCodePoint(parseInt(key.slice(1), 10));
-      return whole;
-    })
-    .replace(/[ \t]+\n/g, "\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
-}
 
 /** A TEXT value (RFC 5545 §3.3.11). */
 export function escapeText(text: string): string {
@@ -176,7 +164,12 @@ function endsAfterStart(ev: Rec): boolean {
   return typeof ev.utc_end_date === "string" && typeof ev.utc_start_date === "string" && ev.utc_end_date > ev.utc_start_date;
 }
 
-function eventLines(ev: Rec, hostname: string): string[] {
+/** The VEVENT lines (unfolded) of one event record. */
+export function eventLines(ev: Rec, hostname: string): string[] {
+  return eventRecordLines(ev as EventRec, hostname);
+}
+
+function eventRecordLines(ev: EventRec, hostname: string): string[] {
   const lines: string[] = ["BEGIN:VEVENT"];
   const prop = (name: string, value: string | undefined) => {
     if (value !== undefined && value !== "") lines.push(`${name}:${value}`);
@@ -203,7 +196,7 @@ function eventLines(ev: Rec, hostname: string): string[] {
   const categories = asList(ev.categories).map(c => plainText(c.name)).filter(Boolean);
   if (categories.length) prop("CATEGORIES", categories.map(escapeText).join(","));
   const organizer = asList(ev.organizer).find(o => typeof o.email === "string" && /^[^\s@]+@[^\s@]+$/.test(o.email));
-  if (organizer) lines.push(`ORGANIZER;CN=${paramValue(plainText(organizer.organizer) || organizer.email)}:mailto:${organizer.email}`);
+  if (organizer) lines.push(`ORGANIZER;CN=${paramValue(plainText(organizer.organizer) || String(organizer.email))}:mailto:${organizer.email}`);
   prop("STATUS", ev.status === "publish" ? "CONFIRMED" : "TENTATIVE");
   prop("CLASS", ev.status === "private" ? "PRIVATE" : "PUBLIC");
   prop("CREATED", utcStamp(ev.date_utc));
@@ -237,21 +230,29 @@ export interface CalendarOptions {
 
 /** The VCALENDAR text (CRLF line ends, folded lines) of a list of event records. */
 export function eventsCalendar(events: Rec[], opts: CalendarOptions = {}): string {
+  return calendarText(events, events.map(ev => eventLines(ev, opts.hostname ?? "localhost")), opts);
+}
+
+/**
+ * The VCALENDAR text of VEVENT blocks (unfolded lines), with a VTIMEZONE for each zone `zoned` uses over
+ * the instants they span (records, or anything with their `timezone`, `all_day` and UTC dates).
+ */
+export function calendarText(zoned: Rec[], vevents: string[][], opts: CalendarOptions = {}): string {
   const lines: string[] = ["BEGIN:VCALENDAR", "VERSION:2.0", `PRODID:${PRODID}`, "CALSCALE:GREGORIAN"];
   if (opts.name) lines.push(`X-WR-CALNAME:${escapeText(opts.name)}`);
   lines.push("REFRESH-INTERVAL;VALUE=DURATION:PT1H", "X-PUBLISHED-TTL:PT1H");
-  const span = spanOf(events);
-  const zones = new Map<string, ZoneKind>();
-  for (const ev of events) {
+  const span = spanOf(zoned);
+  const zones = new Map<string, Exclude<ZoneKind, { kind: "utc" }>>();
+  for (const ev of zoned) {
     if (ev.all_day === true) continue;
     const zone = zoneKind(ev.timezone);
     if (zone.kind !== "utc") zones.set(zone.name, zone);
   }
-  for (const zone of [...zones.values()].sort((a, b) => ((a as any).name < (b as any).name ? -1 : 1))) {
+  for (const zone of [...zones.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (zone.kind === "iana") lines.push(...vtimezone(zone.name, span.from, span.to));
     else if (zone.kind === "fixed") lines.push(...fixedVtimezone(zone.name, zone.minutes));
   }
-  for (const ev of events) lines.push(...eventLines(ev, opts.hostname ?? "localhost"));
+  for (const vevent of vevents) lines.push(...vevent);
   lines.push("END:VCALENDAR");
   return `${lines.map(foldLine).join("\r\n")}\r\n`;
 }

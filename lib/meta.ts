@@ -11,9 +11,11 @@ export interface CallMeta {
   language?: string;
   /** True when the language came from the `i18n_language` parameter (C8: kept in list links). */
   languageParam?: boolean;
+  /** The site the request belongs to (docs/sites.md, C48); absent: the default site (1). */
+  site?: number;
   /** `{base_url}` plus the language path segment the request came in on. */
-  site?: string;
-  /** `{site}/{REST_PREFIX}`. */
+  siteUrl?: string;
+  /** `{siteUrl}/{REST_PREFIX}`. */
   apiRoot?: string;
   /** The query string as sent (GET requests): list links repeat it (D10). */
   query?: Record<string, unknown>;

@@ -10,6 +10,9 @@
 import { parseBoolean, parseIdList, parseInteger, parseList, isLooseTruthy } from "./query";
 import { isValidDateInput } from "./dates";
 
+/** A parameter counts as sent unless it is absent or JSON null. */
+export const sent = (v: unknown): boolean => v !== undefined && v !== null;
+
 export interface ParamDoc {
   description: string;
   type?: "integer" | "boolean" | "string" | "number" | "array" | "object";
@@ -19,6 +22,8 @@ export interface ParamDoc {
   items?: { type: string };
   /** Where the parameter travels; documents and the index use it. */
   in?: "path" | "query" | "body";
+  /** A value to show in /doc (OpenAPI `example`). */
+  example?: unknown;
 }
 
 export interface Rule {
@@ -53,13 +58,15 @@ export interface RuleOptions {
   required?: boolean;
   default?: unknown;
   in?: ParamDoc["in"];
+  example?: unknown;
 }
 
 const docOf = (o: RuleOptions, extra: Partial<ParamDoc>): ParamDoc => ({
   description: o.description,
   ...extra,
   ...(o.default !== undefined ? { default: o.default } : {}),
-  ...(o.in ? { in: o.in } : {})
+  ...(o.in ? { in: o.in } : {}),
+  ...(o.example !== undefined ? { example: o.example } : {})
 });
 
 /** Integer (JSON integer or integer-like string); `positive` requires > 0. */

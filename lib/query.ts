@@ -86,11 +86,3 @@ export function carriesOperator(v: unknown, depth = 0): boolean {
   }
   return false;
 }
-
-/** Path ids must be all digits (WordPress `(?P<id>\d+)`); anything else is no route. */
-export function parsePathId(v: unknown): number | undefined {
-  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return v;
-  if (typeof v !== "string" || !/^\d+$/.test(v)) return undefined;
-  const n = Number(v);
-  return Number.isSafeInteger(n) ? n : undefined;
-}

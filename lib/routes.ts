@@ -55,7 +55,9 @@ export const ROUTES: RouteDef[] = [
   ...termRoutes("categories"),
   ...termRoutes("tags"),
   // The change feed (sync issue, C20): services/changes.service.ts.
-  { pattern: "/changes", path: "changes", endpoints: [{ methods: ["GET"], action: "changes.list" }] }
+  { pattern: "/changes", path: "changes", endpoints: [{ methods: ["GET"], action: "changes.list" }] },
+  // A series' occurrences (issue 20, C54): mixins/series.mixin.ts.
+  { pattern: "/events/(?P<id>\\d+)/occurrences", path: "events/:id/occurrences", endpoints: [{ methods: ["GET"], action: "events.occurrences" }] }
 ];
 
 /**

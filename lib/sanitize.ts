@@ -10,6 +10,31 @@ export function stripTags(s: Text): string {
     .replace(/<[a-zA-Z/!?][^>]*(?:>|$)/g, "");
 }
 
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: " ", "#039": "'", "#39": "'" };
+
+/**
+ * HTML as plain text, the one rule for it (iCalendar text, JSON-LD descriptions): `<br>` and the ends of
+ * blocks as line breaks, tags stripped, common character references decoded, spaces before a line break and
+ * runs of blank lines dropped, trimmed.
+ */
+export function plainText(html: unknown): string {
+  if (typeof html !== "string") return "";
+  return html
+    .replace(/<\s*br\s*\/?>/gi, "\n")
+    .replace(/<\/\s*(p|div|li|h[1-6])\s*>/gi, "\n")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&(#\d+|#x[0-9a-f]+|[a-z]+\d*);/gi, (whole, name: string) => {
+      const key = name.toLowerCase();
+      if (key in ENTITIES) return ENTITIES[key];
+      if (key.startsWith("#x")) return String.fromCodePoint(parseInt(key.slice(2), 16));
+      if (key.startsWith("#")) return String.fromCodePoint(parseInt(key.slice(1), 10));
+      return whole;
+    })
+    .replace(/[ \t]+\n/g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
 // Replaces every run of (ASCII) whitespace by one space.
 export function collapseWhitespace(s: Text): string {
   return String(s ?? "").replace(/[ \t\n\r\f\v]+/g, " ");

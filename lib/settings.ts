@@ -3,6 +3,7 @@
  * depends on the deployment goes through here; nothing else reads process.env.
  */
 import * as path from "path";
+import { currentSite } from "./sites/scope";
 
 export interface Settings {
   port: number;
@@ -18,6 +19,8 @@ export interface Settings {
   transporter?: string;
   services: string[];
   cacher?: string;
+  /** CACHE_MAX_MB: the most an in-process cache keeps (megabytes of kept JSON, default 32; lib/cache/bounded-cacher.ts). */
+  cacheMaxMb: number;
   namespace: string;
   metricsPort: number;
   siteTimezone: string;
@@ -26,16 +29,31 @@ export interface Settings {
   rateLimit?: { limit: number; windowMs: number };
   apiKeys?: string;
   requestTimeout: number;
+  /** SERIES_JOB_MS: how often each node moves the recurring series' horizon forward (ms, default an hour; 0: never). */
+  seriesJobMs: number;
   defaultLanguage: string;
   logLevel: string;
   /** CORS_ORIGINS: `*` (any origin) or the list of allowed origins. */
   corsOrigins: "*" | string[];
+  /** PLATFORM_KEY: enables the platform API (sites, docs/sites.md); unset, it answers 404. */
+  platformKey?: string;
+  /** TRUST_PROXY=1: a request's site is named by `X-Forwarded-Host` when present (C49). */
+  trustProxy: boolean;
+  /** Whether the geolocation add-on is on for the site (always for the default site: the service decides). */
+  geolocation: boolean;
 }
 
-export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n", "changes"] as const;
+export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n", "changes", "platform"] as const;
 /** Path language segments that may precede the REST prefix (docs/contract.md#addresses, docs/i18n.md). */
 export const PATH_LANGUAGES = ["pt-br", "zh-hans", "fr"] as const;
 export const NAMESPACE_PATH = "calendar/events/v1";
+
+function parseCacheMaxMb(v: string | undefined): number {
+  if (v === undefined || v.trim() === "") return 32;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`CACHE_MAX_MB must be a positive number of megabytes, got "${v}"`);
+  return n;
+}
 
 function parseRateLimit(v: string | undefined): Settings["rateLimit"] {
   if (!v) return undefined;
@@ -84,6 +102,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     transporter: env.TRANSPORTER || undefined,
     services: services.includes("all") ? [...ALL_SERVICES] : services,
     cacher: env.CACHER || undefined,
+    cacheMaxMb: parseCacheMaxMb(env.CACHE_MAX_MB),
     namespace: env.NAMESPACE || "",
     metricsPort: env.METRICS_PORT === undefined ? 3030 : Number(env.METRICS_PORT),
     siteTimezone: env.SITE_TIMEZONE || "UTC",
@@ -91,15 +110,47 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     rateLimit: parseRateLimit(env.RATE_LIMIT),
     apiKeys: env.API_KEYS || undefined,
     requestTimeout: Number(env.REQUEST_TIMEOUT || 10000),
+    seriesJobMs: env.SERIES_JOB_MS !== undefined && env.SERIES_JOB_MS !== "" ? Number(env.SERIES_JOB_MS) : 3_600_000,
     defaultLanguage: env.DEFAULT_LANGUAGE || "en",
     logLevel: env.LOG_LEVEL || "info",
-    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS)
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
+    platformKey: env.PLATFORM_KEY || undefined,
+    trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
+    geolocation: true
   };
 }
 
 let current: Settings | undefined;
-/** The process-wide settings (tests may replace them with `useSettings`). */
+/** The settings as a site sees them, made once per site object (its row read again makes a new one). */
+const bySite = new WeakMap<object, { base: Settings; merged: Settings }>();
+
+/**
+ * The settings (tests may replace them with `useSettings`). Inside the work of a site other than the
+ * default one (lib/sites/scope.ts), the site's own base URL, time zone, name and geolocation switch
+ * replace the environment's, so every per-request read (links, site-time dates, the iCalendar name, the
+ * `geoloc*` check) is the site's.
+ */
 export function settings(): Settings {
+  if (!current) current = readSettings();
+  const site = currentSite();
+  if (!site) return current;
+  let seen = bySite.get(site);
+  if (!seen || seen.base !== current) {
+    seen = { base: current, merged: { ...current, baseUrl: site.baseUrl, siteTimezone: site.timezone, siteName: site.name, geolocation: site.geolocation } };
+    bySite.set(site, seen);
+  }
+  return seen.merged;
+}
+/** Where kept answers live: nowhere (`CACHER=off` or `none`), in each process's memory, or in a Redis every node shares. */
+export type CacheKind = "off" | "memory" | "redis";
+
+export function cacheKind(s: Pick<Settings, "cacher">): CacheKind {
+  if (s.cacher === "off" || s.cacher === "none") return "off";
+  return s.cacher && /^rediss?:\/\//.test(s.cacher) ? "redis" : "memory";
+}
+
+/** The environment's settings, whatever site the current work belongs to. */
+export function deploymentSettings(): Settings {
   if (!current) current = readSettings();
   return current;
 }

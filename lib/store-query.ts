@@ -5,8 +5,24 @@
  * and a document-level $not — over documents with a scalar or integer `_id`. The SQL stores compile it
  * (store/sql/compile.ts); MongoDB reads it as it is.
  */
+/**
+ * A stored document as the stores hand it over: fields as its service wrote them. Each service reads it
+ * through its own record type (PostDoc, TermDoc, LocationDoc, ChangeDoc…); this type stays open so those
+ * interfaces (which carry no index signature) pass in and out of the stores unchanged.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one open document type of the store layer (see above)
 export type Doc = Record<string, any>;
-export type Query = Record<string, any>;
+
+/**
+ * `{ $mayContain: { fields, text } }`: documents that may hold `text` (folded) in one of `fields` — a
+ * narrowing only, which a store answers with its text index where it has one and by "every document"
+ * otherwise; the exact condition (a `$regex` per field) always stands beside it (docs/lists.md#search).
+ */
+export interface MayContain {
+  fields: string[];
+  text: string;
+}
+export type Query = Record<string, unknown>;
 export type Sort = Record<string, 1 | -1>;
 
 export interface FindOptions {

@@ -11,16 +11,17 @@
  *
  * A deployment without the `changes` service (a partial test setup) records nothing, with one warning.
  */
-import type { Context, ServiceSchema } from "moleculer";
-import type { CallMeta } from "../lib/meta";
+import type { Service, ServiceSchema } from "moleculer";
+import type { Collection, Doc } from "../store/collection";
+import type { Ctx } from "./types";
 import { nowDb } from "../lib/dates";
 import { ChangeAction, ChangeInput, ChangeType, isTermType, snapshotOf, visibleTo } from "../lib/changes/feed";
 import { withDescendants } from "../lib/terms/term-tree";
+import { actionAvailable } from "../lib/bus";
+import type { TermDoc } from "../lib/terms/term-record";
 
 export type SourceKind = "event" | "venue" | "organizer" | "term";
 
-type Ctx<P = any> = Context<P, CallMeta>;
-type Doc = Record<string, any>;
 
 export interface RecordOptions {
   /** Emit `calendar.<type>.<action>` for each change (writers whose `announce` does not). */
@@ -32,6 +33,8 @@ export interface RecordOptions {
 export interface ChangeSourceMethods {
   changeOf(type: ChangeType, action: ChangeAction, doc: Doc): ChangeInput;
   recordChanges(changes: ChangeInput[], opts?: RecordOptions): Promise<void>;
+  /** What follows from changes a write recorded itself: `updated` changes of the events embedding them. */
+  recordDerivedChanges(changes: ChangeInput[]): Promise<void>;
   /** Taxonomy: a term update, and its descendants when its path moved. */
   recordTermUpdate(before: Doc, after: Doc): Promise<void>;
   /** Taxonomy: the categories below a category (their parent or path changes with it). */
@@ -49,12 +52,111 @@ const LINK_FIELDS = ["venues", "organizers", "categories", "tags"];
 /** A term doc's change type. */
 export const termType = (doc: Doc): ChangeType => (doc.taxonomy === "tag" ? "tag" : "category");
 
+
+const changeSourceMethods = {
+  changeOf(type: ChangeType, action: ChangeAction, doc: Doc): ChangeInput {
+    const gone = action === "deleted" && isTermType(type);
+    return { type, id: Number(doc._id), action, modified_utc: typeof doc.modified_utc === "string" ? doc.modified_utc : nowDb(), snapshot: gone ? null : snapshotOf(type, doc) };
+  },
+
+
+  /** Events service: the events whose `field` links one of `ids`, as `updated` changes. */
+  async eventsLinking(field: string, ids: number[]): Promise<ChangeInput[]> {
+    if (!ids.length) return [];
+    const docs: Doc[] = await this.store.find({ [field]: { $in: ids } },
+      { sort: { _id: 1 }, projection: { _id: 1, status: 1, author: 1, date_utc: 1, modified_utc: 1 } });
+    return docs.map(d => this.changeOf("event", "updated", d));
+  },
+
+  async recordChanges(changes: ChangeInput[], ro: RecordOptions = {}): Promise<void> {
+    if (!changes.length) return;
+    let all = changes;
+    if (actionAvailable(this.broker, "changes.record")) {
+      if (ro.derive) all = [...changes, ...(await this.embeddingEventChanges(changes))];
+      await this.broker.call("changes.record", { changes: all });
+    } else if (!this.warnedNoFeed) {
+      this.warnedNoFeed = true;
+      this.logger.warn("No `changes` service runs: writes are not recorded in the change feed.");
+    }
+    if (ro.emit) {
+      for (const c of all) this.broker.emit(`calendar.${c.type}.${c.action}`, { id: c.id, ...(c.snapshot?.status ? { status: c.snapshot.status } : {}), modified_utc: c.modified_utc });
+    } else if (all.length > changes.length) {
+      for (const c of all.slice(changes.length)) this.broker.emit(`calendar.${c.type}.${c.action}`, { id: c.id, status: c.snapshot?.status, modified_utc: c.modified_utc });
+    }
+  },
+
+  async recordDerivedChanges(changes: ChangeInput[]): Promise<void> {
+    const derived = await this.embeddingEventChanges(changes);
+    if (derived.length) await this.recordChanges(derived, { emit: true });
+  },
+
+  async recordTermUpdate(before: Doc, after: Doc): Promise<void> {
+    // Recorded even when nothing changed (harmless), as a write in another language changes the record elsewhere.
+    const moved = after.taxonomy === "category" && (after.slug !== before.slug || after.parent !== before.parent);
+    const below: Doc[] = moved ? await this.termDescendants(after) : [];
+    await this.recordChanges([this.changeOf(termType(after), "updated", after)], { emit: true, derive: true });
+    if (below.length) await this.recordChanges(below.map(d => this.changeOf("category", "updated", d)), { emit: true });
+  },
+  async termDescendants(doc: Doc): Promise<Doc[]> {
+    if (doc.taxonomy !== "category") return [];
+    const ids: number[] = await withDescendants([doc._id], parents => this.store.find({ taxonomy: "category", parent: { $in: parents } }) as Promise<TermDoc[]>);
+    const below = ids.filter(id => id !== doc._id);
+    return below.length ? this.store.find({ _id: { $in: below } }, { sort: { _id: 1 } }) : [];
+  },
+  async recordTermDelete(doc: Doc, descendants: Doc[]): Promise<void> {
+    const fresh: Doc[] = descendants.length ? await this.store.find({ _id: { $in: descendants.map(d => d._id) } }, { sort: { _id: 1 } }) : [];
+    await this.recordChanges([this.changeOf(termType(doc), "deleted", { ...doc, modified_utc: nowDb() }), ...fresh.map(d => this.changeOf("category", "updated", d))], { emit: true });
+  },
+  async recordCountChanges(counts: Record<string, number>): Promise<Record<string, number>> {
+    const ids = Object.keys(counts).map(Number);
+    if (ids.length) {
+      const docs: Doc[] = await this.store.find({ _id: { $in: ids } }, { sort: { _id: 1 } });
+      // Counts are part of the term records; the events embedding them are not recorded for a count (it moves with every publication).
+      await this.recordChanges(docs.map(d => this.changeOf(termType(d), "updated", d)), { emit: true });
+    }
+    return counts;
+  },
+
+  /** The events embedding the changed venues, organizers or terms, as `updated` changes (each once). */
+  async embeddingEventChanges(changes: ChangeInput[]): Promise<ChangeInput[]> {
+    const byField = new Map<string, number[]>();
+    for (const c of changes) {
+      const field = LINK_FIELD[c.type];
+      if (field) byField.set(field, [...(byField.get(field) ?? []), c.id]);
+    }
+    if (!byField.size || !actionAvailable(this.broker, "events.linkingChanges")) return [];
+    const found: ChangeInput[][] = await Promise.all([...byField].map(([field, ids]) => this.broker.call<ChangeInput[], { field: string; ids: number[] }>("events.linkingChanges", { field, ids })));
+    const seen = new Set<number>();
+    return found.flat().filter(c => !seen.has(c.id) && seen.add(c.id));
+  }
+} satisfies ThisType<ChangeSourceSelf>;
+
+/** What the owning service gives the `changeRecords` action (each kind its own). */
+interface RecordOwner {
+  /** Events: publishes due `future` events. */
+  promoteDueEvents(): Promise<unknown>;
+  /** Events and terms: records as lists show them. */
+  records(ctx: Ctx, docs: Doc[], how: unknown): Promise<Array<Record<string, unknown>>>;
+  /** Terms: the roots of the request's category paths. */
+  roots(ctx: Ctx): unknown;
+  /** Venues and organizers: records as lists show them. */
+  presentMany(ctx: Ctx, docs: Doc[], how: { reveal(d: Doc): boolean }): Promise<Array<Record<string, unknown>>>;
+  passwordAccess(ctx: Ctx, record: Doc, params: Record<string, never>): boolean;
+}
+
+interface ChangeSourceSelf extends Service, ChangeSourceFace, RecordOwner {
+  store: Collection;
+  warnedNoFeed?: boolean;
+}
+
+export type ChangeSourceFace = typeof changeSourceMethods;
+
 export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
   const actions: Record<string, unknown> = {
     changeRecords: {
       visibility: "public",
       params: { ids: { type: "array", items: { type: "number", integer: true, convert: true } } },
-      async handler(this: any, ctx: Ctx<{ ids: number[] }>): Promise<Record<string, unknown>> {
+      async handler(this: ChangeSourceSelf, ctx: Ctx<{ ids: number[] }>): Promise<Record<string, unknown>> {
         const ids = [...new Set(ctx.params.ids)];
         if (!ids.length) return {};
         // As a list would: due `future` events are published (and recorded) first (C13).
@@ -81,7 +183,7 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
     actions.linkingChanges = {
       visibility: "public",
       params: { field: { type: "enum", values: LINK_FIELDS }, ids: { type: "array", items: { type: "number", integer: true, convert: true } } },
-      handler(this: any, ctx: Ctx<{ field: string; ids: number[] }>): Promise<ChangeInput[]> {
+      handler(this: ChangeSourceSelf, ctx: Ctx<{ field: string; ids: number[] }>): Promise<ChangeInput[]> {
         return this.eventsLinking(ctx.params.field, ctx.params.ids);
       }
     };
@@ -90,82 +192,6 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
   return {
     name: "change-source",
     actions: actions as ServiceSchema["actions"],
-    methods: {
-      changeOf(type: ChangeType, action: ChangeAction, doc: Doc): ChangeInput {
-        const gone = action === "deleted" && isTermType(type);
-        return { type, id: Number(doc._id), action, modified_utc: typeof doc.modified_utc === "string" ? doc.modified_utc : nowDb(), snapshot: gone ? null : snapshotOf(type, doc) };
-      },
-
-      /** Whether some node serves that action now. */
-      hasAction(this: any, action: string): boolean {
-        const endpoints = this.broker.registry.getActionEndpoints?.(action);
-        return !!endpoints && endpoints.hasAvailable();
-      },
-
-      /** Events service: the events whose `field` links one of `ids`, as `updated` changes. */
-      async eventsLinking(this: any, field: string, ids: number[]): Promise<ChangeInput[]> {
-        if (!ids.length) return [];
-        const docs: Doc[] = await this.store.find({ [field]: { $in: ids } },
-          { sort: { _id: 1 }, projection: { _id: 1, status: 1, author: 1, date_utc: 1, modified_utc: 1 } });
-        return docs.map(d => this.changeOf("event", "updated", d));
-      },
-
-      async recordChanges(this: any, changes: ChangeInput[], ro: RecordOptions = {}): Promise<void> {
-        if (!changes.length) return;
-        let all = changes;
-        if (this.hasAction("changes.record")) {
-          if (ro.derive) all = [...changes, ...(await this.embeddingEventChanges(changes))];
-          await this.broker.call("changes.record", { changes: all });
-        } else if (!this.warnedNoFeed) {
-          this.warnedNoFeed = true;
-          this.logger.warn("No `changes` service runs: writes are not recorded in the change feed.");
-        }
-        if (ro.emit) {
-          for (const c of all) this.broker.emit(`calendar.${c.type}.${c.action}`, { id: c.id, ...(c.snapshot?.status ? { status: c.snapshot.status } : {}), modified_utc: c.modified_utc });
-        } else if (all.length > changes.length) {
-          for (const c of all.slice(changes.length)) this.broker.emit(`calendar.${c.type}.${c.action}`, { id: c.id, status: c.snapshot?.status, modified_utc: c.modified_utc });
-        }
-      },
-
-      async recordTermUpdate(this: any, before: Doc, after: Doc): Promise<void> {
-        // Recorded even when nothing changed (harmless), as a write in another language changes the record elsewhere.
-        const moved = after.taxonomy === "category" && (after.slug !== before.slug || after.parent !== before.parent);
-        const below: Doc[] = moved ? await this.termDescendants(after) : [];
-        await this.recordChanges([this.changeOf(termType(after), "updated", after)], { emit: true, derive: true });
-        if (below.length) await this.recordChanges(below.map(d => this.changeOf("category", "updated", d)), { emit: true });
-      },
-      async termDescendants(this: any, doc: Doc): Promise<Doc[]> {
-        if (doc.taxonomy !== "category") return [];
-        const ids: number[] = await withDescendants([doc._id], parents => this.store.find({ taxonomy: "category", parent: { $in: parents } }));
-        const below = ids.filter(id => id !== doc._id);
-        return below.length ? this.store.find({ _id: { $in: below } }, { sort: { _id: 1 } }) : [];
-      },
-      async recordTermDelete(this: any, doc: Doc, descendants: Doc[]): Promise<void> {
-        const fresh: Doc[] = descendants.length ? await this.store.find({ _id: { $in: descendants.map(d => d._id) } }, { sort: { _id: 1 } }) : [];
-        await this.recordChanges([this.changeOf(termType(doc), "deleted", { ...doc, modified_utc: nowDb() }), ...fresh.map(d => this.changeOf("category", "updated", d))], { emit: true });
-      },
-      async recordCountChanges(this: any, counts: Record<string, number>): Promise<Record<string, number>> {
-        const ids = Object.keys(counts).map(Number);
-        if (ids.length) {
-          const docs: Doc[] = await this.store.find({ _id: { $in: ids } }, { sort: { _id: 1 } });
-          // Counts are part of the term records; the events embedding them are not recorded for a count (it moves with every publication).
-          await this.recordChanges(docs.map(d => this.changeOf(termType(d), "updated", d)), { emit: true });
-        }
-        return counts;
-      },
-
-      /** The events embedding the changed venues, organizers or terms, as `updated` changes (each once). */
-      async embeddingEventChanges(this: any, changes: ChangeInput[]): Promise<ChangeInput[]> {
-        const byField = new Map<string, number[]>();
-        for (const c of changes) {
-          const field = LINK_FIELD[c.type];
-          if (field) byField.set(field, [...(byField.get(field) ?? []), c.id]);
-        }
-        if (!byField.size || !this.hasAction("events.linkingChanges")) return [];
-        const found: ChangeInput[][] = await Promise.all([...byField].map(([field, ids]) => this.broker.call("events.linkingChanges", { field, ids })));
-        const seen = new Set<number>();
-        return found.flat().filter(c => !seen.has(c.id) && seen.add(c.id));
-      }
-    }
+    methods: changeSourceMethods
   } as ServiceSchema;
 }

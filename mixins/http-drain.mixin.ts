@@ -11,7 +11,7 @@
  */
 import { IncomingMessage, Server, ServerResponse } from "http";
 import type { Socket } from "net";
-import type { ServiceSchema } from "moleculer";
+import type { Service, ServiceSchema } from "moleculer";
 
 /** How long a connection without a request yet counts as one about to send it. */
 const FRESH_MS = 1000;
@@ -30,52 +30,53 @@ interface DrainState {
   lastAcceptAt: number;
 }
 
+interface DrainSelf extends DrainState {
+  logger: Service["logger"];
+}
+
 const serverOf = (self: DrainState): Server | undefined => (self.settings.server instanceof Server ? self.settings.server : undefined);
 
 const tick = (ms: number) => new Promise(resolve => setTimeout(resolve, ms)).then(() => new Promise(resolve => setImmediate(resolve)));
 
-export const HttpDrainMixin: ServiceSchema = {
+export const HttpDrainMixin = {
   name: "http-drain",
   methods: {
-    async drain(this: any, timeoutMs: number): Promise<void> {
-      const self = this as DrainState;
-      self.draining = true;
-      const server = serverOf(self);
+    async drain(this: DrainSelf, timeoutMs: number): Promise<void> {
+      this.draining = true;
+      const server = serverOf(this);
       if (!server) return;
       const started = Date.now();
-      for (const res of self.httpActive) if (!res.headersSent) res.setHeader("Connection", "close");
+      for (const res of this.httpActive) if (!res.headersSent) res.setHeader("Connection", "close");
       // setImmediate after the timer: the check runs after a poll phase, which accepts what is queued
       do await tick(10);
-      while (server.listening && Date.now() - Math.max(self.lastAcceptAt, started) < QUIET_MS && Date.now() - started < GRACE_MS);
+      while (server.listening && Date.now() - Math.max(this.lastAcceptAt, started) < QUIET_MS && Date.now() - started < GRACE_MS);
       if (server.listening) server.close();
-      (this as any).logger.info(`No longer accepting HTTP connections; answering the ${self.httpActive.size} request(s) in progress.`);
+      this.logger.info(`No longer accepting HTTP connections; answering the ${this.httpActive.size} request(s) in progress.`);
       const until = started + timeoutMs;
-      const busy = () => self.httpActive.size > 0 || [...self.httpFresh.values()].some(at => Date.now() - at < FRESH_MS);
+      const busy = () => this.httpActive.size > 0 || [...this.httpFresh.values()].some(at => Date.now() - at < FRESH_MS);
       while (busy() && Date.now() < until) await tick(10);
       server.closeIdleConnections();
     }
   },
-  created(this: any) {
-    const self = this as DrainState;
-    self.httpActive = new Set();
-    self.httpFresh = new Map();
-    self.draining = false;
-    self.lastAcceptAt = 0;
+  created(this: DrainSelf) {
+    this.httpActive = new Set();
+    this.httpFresh = new Map();
+    this.draining = false;
+    this.lastAcceptAt = 0;
   },
-  started(this: any) {
-    const self = this as DrainState;
-    const server = serverOf(self);
+  started(this: DrainSelf) {
+    const server = serverOf(this);
     if (!server) return;
     server.on("connection", (socket: Socket) => {
-      self.lastAcceptAt = Date.now();
-      self.httpFresh.set(socket, self.lastAcceptAt);
-      socket.once("close", () => self.httpFresh.delete(socket));
+      this.lastAcceptAt = Date.now();
+      this.httpFresh.set(socket, this.lastAcceptAt);
+      socket.once("close", () => this.httpFresh.delete(socket));
     });
     server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
-      self.httpFresh.delete(req.socket);
-      self.httpActive.add(res);
-      if (self.draining) res.setHeader("Connection", "close");
-      res.once("close", () => self.httpActive.delete(res));
+      this.httpFresh.delete(req.socket);
+      this.httpActive.add(res);
+      if (this.draining) res.setHeader("Connection", "close");
+      res.once("close", () => this.httpActive.delete(res));
     });
   }
-};
+} as unknown as ServiceSchema;

@@ -13,7 +13,8 @@
  *   (`GET /events/{id}` or `/events/by-slug/{slug}`) the same way; failures stay the contract's error JSON.
  */
 import type { IncomingMessage, ServerResponse } from "http";
-import type { Context, ServiceSchema } from "moleculer";
+import type { Service, ServiceSchema } from "moleculer";
+import type { Ctx } from "./types";
 import { ApiError } from "../lib/errors";
 import type { CallMeta } from "../lib/meta";
 import { settings } from "../lib/settings";
@@ -24,8 +25,8 @@ import {
 } from "../lib/http/idempotency";
 import { ReplayAnswer } from "../lib/http/answers";
 import { eventsCalendar, ICS_CONTENT_TYPE, ICS_MAX_EVENTS, wantsIcs } from "../lib/ics";
+import { seriesCalendar, SeriesCalendarInfo } from "../lib/recurrence/calendar";
 
-type Ctx = Context<any, CallMeta>;
 
 interface HttpState {
   action: string;
@@ -42,8 +43,8 @@ interface HttpState {
 
 type Req = IncomingMessage & {
   $http?: HttpState;
-  $params?: Record<string, any>;
-  query?: Record<string, any>;
+  $params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
 };
 
 /** Events per list call when collecting an iCalendar answer (the lists' maximum page). */
@@ -79,12 +80,12 @@ function appendVary(current: unknown, names: string[]): string {
 
 const headerText = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(", ") : v);
 
-export const HttpFeaturesMixin: ServiceSchema = {
+const httpFeatures = {
   name: "http-features",
 
   methods: {
     /** After the gateway's own checks (caller, language, input), before the action runs. */
-    async httpBefore(this: any, ctx: Ctx, req: Req, res: ServerResponse, alias: { action?: string } | undefined): Promise<void> {
+    async httpBefore(ctx: Ctx, req: Req, res: ServerResponse, alias: { action?: string } | undefined): Promise<void> {
       const action = alias?.action;
       if (!action) return;
       const params = req.$params ?? {};
@@ -107,22 +108,22 @@ export const HttpFeaturesMixin: ServiceSchema = {
     },
 
     /** After the action answered: iCalendar, `_fields`, ETag and Last-Modified, Location of creates. */
-    async httpAfter(this: any, ctx: Ctx, req: Req, res: ServerResponse, data: unknown): Promise<unknown> {
+    async httpAfter(ctx: Ctx, req: Req, res: ServerResponse, data: unknown): Promise<unknown> {
       const state = req.$http;
       if (!state) return data;
       let out = data;
       let modified: string | undefined;
       if (state.ics && data && typeof data === "object") {
-        const events = await this.icsEvents(ctx, state.ics, data as Record<string, any>);
-        modified = newestModified(events.map((e: Record<string, any>) => e.modified_utc));
-        out = eventsCalendar(events, calendarOptions());
+        const events = await this.icsEvents(ctx, state.ics, data as Record<string, unknown>);
+        modified = newestModified(events.map((e: Record<string, unknown>) => e.modified_utc));
+        out = await this.eventsIcs(ctx, events, state.ics);
         (ctx.meta as CallMeta & { $responseType?: string }).$responseType = ICS_CONTENT_TYPE;
         const { Link: _link, ...headers } = ctx.meta.$responseHeaders ?? {};
         ctx.meta.$responseHeaders = { ...headers, "Content-Disposition": "inline; filename=\"events.ics\"" };
       } else if (state.icsOne && data && typeof data === "object" && !Array.isArray(data)) {
-        const event = data as Record<string, any>;
+        const event = data as Record<string, unknown>;
         modified = bodyModified(state.action, event);
-        out = eventsCalendar([event], calendarOptions());
+        out = await this.eventsIcs(ctx, [event], undefined);
         (ctx.meta as CallMeta & { $responseType?: string }).$responseType = ICS_CONTENT_TYPE;
         const id = Number.isSafeInteger(event.id) ? event.id : "event";
         ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), "Content-Disposition": `inline; filename="event-${id}.ics"` };
@@ -155,17 +156,42 @@ export const HttpFeaturesMixin: ServiceSchema = {
       return out;
     },
 
+    /**
+     * The iCalendar text of event records: series as series (C55, lib/recurrence/calendar.ts) when some
+     * record belongs to one; `listParams` are the list query's (its window), undefined for one event (a
+     * series' first event is then the whole series, another occurrence itself alone).
+     */
+    async eventsIcs(ctx: Ctx, listed: Array<Record<string, unknown>>, listParams: Record<string, unknown> | undefined): Promise<string> {
+      let events = listed;
+      const single = listParams === undefined;
+      const members = events.filter(e => (single ? Array.isArray(e.recurrence) : Array.isArray(e.recurrence) || typeof e.post_parent === "number"));
+      if (!members.length) return eventsCalendar(events, calendarOptions());
+      const ask = (ids: unknown[]): Promise<SeriesCalendarInfo> => this.broker.call("events.seriesCalendar",
+        { ...(single ? { whole: true } : listParams), ids }, { parentCtx: ctx, meta: sideMeta(ctx.meta) });
+      let info = await ask(members.map(e => e.id));
+      if (info.more?.length) {
+        // exceptions past the answer's records: their own VEVENTs, so the series expands right there too
+        const pages = await Promise.all(Array.from({ length: Math.ceil(info.more.length / ICS_PAGE) }, (_, i) =>
+          this.broker.call("events.list", { include: info.more!.slice(i * ICS_PAGE, (i + 1) * ICS_PAGE), per_page: ICS_PAGE, page: 1 },
+            { parentCtx: ctx, meta: sideMeta(ctx.meta) }) as Promise<{ events?: Array<Record<string, unknown>> }>));
+        const extra = pages.flatMap(p => p.events ?? []);
+        events = [...events, ...extra];
+        info = await ask([...members, ...extra].map(e => e.id));
+      }
+      return seriesCalendar(events, info, calendarOptions());
+    },
+
     /** Every event of an iCalendar answer: the first page's, then the following pages (up to 1 000). */
-    async icsEvents(this: any, ctx: Ctx, params: Record<string, unknown>, first: Record<string, any>): Promise<Array<Record<string, any>>> {
+    async icsEvents(ctx: Ctx, params: Record<string, unknown>, first: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
       const wanted = Math.min(Number(first.total) || 0, ICS_MAX_EVENTS);
       const pages = Math.ceil(wanted / ICS_PAGE);
-      const rest: Array<Record<string, any>> = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) =>
-        this.broker.call("events.list", { ...params, page: i + 2, per_page: ICS_PAGE }, { parentCtx: ctx, meta: sideMeta(ctx.meta) })));
+      const rest: Array<Record<string, unknown>> = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) =>
+        this.broker.call<Record<string, unknown>, Record<string, unknown>>("events.list", { ...params, page: i + 2, per_page: ICS_PAGE }, { parentCtx: ctx, meta: sideMeta(ctx.meta) })));
       return [first, ...rest].flatMap(p => (Array.isArray(p?.events) ? p.events : [])).slice(0, ICS_MAX_EVENTS);
     },
 
     /** 412 unless the record, read as this caller would GET it, still has an ETag `If-Match` names. */
-    async checkIfMatch(this: any, ctx: Ctx, action: string, params: Record<string, any>, header: string): Promise<void> {
+    async checkIfMatch(ctx: Ctx, action: string, params: Record<string, unknown>, header: string): Promise<void> {
       const read = readActionOf(action)!;
       const readParams: Record<string, unknown> = params.slug !== undefined && read.endsWith("BySlug") ? { slug: params.slug } : { id: params.id };
       if (typeof params.password === "string") readParams.password = params.password;
@@ -183,7 +209,7 @@ export const HttpFeaturesMixin: ServiceSchema = {
      * kept answer (a `ReplayAnswer`, written by the gateway's `onError`). A claimed request keeps its answer
      * before it is sent (`settleAnswer`).
      */
-    async claimIdempotency(this: any, ctx: Ctx, req: Req, res: ServerResponse, action: string, params: Record<string, any>, key: string): Promise<void> {
+    async claimIdempotency(ctx: Ctx, req: Req, res: ServerResponse, action: string, params: Record<string, unknown>, key: string): Promise<void> {
       if (!isValidKey(key)) throw ApiError.invalidParam("Idempotency-Key", "param.idempotency_key");
       const caller = ctx.meta.caller;
       if (!caller) return; // anonymous creates are refused (401): nothing to repeat
@@ -204,7 +230,7 @@ export const HttpFeaturesMixin: ServiceSchema = {
      * Keeps the answer of a claimed create (or releases its key) before it is sent: from `onAfterCall` with
      * the body about to be written, or from `onError` with the error's. Once per request.
      */
-    async settleAnswer(this: any, req: Req, answer: StoredAnswer): Promise<void> {
+    async settleAnswer(req: Req, answer: StoredAnswer): Promise<void> {
       const claim = req.$http?.claim;
       if (!claim) return;
       delete req.$http!.claim;
@@ -222,7 +248,7 @@ export const HttpFeaturesMixin: ServiceSchema = {
      * The body a claimed create is about to send, as moleculer-web would write it, kept first; answers the
      * body (a string, with its type in `$responseType`, so the bytes sent are the bytes kept).
      */
-    async settleSuccess(this: any, ctx: Ctx, req: Req, out: unknown): Promise<unknown> {
+    async settleSuccess(ctx: Ctx, req: Req, out: unknown): Promise<unknown> {
       if (!req.$http?.claim) return out;
       const meta = ctx.meta as CallMeta & { $responseType?: string };
       const status = meta.$statusCode ?? 200;
@@ -236,4 +262,10 @@ export const HttpFeaturesMixin: ServiceSchema = {
       return body;
     }
   }
-};
+} satisfies { name: string; methods: ThisType<HttpFeaturesSelf> };
+
+/** The gateway's HTTP-feature methods (services/api.service.ts calls them from its route hooks). */
+export type HttpFeaturesFace = typeof httpFeatures.methods;
+interface HttpFeaturesSelf extends Service, HttpFeaturesFace {}
+
+export const HttpFeaturesMixin = httpFeatures as unknown as ServiceSchema;

@@ -6,12 +6,18 @@
  * moleculer-web through its `server` setting, which then listens on it and closes it; the server's
  * requests go to `frontDoor`, which passes them on to moleculer-web's middleware handler (`express()`).
  * The server is a secure setting (`$secureSettings`): it is not announced to the other nodes. The
- * limiter is made from the settings when the gateway is created and closed when it stops.
+ * limiter is made from the settings when the gateway is created and closed when it stops. In front of
+ * everything, the site door (mixins/site-door.ts) ties each request to its site.
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from "http";
 import type { ServiceSchema } from "moleculer";
 import { settings } from "../lib/settings";
-import { loadApiKeys } from "../lib/api-keys";
+import { callerForKey } from "../lib/sites/callers";
+import { currentSiteId, DEFAULT_SITE_ID } from "../lib/sites/scope";
+import { acquireStore, releaseStore, Store } from "../store";
+import { NO_SITES, siteDirectory } from "../store/site-directory";
+import { storeConfig } from "./store.mixin";
+import { siteDoor } from "./site-door";
 import { docsOnError, DOCS_PATH } from "../lib/discovery";
 import { frontDoor, GuardContext, hardenServer } from "../lib/http/guards";
 import { createRateLimiter, RateLimiter } from "../lib/http/rate-limit";
@@ -24,6 +30,7 @@ interface GuardedGateway {
   settings: { server?: Server; onError(req: IncomingMessage, res: ServerResponse, err: unknown): unknown };
   logger: { warn(...args: unknown[]): void };
   rateLimiter?: RateLimiter;
+  siteStore?: Promise<Store>;
   express(): Handler;
   answerKept?(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
 }
@@ -45,19 +52,29 @@ export const HttpGuardsMixin: ServiceSchema & MergedHook = {
     const guards: GuardContext = {
       baseUrl: () => settings().baseUrl,
       limiter: () => gw.rateLimiter,
-      isKnownKey: key => loadApiKeys(settings()).has(key),
+      isKnownKey: key => callerForKey(key) !== undefined,
+      // Each site counts its callers apart (the default site's buckets as before).
+      bucketOf: key => (currentSiteId() === DEFAULT_SITE_ID ? key : `site${currentSiteId()}:${key}`),
       // /docs answers its own errors and ignores the Authorization header (C19).
       renderError: (req, res, err) => void (isDocs(req.url) ? docsOnError(req, res, err) : gw.settings.onError.call(gw, req, res, err)),
       warn: (msg, err) => gw.logger.warn(msg, err ?? ""),
       answerEarly: (req, res) => (gw.answerKept ? gw.answerKept(req, res) : Promise.resolve(false))
     };
     let gateway: Handler | undefined;
-    gw.settings.server?.on("request", frontDoor(() => (gateway ??= gw.express()), () => guards));
+    const guarded = frontDoor(() => (gateway ??= gw.express()), () => guards);
+    // MongoDB holds no sites (docs/sites.md#stores): the gateway then never opens the store.
+    const directory = async () => (settings().mongoUri ? NO_SITES : siteDirectory(await (gw.siteStore ??= acquireStore(storeConfig()))));
+    gw.settings.server?.on("request", siteDoor(guarded, directory));
   },
   async started() {
     await (this as unknown as GuardedGateway).rateLimiter?.ready();
   },
   async stopped() {
-    await (this as unknown as GuardedGateway).rateLimiter?.close();
+    const gw = this as unknown as GuardedGateway;
+    await gw.rateLimiter?.close();
+    if (gw.siteStore) {
+      gw.siteStore = undefined;
+      await releaseStore(storeConfig());
+    }
   }
 };

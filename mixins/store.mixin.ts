@@ -2,14 +2,19 @@
  * The store mixin: a service's records in the process's store (store/index.ts: SQLite under DATA_DIR by
  * default, PostgreSQL for DATABASE_URL, MongoDB for MONGO_URI). It gives the service `this.store` (its
  * collection of the default site, every write followed by a cache clean), ids from the store's
- * sequences, and the indexes the service lists, made when the store opens.
+ * sequences, and the indexes the service lists, made when the store opens. Collections and ids are
+ * the current site's (store/site-collection.ts, docs/sites.md): the site a request or bus call belongs to.
  */
 import type { ServiceSchema } from "moleculer";
 import { settings } from "../lib/settings";
-import type { Collection } from "../store/collection";
+import type { Collection, Doc } from "../store/collection";
+import { inSeries, stalePatterns, type Write } from "../lib/cache/staleness";
 import type { IdRegistry, Sequence } from "../store/registry";
 import { acquireStore, releaseStore, IndexSpec, Store, StoreConfig } from "../store";
-import { CacheMixin } from "./cache.mixin";
+import { CacheMixin, type CacheMethods } from "./cache.mixin";
+import { siteCollection, siteRegistry } from "../store/site-collection";
+import { siteDirectory } from "../store/site-directory";
+import { currentSiteId, DEFAULT_SITE_ID, runInSite } from "../lib/sites/scope";
 
 export type { IndexSpec } from "../store";
 
@@ -24,22 +29,52 @@ export function storeConfig(): StoreConfig {
   return { dataDir: s.dataDir, databaseUrl: s.databaseUrl, mongoUri: s.mongoUri, connectTimeoutMs: s.databaseConnectTimeout };
 }
 
-/** The collection with every write followed by a cache clean (cached reads never outlive a write). */
-function cleaningWrites(col: Collection, clean: () => Promise<void>): Collection {
-  const after = <A extends unknown[], R>(write: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+/** A lock's number: a 31-bit hash of its name, above the store's own locks (store/sql/schema.ts). */
+function lockKey(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+  return 100_000_000 + ((hash >>> 0) % 1_000_000_000);
+}
+
+/**
+ * The collection with every write followed by a clean of what it made stale (kept answers never outlive
+ * a write, lib/cache/staleness.ts): one record's write names that record, a write of many the whole site.
+ */
+function cleaningWrites(collection: string, col: Collection, clean: (patterns: string[]) => Promise<void>): Collection {
+  const one = (doc: Doc | null | undefined, before?: Doc | null): Write => {
+    const id = typeof doc?._id === "number" ? doc._id : undefined;
+    return id === undefined ? { collection } : { collection, id, series: inSeries(doc) || inSeries(before) };
+  };
+  const after = <A extends unknown[], R>(write: (...args: A) => Promise<R>, written: (result: R) => Write) => async (...args: A): Promise<R> => {
     const result = await write(...args);
-    await clean();
+    await clean(stalePatterns(currentSiteId(), written(result)));
     return result;
   };
+  const many = (): Write => ({ collection });
   return {
     ...col,
-    insert: after(col.insert),
-    append: after(col.append),
-    updateOne: after(col.updateOne),
-    updateOneChange: after(col.updateOneChange),
-    updateMany: after(col.updateMany),
-    removeMany: after(col.removeMany)
+    insert: after(col.insert, doc => one(doc)),
+    append: after(col.append, many),
+    updateOne: after(col.updateOne, doc => one(doc)),
+    updateOneChange: after(col.updateOneChange, change => one(change?.after, change?.before)),
+    updateMany: after(col.updateMany, many),
+    removeMany: after(col.removeMany, many)
   };
+}
+
+/** What a service with the store mixin has (its public face, with the cache mixin's). */
+export interface StoreFace extends CacheMethods {
+  store: Collection;
+  allocateId(seq: Sequence, type: string): Promise<number>;
+  typeOfId(id: number): Promise<string | undefined>;
+  idRegistry(): Promise<IdRegistry>;
+  storeCollection(name: string, indexes?: IndexSpec[]): Promise<Collection>;
+  /** Runs `fn` as the only holder of the store-wide lock `name` (of the current site), on every node. */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` as work of site `id` (background work of a site); skipped when the site is gone. */
+  inSite<T>(id: number, fn: () => Promise<T>): Promise<T | undefined>;
+  /** The default site and every live site of the store. */
+  siteIds(): Promise<number[]>;
 }
 
 interface StoreSelf {
@@ -48,7 +83,7 @@ interface StoreSelf {
   broker: { fatal(message: string, err?: Error, needExit?: boolean): void };
   storeHandle?: Store;
   store: Collection;
-  cleanCaches(): Promise<void>;
+  cleanCaches(patterns?: string[]): Promise<void>;
   storeConnected?(): Promise<void> | void;
 }
 
@@ -59,19 +94,36 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
     methods: {
       /** The next id of a sequence, shared with every service drawing from it. */
       allocateId(this: StoreSelf, seq: Sequence, type: string): Promise<number> {
-        return this.storeHandle!.registry().allocate(seq, type);
+        return siteRegistry(this.storeHandle!).allocate(seq, type);
       },
       /** Which post type owns an id, undefined when none. */
       typeOfId(this: StoreSelf, id: number): Promise<string | undefined> {
-        return this.storeHandle!.registry().typeOf(id);
+        return siteRegistry(this.storeHandle!).typeOf(id);
+      },
+      /**
+       * Runs `fn` as the only holder of the store-wide lock `name` of the current site on every node
+       * (PostgreSQL: an advisory lock; SQLite: its writers already take turns, so `fn` simply runs).
+       */
+      exclusive<T>(this: StoreSelf, name: string, fn: () => Promise<T>): Promise<T> {
+        return this.storeHandle!.sql ? this.storeHandle!.sql.withLock(lockKey(`${currentSiteId()}:${name}`), fn) : fn();
       },
       idRegistry(this: StoreSelf): Promise<IdRegistry> {
-        return Promise.resolve(this.storeHandle!.registry());
+        return Promise.resolve(siteRegistry(this.storeHandle!));
+      },
+      /** Runs `fn` as work of site `id` (background work of a site); skipped when the site is gone. */
+      async inSite<T>(this: StoreSelf, id: number, fn: () => Promise<T>): Promise<T | undefined> {
+        if (id === DEFAULT_SITE_ID) return runInSite(undefined, fn);
+        const site = await siteDirectory(this.storeHandle!).forId(id);
+        return site ? runInSite(site, fn) : undefined;
+      },
+      /** The default site and every live site of the store (background work that visits each). */
+      async siteIds(this: StoreSelf): Promise<number[]> {
+        return [DEFAULT_SITE_ID, ...((await this.storeHandle!.sites?.liveIds()) ?? [])];
       },
       /** Another collection of the same store (the change feed's idempotency keys, say). */
       async storeCollection(this: StoreSelf, name: string, indexes: IndexSpec[] = []): Promise<Collection> {
         await this.storeHandle!.ensureIndexes(name, indexes);
-        return this.storeHandle!.collection(name, indexes);
+        return siteCollection(this.storeHandle!, name, indexes);
       }
     },
     async started(this: StoreSelf) {
@@ -84,7 +136,7 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
         throw err;
       }
       this.storeHandle = store;
-      this.store = cleaningWrites(store.collection(opts.collection, opts.indexes), () => this.cleanCaches());
+      this.store = siteCollection(store, opts.collection, opts.indexes, col => cleaningWrites(opts.collection, col, patterns => this.cleanCaches(patterns)));
       await this.storeConnected?.();
     },
     async stopped(this: StoreSelf) {

@@ -17,9 +17,11 @@
  * (language, caller) travels with it; the asked language is `ctx.meta.language`, else the default.
  */
 import { Errors } from "moleculer";
-import type { Context, ServiceSchema } from "moleculer";
+import type { Context, Service, ServiceSchema } from "moleculer";
+import type { CallMeta } from "../lib/meta";
+import { serviceRuns } from "./types";
 import type { IndexSpec } from "./store.mixin";
-import type { Doc, Query } from "../store/collection";
+import type { Collection, Doc, Query } from "../store/collection";
 import type { SearchTerm } from "../lib/search";
 import { settings } from "../lib/settings";
 import { Language, LanguageFields, needsValues, originalLanguage, resolveLanguage, translationsOf } from "../lib/i18n/languages";
@@ -69,7 +71,7 @@ export interface WriteSplit {
   translations: Language[];
 }
 
-type Ctx = Context<any, any> | undefined;
+type Ctx = Context<unknown, CallMeta> | undefined;
 type RecordDoc = Doc & LanguageFields;
 
 /** Types of the methods the mixin adds (for services that type `this`). */
@@ -82,6 +84,14 @@ export interface TranslatableMethods {
   searchQuery(ctx: Ctx, terms: SearchTerm[], originalCondition: (terms: SearchTerm[]) => Query, opts?: SearchQueryOptions): Promise<Query>;
   nameQuery(ctx: Ctx, name: string, originalCondition: Query, opts?: NameQueryOptions): Promise<Query>;
   dropTranslations(ctx: Ctx, id: number): Promise<void>;
+}
+
+/** The mixin's own helpers, and what it needs of the service (the store mixin's collection). */
+interface TranslatableSelf extends Service, TranslatableMethods {
+  store: Collection;
+  i18nCall<T>(ctx: Ctx, action: string, params: Record<string, unknown>, fallback: () => T): Promise<T>;
+  translatedInto(language: Language): Promise<number>;
+  translatedRecords(): Promise<number>;
 }
 
 const I18N = "i18n";
@@ -111,8 +121,8 @@ export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
        * Calls the i18n service when it runs; `fallback` when it does not (or goes away meanwhile).
        * Calls without a context (internal bookkeeping) go through the broker.
        */
-      async i18nCall<T>(this: any, ctx: Ctx, action: string, params: Record<string, unknown>, fallback: () => T): Promise<T> {
-        if (!this.broker.registry.hasService(I18N)) return fallback();
+      async i18nCall<T>(this: TranslatableSelf, ctx: Ctx, action: string, params: Record<string, unknown>, fallback: () => T): Promise<T> {
+        if (!serviceRuns(this.broker, I18N)) return fallback();
         try {
           return await (ctx ? ctx.call(`${I18N}.${action}`, params) : this.broker.call(`${I18N}.${action}`, params));
         } catch (err) {
@@ -121,7 +131,7 @@ export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
         }
       },
 
-      async localize(this: any, ctx: Ctx, docs: RecordDoc[]): Promise<Map<number, FieldValues>> {
+      async localize(this: TranslatableSelf, ctx: Ctx, docs: RecordDoc[]): Promise<Map<number, FieldValues>> {
         const language: Language = this.languageOf(ctx);
         const ids = [...new Set(docs.filter(d => needsValues(d, language, defaultLanguage())).map(d => d._id as number))].sort((a, b) => a - b);
         if (!ids.length) return new Map();
@@ -129,12 +139,12 @@ export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
         return new Map(Object.entries(answer ?? {}).map(([id, values]) => [Number(id), values]));
       },
 
-      async localized(this: any, ctx: Ctx, docs: RecordDoc[]): Promise<RecordDoc[]> {
+      async localized(this: TranslatableSelf, ctx: Ctx, docs: RecordDoc[]): Promise<RecordDoc[]> {
         const values: Map<number, FieldValues> = await this.localize(ctx, docs);
         return values.size ? docs.map(d => mergeValues(d, values.get(d._id), fields)) : docs;
       },
 
-      applyLanguage(this: any, record: Record<string, unknown>, doc: RecordDoc, ctx: Ctx) {
+      applyLanguage(this: TranslatableSelf, record: Record<string, unknown>, doc: RecordDoc, ctx: Ctx) {
         return withLanguageKeys(record, this.languageOf(ctx), translationsOf(doc, defaultLanguage()));
       },
 
@@ -144,7 +154,7 @@ export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
        * fallback copies the i18n service searches). Otherwise the translatable fields are stored by the i18n
        * service (before the record is written) and the rest stays inline, with the new `translations`.
        */
-      async splitWrite(this: any, ctx: Ctx, doc: RecordDoc | undefined, params: Record<string, unknown>): Promise<WriteSplit> {
+      async splitWrite(this: TranslatableSelf, ctx: Ctx, doc: RecordDoc | undefined, params: Record<string, unknown>): Promise<WriteSplit> {
         const language: Language = this.languageOf(ctx);
         if (!doc) return { inline: { ...params, lang: language, translations: [language] }, translated: {}, translations: [language] };
         const original = originalLanguage(doc, defaultLanguage());
@@ -169,7 +179,7 @@ export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
        * no values in L ] }`. No i18n call at all while no record of this service has values in L other than
        * its original ones (the default case).
        */
-      async searchQuery(this: any, ctx: Ctx, terms: SearchTerm[], originalCondition: (terms: SearchTerm[]) => Query, o: SearchQueryOptions = {}): Promise<Query> {
+      async searchQuery(this: TranslatableSelf, ctx: Ctx, terms: SearchTerm[], originalCondition: (terms: SearchTerm[]) => Query, o: SearchQueryOptions = {}): Promise<Query> {
         const original = originalCondition(terms);
         if (!terms.length) return original;
         const language: Language = this.languageOf(ctx);
@@ -199,16 +209,16 @@ export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
        * Records whose name equals `name` (case-insensitively): in the asked language with the same fallback
        * (duplicate checks, C9), or in any language. `originalCondition` matches the inline (original) name.
        */
-      async nameQuery(this: any, ctx: Ctx, name: string, originalCondition: Query, o: NameQueryOptions = {}): Promise<Query> {
+      async nameQuery(this: TranslatableSelf, ctx: Ctx, name: string, originalCondition: Query, o: NameQueryOptions = {}): Promise<Query> {
         if (o.anyLanguage) {
           if ((await this.translatedRecords()) === 0) return originalCondition;
-          const ids: number[] | undefined = await this.i18nCall(ctx, "findByName", { type, name }, () => undefined);
+          const ids: number[] | undefined = await this.i18nCall<number[] | undefined>(ctx, "findByName", { type, name }, () => undefined);
           return ids?.length ? { $or: [originalCondition, { _id: { $in: ids } }] } : originalCondition;
         }
         const language: Language = this.languageOf(ctx);
         const translatedHere: Query = { translations: language, lang: { $ne: language } };
         if ((await this.translatedInto(language)) === 0) return originalCondition;
-        const ids: number[] | undefined = await this.i18nCall(ctx, "findByName", { type, name, language }, () => undefined);
+        const ids: number[] | undefined = await this.i18nCall<number[] | undefined>(ctx, "findByName", { type, name, language }, () => undefined);
         return {
           $or: [
             { $and: [{ lang: language }, originalCondition] },
@@ -219,15 +229,15 @@ export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
       },
 
       /** Records with values in `language` besides their original. */
-      async translatedInto(this: any, language: Language): Promise<number> {
+      async translatedInto(this: TranslatableSelf, language: Language): Promise<number> {
         return this.store.count({ translations: language, lang: { $ne: language } });
       },
       /** Records with values in more than one language. */
-      async translatedRecords(this: any): Promise<number> {
+      async translatedRecords(this: TranslatableSelf): Promise<number> {
         return this.store.count({ "translations.1": { $exists: true } });
       },
 
-      async dropTranslations(this: any, ctx: Ctx, id: number): Promise<void> {
+      async dropTranslations(this: TranslatableSelf, ctx: Ctx, id: number): Promise<void> {
         await this.i18nCall(ctx, "remove", { type, id }, () => 0);
       }
     }

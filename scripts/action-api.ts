@@ -1,5 +1,5 @@
 /**
- * Writes docs/action-api.md from the route table and the registered params schemas.
+ * Writes docs/action-api.md from the route table and the params table (lib/schemas.ts).
  *
  *   npm run build && node dist/scripts/action-api.js           # (re)write the page
  *   npm run build && node dist/scripts/action-api.js --check   # exit 1 when the page is out of date
@@ -8,8 +8,6 @@
  */
 import fs from "fs";
 import path from "path";
-// Loading the service modules registers every routed action's params schema (lib/schemas.ts).
-import "../services";
 import { actionApiMarkdown, ACTION_API_PATH } from "../lib/discovery";
 
 /** The repository root: the nearest directory above this file with a package.json (works from dist/ too). */

@@ -4,13 +4,16 @@
  * contract's JSON. Only the routes of lib/routes.ts are reachable (restricted mapping).
  */
 import type { IncomingMessage, ServerResponse } from "http";
-import { Context, ServiceSchema } from "moleculer";
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { ApiError } from "../lib/errors";
 import { renderError, toApiError } from "../lib/error-render";
 import { aliases, ROUTED_SERVICES } from "../lib/routes";
-import { PATH_LANGUAGES, NAMESPACE_PATH, settings } from "../lib/settings";
-import { loadApiKeys } from "../lib/api-keys";
+import { PATH_LANGUAGES, NAMESPACE_PATH, settings, cacheKind, deploymentSettings } from "../lib/settings";
+import { callerForKey } from "../lib/sites/callers";
+import { currentSiteId } from "../lib/sites/scope";
+import { isSiteless } from "../lib/sites/host";
+import { isPlatformKey, PLATFORM_PATH } from "../lib/platform/present";
 import { carriesOperator } from "../lib/query";
 import { isLanguage, DEFAULT_LANGUAGE } from "../lib/messages";
 import type { Caller } from "../lib/callers";
@@ -19,16 +22,30 @@ import { API_PARAMS, docsAliases, docsOnError, docUrl, DOCS_PATH, namespaceIndex
 import { apiLinkHeader, restIndex, siteHome, SiteFacts } from "../lib/discovery/rest-index";
 import { HttpDrainMixin } from "../mixins/http-drain.mixin";
 import { etagMatches, keptBytes, keptHeaders, KeptResponse, responseKey } from "../lib/http/response-cache";
-import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
+import { CACHE_CLEAN_EVENT, type CleanMessage } from "../mixins/cache.mixin";
+import { EVERYTHING } from "../lib/cache/staleness";
 import { notModified } from "../lib/http/etag";
 import { HTTP_REQUEST_TIMEOUT_MS } from "../lib/http/guards";
 import { HttpGuardsMixin } from "../mixins/http-guards.mixin";
-import { HttpFeaturesMixin } from "../mixins/http-features.mixin";
+import { HttpFeaturesMixin, type HttpFeaturesFace } from "../mixins/http-features.mixin";
+import { serviceRuns, type Ctx } from "../mixins/types";
 import type { StoredAnswer } from "../lib/http/idempotency";
 import { QuietError, ReplayAnswer } from "../lib/http/answers";
 
-type Req = IncomingMessage & { $ctx?: Context<any, any>; $params?: Record<string, any>; query?: Record<string, any>; body?: any; originalUrl?: string; parsedUrl?: string };
-type Res = ServerResponse & { $ctx?: Context<any, any> };
+type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string };
+type Res = ServerResponse & { $ctx?: Ctx };
+/** What moleculer-web tells the route hooks of the alias a request matched. */
+interface Alias { action?: string; path?: string; keys?: Array<{ name: string }> }
+
+/** The gateway: moleculer-web's service, with the HTTP-feature methods and its own. */
+interface ApiSelf extends Service, HttpFeaturesFace {
+  /** Whether GET answers are kept (a cacher is configured). */
+  responseCacheOn?: boolean;
+  /** Whether the routed services have started once (the namespace index's readiness wait). */
+  routesStarted?: boolean;
+  answerKept(req: Req & { $responseKey?: string }, res: Res): Promise<boolean>;
+  keepResponse(ctx: Ctx, req: Req & { $responseKey?: string }, res: Res, out: unknown): Promise<unknown>;
+}
 
 const EXPOSED_HEADERS = "X-TEC-Total, X-TEC-TotalPages, X-WP-Total, X-WP-TotalPages, Link, ETag, Last-Modified, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed";
 
@@ -37,7 +54,7 @@ function resolveCaller(req: Req): Caller | null {
   const header = req.headers.authorization;
   if (header === undefined) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const caller = m ? loadApiKeys(settings()).get(m[1]) : undefined;
+  const caller = m ? callerForKey(m[1]) : undefined;
   if (!caller) throw new ApiError("rest_invalid_api_key", 401);
   return caller;
 }
@@ -49,7 +66,7 @@ function pathLanguage(url: string): string | undefined {
 }
 
 function requestLanguage(req: Req): string {
-  const q = req.query?.i18n_language ?? req.body?.i18n_language;
+  const q = req.query?.i18n_language ?? (req.body as Record<string, unknown> | undefined)?.i18n_language;
   if (isLanguage(q)) return q;
   return pathLanguage(req.originalUrl ?? req.url ?? "") ?? settings().defaultLanguage ?? DEFAULT_LANGUAGE;
 }
@@ -85,11 +102,11 @@ function prototypeKeyOf(v: unknown): string | undefined {
  * goes on to the routes, kept answer or not: moleculer-web writes the CORS headers there (and checks the
  * origin), and its answer is the kept one.
  */
-async function answerKept(this: any, req: Req & { $responseKey?: string }, res: Res): Promise<boolean> {
+async function answerKept(this: ApiSelf, req: Req & { $responseKey?: string }, res: Res): Promise<boolean> {
   // While a routed service is away, answers come from the services (503), not from what was kept.
-  const key = this.responseCacheOn && ROUTED_SERVICES.every(name => this.broker.registry.hasService(name)) ? responseKey(req) : undefined;
+  const key = this.responseCacheOn && ROUTED_SERVICES.every(name => serviceRuns(this.broker, name)) ? responseKey(req) : undefined;
   if (!key) return false;
-  const kept: KeptResponse | null = req.headers.origin === undefined ? await this.broker.cacher.get(key) : null;
+  const kept: KeptResponse | null = req.headers.origin === undefined ? await this.broker.cacher!.get(key) as KeptResponse | null : null;
   if (!kept) {
     req.$responseKey = key;
     return false;
@@ -116,7 +133,7 @@ async function answerKept(this: any, req: Req & { $responseKey?: string }, res: 
  * below): language, roots, hostile input.
  */
 function beforeCall(lang: string | undefined) {
-  return function (this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, _res: Res, alias: any): void {
+  return function (ctx: Ctx, _route: unknown, req: Req, _res: Res, alias: Alias | undefined): void {
     const params = req.$params ?? {};
     // A `__proto__` key in a body (JSON or form) re-parents the objects it is merged into: refuse it first.
     const pollutedBy = prototypeKeyOf(req.body) ?? prototypeKeyOf(params);
@@ -136,11 +153,13 @@ function beforeCall(lang: string | undefined) {
     const site = s.baseUrl + (lang ? `/${lang}` : "");
     ctx.meta.language = language;
     ctx.meta.languageParam = params.i18n_language !== undefined;
-    ctx.meta.site = site;
+    ctx.meta.site = currentSiteId();
+    ctx.meta.siteUrl = site;
     ctx.meta.apiRoot = `${site}/${s.restPrefix}`;
     // Lists carry the parameters as sent in their links (D10); by-slug updates rename with a body slug (D4).
     if (req.method === "GET") ctx.meta.query = { ...(req.query ?? {}) };
-    if (alias?.path?.includes(":slug") && req.body && typeof req.body === "object" && typeof req.body.slug === "string") ctx.meta.bodySlug = req.body.slug;
+    const bodySlug = req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>).slug : undefined;
+    if (alias?.path?.includes(":slug") && typeof bodySlug === "string") ctx.meta.bodySlug = bodySlug;
     delete params.i18n_language;
   };
 }
@@ -159,7 +178,7 @@ function namespaceRoute(lang: string | undefined) {
     // the caller (`authenticate`), then what it asks of this call (`authorize`)
     authentication: true,
     authorization: true,
-    async onAfterCall(this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, res: Res, data: unknown) {
+    async onAfterCall(this: ApiSelf, ctx: Ctx, _route: unknown, req: Req, res: Res, data: unknown) {
       securityHeaders(res);
       const out = await this.keepResponse(ctx, req, res, await this.httpAfter(ctx, req, res, data));
       // a claimed create keeps its answer before it is sent (C21)
@@ -174,7 +193,7 @@ function namespaceRoute(lang: string | undefined) {
  */
 function discoveryRoutes() {
   const s = settings();
-  const after = async function (this: any, _ctx: unknown, _route: unknown, _req: Req, res: Res, data: unknown) {
+  const after = async function (_ctx: unknown, _route: unknown, _req: Req, res: Res, data: unknown) {
     securityHeaders(res);
     return data;
   };
@@ -209,17 +228,54 @@ function discoveryRoutes() {
 /** What the discovery answers say about the site, for the root the request came in on. */
 function siteFacts(meta: CallMeta): SiteFacts {
   const s = settings();
-  const site = meta.site ?? s.baseUrl;
+  const site = meta.siteUrl ?? s.baseUrl;
   return { name: s.siteName, site, apiRoot: meta.apiRoot ?? `${site}/${s.restPrefix}`, language: meta.language ?? DEFAULT_LANGUAGE, siteZone: s.siteTimezone };
+}
+
+type ApiSettings = ServiceSettingSchema & Record<string, unknown>;
+
+/**
+ * The platform API (docs/sites.md): on any host, only with PLATFORM_KEY (else 404), every operation but its
+ * document behind `Bearer <PLATFORM_KEY>`. Its callers are not a site's: the caller stays anonymous.
+ */
+function platformRoute() {
+  return {
+    name: "platform",
+    path: PLATFORM_PATH,
+    mappingPolicy: "restrict",
+    autoAliases: false,
+    aliases: {
+      "GET doc": "platform.doc",
+      "GET sites": "platform.list",
+      "POST sites": "platform.create",
+      "GET sites/:id": "platform.get",
+      "POST sites/:id": "platform.update",
+      "DELETE sites/:id": "platform.remove",
+      "POST sites/:id/keys": "platform.createKey",
+      "DELETE sites/:id/keys/:key_id": "platform.removeKey"
+    },
+    bodyParsers: { json: { limit: "1mb", strict: false } },
+    mergeParams: true,
+    onBeforeCall(ctx: Ctx, _route: unknown, req: Req, _res: Res, alias: Alias | undefined): void {
+      ctx.meta.caller = null;
+      const key = settings().platformKey;
+      if (!key) throw ApiError.noRoute();
+      if (alias?.action !== "platform.doc" && !isPlatformKey(req.headers.authorization, key)) throw new ApiError("rest_invalid_api_key", 401);
+    },
+    async onAfterCall(_ctx: unknown, _route: unknown, _req: Req, res: Res, data: unknown) {
+      securityHeaders(res);
+      return data;
+    }
+  };
 }
 
 /** Built when the broker creates it, so the port, host and prefix come from the current settings. */
 export default function apiService(): ServiceSchema {
-  return {
+  const schema: ServiceSchema<ApiSettings, Record<string, unknown>, object, ApiSelf> = {
   name: "api",
   // HttpGuardsMixin: the HTTP server moleculer-web listens on, its requests through the guards first.
-  mixins: [HttpGuardsMixin, ApiGateway as any, HttpDrainMixin, HttpFeaturesMixin],
-  settings: <Record<string, unknown>>{
+  mixins: [HttpGuardsMixin, ApiGateway as Partial<ServiceSchema>, HttpDrainMixin, HttpFeaturesMixin],
+  settings: {
     port: settings().port,
     ip: settings().host,
     // request logging is noise at this rate; failures are logged by onError
@@ -227,6 +283,10 @@ export default function apiService(): ServiceSchema {
     logRouteRegistration: "debug",
     logResponse: null,
     log4XXResponses: false,
+    // The request's site (the site door's, mixins/site-door.ts) on the context moleculer-web handles it in.
+    rootCallOptions(options: { meta?: Record<string, unknown> }) {
+      options.meta = { ...(options.meta ?? {}), site: currentSiteId() };
+    },
     // Node's HTTP server limits on slow clients (lib/http/guards.ts sets the headers limit on start).
     requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
     cors: { origin: settings().corsOrigins, methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], exposedHeaders: EXPOSED_HEADERS.split(", ") },
@@ -249,11 +309,12 @@ export default function apiService(): ServiceSchema {
         aliases: docsAliases(() => docUrl(settings().baseUrl, settings().restPrefix)),
         onError: docsOnError
       },
+      platformRoute(),
       namespaceRoute(undefined),
       ...PATH_LANGUAGES.map(lang => namespaceRoute(lang)),
       ...discoveryRoutes()
     ],
-    async onError(this: any, req: Req, res: Res, err: unknown) {
+    async onError(this: ApiSelf, req: Req, res: Res, err: unknown) {
       if (err instanceof ReplayAnswer) return replay(res, err.answer);
       let lang = DEFAULT_LANGUAGE as string;
       // an answer, not a failure: the 503 while the services start (lib/http/answers.ts)
@@ -262,7 +323,7 @@ export default function apiService(): ServiceSchema {
         lang = requestLanguage(req);
         // An unknown key is answered 401 whatever else went wrong (contract: "at once"): checked here
         // when the error came before `authenticate` resolved the caller.
-        if (!String(req.url ?? "").startsWith("/health") && req.$ctx?.meta?.caller === undefined) resolveCaller(req);
+        if (!isSiteless(String(req.url ?? "")) && req.$ctx?.meta?.caller === undefined) resolveCaller(req);
       } catch (authError) {
         thrown = authError;
       }
@@ -283,7 +344,7 @@ export default function apiService(): ServiceSchema {
   },
   methods: {
     /** moleculer-web's `authenticate` hook: the caller named by the Authorization header, once per request. */
-    authenticate(ctx: Context<any, CallMeta>, _route: unknown, req: Req): Caller | null {
+    authenticate(ctx: Ctx, _route: unknown, req: Req): Caller | null {
       const caller = resolveCaller(req);
       ctx.meta.caller = caller;
       return caller;
@@ -293,12 +354,12 @@ export default function apiService(): ServiceSchema {
      * reference — _fields, If-Match, Idempotency-Key, iCalendar (mixins/http-features.mixin.ts). What the
      * caller may do is each action's business (lib/capabilities.ts).
      */
-    async authorize(this: any, ctx: Context<any, CallMeta>, _route: unknown, req: Req, res: Res, alias: any): Promise<void> {
+    async authorize(ctx: Ctx, _route: unknown, req: Req, res: Res, alias: Alias | undefined): Promise<void> {
       await this.httpBefore(ctx, req, res, alias);
     },
     answerKept,
     /** Keeps a GET's 200 answer (serialised once, here) for answerKept. */
-    async keepResponse(this: any, ctx: Context<any, CallMeta>, req: Req & { $responseKey?: string }, res: Res, out: unknown): Promise<unknown> {
+    async keepResponse(ctx: Ctx, req: Req & { $responseKey?: string }, res: Res, out: unknown): Promise<unknown> {
       const key = req.$responseKey;
       const status = ctx.meta.$statusCode ?? 200;
       if (!key || status !== 200 || out === null || out === undefined) return out;
@@ -309,19 +370,19 @@ export default function apiService(): ServiceSchema {
       for (const [k, v] of Object.entries(meta.$responseHeaders ?? {})) extra[k.toLowerCase()] = String(v);
       const headers = keptHeaders(name => res.getHeader(name) ?? extra[name]);
       headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
-      await this.broker.cacher.set(key, { status, headers, body } satisfies KeptResponse);
+      await this.broker.cacher!.set(key, { status, headers, body } satisfies KeptResponse);
       return body;
     }
   },
-  started(this: any) {
+  started() {
     // Kept answers are cleaned by every write: at once in one process or in a shared Redis; on a gateway
     // of its own with a memory cache, by the writer's `cache.clean.calendar` broadcast, which reaches this
     // node before the write's answer does (one NATS connection delivers a publisher's messages in order).
     this.responseCacheOn = !!this.broker.cacher;
   },
   events: {
-    [CACHE_CLEAN_EVENT](this: any) {
-      if (this.broker.transit && this.broker.cacher?.constructor?.name !== "RedisCacher") return this.broker.cacher?.clean();
+    [CACHE_CLEAN_EVENT](ctx: Context<CleanMessage | undefined>) {
+      if (this.broker.transit && cacheKind(deploymentSettings()) !== "redis") return this.broker.cacher?.clean(ctx.params?.patterns ?? EVERYTHING);
     }
   },
   actions: {
@@ -331,8 +392,8 @@ export default function apiService(): ServiceSchema {
       }
     },
     ready: {
-      handler(this: any, ctx: Context<unknown, CallMeta>) {
-        const missing = ROUTED_SERVICES.filter(name => !this.broker.registry.hasService(name));
+      handler(ctx: Ctx) {
+        const missing = ROUTED_SERVICES.filter(name => !serviceRuns(this.broker, name));
         if (missing.length) throw new QuietError(new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing }));
         ctx.meta.$statusCode = 200;
         return { status: "ready", services: ROUTED_SERVICES };
@@ -340,7 +401,7 @@ export default function apiService(): ServiceSchema {
     },
     index: {
       params: API_PARAMS["api.index"],
-      async handler(this: any, ctx: Context<any, CallMeta>) {
+      async handler(ctx: Ctx<{ namespace?: string }>) {
         if (ctx.params.namespace !== undefined && ctx.params.namespace !== NAMESPACE_PATH) throw new ApiError("rest_invalid_namespace", 404);
         // The contract's readiness probe: until the routed services that can come have started once (a
         // large embedded store takes seconds to load), the root waits for them a while and then answers 503
@@ -351,7 +412,7 @@ export default function apiService(): ServiceSchema {
           const expected = s.transporter ? ROUTED_SERVICES : ROUTED_SERVICES.filter(name => s.services.includes(name));
           const waitMs = s.requestTimeout > 0 ? Math.max(500, Math.min(8000, s.requestTimeout - 2000)) : 8000;
           this.routesStarted = await this.broker.waitForServices(expected, waitMs).then(() => true, () => false);
-          const missing = expected.filter(name => !this.broker.registry.hasService(name));
+          const missing = expected.filter(name => !serviceRuns(this.broker, name));
           if (!this.routesStarted) throw new QuietError(new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing }));
         }
         return namespaceIndex(ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`, { siteZone: s.siteTimezone, language: ctx.meta.language });
@@ -359,13 +420,13 @@ export default function apiService(): ServiceSchema {
     },
     restIndex: {
       params: API_PARAMS["api.restIndex"],
-      handler(ctx: Context<any, CallMeta>) {
+      handler(ctx: Ctx) {
         return restIndex(siteFacts(ctx.meta));
       }
     },
     home: {
       params: API_PARAMS["api.home"],
-      handler(ctx: Context<any, CallMeta>) {
+      handler(ctx: Ctx) {
         const facts = siteFacts(ctx.meta);
         ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), Link: apiLinkHeader(facts.apiRoot) };
         return siteHome(facts);
@@ -373,10 +434,11 @@ export default function apiService(): ServiceSchema {
     },
     doc: {
       params: API_PARAMS["api.doc"],
-      handler(ctx: Context<any, CallMeta>) {
+      handler(ctx: Ctx) {
         return openApiDocument(ctx.meta.apiRoot ?? `${settings().baseUrl}/${settings().restPrefix}`, ctx.meta.language ?? DEFAULT_LANGUAGE);
       }
     }
   }
   };
+  return schema as unknown as ServiceSchema;
 }

@@ -14,23 +14,18 @@
  * number of nodes: the counter and the collections are shared; a reader stops at a sequence number still
  * being written, lib/changes/feed.ts `contiguousPrefix`).
  */
-import type { Context, ServiceSchema } from "moleculer";
-import { StoreMixin } from "../mixins/store.mixin";
+import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
+import type { Ctx } from "../mixins/types";
 import { openKeyStore, KeyStore } from "../store/key-store";
-import type { Collection } from "../store/collection";
-import type { CallMeta } from "../lib/meta";
-import { registerSchemas } from "../lib/schemas";
+import { FEED_CARRY, type Collection } from "../store/collection";
 import { nowDb } from "../lib/dates";
 import { CHANGES_PARAMS } from "../lib/changes/params";
 import {
-  ChangeDoc, ChangeInput, ChangeOut, CHANGE_TYPES, changeKey, contiguousPrefix, decide, Decision, decodeToken, encodeToken, feedPageSize,
+  ChangeDoc, ChangeInput, ChangeOut, CHANGE_TYPES, feedEntry, contiguousPrefix, decide, Decision, decodeToken, encodeToken, feedPageSize,
   GAP_GRACE_MS, ownerOf
 } from "../lib/changes/feed";
 import { ClaimResult, KEEP_MS, StoredAnswer } from "../lib/http/idempotency";
-
-registerSchemas({ "changes.list": CHANGES_PARAMS.list });
-
-type Ctx<P = any> = Context<P, CallMeta>;
 
 /** Entries read per store query while filling a page. */
 const SCAN_BATCH = 200;
@@ -45,87 +40,25 @@ export interface FeedAnswer {
   has_more: boolean;
 }
 
-const ChangesService: ServiceSchema = {
-  name: "changes",
-  mixins: [StoreMixin({ collection: "changes", indexes: [{ field: "key", thenById: true }] })],
-
-  actions: {
-    list: {
-      params: CHANGES_PARAMS.list,
-      handler(this: any, ctx: Ctx<{ since?: string; per_page?: number }>): Promise<FeedAnswer> {
-        return this.readFeed(ctx);
-      }
-    },
-
-    record: {
-      visibility: "public",
-      params: {
-        changes: {
-          type: "array",
-          items: {
-            type: "object",
-            props: {
-              type: { type: "enum", values: [...CHANGE_TYPES] },
-              id: { type: "number", integer: true, positive: true },
-              action: { type: "enum", values: ["created", "updated", "deleted"] },
-              modified_utc: "string",
-              snapshot: { type: "object", nullable: true, optional: true }
-            }
-          }
-        }
-      },
-      async handler(this: any, ctx: Ctx<{ changes: ChangeInput[] }>): Promise<number> {
-        if (!ctx.params.changes.length) return 0;
-        return this.recordBatch(ctx.params.changes);
-      }
-    },
-
-    claimKey: {
-      visibility: "public",
-      params: { id: "string", fingerprint: "string", leaseMs: { type: "number", positive: true } },
-      async handler(this: any, ctx: Ctx<{ id: string; fingerprint: string; leaseMs: number }>): Promise<ClaimResult> {
-        const keys: KeyStore = await this.keys();
-        return keys.claim(ctx.params.id, ctx.params.fingerprint, ctx.params.leaseMs, KEEP_MS);
-      }
-    },
-    settleKey: {
-      visibility: "public",
-      params: { id: "string", fingerprint: "string", answer: { type: "object" } },
-      async handler(this: any, ctx: Ctx<{ id: string; fingerprint: string; answer: StoredAnswer }>): Promise<true> {
-        await (await this.keys() as KeyStore).settle(ctx.params.id, ctx.params.fingerprint, ctx.params.answer, KEEP_MS);
-        return true;
-      }
-    },
-    releaseKey: {
-      visibility: "public",
-      params: { id: "string", fingerprint: "string" },
-      async handler(this: any, ctx: Ctx<{ id: string; fingerprint: string }>): Promise<true> {
-        await (await this.keys() as KeyStore).release(ctx.params.id, ctx.params.fingerprint);
-        return true;
-      }
-    }
-  },
-
-  methods: {
+const methods = {
     /** The feed's entries are no cached read's business: no cache clean per entry (the writers clean). */
-    async cleanCaches(): Promise<void> {
+    async cleanCaches(_patterns?: string[]): Promise<void> {
       /* nothing cached depends on the feed */
     },
 
     /** The changes of one write, stored in their order. */
-    async recordBatch(this: any, changes: ChangeInput[]): Promise<number> {
+    async recordBatch(changes: ChangeInput[]): Promise<number> {
       const store: Collection = this.store;
       for (const c of changes) {
         // numbered by the store as it is stored; `before` is the record's newest entry's `after`, read in
         // the same statement (store/collection.ts `append`)
-        const entry = { key: changeKey(c.type, c.id), type: c.type, id: c.id, action: c.action, modified_utc: c.modified_utc, before: null, after: c.snapshot ?? null, at: Date.now() };
-        await store.append(entry, { match: "key", from: "after", into: "before" });
+        await store.append(feedEntry(c), FEED_CARRY);
       }
       return changes.length;
     },
 
     /** One page of the feed for this caller. */
-    async readFeed(this: any, ctx: Ctx<{ since?: string; per_page?: number }>): Promise<FeedAnswer> {
+    async readFeed(ctx: Ctx<{ since?: string; per_page?: number }>): Promise<FeedAnswer> {
       const store: Collection = this.store;
       const start = ctx.params.since !== undefined ? decodeToken(ctx.params.since) ?? 0 : 0;
       const perPage = feedPageSize(ctx.params.per_page);
@@ -174,7 +107,7 @@ const ChangesService: ServiceSchema = {
     },
 
     /** The records of a page's changes, as the caller's lists show them now, one call per owning service. */
-    async renderRecords(this: any, ctx: Ctx, docs: ChangeDoc[]): Promise<Map<string, Record<string, unknown>>> {
+    async renderRecords(ctx: Ctx, docs: ChangeDoc[]): Promise<Map<string, Record<string, unknown>>> {
       const byOwner = new Map<string, Set<number>>();
       for (const doc of docs) {
         const owner = ownerOf(doc.type);
@@ -190,7 +123,7 @@ const ChangesService: ServiceSchema = {
     },
 
     /** The idempotency key store, opened on first use (with the index its sweep reads by). */
-    keys(this: any): Promise<KeyStore> {
+    keys(): Promise<KeyStore> {
       if (!this.keyStore) {
         this.keyStore = this.storeCollection("idempotency_keys", [{ field: "expires_at" }]).then(openKeyStore).catch((err: unknown) => {
           this.keyStore = undefined;
@@ -199,18 +132,94 @@ const ChangesService: ServiceSchema = {
       }
       return this.keyStore;
     }
+  } satisfies ThisType<ChangesSelf>;
+
+type ChangesMethods = typeof methods;
+interface ChangesVars {
+  /** The idempotency key store, once opened. */
+  keyStore?: Promise<KeyStore>;
+  sweepTimer?: NodeJS.Timeout;
+}
+interface ChangesSelf extends Service, StoreFace, ChangesMethods, ChangesVars {}
+
+const ChangesService: ServiceSchema<ServiceSettingSchema, ChangesMethods, ChangesVars, ChangesSelf> = {
+  name: "changes",
+  mixins: [StoreMixin({ collection: "changes", indexes: [{ field: "key", thenById: true }] })],
+
+  actions: {
+    list: {
+      params: CHANGES_PARAMS.list,
+      handler(ctx: Ctx<{ since?: string; per_page?: number }>): Promise<FeedAnswer> {
+        return this.readFeed(ctx);
+      }
+    },
+
+    record: {
+      visibility: "public",
+      params: {
+        changes: {
+          type: "array",
+          items: {
+            type: "object",
+            props: {
+              type: { type: "enum", values: [...CHANGE_TYPES] },
+              id: { type: "number", integer: true, positive: true },
+              action: { type: "enum", values: ["created", "updated", "deleted"] },
+              modified_utc: "string",
+              snapshot: { type: "object", nullable: true, optional: true }
+            }
+          }
+        }
+      },
+      async handler(ctx: Ctx<{ changes: ChangeInput[] }>): Promise<number> {
+        if (!ctx.params.changes.length) return 0;
+        return this.recordBatch(ctx.params.changes);
+      }
+    },
+
+    claimKey: {
+      visibility: "public",
+      params: { id: "string", fingerprint: "string", leaseMs: { type: "number", positive: true } },
+      async handler(ctx: Ctx<{ id: string; fingerprint: string; leaseMs: number }>): Promise<ClaimResult> {
+        const keys: KeyStore = await this.keys();
+        return keys.claim(ctx.params.id, ctx.params.fingerprint, ctx.params.leaseMs, KEEP_MS);
+      }
+    },
+    settleKey: {
+      visibility: "public",
+      params: { id: "string", fingerprint: "string", answer: { type: "object" } },
+      async handler(ctx: Ctx<{ id: string; fingerprint: string; answer: StoredAnswer }>): Promise<true> {
+        await (await this.keys() as KeyStore).settle(ctx.params.id, ctx.params.fingerprint, ctx.params.answer, KEEP_MS);
+        return true;
+      }
+    },
+    releaseKey: {
+      visibility: "public",
+      params: { id: "string", fingerprint: "string" },
+      async handler(ctx: Ctx<{ id: string; fingerprint: string }>): Promise<true> {
+        await (await this.keys() as KeyStore).release(ctx.params.id, ctx.params.fingerprint);
+        return true;
+      }
+    }
   },
 
-  started(this: any) {
+  methods,
+
+  started() {
+    // Each site keeps its own keys (docs/sites.md): the sweep visits every site.
     this.sweepTimer = setInterval(() => {
-      this.keys().then((k: KeyStore) => k.sweep()).catch((err: Error) => this.logger.warn(`Sweeping idempotency keys failed: ${err.message}`));
+      this.keys()
+        .then(async (k: KeyStore) => {
+          for (const id of await this.siteIds()) await this.inSite(id, () => k.sweep());
+        })
+        .catch((err: Error) => this.logger.warn(`Sweeping idempotency keys failed: ${err.message}`));
     }, SWEEP_MS);
     this.sweepTimer.unref?.();
   },
 
-  stopped(this: any) {
+  stopped() {
     clearInterval(this.sweepTimer);
   }
 };
 
-export default ChangesService;
+export default ChangesService as unknown as ServiceSchema;

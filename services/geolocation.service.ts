@@ -8,6 +8,9 @@
  * copy follows `calendar.venue.created|updated|deleted` on the bus and, on start (and whenever the venues
  * service comes back), catches up through `venues.locationFeed` from the last change it saw.
  *
+ * Each site (docs/sites.md) has its own copy, checkpoint and catch-up: venue events are gathered per site
+ * and applied as that site's work, and the start-up catch-up visits every site.
+ *
  * Radius queries read through an index on every store (C38): the cells covering the radius's bounding
  * box (one indexed array field, lib/geo/cells.ts); the exact great-circle distance decides.
  *
@@ -22,13 +25,17 @@
  * Until `locationFeed` exists, events are followed through `venues.coordinates` (explicit coordinates
  * only: no geocoding, no catch-up); without `setCoordinates`, geocoded positions stay in this service.
  */
-import type { Context, ServiceSchema } from "moleculer";
-import { StoreMixin } from "../mixins/store.mixin";
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
+import { serviceRuns } from "../mixins/types";
 import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
 import type { Collection } from "../store/collection";
 import { DistanceUnit, LatLng, distanceKm, fromKm, round2, toKm, withinRadius } from "../lib/geo/distance";
 import { boundingBox, coveringCells } from "../lib/geo/cells";
 import { AddressInput, locate } from "../lib/geo/geocoder";
+import { KeyedQueue } from "../lib/queue";
+import { actionAvailable } from "../lib/bus";
+import { currentSiteId } from "../lib/sites/scope";
 import { FeedVenue, LocationDoc, isUnchanged, locationDoc, minusSeconds, planSync, replacement, withStatus } from "../lib/geo/sync";
 
 export interface NearParams {
@@ -42,6 +49,19 @@ export interface NearResult {
   distance: number;
 }
 /** The payload of `calendar.venue.*` events. */
+/** The one key of the sync queue. */
+const SYNC = "sync";
+
+/** What the sync keeps per site. */
+interface SiteSync {
+  /** The newest venue change seen (`modified_utc`), and whether it is stored yet. */
+  checkpoint?: string;
+  checkpointDirty: boolean;
+  resultsChanged: boolean;
+  /** The stored checkpoint was read. */
+  loaded: boolean;
+}
+
 export interface VenueEvent {
   id: number;
   status?: string;
@@ -62,116 +82,76 @@ const CHECKPOINT_ID = -1;
 
 const addressParam = { type: "any", optional: true } as const;
 
-const GeolocationService: ServiceSchema = {
-  name: "geolocation",
-  mixins: [StoreMixin({
-    collection: "venue_locations",
-    indexes: [{ field: "cells", sparse: true, array: true }, { field: "searchable", sparse: true }]
-  })],
+const methods = {
+    /** The sync state of the current site. */
+    siteState(): SiteSync {
+      const site = currentSiteId();
+      let state = this.sync.get(site);
+      if (!state) this.sync.set(site, (state = { checkpointDirty: false, resultsChanged: false, loaded: false }));
+      return state;
+    },
 
-  actions: {
-    /** Published venues within an inclusive radius, nearest first, distance in the unit (2 decimals). */
-    near: {
-      params: {
-        lat: { type: "number", min: -90, max: 90, convert: true },
-        lng: { type: "number", min: -180, max: 180, convert: true },
-        radius: { type: "number", positive: true, convert: true },
-        unit: { type: "enum", values: ["mi", "km"], default: "mi" }
-      },
-      async handler(this: any, ctx: Context<NearParams>): Promise<NearResult[]> {
-        const { lat, lng, radius, unit } = ctx.params;
-        const center: LatLng = { lat, lng };
-        const radiusKm = toKm(radius, unit);
-        const found: Array<{ id: number; km: number }> = [];
-        for (const c of await this.candidatesNear(center, radiusKm)) {
-          const km = distanceKm(center, c);
-          if (withinRadius(km, radiusKm)) found.push({ id: c._id, km });
-        }
-        found.sort((a, b) => a.km - b.km || a.id - b.id);
-        return found.map(f => ({ id: f.id, distance: round2(fromKm(f.km, unit)) }));
+    /** Reads the checkpoint of the current site (once) and catches up from it. */
+    async catchUpSite(): Promise<number> {
+      const state = this.siteState();
+      if (!state.loaded) {
+        state.loaded = true;
+        const mark = await this.locations().findOne({ _id: CHECKPOINT_ID });
+        // The older of the stored position (none: from the start) and one an event set meanwhile.
+        const stored = typeof mark?.checkpoint === "string" ? mark.checkpoint : undefined;
+        state.checkpoint = !stored ? undefined : !state.checkpoint || stored < state.checkpoint ? stored : state.checkpoint;
+      }
+      return this.catchUp(false);
+    },
+
+    /** `catchUpSite` for every site. */
+    async catchUpAll(): Promise<void> {
+      for (const id of await this.siteIds()) {
+        if (this.stopping) return;
+        await this.inSite(id, () => this.catchUpSite());
       }
     },
 
-    /** Ids of the published venues that have coordinates, ascending. */
-    venuesWithCoordinates: {
-      async handler(this: any): Promise<number[]> {
-        const docs = await this.locations().find({ searchable: true }, { projection: { _id: 1 } });
-        return docs.map((d: LocationDoc) => d._id).sort((a: number, b: number) => a - b);
-      }
-    },
-
-    /** The offline geocoder: an address → `{ lat, lng }`, or null when it names no known place. */
-    locate: {
-      params: {
-        $$strict: "remove",
-        address: addressParam, city: addressParam, state: addressParam, province: addressParam,
-        stateprovince: addressParam, zip: addressParam, country: addressParam
-      },
-      handler(ctx: Context<AddressInput>): LatLng | null {
-        return locate(ctx.params);
-      }
-    },
-
-    /** Reads the venues feed again (from the last change seen, or everything with `full`); answers how many venues were read. */
-    resync: {
-      params: { full: { type: "boolean", optional: true, convert: true } },
-      handler(this: any, ctx: Context<{ full?: boolean }>): Promise<number> {
-        return this.enqueue(() => this.catchUp(!!ctx.params.full), true);
-      }
-    }
-  },
-
-  events: {
-    "calendar.venue.*"(this: any, ctx: Context<VenueEvent>) {
-      this.venueChanged(ctx.params);
-    },
-    /** The venues service (re)appearing: catch up with what changed while it could not be read. */
-    "$services.changed"(this: any) {
-      const available = this.broker.registry.hasService("venues");
-      if (available && !this.venuesAvailable && !this.stopping) this.enqueue(() => this.catchUp(false));
-      this.venuesAvailable = available;
-    }
-  },
-
-  methods: {
-    locations(this: any): Collection {
+    locations(): Collection {
       return this.store;
     },
 
     /** Located published venues that may be within the radius, read through the spatial index. */
-    async candidatesNear(this: any, center: LatLng, radiusKm: number): Promise<Array<LatLng & { _id: number }>> {
+    async candidatesNear(center: LatLng, radiusKm: number): Promise<Array<LatLng & { _id: number }>> {
       const projection = { lat: 1, lng: 1 } as const;
       const plan = coveringCells(boundingBox(center, radiusKm));
-      return this.locations().find(plan.all ? { searchable: true } : { cells: { $in: plan.cells } }, { projection });
+      return this.locations().find(plan.all ? { searchable: true } : { cells: { $in: plan.cells } }, { projection }) as Promise<Array<LatLng & { _id: number }>>;
     },
 
     /**
      * Runs `fn` after everything queued before it, so writes to one venue's record never interleave.
      * Failures are logged; with `rethrow`, the caller sees them too.
      */
-    enqueue<T>(this: any, fn: () => Promise<T>, rethrow = false): Promise<T | undefined> {
-      const run: Promise<T> = this.queue.then(fn);
-      this.queue = run.catch((err: Error) => {
+    enqueue<T>(fn: () => Promise<T>, rethrow = false): Promise<T | undefined> {
+      const run = this.queue.run(SYNC, fn);
+      const logged = run.catch((err: Error) => {
         this.logger.warn(`Geolocation sync failed: ${err.message}`);
       });
-      return rethrow ? run : this.queue.then(() => undefined);
+      return rethrow ? run : logged.then(() => undefined);
     },
 
     /** A venue event: gathered with the others arriving meanwhile, then read from the venues service in one call. */
-    venueChanged(this: any, event: VenueEvent) {
+    venueChanged(event: VenueEvent) {
       if (this.stopping || !(Number(event?.id) > 0)) return;
-      this.changed.set(Number(event.id), event);
+      const site = currentSiteId();
+      this.changed.set(`${site}:${Number(event.id)}`, { site, event });
       if (this.flushQueued) return;
       this.flushQueued = true;
-      this.enqueue(() => {
+      this.enqueue(async () => {
         this.flushQueued = false;
-        const batch: VenueEvent[] = [...this.changed.values()];
+        const bySite = new Map<number, VenueEvent[]>();
+        for (const { site: s, event: e } of this.changed.values()) bySite.set(s, [...(bySite.get(s) ?? []), e]);
         this.changed.clear();
-        return this.syncEvents(batch);
+        for (const [s, batch] of bySite) await this.inSite(s, () => this.syncEvents(batch));
       });
     },
 
-    async syncEvents(this: any, events: VenueEvent[]) {
+    async syncEvents(events: VenueEvent[]) {
       for (let i = 0; i < events.length; i += FEED_PAGE) {
         const chunk = events.slice(i, i + FEED_PAGE);
         let feed: FeedVenue[] | undefined;
@@ -197,10 +177,10 @@ const GeolocationService: ServiceSchema = {
      * gives coordinates (`venues.coordinates`): entries are then built from those and the events'
      * status, without an address (nothing to geocode until the feed exists).
      */
-    async feedOf(this: any, events: VenueEvent[]): Promise<FeedVenue[]> {
+    async feedOf(events: VenueEvent[]): Promise<FeedVenue[]> {
       const ids = events.map(e => Number(e.id));
-      if (this.actionAvailable("venues.locationFeed")) return this.broker.call("venues.locationFeed", { ids, limit: ids.length });
-      if (!this.actionAvailable("venues.coordinates")) throw new Error("the venues service offers neither locationFeed nor coordinates");
+      if (actionAvailable(this.broker, "venues.locationFeed")) return this.broker.call("venues.locationFeed", { ids, limit: ids.length });
+      if (!actionAvailable(this.broker, "venues.coordinates")) throw new Error("the venues service offers neither locationFeed nor coordinates");
       if (!this.warnedNoFeed) {
         this.warnedNoFeed = true;
         this.logger.warn("venues.locationFeed is missing: following explicit coordinates only (no geocoding, no catch-up).");
@@ -208,15 +188,12 @@ const GeolocationService: ServiceSchema = {
       const coords: Record<string, { geo_lat: number; geo_lng: number }> = await this.broker.call("venues.coordinates", { ids });
       return events.filter(e => e.status).map(e => ({ id: Number(e.id), status: e.status!, modified_utc: e.modified_utc ?? "", ...(coords[String(e.id)] ?? {}) }));
     },
-    actionAvailable(this: any, action: string): boolean {
-      const endpoints = this.broker.registry.getActionEndpoints?.(action);
-      return !!endpoints && endpoints.hasAvailable();
-    },
 
     /** Reads every venue changed since the last one seen (all venues with `full`); answers how many were read. */
-    async catchUp(this: any, full: boolean): Promise<number> {
-      if (!this.actionAvailable("venues.locationFeed")) return 0;
-      let since: string | undefined = !full && this.checkpoint ? minusSeconds(this.checkpoint, CATCH_UP_OVERLAP_S) : undefined;
+    async catchUp(full: boolean): Promise<number> {
+      if (!actionAvailable(this.broker, "venues.locationFeed")) return 0;
+      const mark = this.siteState().checkpoint;
+      let since: string | undefined = !full && mark ? minusSeconds(mark, CATCH_UP_OVERLAP_S) : undefined;
       let afterId = 0;
       let read = 0;
       while (!this.stopping) {
@@ -239,9 +216,9 @@ const GeolocationService: ServiceSchema = {
     },
 
     /** Brings one venue's record up to date with what the venues service reports. */
-    async applyVenue(this: any, v: FeedVenue) {
+    async applyVenue(v: FeedVenue) {
       v = { ...v, id: Number(v.id) };
-      const prev: LocationDoc | null = await this.locations().findOne({ _id: v.id });
+      const prev: LocationDoc | null = (await this.locations().findOne({ _id: v.id })) as LocationDoc | null;
       this.noteModified(v.modified_utc);
       if (isUnchanged(prev, v)) return;
       const plan = planSync(prev, v);
@@ -277,14 +254,14 @@ const GeolocationService: ServiceSchema = {
     },
 
     /** A status announced by an event for a venue the feed could not report. */
-    async applyStatus(this: any, id: number, status: string, modified?: string) {
-      const prev: LocationDoc | null = await this.locations().findOne({ _id: id });
+    async applyStatus(id: number, status: string, modified?: string) {
+      const prev: LocationDoc | null = (await this.locations().findOne({ _id: id })) as LocationDoc | null;
       if (!prev || prev.status === status) return;
       await this.saveLocation(prev, withStatus(prev, status, modified));
     },
 
     /** Writes coordinates (or their absence) onto the venue; false when the venue did not take them. */
-    async writeBack(this: any, v: FeedVenue, coords: LatLng | null): Promise<boolean> {
+    async writeBack(v: FeedVenue, coords: LatLng | null): Promise<boolean> {
       try {
         const res = await this.broker.call("venues.setCoordinates", {
           id: v.id, geo_lat: coords ? coords.lat : null, geo_lng: coords ? coords.lng : null, modified_utc: v.modified_utc
@@ -296,8 +273,8 @@ const GeolocationService: ServiceSchema = {
       }
     },
 
-    async saveLocation(this: any, prev: LocationDoc | null, next: LocationDoc) {
-      this.resultsChanged = true;
+    async saveLocation(prev: LocationDoc | null, next: LocationDoc) {
+      this.siteState().resultsChanged = true;
       const update = replacement(next);
       const op = Object.keys(update.$unset).length ? update : { $set: update.$set };
       if (prev) {
@@ -316,54 +293,144 @@ const GeolocationService: ServiceSchema = {
      * Cached event lists may hold answers of the `geoloc*` filters: clean them on every node when the
      * positions changed, and when the service comes or goes (`force`).
      */
-    async resultsChangedNotice(this: any, force = false) {
-      if (!force && !this.resultsChanged) return;
-      this.resultsChanged = false;
+    async resultsChangedNotice(force = false) {
+      if (!force && !this.siteState().resultsChanged) return;
+      this.siteState().resultsChanged = false;
       await this.broker.broadcast(CACHE_CLEAN_EVENT);
     },
 
-    noteModified(this: any, modified: string | undefined) {
-      if (typeof modified === "string" && modified && (!this.checkpoint || modified > this.checkpoint)) {
-        this.checkpoint = modified;
-        this.checkpointDirty = true;
+    noteModified(modified: string | undefined) {
+      const state = this.siteState();
+      if (typeof modified === "string" && modified && (!state.checkpoint || modified > state.checkpoint)) {
+        state.checkpoint = modified;
+        state.checkpointDirty = true;
       }
     },
-    async saveCheckpoint(this: any) {
-      if (!this.checkpointDirty) return;
-      this.checkpointDirty = false;
-      const saved = await this.locations().updateOne({ _id: CHECKPOINT_ID }, { $set: { checkpoint: this.checkpoint } });
-      if (!saved) await this.locations().insert({ _id: CHECKPOINT_ID, checkpoint: this.checkpoint });
+    async saveCheckpoint() {
+      if (!this.siteState().checkpointDirty) return;
+      this.siteState().checkpointDirty = false;
+      const saved = await this.locations().updateOne({ _id: CHECKPOINT_ID }, { $set: { checkpoint: this.siteState().checkpoint } });
+      if (!saved) await this.locations().insert({ _id: CHECKPOINT_ID, checkpoint: this.siteState().checkpoint });
+    }
+  } satisfies ThisType<GeoSelf>;
+
+type GeoMethods = typeof methods;
+
+interface GeoVars {
+  /** The sync writes, one after another. */
+  queue: KeyedQueue;
+  /** Venue events gathered until the next sync pass, by site and venue. */
+  changed: Map<string, { site: number; event: VenueEvent }>;
+  /** The sync state of each site seen. */
+  sync: Map<number, SiteSync>;
+  flushQueued: boolean;
+  stopping: boolean;
+  venuesAvailable: boolean;
+  warnedNoFeed?: boolean;
+  followUp?: NodeJS.Timeout;
+}
+
+interface GeoSelf extends Service, GeoMethods, GeoVars, StoreFace {}
+
+const GeolocationService: ServiceSchema<ServiceSettingSchema, GeoMethods, GeoVars, GeoSelf> = {
+  name: "geolocation",
+  mixins: [StoreMixin({
+    collection: "venue_locations",
+    indexes: [{ field: "cells", sparse: true, array: true }, { field: "searchable", sparse: true }]
+  })],
+
+  actions: {
+    /** Published venues within an inclusive radius, nearest first, distance in the unit (2 decimals). */
+    near: {
+      params: {
+        lat: { type: "number", min: -90, max: 90, convert: true },
+        lng: { type: "number", min: -180, max: 180, convert: true },
+        radius: { type: "number", positive: true, convert: true },
+        unit: { type: "enum", values: ["mi", "km"], default: "mi" }
+      },
+      async handler(ctx: Context<NearParams>): Promise<NearResult[]> {
+        const { lat, lng, radius, unit } = ctx.params;
+        const center: LatLng = { lat, lng };
+        const radiusKm = toKm(radius, unit);
+        const found: Array<{ id: number; km: number }> = [];
+        for (const c of await this.candidatesNear(center, radiusKm)) {
+          const km = distanceKm(center, c);
+          if (withinRadius(km, radiusKm)) found.push({ id: c._id, km });
+        }
+        found.sort((a, b) => a.km - b.km || a.id - b.id);
+        return found.map(f => ({ id: f.id, distance: round2(fromKm(f.km, unit)) }));
+      }
+    },
+
+    /** Ids of the published venues that have coordinates, ascending. */
+    venuesWithCoordinates: {
+      async handler(): Promise<number[]> {
+        const docs = await this.locations().find({ searchable: true }, { projection: { _id: 1 } });
+        return (docs as LocationDoc[]).map(d => d._id).sort((a: number, b: number) => a - b);
+      }
+    },
+
+    /** The offline geocoder: an address → `{ lat, lng }`, or null when it names no known place. */
+    locate: {
+      params: {
+        $$strict: "remove",
+        address: addressParam, city: addressParam, state: addressParam, province: addressParam,
+        stateprovince: addressParam, zip: addressParam, country: addressParam
+      },
+      handler(ctx: Context<AddressInput>): LatLng | null {
+        return locate(ctx.params);
+      }
+    },
+
+    /** Reads the venues feed again (from the last change seen, or everything with `full`); answers how many venues were read. */
+    resync: {
+      params: { full: { type: "boolean", optional: true, convert: true } },
+      handler(ctx: Context<{ full?: boolean }>): Promise<number | undefined> {
+        return this.enqueue(() => (ctx.params.full ? this.catchUp(true) : this.catchUpSite()), true);
+      }
     }
   },
 
-  created(this: any) {
-    this.queue = Promise.resolve();
-    this.changed = new Map<number, VenueEvent>();
+  events: {
+    "calendar.venue.*"(ctx: Context<VenueEvent>) {
+      this.venueChanged(ctx.params);
+    },
+    /** The venues service (re)appearing: catch up with what changed while it could not be read. */
+    "$services.changed"() {
+      const available = serviceRuns(this.broker, "venues");
+      if (available && !this.venuesAvailable && !this.stopping) this.enqueue(() => this.catchUpAll());
+      this.venuesAvailable = available;
+    }
+  },
+
+  methods,
+
+  created() {
+    this.queue = new KeyedQueue();
+    this.changed = new Map<string, { site: number; event: VenueEvent }>();
+    this.sync = new Map<number, SiteSync>();
     this.flushQueued = false;
     this.stopping = false;
     this.venuesAvailable = false;
-    this.resultsChanged = false;
   },
 
-  async started(this: any) {
-    const mark = await this.locations().findOne({ _id: CHECKPOINT_ID });
-    this.checkpoint = mark?.checkpoint;
-    this.venuesAvailable = this.broker.registry.hasService("venues");
-    // Caught up before the service is announced, so its first answers already know every venue.
-    if (this.venuesAvailable) await this.enqueue(() => this.catchUp(false));
+  async started() {
+    this.venuesAvailable = serviceRuns(this.broker, "venues");
+    // Caught up before the service is announced, so its first answers already know every venue (of every site).
+    if (this.venuesAvailable) await this.enqueue(() => this.catchUpAll());
     this.followUp = setTimeout(() => {
-      if (!this.stopping) this.enqueue(() => this.catchUp(false));
+      if (!this.stopping) this.enqueue(() => this.catchUpAll());
     }, FOLLOW_UP_MS);
     this.followUp.unref?.();
     await this.resultsChangedNotice(true);
   },
 
-  async stopped(this: any) {
+  async stopped() {
     this.stopping = true;
     clearTimeout(this.followUp);
-    await this.queue;
+    await this.queue.settled(SYNC);
     await this.resultsChangedNotice(true);
   }
 };
 
-export default GeolocationService;
+export default GeolocationService as unknown as ServiceSchema;

@@ -9,9 +9,10 @@
  * After every write the service cleans its own cached answers (`cache.clean.i18n` on every node) and
  * broadcasts `cache.clean.calendar` (the record services' cached reads embed translated values).
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { isUniqueViolation } from "../store/errors";
-import { StoreMixin } from "../mixins/store.mixin";
+import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
+import { KeyedQueue } from "../lib/queue";
 import type { Doc } from "../store/collection";
 import { settings } from "../lib/settings";
 import { defaultLanguageOf, LANGUAGES, Language, orderLanguages } from "../lib/i18n/languages";
@@ -63,10 +64,65 @@ const ID = { type: "number", integer: true, positive: true, convert: true };
 const STRINGS = { type: "record", key: { type: "string" }, value: { type: "string" } };
 
 
-const I18nService: ServiceSchema = {
+const methods = {
+    /** Unknown field names are a programming error of the calling service, not a client's. */
+    checkFields(type: TranslatableType, fields: Record<string, unknown>) {
+      const known = TRANSLATABLE[type].fields;
+      const unknown = Object.keys(fields).filter(f => !known.includes(f));
+      if (unknown.length) throw new Error(`i18n: ${type} has no translatable field ${unknown.join(", ")}`);
+    },
+
+    async writeLanguage(type: TranslatableType, id: number, language: Language, fields: WriteParams["fields"], originals?: FieldValues) {
+      const _id = translationId(type, id, language);
+      const update = writeUpdate(fields, originals);
+      let doc: Doc | null = update.$set || update.$unset ? await this.store.updateOne({ _id }, update) : await this.store.findOne({ _id });
+      if (!doc) {
+        const fresh = newTranslationDoc(type, id, language, fields, originals);
+        if (!holdsValues(fresh)) return;
+        try {
+          doc = await this.store.insert(fresh);
+        } catch (err) {
+          // inserted meanwhile by another node: apply the update to it
+          if (!isUniqueViolation(err)) throw err;
+          doc = await this.store.updateOne({ _id }, update);
+        }
+      }
+      if (doc && !holdsValues(doc)) await this.store.removeMany({ _id });
+    },
+
+    async languagesOf(type: TranslatableType, id: number): Promise<Language[]> {
+      const docs: Doc[] = await this.store.find({ type, record_id: id }, { projection: { lang: 1, fields: 1 } });
+      return orderLanguages(docs.filter(holdsValues).map(d => d.lang as string));
+    },
+
+
+    async cleanOwnCache() {
+      if (this.broker.cacher) await this.broker.cacher.clean(`${this.fullName}.**`);
+    },
+
+    /** C16: cached answers are gone before the write is answered, here and (by broadcast) elsewhere. */
+    async changed() {
+      await this.cleanOwnCache();
+      await this.broker.broadcast("cache.clean.i18n");
+      await this.broker.broadcast("cache.clean.calendar");
+    }
+  } satisfies ThisType<I18nSelf>;
+
+type I18nMethods = typeof methods;
+interface I18nSettings extends ServiceSettingSchema {
+  /** Set when the service is created. */
+  defaultLanguage?: Language;
+}
+interface I18nVars {
+  /** Per translation document: its writes, one after another (read-your-writes per language). */
+  queues: KeyedQueue;
+}
+interface I18nSelf extends Service<I18nSettings>, I18nMethods, I18nVars, StoreFace {}
+
+const I18nService: ServiceSchema<I18nSettings, I18nMethods, I18nVars, I18nSelf> = {
   name: "i18n",
   mixins: [StoreMixin({ collection: "translations", indexes: [{ field: "type" }, { field: "record_id" }, { field: "lang" }] })],
-  settings: <Record<string, unknown>>{
+  settings: {
     /** The default language (DEFAULT_LANGUAGE, `en`); filled from the process settings when created. */
     defaultLanguage: undefined
   },
@@ -75,8 +131,8 @@ const I18nService: ServiceSchema = {
     /** The eight languages in the spec's order and the default one. */
     languages: {
       params: {},
-      handler(this: any): LanguagesAnswer {
-        return { languages: [...LANGUAGES], default: this.settings.defaultLanguage };
+      handler(): LanguagesAnswer {
+        return { languages: [...LANGUAGES], default: this.settings.defaultLanguage! };
       }
     },
 
@@ -84,7 +140,7 @@ const I18nService: ServiceSchema = {
     values: {
       params: { type: TYPE, ids: { type: "array", items: ID, max: 1000 }, language: LANGUAGE },
       cache: { keys: ["type", "ids", "language"] },
-      async handler(this: any, ctx: Ctx<ValuesParams>): Promise<ValuesAnswer> {
+      async handler(ctx: Ctx<ValuesParams>): Promise<ValuesAnswer> {
         const { type, ids, language } = ctx.params;
         const out: ValuesAnswer = {};
         if (!ids.length) return out;
@@ -102,10 +158,10 @@ const I18nService: ServiceSchema = {
         originals: { ...STRINGS, optional: true },
         original: { ...LANGUAGE, optional: true }
       },
-      async handler(this: any, ctx: Ctx<WriteParams>): Promise<WriteAnswer> {
+      async handler(ctx: Ctx<WriteParams>): Promise<WriteAnswer> {
         const { type, id, language, fields, originals, original } = ctx.params;
         this.checkFields(type, { ...fields, ...originals });
-        await this.serially(translationId(type, id, language), () => this.writeLanguage(type, id, language, fields, originals));
+        await this.queues.run(translationId(type, id, language), () => this.writeLanguage(type, id, language, fields, originals));
         await this.changed();
         const held: Language[] = await this.languagesOf(type, id);
         return original ? orderLanguages([original, ...held]) : held;
@@ -115,7 +171,7 @@ const I18nService: ServiceSchema = {
     /** The record's original values changed: refresh the fallback copies of its other languages. */
     originals: {
       params: { type: TYPE, id: ID, originals: STRINGS },
-      async handler(this: any, ctx: Ctx<OriginalsParams>): Promise<number> {
+      async handler(ctx: Ctx<OriginalsParams>): Promise<number> {
         const { type, id, originals } = ctx.params;
         this.checkFields(type, originals);
         const update = writeUpdate({}, originals);
@@ -134,7 +190,7 @@ const I18nService: ServiceSchema = {
         fields: { type: "array", items: "string", optional: true },
         mode: { type: "enum", values: ["any-field", "one-field"], optional: true }
       },
-      async handler(this: any, ctx: Ctx<SearchParams>): Promise<number[]> {
+      async handler(ctx: Ctx<SearchParams>): Promise<number[]> {
         const { type, language, terms } = ctx.params;
         const fields = ctx.params.fields ?? [...TRANSLATABLE[type].fields];
         this.checkFields(type, Object.fromEntries(fields.map(f => [f, ""])));
@@ -147,7 +203,7 @@ const I18nService: ServiceSchema = {
     /** Ids of records whose name equals `name` case-insensitively: in `language` (with fallback) or in any. */
     findByName: {
       params: { type: TYPE, name: "string", language: { ...LANGUAGE, optional: true } },
-      async handler(this: any, ctx: Ctx<FindByNameParams>): Promise<number[]> {
+      async handler(ctx: Ctx<FindByNameParams>): Promise<number[]> {
         const { type, name, language } = ctx.params;
         if (name.trim() === "") return [];
         const query = { $and: [{ type, ...(language ? { lang: language } : {}) }, nameFilter(TRANSLATABLE[type].nameField, name)] };
@@ -159,7 +215,7 @@ const I18nService: ServiceSchema = {
     /** A record deleted permanently: every language's values go. Answers how many documents went. */
     remove: {
       params: { type: TYPE, id: ID },
-      async handler(this: any, ctx: Ctx<RemoveParams>): Promise<number> {
+      async handler(ctx: Ctx<RemoveParams>): Promise<number> {
         const n: number = await this.store.removeMany({ type: ctx.params.type, record_id: ctx.params.id });
         if (n) await this.changed();
         return n;
@@ -170,71 +226,18 @@ const I18nService: ServiceSchema = {
   events: {
     /** Another node of this service wrote: drop the cached answers held here. */
     "cache.clean.i18n": {
-      handler(this: any) {
+      handler() {
         return this.cleanOwnCache();
       }
     }
   },
 
-  methods: {
-    /** Unknown field names are a programming error of the calling service, not a client's. */
-    checkFields(type: TranslatableType, fields: Record<string, unknown>) {
-      const known = TRANSLATABLE[type].fields;
-      const unknown = Object.keys(fields).filter(f => !known.includes(f));
-      if (unknown.length) throw new Error(`i18n: ${type} has no translatable field ${unknown.join(", ")}`);
-    },
+  methods,
 
-    async writeLanguage(this: any, type: TranslatableType, id: number, language: Language, fields: WriteParams["fields"], originals?: FieldValues) {
-      const _id = translationId(type, id, language);
-      const update = writeUpdate(fields, originals);
-      let doc: Doc | null = update.$set || update.$unset ? await this.store.updateOne({ _id }, update) : await this.store.findOne({ _id });
-      if (!doc) {
-        const fresh = newTranslationDoc(type, id, language, fields, originals);
-        if (!holdsValues(fresh)) return;
-        try {
-          doc = await this.store.insert(fresh);
-        } catch (err) {
-          // inserted meanwhile by another node: apply the update to it
-          if (!isUniqueViolation(err)) throw err;
-          doc = await this.store.updateOne({ _id }, update);
-        }
-      }
-      if (doc && !holdsValues(doc)) await this.store.removeMany({ _id });
-    },
-
-    async languagesOf(this: any, type: TranslatableType, id: number): Promise<Language[]> {
-      const docs: Doc[] = await this.store.find({ type, record_id: id }, { projection: { lang: 1, fields: 1 } });
-      return orderLanguages(docs.filter(holdsValues).map(d => d.lang as string));
-    },
-
-    /** Writes of one document run one after another in this process (read-your-writes per language). */
-    serially<T>(this: any, key: string, work: () => Promise<T>): Promise<T> {
-      const previous: Promise<unknown> = this.queues.get(key) ?? Promise.resolve();
-      const run = previous.then(work, work);
-      const settled = run.catch(() => undefined);
-      this.queues.set(key, settled);
-      void settled.then(() => {
-        if (this.queues.get(key) === settled) this.queues.delete(key);
-      });
-      return run;
-    },
-
-    async cleanOwnCache(this: any) {
-      if (this.broker.cacher) await this.broker.cacher.clean(`${this.fullName}.**`);
-    },
-
-    /** C16: cached answers are gone before the write is answered, here and (by broadcast) elsewhere. */
-    async changed(this: any) {
-      await this.cleanOwnCache();
-      await this.broker.broadcast("cache.clean.i18n");
-      await this.broker.broadcast("cache.clean.calendar");
-    }
-  },
-
-  created(this: any) {
+  created() {
     this.settings.defaultLanguage = defaultLanguageOf(this.settings.defaultLanguage ?? settings().defaultLanguage);
-    this.queues = new Map<string, Promise<unknown>>();
+    this.queues = new KeyedQueue();
   }
 };
 
-export default I18nService;
+export default I18nService as unknown as ServiceSchema;

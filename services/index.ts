@@ -12,6 +12,7 @@ import TaxonomyService from "./taxonomy.service";
 import GeolocationService from "./geolocation.service";
 import I18nService from "./i18n.service";
 import ChangesService from "./changes.service";
+import PlatformService from "./platform.service";
 
 export const SERVICE_SCHEMAS: Record<string, () => ServiceSchema> = {
   api: apiService,
@@ -21,7 +22,8 @@ export const SERVICE_SCHEMAS: Record<string, () => ServiceSchema> = {
   taxonomy: () => TaxonomyService,
   geolocation: () => GeolocationService,
   i18n: () => I18nService,
-  changes: () => ChangesService
+  changes: () => ChangesService,
+  platform: () => PlatformService
 };
 
 const POST_SERVICES = ["events", "venues", "organizers"];
@@ -37,6 +39,14 @@ export function checkTopology(s: Settings): string | undefined {
   if (inMemory && posts.length > 0 && posts.length < POST_SERVICES.length)
     return `With DATA_DIR=:memory:, events, venues and organizers share one id sequence and must run in one process ` +
       `(SERVICES has only ${posts.join(", ")}). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.`;
+  // Their writes store their change-feed entries with them (C42): the feed's reader must read that database.
+  if (inMemory && s.services.includes("changes") && posts.length < POST_SERVICES.length)
+    return "With DATA_DIR=:memory:, the changes service reads the feed that events, venues and organizers write with their records " +
+      "and must run in their process (SERVICES has changes without them). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.";
+  // Sites live in that database too (docs/sites.md): the gateway reads them, the record services write their records.
+  if (inMemory && s.services.includes("platform") && (!s.services.includes("api") || posts.length < POST_SERVICES.length))
+    return "With DATA_DIR=:memory:, the platform service keeps the sites in the database the gateway and the record services use " +
+      "and must run in their process (SERVICES has platform without them). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.";
   return undefined;
 }
 

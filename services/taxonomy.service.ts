@@ -11,29 +11,30 @@
 import { Context, Errors, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { isUniqueViolation } from "../store/errors";
 import { StoreMixin } from "../mixins/store.mixin";
+import { KeyedQueue } from "../lib/queue";
+import type { CacheMethods } from "../mixins/cache.mixin";
 import { TranslatableMixin, TranslatableMethods, TRANSLATION_INDEXES } from "../mixins/translatable.mixin";
 import { ChangeSourceMixin, ChangeSourceMethods, termType } from "../mixins/change-source.mixin";
 import { modifiedRange } from "../lib/changes/modified";
 import { lastModifiedHeader } from "../lib/http/etag";
 import type { Collection, Doc } from "../store/collection";
 import type { Sequence } from "../store/registry";
-import { ApiError, ParamReason } from "../lib/errors";
+import { ApiError, throwIfInvalid } from "../lib/errors";
 import { canManageTerms } from "../lib/capabilities";
 import { nowDb } from "../lib/dates";
 import { sanitizeSlug } from "../lib/slug";
 import type { CallMeta } from "../lib/meta";
-import { registerSchemas } from "../lib/schemas";
 import { settings } from "../lib/settings";
+import { SiteLocal } from "../lib/sites/scope";
 import { embeddedTerm, rootsOf, Roots, TAXONOMIES, Taxonomy, taxonomyKey, TermDoc, termRecord, TermRecord } from "../lib/terms/term-record";
-import { INTERNAL_PARAMS, TERM_PARAMS, termSchemasByAction } from "../lib/terms/term-params";
+import { INTERNAL_PARAMS, TERM_PARAMS } from "../lib/terms/term-params";
 import { buildTermQuery, termSearchCondition, termSlugCondition, paging, pagingHeaders, sortByInclude, termListEnvelope, termOrder } from "../lib/terms/term-query";
 import {
   baseSlug, filterToken, findCreateConflict, givenSlug, loopSafeParent, nameKey, normaliseTermName, slugClashOutcome,
   termTokens, uniqueIds, uniqueTermSlug
 } from "../lib/terms/term-rules";
 import { ancestorIds, ancestorSlugs, loadAncestors, withDescendants } from "../lib/terms/term-tree";
-
-registerSchemas(termSchemasByAction("taxonomy"));
+import { sent } from "../lib/params";
 
 // ---------------------------------------------------------------------------------------------------------
 // Parameter and result types
@@ -96,16 +97,16 @@ type TaxonomyMethods = {
   embed(ctx: Ctx<EmbedParams>): Promise<Record<string, unknown>>;
   adjustCounts(deltas: Record<string, number>): Promise<Record<string, number>>;
 
-  roots(ctx: Ctx<any>): Roots;
+  roots(ctx: Ctx<unknown>): Roots;
   findTerm(taxonomy: Taxonomy, id: number): Promise<TermDoc | undefined>;
   fetchByIds(ids: number[]): Promise<TermDoc[]>;
-  records(ctx: Ctx<any>, docs: TermDoc[], roots: Roots): Promise<TermRecord[]>;
-  ensureMayManage(ctx: Ctx<any>, taxonomy: Taxonomy): void;
+  records(ctx: Ctx<unknown>, docs: TermDoc[], roots: Roots): Promise<TermRecord[]>;
+  ensureMayManage(ctx: Ctx<unknown>, taxonomy: Taxonomy): void;
   resolveItems(taxonomy: Taxonomy, items: string[]): Promise<number[] | undefined>;
-  eventLinks(ctx: Ctx<any>, id: number): Promise<EventLinks>;
-  insertTerm(ctx: Ctx<any>, taxonomy: Taxonomy, input: TermInput, lang: string): Promise<TermDoc>;
-  applyUpdate(ctx: Ctx<any>, current: TermDoc, input: TermWriteParams): Promise<TermDoc>;
-  deleteTerm(ctx: Ctx<any>, current: TermDoc, roots: Roots): Promise<TermRecord>;
+  eventLinks(ctx: Ctx<unknown>, id: number): Promise<EventLinks>;
+  insertTerm(ctx: Ctx<unknown>, taxonomy: Taxonomy, input: TermInput, lang: string): Promise<TermDoc>;
+  applyUpdate(ctx: Ctx<unknown>, current: TermDoc, input: TermWriteParams): Promise<TermDoc>;
+  deleteTerm(ctx: Ctx<unknown>, current: TermDoc, roots: Roots): Promise<TermRecord>;
   slugTaken(taxonomy: Taxonomy, slug: string, exceptId?: number): Promise<boolean>;
   parentChain(parent: number): Promise<TermDoc[]>;
   shiftTreeCount(fromId: number, delta: number, seen?: Set<number>): Promise<void>;
@@ -115,18 +116,14 @@ type TaxonomyMethods = {
 interface TaxonomyVars {
   store: Collection;
   allocateId(seq: Sequence, type: string): Promise<number>;
-  writeQueue: Promise<unknown>;
+  /** The tree and count writes of this process, one after another. */
+  treeWrites: KeyedQueue;
   /** Count deltas waiting for the next pass of adjustCounts, and that pass. */
-  pendingDeltas: Record<string, number>;
-  pendingFlush?: Promise<Record<string, number>>;
+  pendingCounts: SiteLocal<{ deltas: Record<string, number>; flush?: Promise<Record<string, number>> }>;
 }
 
-/** From the cache mixin (via the store mixin): a read answered through the action cache. */
-interface CachedReads {
-  cachedRead(ctx: Ctx<any>, method: string): Promise<any>;
-}
 
-type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods & CachedReads & ChangeSourceMethods;
+type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods & CacheMethods & ChangeSourceMethods;
 
 // ---------------------------------------------------------------------------------------------------------
 // Small helpers
@@ -134,13 +131,7 @@ type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods & Cac
 
 const UNKNOWN = "param.unknown_id";
 
-/** JSON null counts as not sent. */
-const sent = (v: unknown): boolean => v !== undefined && v !== null;
 
-/** Handler-level validation problems (ids, slugs, parents, events) are reported together, as 400. */
-function throwIfInvalid(reasons: Record<string, ParamReason | string>): void {
-  if (Object.keys(reasons).length > 0) throw ApiError.invalidParams(reasons);
-}
 
 /**
  * A handler-level 400 of the term rules (docs/errors.md#term-errors). It is caused by one parameter, so, like every
@@ -371,12 +362,14 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
      * await the pass that carries theirs, so counts are current before their write is answered: C16).
      */
     adjustCounts(deltas) {
-      for (const [key, delta] of Object.entries(deltas)) if (delta) this.pendingDeltas[key] = (this.pendingDeltas[key] ?? 0) + delta;
-      if (!this.pendingFlush) {
-        this.pendingFlush = new Promise<void>(resolve => setImmediate(resolve)).then(() => this.exclusive(async () => {
-          const batch: Record<string, number> = this.pendingDeltas;
-          this.pendingDeltas = {};
-          this.pendingFlush = undefined;
+      // per site (docs/sites.md): a pass applies one site's deltas, as that site's work
+      const pending = this.pendingCounts.here();
+      for (const [key, delta] of Object.entries(deltas)) if (delta) pending.deltas[key] = (pending.deltas[key] ?? 0) + delta;
+      if (!pending.flush) {
+        pending.flush = new Promise<void>(resolve => setImmediate(resolve)).then(() => this.exclusive(async () => {
+          const batch: Record<string, number> = pending.deltas;
+          pending.deltas = {};
+          pending.flush = undefined;
           const counts: Record<string, number> = {};
           const modified_utc = nowDb();
           for (const [key, delta] of Object.entries(batch)) {
@@ -389,7 +382,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
           return counts;
         })).then(counts => this.recordCountChanges(counts));
       }
-      const flush: Promise<Record<string, number>> = this.pendingFlush;
+      const flush: Promise<Record<string, number>> = pending.flush;
       return flush.then(counts => Object.fromEntries(Object.keys(deltas).filter(k => k in counts).map(k => [k, counts[k]])));
     },
 
@@ -580,15 +573,13 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
 
     /** Runs tree and count writes of this process one after another. */
     exclusive<T>(work: () => Promise<T>): Promise<T> {
-      const run = this.writeQueue.then(work, work);
-      this.writeQueue = run.catch(() => undefined);
-      return run;
+      return this.treeWrites.run("tree", work);
     }
   } satisfies TaxonomyMethods & ThisType<Self>,
 
   created() {
-    this.writeQueue = Promise.resolve();
-    this.pendingDeltas = {};
+    this.treeWrites = new KeyedQueue();
+    this.pendingCounts = new SiteLocal(() => ({ deltas: {} }));
   }
 };
 

@@ -3,36 +3,12 @@
  * `stateprovince` and optional coordinates (D8). Everything shared with organizers is in
  * mixins/linked-post.mixin.ts.
  */
-import type { ServiceSchema } from "moleculer";
-import { LinkedPostMixin, LinkedKindSpec } from "../mixins/linked-post.mixin";
-import type { Ctx } from "../mixins/post.mixin";
-import { VENUE_BLANKS } from "../lib/posts/password";
+import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { LinkedPostMixin } from "../mixins/linked-post.mixin";
+import type { PostDoc, PostFace } from "../mixins/post.mixin";
+import type { Ctx } from "../mixins/types";
+import { VENUE } from "../lib/linked/kinds";
 
-export const VENUE: LinkedKindSpec = {
-  kind: "venue",
-  plural: "venues",
-  postType: "tribe_venue",
-  nameField: "venue",
-  fields: [
-    { name: "address", description: "The venue's street address" },
-    { name: "city", description: "The venue's city" },
-    { name: "country", description: "The venue's country" },
-    { name: "province", description: "The venue's province" },
-    { name: "state", description: "The venue's state" },
-    { name: "zip", description: "The venue's postal code" },
-    { name: "phone", description: "The venue's phone number" },
-    { name: "stateprovince", description: "The venue's state or province (derived from state, province and country when empty)" },
-    { name: "website", url: true, description: "The venue's website (an absolute URL)" }
-  ],
-  outputOrder: ["address", "city", "country", "province", "state", "zip", "phone", "website", "stateprovince"],
-  searchFields: ["address", "city", "province", "state", "stateprovince", "zip", "phone"],
-  mapFlags: true,
-  geo: true,
-  stateProvince: true,
-  jsonLdType: "Place",
-  blanks: VENUE_BLANKS,
-  allArgsDefaultNull: false
-};
 
 export interface Coordinates {
   geo_lat: number;
@@ -56,7 +32,7 @@ export interface LocationEntry extends Partial<Coordinates> {
 const ADDRESS_FIELDS = ["address", "city", "state", "province", "stateprovince", "zip", "country"] as const;
 const FEED_LIMIT = 500;
 
-function locationEntry(d: any): LocationEntry {
+function locationEntry(d: PostDoc): LocationEntry {
   return {
     id: d._id, status: d.status, modified_utc: d.modified_utc,
     ...(typeof d.geo_lat === "number" && typeof d.geo_lng === "number" ? { geo_lat: d.geo_lat, geo_lng: d.geo_lng } : {}),
@@ -65,18 +41,21 @@ function locationEntry(d: any): LocationEntry {
 }
 
 /** Besides the linked-post actions: those the geolocation service uses (its file states the contract). */
-const VenuesService: ServiceSchema = {
+/** What the venue actions use: the post mixin's face. */
+type VenuesSelf = Service & PostFace;
+
+const VenuesService: ServiceSchema<ServiceSettingSchema, object, object, VenuesSelf> = {
   name: "venues",
   mixins: [LinkedPostMixin(VENUE)],
   actions: {
     /** Internal: the coordinates of those venues that have both. */
     coordinates: {
       params: { ids: { type: "array", items: "number" } },
-      async handler(this: any, ctx: Ctx<{ ids: number[] }>): Promise<Record<string, Coordinates>> {
+      async handler(ctx: Ctx<{ ids: number[] }>): Promise<Record<string, Coordinates>> {
         const ids = [...new Set(ctx.params.ids)];
         if (!ids.length) return {};
         const docs = await this.store.find({ _id: { $in: ids }, geo_lat: { $exists: true }, geo_lng: { $exists: true } });
-        return Object.fromEntries(docs.map((d: any) => [String(d._id), { geo_lat: d.geo_lat, geo_lng: d.geo_lng }]));
+        return Object.fromEntries(docs.map(d => [String(d._id), { geo_lat: d.geo_lat, geo_lng: d.geo_lng }]));
       }
     },
     /**
@@ -90,14 +69,14 @@ const VenuesService: ServiceSchema = {
         afterId: { type: "number", integer: true, min: 0, optional: true },
         limit: { type: "number", integer: true, positive: true, optional: true }
       },
-      async handler(this: any, ctx: Ctx<{ ids?: number[]; since?: string; afterId?: number; limit?: number }>): Promise<LocationEntry[]> {
+      async handler(ctx: Ctx<{ ids?: number[]; since?: string; afterId?: number; limit?: number }>): Promise<LocationEntry[]> {
         const { ids, since, afterId = 0, limit = FEED_LIMIT } = ctx.params;
         if (ids) {
-          const byId = new Map((await this.store.find({ _id: { $in: ids } })).map((d: any) => [d._id, d]));
-          return ids.filter(id => byId.has(id)).map(id => locationEntry(byId.get(id)));
+          const byId = new Map((await this.store.find({ _id: { $in: ids } }) as PostDoc[]).map(d => [d._id, d]));
+          return ids.filter(id => byId.has(id)).map(id => locationEntry(byId.get(id)!));
         }
         const query = since === undefined ? {} : { $or: [{ modified_utc: { $gt: since } }, { modified_utc: since, _id: { $gt: afterId } }] };
-        const docs = await this.store.find(query, { sort: { modified_utc: 1, _id: 1 }, limit });
+        const docs = await this.store.find(query, { sort: { modified_utc: 1, _id: 1 }, limit }) as PostDoc[];
         return docs.map(locationEntry);
       }
     },
@@ -112,7 +91,7 @@ const VenuesService: ServiceSchema = {
         geo_lng: { type: "number", min: -180, max: 180, nullable: true },
         modified_utc: { type: "string", optional: true }
       },
-      async handler(this: any, ctx: Ctx<{ id: number; geo_lat: number | null; geo_lng: number | null; modified_utc?: string }>): Promise<boolean> {
+      async handler(ctx: Ctx<{ id: number; geo_lat: number | null; geo_lng: number | null; modified_utc?: string }>): Promise<boolean> {
         const { id, geo_lat, geo_lng, modified_utc } = ctx.params;
         const clear = geo_lat === null || geo_lng === null;
         const update = clear
@@ -120,11 +99,11 @@ const VenuesService: ServiceSchema = {
           : { $set: { geo_lat, geo_lng, ...this.modifiedAt(this.now()) } };
         const updated = await this.store.updateOne({ _id: id, ...(modified_utc !== undefined ? { modified_utc } : {}) }, update);
         if (!updated) return false;
-        await this.announce("updated", updated);
+        await this.announce("updated", updated as PostDoc);
         return true;
       }
     }
   }
 };
 
-export default VenuesService;
+export default VenuesService as unknown as ServiceSchema;

@@ -13,6 +13,31 @@ export interface Carry {
   into: string;
 }
 
+/** The change feed's collection (written by every record write through InsertOptions/UpdateOptions). */
+export const FEED_COLLECTION = "changes";
+
+/** Where a change-feed entry takes its `before` from: the newest entry of the same record (docs/sync.md#the-change-feed). */
+export const FEED_CARRY: Carry = { match: "key", from: "after", into: "before" };
+
+/**
+ * What a record write stores with it, in the same transaction (C42): the change-feed entry that
+ * describes it (appended to the feed with FEED_CARRY), so a write is never stored without its entry.
+ */
+export interface InsertOptions {
+  /** The feed entry (without its number, which the feed's sequence gives). */
+  change?: Doc;
+  /**
+   * Refuse the insert, with UniqueViolation naming this field, when another document of the collection
+   * already holds the new document's (non-empty) value of it: the check and the insert are one statement.
+   */
+  unlessTaken?: string;
+}
+
+export interface UpdateOptions {
+  /** The feed entry of the updated document as it left the update (null: nothing to record). */
+  change?: (after: Doc) => Doc | null;
+}
+
 export interface Collection {
   find(query: Query, opts?: FindOptions): Promise<Doc[]>;
   /** The documents with these ids, in no particular order. */
@@ -22,7 +47,7 @@ export interface Collection {
   idsWhere(field: string, value: unknown): Promise<unknown[]>;
   findOne(query: Query): Promise<Doc | null>;
   /** Stores a new document (its `_id` set by the caller); a taken unique key throws UniqueViolation. */
-  insert(doc: Doc): Promise<Doc>;
+  insert(doc: Doc, opts?: InsertOptions): Promise<Doc>;
   /**
    * Stores a new document under the next number of this collection's own sequence; answers it with its
    * `_id`. With `carry`, the store also sets `doc[carry.into]` to the `carry.from` field of the newest
@@ -30,9 +55,9 @@ export interface Collection {
    */
   append(doc: Doc, carry?: Carry): Promise<Doc>;
   /** Applies `update` ($set/$unset/$inc/$push/$pull/$addToSet) to the first match, atomically; returns the updated doc. */
-  updateOne(query: Query, update: Doc): Promise<Doc | null>;
+  updateOne(query: Query, update: Doc, opts?: UpdateOptions): Promise<Doc | null>;
   /** `updateOne`, answering the document as the update found it (read under the same lock) and as it left it. */
-  updateOneChange(query: Query, update: Doc): Promise<{ before: Doc; after: Doc } | null>;
+  updateOneChange(query: Query, update: Doc, opts?: UpdateOptions): Promise<{ before: Doc; after: Doc } | null>;
   updateMany(query: Query, update: Doc): Promise<number>;
   removeMany(query: Query): Promise<number>;
   ensureIndex(field: string, opts?: { unique?: boolean; sparse?: boolean }): Promise<void>;

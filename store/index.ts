@@ -7,14 +7,16 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import type { Collection } from "./collection";
+import { FEED_COLLECTION, type Collection } from "./collection";
 import type { IdRegistry } from "./registry";
 import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
 import { sqlCollection, indexStatement } from "./sql/collection";
-import { migrate, RECORD_TABLES, recordTable } from "./sql/schema";
+import { FTS_TABLES, LINK_FIELDS, LINK_TABLE, migrate, RECORD_TABLES, recordTable, refreshStatistics } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
+import { pgSequences } from "./sql/sequences";
 import { hasNedbData, importNedb } from "./sql/nedb-import";
 import { openMongo, MongoStore } from "./mongo/store";
+import { sqlSites, SiteStore } from "./sites";
 
 export interface IndexSpec {
   field: string;
@@ -26,6 +28,11 @@ export interface IndexSpec {
   thenById?: boolean;
   /** With `unique`: only among records whose status is none of these and whose value is not empty. */
   unlessStatus?: string[];
+  /**
+   * The index orders equal values by these fields, then by id: a list sorted that way reads its page from
+   * the index and stops, instead of sorting its whole window first (docs/lists.md#always-applied, the order).
+   */
+  then?: string[];
 }
 
 export type StoreKind = "sqlite" | "postgres" | "mongo";
@@ -50,6 +57,8 @@ export interface Store {
   registry(site?: number): IdRegistry;
   /** The SQL driver (undefined on MongoDB). */
   readonly sql?: SqlDriver;
+  /** Sites and their keys (docs/sites.md); undefined on MongoDB, which serves the default site only. */
+  readonly sites?: SiteStore;
 }
 
 export const DEFAULT_SITE = 1;
@@ -73,6 +82,7 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
       const driver = openPostgres(config.databaseUrl, { connectTimeoutMs: Math.min(5000, config.connectTimeoutMs) });
       try {
         await migrate(driver);
+        await refreshStatistics(driver);
         return { driver, kind: "postgres", location };
       } catch (err) {
         await driver.close().catch(() => undefined);
@@ -93,6 +103,7 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
       const counts = await importNedb(driver, config.dataDir);
       config.onNotice?.(`Imported the NeDB data of ${config.dataDir} into ${file}: ${Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(", ")} (the old files are kept as *.db.imported)`);
     }
+    await refreshStatistics(driver);
   } catch (err) {
     throw new Error(`The embedded store ${file} could not be opened: ${(err as Error).message} (check it with: sqlite3 ${file} "PRAGMA integrity_check")`);
   }
@@ -105,20 +116,29 @@ function tableName(name: string): string {
 }
 
 function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
-  const arraysOf = (indexes: readonly IndexSpec[]) => new Set(indexes.filter(i => i.array).map(i => i.field));
+  const sequences = driver.dialect === "postgres" ? pgSequences(driver) : undefined;
+  // A link field (store/sql/schema.ts) is an array field whatever the caller lists; the link table answers it.
+  const linksOf = (name: string) => new Set(Object.hasOwn(LINK_FIELDS, name) ? LINK_FIELDS[name] : []);
+  const arraysOf = (name: string, indexes: readonly IndexSpec[]) => new Set([...indexes.filter(i => i.array).map(i => i.field), ...linksOf(name)]);
   return {
     kind,
     location,
     sql: driver,
+    sites: sqlSites(driver),
     collection(name, indexes, site = DEFAULT_SITE) {
-      return sqlCollection(driver, { table: tableName(name), site, arrays: arraysOf(indexes), textId: RECORD_TABLES[name]?.textId });
+      const links = linksOf(name);
+      return sqlCollection(driver, { table: tableName(name), site, arrays: arraysOf(name, indexes), textId: RECORD_TABLES[name]?.textId, feedTable: FEED_COLLECTION, sequences,
+        fts: driver.dialect === "sqlite" && FTS_TABLES[name] ? { ...FTS_TABLES[name], site } : undefined,
+        links: links.size ? { table: LINK_TABLE, type: name, fields: links, site } : undefined });
     },
     async ensureIndexes(name, indexes) {
       // A collection the schema does not list (a test's own) gets a table of the same shape.
       if (!RECORD_TABLES[name]) await driver.run(recordTable(driver, tableName(name), {}));
-      for (const index of indexes) await driver.run(indexStatement(driver, tableName(name), index.field, index));
+      // Link fields are answered from the link table (store/sql/schema.ts), not from an index of the document.
+      const links = linksOf(name);
+      for (const index of indexes) if (!(index.array && links.has(index.field))) await driver.run(indexStatement(driver, tableName(name), index.field, index));
     },
-    registry: (site = DEFAULT_SITE) => sqlRegistry(driver, site)
+    registry: (site = DEFAULT_SITE) => sqlRegistry(driver, site, sequences)
   };
 }
 

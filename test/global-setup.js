@@ -4,6 +4,10 @@ const { execFileSync } = require("child_process");
 const path = require("path");
 
 module.exports = async () => {
+  // The tests' own expectations are computed in UTC: the test processes (started after this) run in it.
+  // The service itself runs in any zone (lib/dates.ts; test/unit/other-zone.test.ts runs the date logic
+  // in another one). Set here, in jest's own process: a test file gets a copy of process.env.
+  process.env.TZ = "UTC";
   const root = path.resolve(__dirname, "..");
   try {
     execFileSync(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: root, stdio: "pipe" });

@@ -65,6 +65,14 @@ export const GAP_GRACE_MS = 10_000;
 export const isTermType = (type: ChangeType): boolean => type === "category" || type === "tag";
 export const changeKey = (type: ChangeType, id: number): string => `${isTermType(type) ? "term" : "post"}:${id}`;
 
+/**
+ * The feed entry of a change as it is stored (without its number, given by the feed's sequence; `before`
+ * filled in by the store from the record's previous entry).
+ */
+export function feedEntry(c: ChangeInput, at = Date.now()): Omit<ChangeDoc, "_id"> {
+  return { key: changeKey(c.type, c.id), type: c.type, id: c.id, action: c.action, modified_utc: c.modified_utc, before: null, after: c.snapshot ?? null, at };
+}
+
 /** The service that owns (and renders) records of a type. */
 export function ownerOf(type: ChangeType): string {
   if (type === "event") return "events";

@@ -5,7 +5,16 @@
  * unless they carry their own offset. Terms compare their internal modified time.
  */
 import { dateTime, Rule } from "../params";
-import { parseUtc } from "../dates";
+import { parseUtc, toDb, utcToWallClock } from "../dates";
+
+/**
+ * The two modification times every post record (event, venue, organizer) stores, written one way
+ * (C58, docs/records.md): `modified` in the site's time zone, `modified_utc` in UTC.
+ */
+export function modifiedStamp(now: Date, siteZone: string): { modified: string; modified_utc: string } {
+  const utc = toDb(now);
+  return { modified: utcToWallClock(utc, siteZone), modified_utc: utc };
+}
 
 export const MODIFIED_PARAMS = ["modified_after", "modified_before"] as const;
 

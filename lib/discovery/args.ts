@@ -1,13 +1,12 @@
 /**
- * The documented arguments of a routed action: read from its registered params schema (lib/schemas.ts),
+ * The documented arguments of a routed action: read from its params schema (the table of lib/schemas.ts),
  * in declaration order. Both discovery documents and docs/action-api.md start from here, so an action's
  * params schema is their one source of truth.
  */
-import { describeSchema, ParamDoc, ParamsSchema, Rule } from "../params";
+import { describeSchema, ParamDoc } from "../params";
 import { schemaOf } from "../schemas";
 import { hasMessage, LANGUAGES, translate } from "../messages";
 import { parseInZone } from "../dates";
-import { NAMESPACE_PATH } from "../settings";
 
 export interface DocumentedArg {
   name: string;
@@ -18,7 +17,7 @@ export interface DocumentedArg {
 /** Added by the translation layer to every route (D19); never part of an action's own schema. */
 export const I18N_PARAM = "i18n_language";
 
-/** The documented params of `action` ([] when it has no registered schema), without `i18n_language`. */
+/** The documented params of `action` ([] when it has no schema), without `i18n_language`. */
 export function documentedArgs(action: string): DocumentedArg[] {
   const schema = schemaOf(action);
   return schema ? describeSchema(schema).filter(a => a.name !== I18N_PARAM) : [];
@@ -32,7 +31,7 @@ export function argDescription(description: string, lang: string): string {
   return description && hasMessage(description) ? translate(description, lang) : description;
 }
 
-/** Whether `action` has a registered params schema. */
+/** Whether `action` has a params schema. */
 export function isDocumented(action: string): boolean {
   return schemaOf(action) !== undefined;
 }
@@ -74,23 +73,3 @@ export function openApiType(doc: ParamDoc): string {
   return "string";
 }
 
-/** A rule that only documents: accepts any value (the index's own `namespace` and `context`). */
-function documentOnly(doc: ParamDoc): Rule {
-  return { type: "any", optional: true, $doc: doc, custom: value => value };
-}
-
-/**
- * Params of the gateway's own routed actions. WordPress declares the index's two args with a default
- * only (no description, no type); an empty description is not printed.
- */
-export const API_PARAMS: Record<"api.index" | "api.doc" | "api.restIndex" | "api.home", ParamsSchema> = {
-  "api.index": {
-    $$strict: "remove",
-    namespace: documentOnly({ description: "", default: NAMESPACE_PATH }),
-    context: documentOnly({ description: "", default: "view" })
-  },
-  "api.doc": { $$strict: "remove" },
-  // WordPress discovery (lib/discovery/rest-index.ts): outside the namespace, no params.
-  "api.restIndex": { $$strict: "remove", context: documentOnly({ description: "", default: "view" }) },
-  "api.home": { $$strict: "remove" }
-};

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document, `GET {api_root}/calendar/events/v1/doc`, built from the route table (one path
- * per route, one operation per method), the registered params schemas (parameters and request bodies) and
+ * per route, one operation per method), the params table (lib/schemas.ts: parameters and request bodies) and
  * lib/response-schemas.ts (what each answer holds). Human-readable texts come from the message catalogs
  * (`doc.*`); parameter descriptions are the schemas' own, in the request's language where the catalogs
  * have them (lib/discovery/args.ts).
@@ -32,7 +32,7 @@ export function verbOf(methods: readonly string[]): "get" | "post" | "delete" | 
 }
 
 const KIND_BY_OPERATION: Record<string, OperationKind> = {
-  list: "list", create: "create", get: "read", getBySlug: "read", update: "update", updateBySlug: "update", remove: "remove", removeBySlug: "remove"
+  list: "list", occurrences: "list", create: "create", get: "read", getBySlug: "read", update: "update", updateBySlug: "update", remove: "remove", removeBySlug: "remove"
 };
 const KIND_BY_VERB: Record<Verb, OperationKind> = { get: "read", post: "update", put: "update", patch: "update", delete: "remove" };
 
@@ -114,6 +114,7 @@ export function argSchema(arg: DocumentedArg): Record<string, unknown> {
   const schema: Record<string, unknown> = { type: openApiType(arg.doc) };
   if (arg.doc.items) schema.items = { ...arg.doc.items };
   if (arg.doc.enum) schema.enum = [...arg.doc.enum];
+  if (arg.doc.example !== undefined) schema.example = structuredClone(arg.doc.example);
   return schema;
 }
 

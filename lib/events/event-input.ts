@@ -6,7 +6,8 @@
 import { dayEnd, dayStart, parseWallClock, wallClockToUtc } from "../dates";
 import { normaliseCostInput, costCurrency } from "../cost";
 import { sanitizeUrl } from "../sanitize";
-import { ApiError, ParamReason } from "../errors";
+import type { ParamReason } from "../errors";
+import { sent } from "../params";
 
 export interface EventSchedule {
   timezone: string;
@@ -17,31 +18,26 @@ export interface EventSchedule {
   utc_end_date: string;
 }
 
-const present = (v: unknown) => v !== undefined && v !== null;
 
 /**
  * Dates the params schema accepted (read as UTC) that cannot be read in the site zone. The time zone,
  * website and author are checked by the params schema itself (event-params.ts).
  */
-export function checkEventInput(p: Record<string, any>, siteZone: string): Record<string, ParamReason> {
+export function checkEventInput(p: Record<string, unknown>, siteZone: string): Record<string, ParamReason> {
   const bad: Record<string, ParamReason> = {};
   for (const name of ["start_date", "end_date"]) {
-    if (present(p[name]) && parseWallClock(p[name], siteZone) === null) bad[name] = { key: "param.date" };
+    if (sent(p[name]) && parseWallClock(p[name], siteZone) === null) bad[name] = { key: "param.date" };
   }
   return bad;
 }
 
-/** Throws one 400 naming every parameter in `bad`, if any. */
-export function throwIfInvalid(bad: Record<string, ParamReason>): void {
-  if (Object.keys(bad).length) throw ApiError.invalidParams(bad);
-}
 
 /** The schedule after a write; `current` is the stored event on update. */
-export function resolveSchedule(p: Record<string, any>, current: EventSchedule | undefined, siteZone: string, now: Date): EventSchedule {
-  const timezone = present(p.timezone) ? (p.timezone === "" ? siteZone : String(p.timezone)) : current?.timezone ?? siteZone;
-  let start = present(p.start_date) ? parseWallClock(p.start_date, timezone, now)! : current!.start_date;
-  let end = present(p.end_date) ? parseWallClock(p.end_date, timezone, now)! : current!.end_date;
-  const allDay = present(p.all_day) ? !!p.all_day : current?.all_day ?? false;
+export function resolveSchedule(p: Record<string, unknown>, current: EventSchedule | undefined, siteZone: string, now: Date): EventSchedule {
+  const timezone = sent(p.timezone) ? (p.timezone === "" ? siteZone : String(p.timezone)) : current?.timezone ?? siteZone;
+  let start = sent(p.start_date) ? parseWallClock(p.start_date, timezone, now)! : current!.start_date;
+  let end = sent(p.end_date) ? parseWallClock(p.end_date, timezone, now)! : current!.end_date;
+  const allDay = sent(p.all_day) ? !!p.all_day : current?.all_day ?? false;
   // Start after end: the end moves to the start, before the all-day widening (an all-day event ends at 23:59:59).
   if (start > end) end = start;
   if (allDay) {
@@ -60,21 +56,21 @@ export function costFields(input: unknown): { cost: string[]; currency_symbol: s
 const FLAGS = ["show_map", "show_map_link", "hide_from_listings", "sticky", "featured"] as const;
 
 /** Plain fields of a write: text, flags, website, cost (only those sent, except flags default false on create). */
-export function plainEventFields(p: Record<string, any>, creating: boolean): Record<string, unknown> {
+export function plainEventFields(p: Record<string, unknown>, creating: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (present(p.title)) out.title = String(p.title).trim();
-  if (present(p.description)) out.description = p.description;
-  if (present(p.excerpt)) out.excerpt = p.excerpt;
+  if (sent(p.title)) out.title = String(p.title).trim();
+  if (sent(p.description)) out.description = p.description;
+  if (sent(p.excerpt)) out.excerpt = p.excerpt;
   for (const flag of FLAGS) {
-    if (present(p[flag])) out[flag] = !!p[flag];
+    if (sent(p[flag])) out[flag] = !!p[flag];
     else if (creating) out[flag] = false;
   }
   // An empty website sent on create stores none (output: the permalink); on update it stores "" (docs/records.md#event-fields).
-  if (present(p.website) && p.website !== "") out.website = sanitizeUrl(String(p.website));
-  else if (present(p.website) && !creating) out.website = "";
+  if (sent(p.website) && p.website !== "") out.website = sanitizeUrl(String(p.website));
+  else if (sent(p.website) && !creating) out.website = "";
   else if (creating) out.website = null;
-  if (present(p.cost)) Object.assign(out, costFields(p.cost));
+  if (sent(p.cost)) Object.assign(out, costFields(p.cost));
   else if (creating) Object.assign(out, costFields(null));
-  if (present(p.post_password)) out.post_password = p.post_password;
+  if (sent(p.post_password)) out.post_password = p.post_password;
   return out;
 }

@@ -7,9 +7,7 @@ import { boolean, dateTime, idList, integer, looseFlag, schema, string, stringLi
 import { REGISTERED_STATUSES } from "../capabilities";
 import { isValidTimezone } from "../dates";
 import { isValidUrl, sanitizeUrl } from "../sanitize";
-import { knownUserIds } from "../callers";
-import { loadApiKeys } from "../api-keys";
-import { settings } from "../settings";
+import { knownUserIdsHere } from "../sites/callers";
 import { modifiedRules } from "../changes/modified";
 import { nearRules } from "../geo/near-query";
 
@@ -17,14 +15,15 @@ import { nearRules } from "../geo/near-query";
  * `base` plus a check of its (coerced) value: `check` answers the catalog key of the failure, or
  * undefined. Runs with the other validators, so every bad parameter is reported in one 400.
  */
-function refine(base: Rule, check: (value: any) => string | undefined): Rule {
+function refine<T>(base: Rule, check: (value: T) => string | undefined): Rule {
   return {
     ...base,
     custom(value, errors) {
       const before = errors.length;
       const out = base.custom(value, errors);
       if (errors.length > before || out === undefined || out === null) return out;
-      const key = check(out);
+      // `base` (the schema rule of that parameter) coerced the value to T
+      const key = check(out as T);
       if (key) errors.push({ type: key, actual: value });
       return out;
     }
@@ -36,7 +35,7 @@ const validZone = (v: string) => (v === "" || isValidTimezone(v) ? undefined : "
 /** `website`: empty, or an absolute URL once the characters URLs cannot hold are removed. */
 const validWebsite = (v: unknown) => (v === "" || (typeof v === "string" && isValidUrl(sanitizeUrl(v))) ? undefined : "param.url");
 /** `author`: one of the users API_KEYS names (D15). */
-const knownAuthor = (v: number) => (knownUserIds(loadApiKeys(settings())).has(v) ? undefined : "param.unknown_id");
+const knownAuthor = (v: number) => (knownUserIdsHere().has(v) ? undefined : "param.unknown_id");
 
 const page = () => integer({ description: "The archive page to return.", default: 1, positive: true });
 const perPage = () => integer({ description: "The number of events to return on each page.", default: 10, positive: true });
@@ -69,8 +68,17 @@ export function eventWriteRules(required: boolean): Record<string, Rule> {
     venue: untyped({ description: "Venue IDs or venue data.", default: null, items: { type: "integer" } }),
     organizer: untyped({ description: "Organizer IDs or organizer data.", default: null, items: { type: "integer" } }),
     post_parent: integer({ description: "The ID of the parent event (extension).", positive: true }),
-    post_password: string({ description: "The password protecting the event content; empty to clear it (extension)." })
+    post_password: string({ description: "The password protecting the event content; empty to clear it (extension)." }),
+    // Recurring events (issue 20, C51–C53).
+    recurrence: untyped({ description: "RFC 5545 recurrence lines (RRULE, RDATE, EXDATE) making the event the first of a series; [] ends the series (extension).", items: { type: "string" },
+      example: ["RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630T235959Z", "EXDATE;TZID=Europe/Rome:20270112T190000"] }),
+    scope: scopeRule()
   };
+}
+
+/** `scope` of a write to an occurrence (C53). */
+function scopeRule(): Rule {
+  return string({ description: "On an occurrence of a series: this (default on an occurrence), following or all (default on the first event) (extension).", enum: ["this", "following", "all"] });
 }
 
 const idRule = () => integer({ description: "The event ID.", required: true, in: "path", min: 0 });
@@ -112,10 +120,21 @@ export const EVENT_PARAMS = {
   }),
   create: schema(eventWriteRules(true)),
   get: schema({ id: idRule(), password: passwordRule(), context: string({ description: "Request context: view or edit." }), format: singleFormat() }),
-  remove: schema({ id: idRule(), password: passwordRule() }),
+  remove: schema({ id: idRule(), password: passwordRule(), scope: scopeRule() }),
   update: schema({ id: idRule(), password: passwordRule(), ...eventWriteRules(false) }),
   getBySlug: schema({ slug: slugRule(true), password: string({ description: "The event password.", nonEmpty: true }), context: string({ description: "Request context: view or edit." }), format: singleFormat() }),
-  removeBySlug: schema({ slug: slugRule(true) }),
+  removeBySlug: schema({ slug: slugRule(true), scope: scopeRule() }),
+  occurrences: schema({
+    id: idRule(),
+    page: page(),
+    per_page: perPage(),
+    start_date: dateTime({ description: "Occurrences that start on or after this date.", typed: false }),
+    end_date: dateTime({ description: "Occurrences that end on or before this date.", typed: false }),
+    strict_dates: looseFlag({ description: "Whether the dates are taken as exact times rather than whole days.", default: "false", nonEmpty: true }),
+    status: stringList({ description: "Occurrences with any of these post statuses.", format: "string" }),
+    password: string({ description: "Reveals the protected fields of events with this password.", nonEmpty: true }),
+    context: string({ description: "Request context: view or edit." })
+  }),
   updateBySlug: schema({ ...(() => { const { slug: _s, ...rest } = eventWriteRules(false); return { slug: slugRule(false), ...rest }; })() })
 };
 

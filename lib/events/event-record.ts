@@ -9,8 +9,9 @@ import { dateDetails, isoWithOffset, timezoneAbbr } from "../dates";
 import { escapeUrlForOutput, stripTags } from "../sanitize";
 import { blankProtected, EVENT_BLANKS } from "../posts/password";
 import { globalId, permalink } from "../posts/permalink";
+import type { PostDoc } from "../posts/post-doc";
 
-export interface EventDoc {
+export interface EventDoc extends PostDoc {
   _id: number;
   author: number;
   status: string;
@@ -46,12 +47,18 @@ export interface EventDoc {
   post_parent?: number;
   post_password?: string;
   lang?: string;
+  /** A series member (lib/events/series.ts): its series' first event, and on that one the rule lines. */
+  series_id?: number;
+  series_lines?: string[];
 }
 
+/** A venue, organizer or term record as an event embeds it. */
+export interface Embedded { id?: unknown; name?: unknown; json_ld?: unknown }
+
 export interface EventEmbeds {
-  venues: Record<string, any>;
-  organizers: Record<string, any>;
-  terms: Record<string, any>;
+  venues: Record<string, Embedded>;
+  organizers: Record<string, Embedded>;
+  terms: Record<string, Embedded>;
   images: Map<number, { url: string; id: number; extension: string }>;
 }
 
@@ -70,18 +77,30 @@ export interface RecordOptions {
   text?: { title?: string; description?: string; excerpt?: string };
 }
 
-const byName = (a: any, b: any) => String(a.name).localeCompare(String(b.name), undefined, { sensitivity: "base" }) || a.id - b.id;
+const byName = (a: Embedded, b: Embedded) => String(a.name).localeCompare(String(b.name), undefined, { sensitivity: "base" }) || Number(a.id) - Number(b.id);
 
 const CURRENCY_CODES: Record<string, string> = { $: "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "R$": "BRL" };
 
-function eventJsonLd(out: Record<string, any>, doc: EventDoc): Record<string, unknown> {
+/** What the JSON-LD of an event reads of its output record. */
+interface JsonLdSource {
+  title: string;
+  excerpt: string;
+  description: string;
+  image: { url: string } | boolean;
+  url: string;
+  venue: Embedded | Embedded[];
+  organizer: Embedded[];
+  cost_details: { values: string[] };
+}
+
+function eventJsonLd(out: JsonLdSource, doc: EventDoc): Record<string, unknown> {
   const ld: Record<string, unknown> = {
     "@context": "http://schema.org",
     "@type": "Event",
     name: out.title,
     description: stripTags(out.excerpt || out.description || "").trim()
   };
-  if (out.image && out.image.url) ld.image = out.image.url;
+  if (typeof out.image === "object" && out.image.url) ld.image = out.image.url;
   ld.url = out.url;
   ld.startDate = isoWithOffset(doc.start_date, doc.timezone);
   ld.endDate = isoWithOffset(doc.end_date, doc.timezone);
@@ -110,7 +129,7 @@ export function eventRecord(doc: EventDoc, rc: RecordContext, embeds: EventEmbed
   const excerpt = opts.text?.excerpt ?? doc.excerpt ?? "";
   const venues = doc.venues.map(id => embeds.venues[id]).filter(Boolean);
   const website = doc.website === null || doc.website === undefined ? url : doc.website === "" ? "" : escapeUrlForOutput(doc.website);
-  const out: Record<string, any> = {
+  const out = {
     id: doc._id,
     global_id: gid,
     global_id_lineage: [gid],
@@ -153,6 +172,11 @@ export function eventRecord(doc: EventDoc, rc: RecordContext, embeds: EventEmbed
     organizer: doc.organizers.map(id => embeds.organizers[id]).filter(Boolean),
     custom_fields: []
   };
-  if (opts.jsonLd) out.json_ld = eventJsonLd(out, doc);
-  return opts.blank ? blankProtected(out, EVENT_BLANKS) : out;
+  const record: Record<string, unknown> = opts.jsonLd ? { ...out, json_ld: eventJsonLd(out, doc) } : out;
+  // C51: a series' first event carries its rule lines, every other occurrence its first event's id.
+  if (doc.series_id) {
+    if (doc.series_id === doc._id) record.recurrence = [...(doc.series_lines ?? [])];
+    else record.post_parent = doc.series_id;
+  }
+  return opts.blank ? blankProtected(record, EVENT_BLANKS) : record;
 }

@@ -10,7 +10,9 @@
  * `geoloc-not-available` when no geolocation service runs.
  */
 import type { Context, ServiceBroker } from "moleculer";
+import { actionAvailable } from "../bus";
 import { ApiError } from "../errors";
+import { settings } from "../settings";
 import { number, Rule, string } from "../params";
 import type { DistanceUnit } from "./distance";
 
@@ -64,16 +66,9 @@ export function readNear(p: NearInput): { asked: boolean; near?: NearParams } {
   };
 }
 
-/** Whether some node serves that action now (a service without it, or no service, is "not running"). */
-export function actionAvailable(broker: ServiceBroker, action: string): boolean {
-  const endpoints = (broker.registry as unknown as { getActionEndpoints?: (name: string) => { hasAvailable(): boolean } | undefined })
-    .getActionEndpoints?.(action);
-  return !!endpoints && endpoints.hasAvailable();
-}
-
-/** 400 `geoloc-not-available` unless every one of these geolocation actions is served. */
+/** 400 `geoloc-not-available` unless the add-on is on for the site (docs/sites.md) and every one of these geolocation actions is served. */
 export function requireGeolocation(broker: ServiceBroker, actions: readonly string[]): void {
-  if (!actions.every(action => actionAvailable(broker, action))) throw new ApiError("geoloc-not-available", 400);
+  if (!settings().geolocation || !actions.every(action => actionAvailable(broker, action))) throw new ApiError("geoloc-not-available", 400);
 }
 
 /** The published venues within the radius: venue id → distance in the asked unit (two decimals), nearest first. */

@@ -105,6 +105,8 @@ export interface GuardContext {
   baseUrl(): string;
   limiter(): RateLimiter | undefined;
   isKnownKey(key: string): boolean;
+  /** The rate-limit bucket of a client key (a site's own, say); the key itself by default. */
+  bucketOf?(key: string): string;
   /** Renders an error as the gateway does (the contract's JSON). */
   renderError(req: IncomingMessage, res: ServerResponse, err: unknown): void;
   warn(msg: string, err?: unknown): void;
@@ -126,7 +128,8 @@ export function frontDoor(next: () => Handler, guards: () => GuardContext): (req
     const limiter = g.limiter();
     if (limiter && isCounted(req)) {
       try {
-        const decision = await limiter.check(clientKey(req, key => g.isKnownKey(key)));
+        const client = clientKey(req, key => g.isKnownKey(key));
+        const decision = await limiter.check(g.bucketOf ? g.bucketOf(client) : client);
         for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
         if (!decision.allowed) {
           // The body is not read: close the connection rather than drain an upload we refuse.

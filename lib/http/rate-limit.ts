@@ -14,6 +14,7 @@
 import * as crypto from "crypto";
 import type { IncomingMessage } from "http";
 import Redis from "ioredis";
+import { cacheKind } from "../settings";
 
 export interface RateLimitOptions {
   /** Requests allowed per window. */
@@ -85,6 +86,9 @@ end
 return {n, ttl}`;
 
 /** Counters shared by every gateway node through Redis. */
+/** The client with the command `defineCommand("calendarRateHit", …)` adds (ioredis types none it defines). */
+type RedisWithHit = Redis & { calendarRateHit(key: string, windowMs: string): Promise<[number, number]> };
+
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis;
 
@@ -109,7 +113,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async hit(key: string, windowMs: number): Promise<WindowHit> {
-    const [count, ttl] = (await (this.redis as any).calendarRateHit(this.prefix + key, String(windowMs))) as [number, number];
+    const [count, ttl] = (await (this.redis as unknown as RedisWithHit).calendarRateHit(this.prefix + key, String(windowMs))) as [number, number];
     return { count: Number(count), resetAt: Date.now() + Number(ttl) };
   }
 
@@ -178,8 +182,8 @@ export interface LimiterSettings {
 export function createRateLimiter(s: LimiterSettings, warn: (msg: string) => void = () => undefined): RateLimiter | undefined {
   if (!s.rateLimit) return undefined;
   const local = new MemoryRateLimitStore(s.rateLimit.windowMs);
-  if (s.cacher && /^rediss?:\/\//.test(s.cacher)) {
-    const shared = new RedisRateLimitStore(s.cacher, `RL-${s.namespace || "calendar"}:`);
+  if (cacheKind(s) === "redis") {
+    const shared = new RedisRateLimitStore(s.cacher!, `RL-${s.namespace || "calendar"}:`);
     return new RateLimiter(s.rateLimit, shared, local, warn);
   }
   return new RateLimiter(s.rateLimit, local, local, warn);

@@ -1,13 +1,17 @@
 /**
  * The gateway's response cache: a GET answered 200 is kept, serialised, under its method, URL, caller
  * (Authorization) and Accept header, in the broker's cacher, and answered from there (with its ETag, so
- * `If-None-Match` still gives 304) until the next write cleans the cacher. Only where every write cleans
- * the cache this gateway reads: one process (one cacher for all), or a shared Redis cacher.
+ * `If-None-Match` still gives 304) until a write makes it stale (lib/cache/staleness.ts). Only where every
+ * write cleans the cache this gateway reads: one process (one cacher for all), a shared Redis cacher, or
+ * the writers' clean broadcast.
  */
 import { createHash } from "crypto";
 import type { IncomingMessage } from "http";
+import { currentSiteId } from "../sites/scope";
+import { dependencyOfUrl, keyPrefix } from "../cache/staleness";
+import { NAMESPACE_PATH } from "../settings";
 
-export const RESPONSE_KEY_PREFIX = "RESP:";
+const NAMESPACE = `/${NAMESPACE_PATH}`;
 
 /** Headers of a kept answer that are replayed with it. */
 const KEPT_HEADERS = ["content-type", "etag", "last-modified", "vary", "link", "x-tec-total", "x-tec-totalpages", "x-wp-total",
@@ -42,11 +46,15 @@ const RECENT_KEYS_MAX = 10_000;
 export function responseKey(req: IncomingMessage & { originalUrl?: string }): string | undefined {
   if (req.method !== "GET") return undefined;
   if (req.headers["if-match"] !== undefined) return undefined;
-  const text = `${req.originalUrl ?? req.url ?? ""}\u0000${req.headers.authorization ?? ""}\u0000${req.headers.accept ?? ""}`;
+  // The site is part of the key: two sites answer the same URL differently (docs/sites.md).
+  const site = currentSiteId();
+  const url = req.originalUrl ?? req.url ?? "";
+  const text = `${site}\u0000${url}\u0000${req.headers.authorization ?? ""}\u0000${req.headers.accept ?? ""}`;
   let key = recentKeys.get(text);
   if (key === undefined) {
     if (recentKeys.size >= RECENT_KEYS_MAX) recentKeys.clear();
-    key = RESPONSE_KEY_PREFIX + createHash("sha1").update(text).digest("base64url");
+    // what the answer depends on leads the key, so a write cleans only what it made stale (lib/cache/staleness.ts)
+    key = keyPrefix("RESP", site, dependencyOfUrl(url, NAMESPACE)) + createHash("sha1").update(text).digest("base64url");
     recentKeys.set(text, key);
   }
   return key;

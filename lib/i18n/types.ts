@@ -19,7 +19,3 @@ export const TRANSLATABLE: Readonly<Record<TranslatableType, TypeSpec>> = {
 };
 
 export const TRANSLATABLE_TYPES = Object.keys(TRANSLATABLE) as TranslatableType[];
-
-export function isTranslatableType(v: unknown): v is TranslatableType {
-  return typeof v === "string" && Object.prototype.hasOwnProperty.call(TRANSLATABLE, v);
-}

@@ -2,17 +2,13 @@
  * The `json_ld` of a venue (schema.org Place) or an organizer (Person), without `@context`
  * (docs/records.md#json-ld, D22). Built from the record as the caller sees it, so blanked fields never leak here.
  */
-import { collapseWhitespace, isPhpEmpty, stripTags } from "../sanitize";
+import { collapseWhitespace, isPhpEmpty, plainText } from "../sanitize";
 import type { LinkedKindSpec } from "./spec";
 
-type View = Record<string, any>;
+type View = Record<string, unknown>;
 
 const text = (v: unknown): string => (typeof v === "string" ? v : "");
 
-/** The description as plain text (tags stripped, whitespace collapsed). */
-function plainText(html: unknown): string {
-  return collapseWhitespace(stripTags(text(html))).trim();
-}
 
 /** schema.org PostalAddress of the non-empty address parts, or undefined when there is none. */
 function postalAddress(v: View): Record<string, string> | undefined {
@@ -30,9 +26,11 @@ function postalAddress(v: View): Record<string, string> | undefined {
 /** `view`: the record's output keys (name under `spec.nameField`, rendered description, image object…). */
 export function linkedJsonLd(spec: LinkedKindSpec, view: View): Record<string, unknown> {
   const ld: Record<string, unknown> = { "@type": spec.jsonLdType, name: text(view[spec.nameField]) };
-  const description = plainText(view.description);
+  // plain text on one line
+  const description = collapseWhitespace(plainText(view.description)).trim();
   if (description) ld.description = description;
-  if (view.image && typeof view.image === "object" && view.image.url) ld.image = view.image.url;
+  const image = view.image as { url?: unknown } | false | undefined;
+  if (image && typeof image === "object" && image.url) ld.image = image.url;
   const website = text(view.website);
   if (spec.jsonLdType === "Place") {
     ld.url = text(view.url);

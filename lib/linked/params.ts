@@ -4,9 +4,7 @@
  * the extensions (`post_password` C4/D32, `geo_lat`/`geo_lng` D8, read-time `password`/`context` C15,
  * docs/authorization.md#password-protected-records) are accepted by the actions but, like the events' extensions, not listed in the index.
  */
-import { settings } from "../settings";
-import { loadApiKeys } from "../api-keys";
-import { knownUserIds } from "../callers";
+import { knownUserIdsHere } from "../sites/callers";
 import { isRegisteredStatus } from "../capabilities";
 import { isValidUrl } from "../sanitize";
 import { allOptional, dateTime, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../params";
@@ -53,7 +51,7 @@ const isScalar = (v: unknown): boolean => typeof v === "string" || typeof v === 
 
 /** D15: `author` must name a user of API_KEYS. */
 export function isKnownUser(id: number): boolean {
-  return knownUserIds(loadApiKeys(settings())).has(id);
+  return knownUserIdsHere().has(id);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
  * understand: status visibility (with C13), the search of `find_like`, and the id sets that the event
  * filters (`event`, `has_events`, `only_with_upcoming`) produce.
  */
-/** A store query (the subset of operators both stores understand). */
-export type Query = Record<string, any>;
+import type { Query } from "../store-query";
+export type { Query } from "../store-query";
 
 /** docs/lists.md#venue-and-organizer-filters: fragments split at every character that is not a-z, A-Z, 0-9 or `-`. */
 export function searchFragments(search: string): string[] {

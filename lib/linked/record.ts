@@ -9,6 +9,7 @@ import { deriveStateProvince, isTruthyFlag, sanitizeTextField, stripEmptyKeys } 
 import { linkedJsonLd } from "./json-ld";
 import type { LinkedKindSpec } from "./spec";
 import type { PostDoc } from "../posts/post-doc";
+import { sent } from "../params";
 
 /** A stored venue or organizer (store `_id` = the record id). */
 export interface LinkedDoc extends PostDoc {
@@ -53,40 +54,39 @@ export function nameKey(name: string): string {
   return name.trim().toLowerCase();
 }
 
-const given = (p: Record<string, unknown>, key: string): boolean => p[key] !== undefined && p[key] !== null;
 
 /** The stored fields a validated write changes (image, author, status, dates and slug are the mixin's). */
 export function writeChanges(spec: LinkedKindSpec, p: Record<string, unknown>, current: LinkedDoc | undefined, mode: WriteMode): Changes {
   const set: Record<string, unknown> = {};
   const unset: string[] = [];
   if (mode !== "duplicate") {
-    if (given(p, spec.nameField)) {
+    if (sent(p[spec.nameField])) {
       const name = String(p[spec.nameField]).trim();
       set.name = name;
       set.name_key = nameKey(name);
     }
-    if (mode === "create") set.description = given(p, "description") ? String(p.description) : "";
-    else if (given(p, "description") && p.description !== "") set.description = String(p.description);
-    if (given(p, "post_password")) {
+    if (mode === "create") set.description = sent(p.description) ? String(p.description) : "";
+    else if (sent(p.description) && p.description !== "") set.description = String(p.description);
+    if (sent(p.post_password)) {
       if (p.post_password === "") unset.push("post_password");
       else set.post_password = String(p.post_password);
     }
   }
   for (const field of spec.fields) {
-    if (given(p, field.name)) set[field.name] = sanitizeTextField(String(p[field.name]));
+    if (sent(p[field.name])) set[field.name] = sanitizeTextField(String(p[field.name]));
     else if (mode === "create") set[field.name] = "";
   }
-  if (spec.stateProvince && !set.stateprovince && (mode === "create" || REGION_INPUTS.some(k => given(p, k)))) {
+  if (spec.stateProvince && !set.stateprovince && (mode === "create" || REGION_INPUTS.some(k => sent(p[k])))) {
     const merged: Record<string, unknown> = { ...(current ?? {}), ...set };
     set.stateprovince = deriveStateProvince(merged.state as string, merged.province as string, merged.country as string);
   }
   if (spec.mapFlags) {
     for (const flag of MAP_FLAGS) {
-      if (given(p, flag)) set[flag] = isTruthyFlag(p[flag]);
+      if (sent(p[flag])) set[flag] = isTruthyFlag(p[flag]);
       else if (mode !== "update") set[flag] = true;
     }
   }
-  if (spec.geo && given(p, "geo_lat") && given(p, "geo_lng")) {
+  if (spec.geo && sent(p.geo_lat) && sent(p.geo_lng)) {
     if (p.geo_lat === "") {
       if (mode !== "create") unset.push("geo_lat", "geo_lng");
     } else {

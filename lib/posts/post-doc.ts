@@ -11,5 +11,5 @@ export interface PostDoc {
   slug: string;
   post_password?: string;
   lang?: string;
-  [field: string]: any;
+  [field: string]: unknown;
 }

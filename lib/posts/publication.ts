@@ -21,7 +21,8 @@ export interface PublicationInput {
   date_utc?: string;
 }
 
-const FLOATING = new Set(["draft", "pending", "auto-draft"]);
+/** Statuses whose slug and date float: no unique slug, no publication date until set (docs/records.md#event-slugs, D17). */
+export const FLOATING_STATUSES: ReadonlySet<string> = new Set(["draft", "pending", "auto-draft"]);
 
 function utcMs(dateUtc: string): number | null {
   return dateUtc === ZERO_DATE ? null : fromDb(dateUtc).getTime();
@@ -53,7 +54,7 @@ export function resolvePublication(who: Who, input: PublicationInput, current: P
   else status = current.status;
 
   // D17: a draft or pending post created without a date keeps a floating UTC date until it leaves that state.
-  if (!current && !dated && FLOATING.has(status)) dateUtc = ZERO_DATE;
-  if (dateUtc === ZERO_DATE && !FLOATING.has(status)) dateUtc = wallClockToUtc(date, siteZone);
+  if (!current && !dated && FLOATING_STATUSES.has(status)) dateUtc = ZERO_DATE;
+  if (dateUtc === ZERO_DATE && !FLOATING_STATUSES.has(status)) dateUtc = wallClockToUtc(date, siteZone);
   return { status, date, date_utc: dateUtc };
 }

@@ -1,33 +1,12 @@
 /**
  * Order among concurrent writes of one process (the embedded store runs each post type in one process,
  * C23):
- * - `KeyedQueue` runs the writes of one record one after another, so each reads the record as the previous
- *   write left it (no lost field, term counts computed from the real previous state);
+ * - the post mixin runs the writes of one record one after another through lib/queue.ts's `KeyedQueue`,
+ *   so each reads the record as the previous write left it (no lost field, term counts computed from the real previous state);
  * - `SlugHolds` hands out unique slugs to writes that are still on their way to the store, so two parallel
  *   creates (or renames) never both take the same free slug.
  */
 import { RESERVED_SLUGS } from "../slug";
-
-export class KeyedQueue {
-  private readonly tails = new Map<string, Promise<unknown>>();
-
-  /** Runs `fn` once every earlier `run` with the same key has settled; answers what `fn` answers. */
-  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const result = previous.then(fn);
-    const tail = result.then(() => undefined, () => undefined);
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return result;
-  }
-
-  /** Keys with writes queued or running (tests, diagnostics). */
-  get size(): number {
-    return this.tails.size;
-  }
-}
 
 export interface SlugHold {
   slug: string;

@@ -130,11 +130,6 @@ export function paging(page: number | undefined, perPage: number | undefined, to
   return { page: p, perPage: pp, total, totalPages: Math.ceil(total / pp), skip: (p - 1) * pp };
 }
 
-/** `per_page` as used (for the store query before the total is known). */
-export function effectivePerPage(perPage: number | undefined): number {
-  return Math.min(perPage ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
-}
-
 function withQueryArg(url: string, name: string, value: string): string {
   return `${url}${url.includes("?") ? "&" : "?"}${name}=${encodeURIComponent(value)}`;
 }

@@ -21,8 +21,6 @@ export const TAXONOMIES: Readonly<Record<Taxonomy, TaxonomyTraits>> = {
   tag: { wpName: "post_tag", collection: "tags", hierarchical: false }
 };
 
-export const TAXONOMY_NAMES: readonly Taxonomy[] = ["category", "tag"];
-
 /** A term as stored (`terms` collection). `_id` is the integer term id (one sequence for both taxonomies, D2). */
 export interface TermDoc {
   _id: number;
@@ -58,8 +56,8 @@ export interface Roots {
 }
 
 /** Roots of a request (gateway meta), falling back to the configured site for internal calls. */
-export function rootsOf(meta: { site?: string; apiRoot?: string } | undefined, fallback: { baseUrl: string; restPrefix: string }): Roots {
-  const site = meta?.site ?? fallback.baseUrl;
+export function rootsOf(meta: { siteUrl?: string; apiRoot?: string } | undefined, fallback: { baseUrl: string; restPrefix: string }): Roots {
+  const site = meta?.siteUrl ?? fallback.baseUrl;
   const apiRoot = meta?.apiRoot ?? `${fallback.baseUrl}/${fallback.restPrefix}`;
   return { site, ns: `${apiRoot}/${NAMESPACE_PATH}` };
 }

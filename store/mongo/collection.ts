@@ -4,6 +4,7 @@
  * document-level `$not`, which MongoDB spells `$nor` with one clause.
  */
 import type { Collection } from "../collection";
+import type { MongoCol } from "./driver";
 import type { Query, Doc } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";
 
@@ -14,15 +15,16 @@ export function toMongoQuery(query: Query): Query {
   const out: Query = {};
   for (const [key, value] of Object.entries(query)) {
     if (key === "$not" && value && typeof value === "object" && !(value instanceof RegExp) && !Object.keys(value).some(k => k.startsWith("$") && k !== "$or" && k !== "$and"))
-      out.$nor = [toMongoQuery(value)];
+      out.$nor = [toMongoQuery(value as Query)];
     else if (key === "$and" || key === "$or") out[key] = (value as Query[]).map(toMongoQuery);
+    else if (key === "$mayContain") continue; // a narrowing hint only (lib/store-query.ts); the exact condition stands beside it
     else out[key] = value;
   }
   return out;
 }
 
 /** Updates (operators) or replaces (a plain document) the first match; answers it as it was or as it is now. */
-async function findAndModify(col: any, query: Query, update: Doc, which: "before" | "after"): Promise<Doc | null> {
+async function findAndModify(col: MongoCol, query: Query, update: Doc, which: "before" | "after"): Promise<Doc | null> {
   const opts = { returnOriginal: which === "before", returnDocument: which };
   const replacing = !Object.keys(update).some(k => k.startsWith("$"));
   const res = replacing ? await col.findOneAndReplace(toMongoQuery(query), update, opts) : await col.findOneAndUpdate(toMongoQuery(query), update, opts);
@@ -30,12 +32,12 @@ async function findAndModify(col: any, query: Query, update: Doc, which: "before
 }
 
 /** A MongoDB collection (driver 3.x as bundled by moleculer-db-adapter-mongo). */
-export function mongoCollection(col: any, counters?: any, counterId = "records"): Collection {
+export function mongoCollection(col: MongoCol, counters?: MongoCol, counterId = "records"): Collection {
   return {
     async append(doc) {
       if (!counters) throw new Error("append needs the database's counters collection");
       const res = await counters.findOneAndUpdate({ _id: counterId }, { $inc: { seq: 1 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
-      const stored = { ...doc, _id: res.value.seq };
+      const stored = { ...doc, _id: res!.value!.seq };
       await col.insertOne(stored);
       return stored;
     },

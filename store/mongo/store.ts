@@ -6,7 +6,9 @@
  * MONGO_URI is set (README "MongoDB").
  */
 import MongoAdapter from "moleculer-db-adapter-mongo";
-import type { Collection } from "../collection";
+import type { MongoCol } from "./driver";
+import { FEED_CARRY, FEED_COLLECTION, type Collection } from "../collection";
+import { UniqueViolation } from "../errors";
 import type { IdRegistry, ImageRecord } from "../registry";
 import type { IndexSpec, Store } from "../index";
 import { mongoCollection } from "./collection";
@@ -18,15 +20,13 @@ export interface MongoStore extends Store {
 interface MongoDb {
   collection(name: string): MongoCol;
 }
-// The bundled 3.x driver's collection, as far as this file uses it.
-type MongoCol = any;
 
 function registry(db: MongoDb, site: number): IdRegistry {
   const counters = db.collection("counters");
   const ids = db.collection("post_types");
   const next = async (seq: string): Promise<number> => {
     const res = await counters.findOneAndUpdate({ _id: `${site}:${seq}` }, { $inc: { seq: 1 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
-    return res.value.seq as number;
+    return res!.value!.seq as number;
   };
   return {
     async allocate(seq, type) {
@@ -45,13 +45,13 @@ function registry(db: MongoDb, site: number): IdRegistry {
         await ids.insertOne({ _id: `${site}:${id}`, site, id, type: "image", url, extension });
       } catch (err) {
         if ((err as { code?: number }).code !== 11000) throw err;
-        const other = await ids.findOne({ site, type: "image", url });
+        const other = (await ids.findOne({ site, type: "image", url }))!;
         return { id: other.id, url, extension: other.extension };
       }
       return { id, url, extension };
     },
     async images(list) {
-      const docs: Array<ImageRecord & { _id: string }> = await ids.find({ site, type: "image", id: { $in: list } }).toArray();
+      const docs: Array<ImageRecord & { _id: string }> = (await ids.find({ site, type: "image", id: { $in: list } }).toArray()) as Array<ImageRecord & { _id: string }>;
       return docs.map(d => ({ id: d.id, url: d.url, extension: d.extension }));
     }
   };
@@ -73,7 +73,16 @@ function siteCollection(db: MongoDb, name: string, site: number): Collection {
     count: q => inner.count(scoped(q)),
     idsWhere: async (field, value) => (await inner.find(scoped({ [field]: value }))).map(d => d._id),
     findOne: async q => strip(await inner.findOne(scoped(q))),
-    insert: async doc => strip(await inner.insert({ ...doc, site })),
+    // The guard and the feed entry follow the insert as separate operations here (no multi-document
+    // transaction without a replica set, README "The store"); the unique indexes still refuse a taken slug.
+    insert: async (doc, o = {}) => {
+      const guard = o.unlessTaken;
+      if (guard && doc[guard] !== undefined && doc[guard] !== "" && (await inner.findOne(scoped({ [guard]: doc[guard] }))))
+        throw new UniqueViolation(`${name}.${guard}`);
+      const stored = strip(await inner.insert({ ...doc, site }));
+      if (o.change) await siteCollection(db, FEED_COLLECTION, site).append(o.change, FEED_CARRY);
+      return stored;
+    },
     append: async (doc, carry) => {
       const extra: Record<string, unknown> = {};
       if (carry) {
@@ -82,10 +91,19 @@ function siteCollection(db: MongoDb, name: string, site: number): Collection {
       }
       return strip(await inner.append({ ...doc, ...extra, site }));
     },
-    updateOne: async (q, u) => strip(await inner.updateOne(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site })),
-    updateOneChange: async (q, u) => {
+    updateOne: async (q, u, o = {}) => {
+      const after = strip(await inner.updateOne(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site }));
+      const entry = after && o.change?.(after);
+      if (entry) await siteCollection(db, FEED_COLLECTION, site).append(entry, FEED_CARRY);
+      return after;
+    },
+    updateOneChange: async (q, u, o = {}) => {
       const change = await inner.updateOneChange(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site });
-      return change ? { before: strip(change.before), after: strip(change.after) } : null;
+      if (!change) return null;
+      const out = { before: strip(change.before), after: strip(change.after) };
+      const entry = o.change?.(out.after);
+      if (entry) await siteCollection(db, FEED_COLLECTION, site).append(entry, FEED_CARRY);
+      return out;
     },
     updateMany: (q, u) => inner.updateMany(scoped(q), u),
     removeMany: q => inner.removeMany(scoped(q)),

@@ -4,11 +4,12 @@
  * store/sql/compile.ts; an update reads and rewrites its row inside one transaction (the row locked on
  * PostgreSQL, the database's write lock on SQLite), so concurrent writers of one record never lose a field.
  */
-import type { Collection } from "../collection";
+import { FEED_CARRY, type Carry, type Collection } from "../collection";
 import type { Doc, Query } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";
 import { QueryCompiler, TableShape, fieldExpr } from "./compile";
-import type { Param, SqlDriver, SqlRunner } from "./driver";
+import type { PgSequences } from "./sequences";
+import { UniqueViolation, type Dialect, type Param, type SqlDriver, type SqlRunner } from "./driver";
 
 interface Row {
   id: number | string;
@@ -18,6 +19,37 @@ interface Row {
 export interface TableOptions extends TableShape {
   table: string;
   site: number;
+  /** The change feed's table (entries written with this table's writes). */
+  feedTable: string;
+  /** PostgreSQL: the store's sequences (store/sql/sequences.ts). */
+  sequences?: PgSequences;
+}
+
+/**
+ * The statement appending `doc` to `table` under the next number of that table's sequence (SQLite: one
+ * past the highest, the writer holding the database's lock; PostgreSQL: the sequence `seq`, see
+ * store/sql/sequences.ts), with `carry` read from the newest document of the same match in the same
+ * statement. It answers `id, doc`; on PostgreSQL it is a CTE `f`, drawing a number only for each row of
+ * `gate` when one is given.
+ */
+function appendStatement(dialect: Dialect, table: string, site: number, doc: Doc, carry?: Carry, pg?: { seq: string; gate?: string }): { sql: string; params: Param[] } {
+  const sqlite = dialect === "sqlite";
+  const docParam = sqlite ? "jsonb(?)" : "?::jsonb";
+  const { _id, ...rest } = doc;
+  const params: Param[] = [JSON.stringify(rest)];
+  let value = docParam;
+  if (carry) {
+    const match = fieldExpr(dialect, carry.match);
+    const from = sqlite ? `jsonb_extract(doc, '$.${carry.from}')` : `(doc -> '${carry.from}')`;
+    const previous = `(SELECT ${from} FROM ${table} WHERE site = ? AND ${match} = ${sqlite ? "?" : "?::jsonb"} ORDER BY id DESC LIMIT 1)`;
+    value = sqlite ? `jsonb_set(${docParam}, '$.${carry.into}', ${previous})` : `jsonb_set(${docParam}, '{${carry.into}}', COALESCE(${previous}, 'null'::jsonb))`;
+    const key = doc[carry.match] as Param;
+    params.push(site, sqlite ? key : JSON.stringify(key));
+  }
+  if (sqlite || !pg) {
+    return { sql: `INSERT INTO ${table} (site, id, doc) SELECT ?, COALESCE(MAX(id), 0) + 1, ${value} FROM ${table} WHERE site = ? RETURNING id, json(doc) AS doc`, params: [site, ...params, site] };
+  }
+  return { sql: `f AS (INSERT INTO ${table} (site, id, doc) SELECT ?, nextval('${pg.seq}'), ${value}${pg.gate ? ` FROM ${pg.gate}` : ""} RETURNING id, doc)`, params: [site, ...params] };
 }
 
 /** The fields a projection keeps (inclusion: those named and `_id`; exclusion: all but those named). */
@@ -54,8 +86,10 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     return runner.all<Row>(`SELECT id, ${docCol} FROM ${table} WHERE site = ? AND (${where.sql})${tail}`, [site, ...where.params]);
   };
   const idParam = (id: unknown): Param => (opts.textId ? String(id) : Number(id));
+  const pgSeq = async (numbered: string): Promise<{ seq: string } | undefined> =>
+    (opts.sequences ? { seq: await opts.sequences.of(site, numbered, numbered) } : undefined);
 
-  async function updateRows(query: Query, update: Doc, limit?: 1): Promise<Array<{ before: Doc; after: Doc }>> {
+  async function updateRows(query: Query, update: Doc, limit?: 1, change?: (after: Doc) => Doc | null): Promise<Array<{ before: Doc; after: Doc }>> {
     return driver.transaction(async tx => {
       const rows = await select(tx, query, `${limit ? " LIMIT 1" : ""}${sqlite ? "" : " FOR UPDATE"}`);
       const out: Array<{ before: Doc; after: Doc }> = [];
@@ -63,6 +97,11 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
         const before = toDoc(row);
         const after = applyUpdate(before, update);
         await tx.run(`UPDATE ${table} SET doc = ${docParam} WHERE site = ? AND id = ?`, [body(after), site, row.id]);
+        const entry = change?.(after);
+        if (entry) {
+          const feed = appendStatement(driver.dialect, opts.feedTable, site, entry, FEED_CARRY, await pgSeq(opts.feedTable));
+          await tx.all(sqlite ? feed.sql : `WITH ${feed.sql} SELECT id FROM f`, feed.params);
+        }
         out.push({ before, after });
       }
       return out;
@@ -95,36 +134,54 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       const [row] = await select(driver, query, " LIMIT 1");
       return row ? toDoc(row) : null;
     },
-    async insert(doc) {
+    async insert(doc, o = {}) {
       if (doc._id === undefined || doc._id === null) throw new Error(`${table}: a document needs its _id before it is stored`);
-      await driver.run(`INSERT INTO ${table} (site, id, doc) VALUES (?, ?, ${docParam})`, [site, idParam(doc._id), body(doc)]);
+      const guard = o.unlessTaken && doc[o.unlessTaken] !== undefined && doc[o.unlessTaken] !== "" ? o.unlessTaken : undefined;
+      if (!guard && !o.change) {
+        await driver.run(`INSERT INTO ${table} (site, id, doc) VALUES (?, ?, ${docParam})`, [site, idParam(doc._id), body(doc)]);
+        return doc;
+      }
+      // the record (unless its value of `guard` is taken) and its feed entry: one atomic unit
+      let sql = `INSERT INTO ${table} (site, id, doc) SELECT ?, ?, ${docParam}`;
+      const params: Param[] = [site, idParam(doc._id), body(doc)];
+      if (guard) {
+        const where = compiler.where({ [guard]: doc[guard] });
+        sql += ` WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE site = ? AND (${where.sql}))`;
+        params.push(site, ...where.params);
+      }
+      const taken = () => new UniqueViolation(`${table}.${guard}`);
+      if (sqlite) {
+        await driver.unit!(tx => {
+          if (tx.run(sql, params) === 0) throw taken();
+          if (o.change) {
+            const feed = appendStatement("sqlite", opts.feedTable, site, o.change, FEED_CARRY);
+            tx.run(feed.sql, feed.params);
+          }
+        });
+        return doc;
+      }
+      // PostgreSQL: one statement; the feed's sequence moves only when the record was stored
+      let statement = `WITH r AS (${sql} RETURNING id)`;
+      if (o.change) {
+        const feed = appendStatement("postgres", opts.feedTable, site, o.change, FEED_CARRY, { ...(await pgSeq(opts.feedTable))!, gate: "r" });
+        statement += `, ${feed.sql}`;
+        params.push(...feed.params);
+      }
+      const [row] = await driver.all<{ n: number | string }>(`${statement} SELECT COUNT(*) AS n FROM r`, params);
+      if (Number(row.n) === 0) throw taken();
       return doc;
     },
     async append(doc, carry) {
-      const params: Param[] = [];
-      let value = docParam;
-      if (carry) {
-        // the carried value, read in the same statement as the insert (the newest document of that match)
-        const match = fieldExpr(driver.dialect, carry.match);
-        const from = sqlite ? `jsonb_extract(doc, '$.${carry.from}')` : `(doc -> '${carry.from}')`;
-        const previous = `(SELECT ${from} FROM ${table} WHERE site = ? AND ${match} = ${sqlite ? "?" : "?::jsonb"} ORDER BY id DESC LIMIT 1)`;
-        value = sqlite ? `jsonb_set(${docParam}, '$.${carry.into}', ${previous})` : `jsonb_set(${docParam}, '{${carry.into}}', COALESCE(${previous}, 'null'::jsonb))`;
-        const key = doc[carry.match] as Param;
-        params.push(body(doc), site, sqlite ? key : JSON.stringify(key));
-      } else params.push(body(doc));
-      const [row] = sqlite
-        ? await driver.all<{ id: number | string; doc: string }>(`INSERT INTO ${table} (site, id, doc) SELECT ?, COALESCE(MAX(id), 0) + 1, ${value} FROM ${table} WHERE site = ? RETURNING id, json(doc) AS doc`, [site, ...params, site])
-        : await driver.all<{ id: number | string; doc: Doc }>(
-          `WITH s AS (INSERT INTO sequences (site, name, value) VALUES (?, ?, 1) ON CONFLICT (site, name) DO UPDATE SET value = sequences.value + 1 RETURNING value) ` +
-          `INSERT INTO ${table} (site, id, doc) SELECT ?, value, ${value} FROM s RETURNING id, doc`, [site, table, site, ...params]);
+      const st = appendStatement(driver.dialect, table, site, doc, carry, await pgSeq(table));
+      const [row] = await driver.all<Row>(sqlite ? st.sql : `WITH ${st.sql} SELECT id, doc FROM f`, st.params);
       return toDoc(row);
     },
-    async updateOne(query, update) {
-      const [change] = await updateRows(query, update, 1);
+    async updateOne(query, update, o = {}) {
+      const [change] = await updateRows(query, update, 1, o.change);
       return change?.after ?? null;
     },
-    async updateOneChange(query, update) {
-      const [change] = await updateRows(query, update, 1);
+    async updateOneChange(query, update, o = {}) {
+      const [change] = await updateRows(query, update, 1, o.change);
       return change ?? null;
     },
     async updateMany(query, update) {
@@ -140,7 +197,14 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
 }
 
 /** The index statement of a listed field (what `ensureIndexes` in store/sql/schema.ts runs). */
-export function indexStatement(driver: SqlDriver, table: string, field: string, o: { unique?: boolean; array?: boolean; unlessStatus?: string[]; thenById?: boolean }): string {
+export function indexStatement(driver: SqlDriver, table: string, field: string, o: { unique?: boolean; array?: boolean; unlessStatus?: string[]; thenById?: boolean; then?: string[] }): string {
+  if (o.then) {
+    // a list's order (store/sql/compile.ts `orderBy`: on PostgreSQL absent values first when ascending)
+    const fields = [field, ...o.then, "_id"];
+    const nulls = driver.dialect === "postgres" ? " NULLS FIRST" : "";
+    const columns = fields.map(f => `${fieldExpr(driver.dialect, f)}${nulls}`).join(", ");
+    return `CREATE INDEX IF NOT EXISTS ix_${table}_${fields.map(f => f.replace(/[._]/g, "")).join("_")} ON ${table} (site, ${columns})`;
+  }
   const name = `${o.unique ? "ux" : "ix"}_${table}_${field.replace(/\./g, "_")}${o.thenById ? "_id" : ""}`;
   const expr = fieldExpr(driver.dialect, field);
   if (driver.dialect === "postgres" && o.array) return `CREATE INDEX IF NOT EXISTS ${name} ON ${table} USING GIN (${expr} jsonb_path_ops)`;

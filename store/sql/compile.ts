@@ -10,15 +10,28 @@
  * the `i` flag. Anything else is refused as an UnsupportedQuery (a programming error, never user input).
  */
 import type { Dialect, Param } from "./driver";
-import { literalOf, foldText, Query, Sort } from "../../lib/store-query";
+import { literalOf, foldText, MayContain, Query, Sort } from "../../lib/store-query";
+
+/** A record's row in a SQLite full-text index: its site and id in one integer (ids below 2^32). */
+export const FTS_SITE_STRIDE = 2 ** 32;
+export function ftsRowid(site: number, id: number): number {
+  return site * FTS_SITE_STRIDE + id;
+}
 
 export class UnsupportedQuery extends Error {}
 
 export interface TableShape {
   /** Fields holding arrays of scalars (links, languages). */
   arrays: ReadonlySet<string>;
+  /** SQLite: the table's full-text index (store/sql/schema.ts) and the site it is read for. */
+  fts?: { table: string; columns: readonly string[]; site: number };
   /** `_id` is an integer (posts, terms, changes) or a text key (translations). */
   textId?: boolean;
+  /**
+   * The table's link fields (store/sql/schema.ts LINK_FIELDS): membership of integers in them is read from
+   * the link table, for `site`; `type` is the record table's name.
+   */
+  links?: { table: string; type: string; fields: ReadonlySet<string>; site: number };
 }
 
 export interface Compiled {
@@ -83,8 +96,30 @@ export class QueryCompiler {
     return { sql: `${expr} = ANY(?::jsonb[])`, params: [values.map(v => JSON.stringify(v)) as unknown as Param] };
   }
 
-  /** Some element of the array field is among `values`. */
+  /**
+   * Some element of the array field is among `values`. A link field (TableShape.links) answers its integer
+   * values from the link table's key, which lists exactly those elements (and a scalar stored in place of
+   * the array); other values, if any, are compared in the document.
+   */
   private arrayHasAny(field: string, values: unknown[]): Compiled {
+    const links = this.shape.links;
+    if (links?.fields.has(field)) {
+      const ids = values.filter((v): v is number => Number.isSafeInteger(v));
+      const rest = values.filter(v => !Number.isSafeInteger(v));
+      if (ids.length === 0) return this.jsonHasAny(field, rest);
+      const from = `FROM ${links.table} WHERE site = ? AND type = '${links.type}' AND field = '${field}'`;
+      // PostgreSQL: the ids as one array, read once through the link table's key before the records are
+      // (a plan that holds without the planner's statistics too); SQLite chooses with its statistics.
+      const linked: Compiled = this.dialect === "sqlite"
+        ? { sql: `id IN (SELECT id ${from} AND target IN (SELECT value FROM json_each(?)))`, params: [links.site, JSON.stringify(ids)] }
+        : { sql: `id = ANY(ARRAY(SELECT id ${from} AND target = ANY(?::bigint[])))`, params: [links.site, ids as unknown as Param] };
+      return rest.length ? or([linked, this.jsonHasAny(field, rest)]) : linked;
+    }
+    return this.jsonHasAny(field, values);
+  }
+
+  /** Some element of the array field (in the document) is among `values`. */
+  private jsonHasAny(field: string, values: unknown[]): Compiled {
     if (values.length === 0) return { sql: "0=1", params: [] };
     if (this.dialect === "sqlite") {
       return { sql: `EXISTS (SELECT 1 FROM json_each(doc, ${sqlitePath(field)}) WHERE value IN (SELECT value FROM json_each(?)))`, params: [JSON.stringify(values.map(v => (typeof v === "boolean" ? (v ? 1 : 0) : v)))] };
@@ -110,7 +145,9 @@ export class QueryCompiler {
     const suffix = this.dialect === "sqlite" ? `substr(${text}, -?)` : `right(${text}, ?)`;
     if (start) return { sql: `${prefix} = ?`, params: [value.length, value] };
     if (end) return { sql: `(length(${text}) >= ? AND ${suffix} = ?)`, params: [value.length, value.length, value] };
-    return { sql: `${this.dialect === "sqlite" ? "instr" : "strpos"}(${text}, ?) > 0`, params: [value] };
+    // PostgreSQL: LIKE, which the trigram indexes of the searched fields answer (store/sql/schema.ts, C37)
+    if (this.dialect === "postgres") return { sql: `${text} LIKE ?`, params: [`%${value.replace(/[\\%_]/g, c => `\\${c}`)}%`] };
+    return { sql: `instr(${text}, ?) > 0`, params: [value] };
   }
 
   private existsExpr(field: string, exists: boolean): string {
@@ -136,6 +173,8 @@ export class QueryCompiler {
     }
     if (this.shape.arrays.has(field)) {
       // Arrays of scalars: "holds the element" (and a scalar stored in place of an array, as itself).
+      // The link table lists both (store/sql/schema.ts).
+      if (this.shape.links?.fields.has(field) && Number.isSafeInteger(v)) return this.arrayHasAny(field, [v]);
       if (this.dialect === "postgres") return { sql: `(${expr} @> ?::jsonb OR ${expr} = ?::jsonb)`, params: [JSON.stringify([v]), JSON.stringify(v)] };
       const any = this.arrayHasAny(field, [v]);
       const same = this.value(field, v);
@@ -223,10 +262,24 @@ export class QueryCompiler {
       } else if (key === "$not") {
         const inner = this.where(value as Query);
         parts.push({ sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params });
-      } else if (key.startsWith("$")) throw new UnsupportedQuery(`operator ${key}`);
+      } else if (key === "$mayContain") parts.push(this.mayContain(value as MayContain));
+      else if (key.startsWith("$")) throw new UnsupportedQuery(`operator ${key}`);
       else parts.push(this.fieldCondition(key, value));
     }
     return and(parts);
+  }
+
+  /**
+   * SQLite: the ids its trigram index finds `text` in (a term of three characters or more, every field
+   * indexed); otherwise no narrowing. PostgreSQL's trigram indexes serve the exact LIKE conditions.
+   */
+  private mayContain(m: MayContain): Compiled {
+    const fts = this.shape.fts;
+    const text = foldText(m.text);
+    if (this.dialect !== "sqlite" || !fts || [...text].length < 3 || !m.fields.every(f => fts.columns.includes(f))) return { sql: "1=1", params: [] };
+    const base = ftsRowid(fts.site, 0);
+    const match = `{${m.fields.join(" ")}} : "${text.replace(/"/g, '""')}"`;
+    return { sql: `id IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)] };
   }
 
   /** ORDER BY: absent values first when ascending, last when descending (as MongoDB orders). */

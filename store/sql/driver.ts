@@ -25,12 +25,23 @@ export interface SqlRunner {
   run(sql: string, params?: Param[]): Promise<number>;
 }
 
+/** A runner inside a synchronous unit (SQLite): statements answer at once. */
+export interface SyncRunner {
+  all<T = Record<string, unknown>>(sql: string, params?: Param[]): T[];
+  run(sql: string, params?: Param[]): number;
+}
+
 export interface SqlDriver extends SqlRunner {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T>;
   /** Runs `fn` holding the store-wide lock `key` (migrations, scheduled jobs): one holder across all nodes. */
   withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * SQLite only: runs `fn` as one atomic unit of the next group commit (under a savepoint, so a unit that
+   * throws is undone alone while the statements committed with it stand). `fn` is synchronous.
+   */
+  unit?<T>(fn: (tx: SyncRunner) => T): Promise<T>;
 }
 
 // ---------------------------------------------------------------------------------------------- SQLite
@@ -75,16 +86,15 @@ export function openSqlite(filename: string): SqlDriver {
     }
     return st;
   };
-  const runner: SqlRunner = {
-    dialect: "sqlite",
-    async all<T>(sql: string, params: Param[] = []) {
+  const sync: SyncRunner = {
+    all<T>(sql: string, params: Param[] = []) {
       try {
         return prepare(sql).all(...params) as T[];
       } catch (err) {
         throw sqliteError(err);
       }
     },
-    async run(sql, params = []) {
+    run(sql: string, params: Param[] = []) {
       try {
         return prepare(sql).run(...params).changes;
       } catch (err) {
@@ -92,13 +102,18 @@ export function openSqlite(filename: string): SqlDriver {
       }
     }
   };
+  const runner: SqlRunner = {
+    dialect: "sqlite",
+    all: async <T>(sql: string, params?: Param[]) => sync.all<T>(sql, params),
+    run: async (sql, params) => sync.run(sql, params)
+  };
   const writes = serial();
 
   // Group commit: single write statements arriving together are committed in one transaction (one pass
   // over the log instead of one per statement). Each statement still succeeds or fails on its own (a
   // refused one is rolled back alone, as SQLite does for a constraint); its caller hears of it after the
   // commit, so nothing is answered before it is stored.
-  interface Pending { rows: boolean; sql: string; params: Param[]; resolve(v: unknown): void; reject(e: unknown): void }
+  interface Pending { exec(): unknown; resolve(v: unknown): void; reject(e: unknown): void }
   let pending: Pending[] = [];
   const flush = () =>
     writes(async () => {
@@ -109,8 +124,7 @@ export function openSqlite(filename: string): SqlDriver {
       let lost: unknown;
       for (const w of batch) {
         try {
-          const st = prepare(w.sql);
-          results.push({ ok: true, value: w.rows ? st.all(...w.params) : st.run(...w.params).changes });
+          results.push({ ok: true, value: w.exec() });
         } catch (err) {
           results.push({ ok: false, error: sqliteError(err) });
           // An error that ended the transaction (not a constraint) took the batch's earlier statements with it.
@@ -135,10 +149,31 @@ export function openSqlite(filename: string): SqlDriver {
         else w.reject(r.error);
       });
     });
-  const write = <T>(rows: boolean, sql: string, params: Param[] = []): Promise<T> =>
+  const queue = <T>(exec: () => T): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      pending.push({ rows, sql, params, resolve: resolve as (v: unknown) => void, reject });
+      pending.push({ exec, resolve: resolve as (v: unknown) => void, reject });
       if (pending.length === 1) setImmediate(() => void flush());
+    });
+  const write = <T>(rows: boolean, sql: string, params: Param[] = []): Promise<T> =>
+    queue(() => {
+      const st = prepare(sql);
+      return (rows ? st.all(...params) : st.run(...params).changes) as T;
+    });
+  // A unit runs between savepoint and release; when it throws, only its own statements are undone.
+  const unit = <T>(fn: (tx: SyncRunner) => T): Promise<T> =>
+    queue(() => {
+      prepare("SAVEPOINT unit").run();
+      try {
+        const out = fn(sync);
+        prepare("RELEASE unit").run();
+        return out;
+      } catch (err) {
+        if (db.inTransaction) {
+          prepare("ROLLBACK TO unit").run();
+          prepare("RELEASE unit").run();
+        }
+        throw err;
+      }
     });
 
   const driver: SqlDriver = {
@@ -147,6 +182,7 @@ export function openSqlite(filename: string): SqlDriver {
     // connection: writes wait for an open transaction and are grouped (above); reads run at once.
     run: (sql, params) => write<number>(false, sql, params),
     all: <T>(sql: string, params?: Param[]) => (WRITE.test(sql) ? write<T[]>(true, sql, params) : runner.all<T>(sql, params)),
+    unit,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
       return writes(async () => {
         prepare("BEGIN IMMEDIATE").run();
@@ -163,9 +199,15 @@ export function openSqlite(filename: string): SqlDriver {
     // SQLite's write lock is taken by each transaction; work under a "lock" re-checks inside its transactions.
     withLock: (_key, fn) => fn(),
     async close() {
+      clearInterval(upkeep);
       db.close();
     }
   };
+  // The planner's statistics (sqlite_stat1), by which it chooses between a list's indexes — its date range
+  // or its link filters (docs/lists.md#event-filters): made when the store opens (refreshStatistics in store/sql/schema.ts, after
+  // the migrations), then refreshed hourly for the tables that grew or shrank much since.
+  const upkeep = setInterval(() => void driver.run("PRAGMA optimize").catch(() => undefined), 3_600_000);
+  upkeep.unref();
   return driver;
 }
 
@@ -234,10 +276,12 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   // An idle connection dropped by the server is replaced on the next query; never an unhandled error.
   pool.on("error", () => undefined);
   const runner = pgRunner(query => pool.query(query));
-  const onClient = async <T>(fn: (client: PoolClient) => Promise<T>): Promise<T> => {
+  const locks = new Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 30_000, statement_timeout: 30_000, query_timeout: 35_000 });
+  locks.on("error", () => undefined);
+  const onClient = async <T>(from: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> => {
     let client: PoolClient;
     try {
-      client = await pool.connect();
+      client = await from.connect();
     } catch (err) {
       throw pgError(err);
     }
@@ -250,7 +294,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   return {
     ...runner,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
-      return onClient(async client => {
+      return onClient(pool, async client => {
         const tx = pgRunner(query => client.query(query));
         await tx.run("BEGIN");
         try {
@@ -264,7 +308,9 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
       });
     },
     withLock<T>(key: number, fn: () => Promise<T>): Promise<T> {
-      return onClient(async client => {
+      // The lock is held by a connection of a pool of its own, so work under a lock never waits for the
+      // connection its own lock holds.
+      return onClient(locks, async client => {
         await client.query("SELECT pg_advisory_lock($1)", [key]);
         try {
           return await fn();
@@ -273,6 +319,8 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
         }
       });
     },
-    close: () => pool.end()
+    close: async () => {
+      await Promise.all([pool.end(), locks.end()]);
+    }
   };
 }

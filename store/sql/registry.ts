@@ -3,15 +3,21 @@
  * atomic upsert (the row is locked for that statement only), so ids are unique across every node; the
  * owner of each post id is a row of `post_types`, and an image's URL is unique per site.
  */
-import type { IdRegistry, ImageRecord } from "../registry";
+import type { IdRegistry, ImageRecord, Sequence } from "../registry";
+import type { PgSequences } from "./sequences";
 import { SqlDriver, UniqueViolation } from "./driver";
 
-export function sqlRegistry(driver: SqlDriver, site: number): IdRegistry {
-  const next = async (seq: string): Promise<number> => {
-    const [row] = await driver.all<{ value: number | string }>(
-      "INSERT INTO sequences (site, name, value) VALUES (?, ?, 1) ON CONFLICT (site, name) DO UPDATE SET value = sequences.value + 1 RETURNING value",
-      [site, seq]
-    );
+/** The table whose ids a sequence numbers (where a new PostgreSQL sequence starts past, store/sql/sequences.ts). */
+const NUMBERED: Record<Sequence, string> = { posts: "post_types", terms: "terms", changes: "changes" };
+
+export function sqlRegistry(driver: SqlDriver, site: number, sequences?: PgSequences): IdRegistry {
+  const next = async (seq: Sequence): Promise<number> => {
+    const [row] = sequences
+      ? await driver.all<{ value: number | string }>(`SELECT nextval('${await sequences.of(site, seq, NUMBERED[seq])}') AS value`)
+      : await driver.all<{ value: number | string }>(
+        "INSERT INTO sequences (site, name, value) VALUES (?, ?, 1) ON CONFLICT (site, name) DO UPDATE SET value = sequences.value + 1 RETURNING value",
+        [site, seq]
+      );
     return Number(row.value);
   };
   const image = (r: { id: number | string; url: string; extension: string }): ImageRecord => ({ id: Number(r.id), url: r.url, extension: r.extension });
@@ -22,12 +28,11 @@ export function sqlRegistry(driver: SqlDriver, site: number): IdRegistry {
   return {
     async allocate(seq, type) {
       if (seq !== "posts") return next(seq);
-      // One statement draws the id and records its type: on PostgreSQL the sequence row moves on in a CTE;
-      // on SQLite (one writer at a time) the next id is one past the highest ever drawn.
-      const [row] = driver.dialect === "postgres"
+      // One statement draws the id and records its type: on PostgreSQL from the site's sequence; on SQLite
+      // (one writer at a time) the next id is one past the highest ever drawn.
+      const [row] = sequences
         ? await driver.all<{ id: number | string }>(
-          "WITH s AS (INSERT INTO sequences (site, name, value) VALUES (?, 'posts', 1) ON CONFLICT (site, name) DO UPDATE SET value = sequences.value + 1 RETURNING value) " +
-          "INSERT INTO post_types (site, id, type) SELECT ?, value, ? FROM s RETURNING id", [site, site, type])
+          `INSERT INTO post_types (site, id, type) VALUES (?, nextval('${await sequences.of(site, "posts", NUMBERED.posts)}'), ?) RETURNING id`, [site, type])
         : await driver.all<{ id: number | string }>(
           "INSERT INTO post_types (site, id, type) SELECT ?, COALESCE(MAX(id), 0) + 1, ? FROM post_types WHERE site = ? RETURNING id", [site, type, site]);
       return Number(row.id);

@@ -5,6 +5,7 @@
  * calendar, and its records, ids, keys and feed never mix with another's.
  */
 import type { SqlDriver } from "./driver";
+import { FTS_SITE_STRIDE } from "./compile";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -17,6 +18,21 @@ export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
   venue_locations: {},
   idempotency_keys: { textId: true }
 };
+
+/**
+ * The array fields answered from the link table `links` (docs/lists.md#event-filters): fields whose
+ * elements are integer keys of other things — the venues, organizers, categories and tags an event links
+ * (recurrence occurrences are event rows, so theirs too), the grid cells a venue's location lies in
+ * (lib/geo/cells.ts). The one declaration both the triggers that keep `links` (below) and the query
+ * compiler (store/sql/compile.ts, through store/index.ts) read.
+ */
+export const LINK_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  events: ["venues", "organizers", "categories", "tags"],
+  venue_locations: ["cells"]
+};
+
+/** The table that lists, for each record, the integer elements of its link fields. */
+export const LINK_TABLE = "links";
 
 export const MIGRATION_LOCK = 72_410_001;
 
@@ -34,6 +50,117 @@ const text = (d: SqlDriver) => (d.dialect === "sqlite" ? "TEXT" : 'TEXT COLLATE 
 export function recordTable(d: SqlDriver, table: string, o: { textId?: boolean }): string {
   return `CREATE TABLE IF NOT EXISTS ${table} (site INTEGER NOT NULL, id ${o.textId ? text(d) : bigint(d)} NOT NULL, doc ${json(d)} NOT NULL, PRIMARY KEY (site, id))`;
 }
+
+/**
+ * The texts an events `search` reads (docs/lists.md#search): the events' own, and a translation's in the
+ * asked language (`lc`) and its fallback (`fb`). Venue and organizer lists search many short fields of a
+ * few records; they are compared as they are listed.
+ */
+const SEARCHED: Array<[string, string[]]> = ["title", "excerpt", "description"].flatMap((f): Array<[string, string[]]> => [
+  ["events", [f]], ["translations", ["lc", f]], ["translations", ["fb", f]]
+]);
+
+function trigramIndex(table: string, path: string[]): string {
+  const text = path.length === 1 ? `(doc ->> '${path[0]}')` : `(doc #>> '{${path.join(",")}}')`;
+  return `CREATE INDEX IF NOT EXISTS tx_${table}_${path.join("_")} ON ${table} USING GIN (fold(${text}) gin_trgm_ops)`;
+}
+
+/** SQLite's full-text (trigram) indexes of the searched texts, by record table (docs/lists.md#search). */
+export const FTS_TABLES: Record<string, { table: string; columns: string[] }> = {
+  events: { table: "events_fts", columns: ["title", "excerpt", "description"] }
+};
+
+function sqliteFullText(table: string, fts: { table: string; columns: string[] }): string[] {
+  const row = (r: string) => `${r}.site * ${FTS_SITE_STRIDE} + ${r}.id`;
+  const values = (r: string) => fts.columns.map(c => `fold(json_extract(${r}.doc, '$.${c}'))`).join(", ");
+  const cols = fts.columns.join(", ");
+  return [
+    // contentless (the texts stay in the records), folded as the exact comparison folds them
+    `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts.table} USING fts5(${cols}, content='', contentless_delete=1, tokenize='trigram remove_diacritics 1')`,
+    `CREATE TRIGGER IF NOT EXISTS ${fts.table}_ai AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts.table} (rowid, ${cols}) VALUES (${row("new")}, ${values("new")}); END`,
+    `CREATE TRIGGER IF NOT EXISTS ${fts.table}_au AFTER UPDATE OF doc ON ${table} BEGIN DELETE FROM ${fts.table} WHERE rowid = ${row("old")}; ` +
+      `INSERT INTO ${fts.table} (rowid, ${cols}) VALUES (${row("new")}, ${values("new")}); END`,
+    `CREATE TRIGGER IF NOT EXISTS ${fts.table}_ad AFTER DELETE ON ${table} BEGIN DELETE FROM ${fts.table} WHERE rowid = ${row("old")}; END`,
+    `INSERT INTO ${fts.table} (rowid, ${cols}) SELECT ${row(table)}, ${values(table)} FROM ${table}`
+  ];
+}
+
+/**
+ * `links (site, type, field, target, id)`: one row per record (`type` its table, `id` its id) and integer
+ * element (`target`) of one of its link fields (LINK_FIELDS) — a scalar stored in place of the array
+ * counts as its one element, as the JSON comparison reads it. Its primary key is the index a membership
+ * filter reads ("records of this type whose field F holds one of these targets": one range per target)
+ * and also the one a trigger deletes a record's old rows through (it knows their targets from the old
+ * document), so the table needs no second index. One table for every field and table, rather than one per
+ * field: one shape, one set of triggers per record table, generated from the declaration.
+ *
+ * Kept by triggers on the record tables (as the full-text table of migration 4 is), so every writer —
+ * any node, any statement — keeps it in the same transaction as the record; an update rewrites a field's
+ * rows only when that field changed.
+ */
+function linkTable(d: SqlDriver): string {
+  const pk = d.dialect === "sqlite" ? ") WITHOUT ROWID" : ")";
+  return `CREATE TABLE IF NOT EXISTS ${LINK_TABLE} (site INTEGER NOT NULL, type ${text(d)} NOT NULL, field ${text(d)} NOT NULL, target ${bigint(d)} NOT NULL, ` +
+    `id ${bigint(d)} NOT NULL, PRIMARY KEY (site, type, field, target, id)${pk}`;
+}
+
+/** SQLite: the integer elements of a field of `doc` (a JSON path read as the compiler reads it). */
+function sqliteTargets(doc: string, field: string): string {
+  return `SELECT DISTINCT j.value FROM json_each(${doc}, '$.${field}') AS j WHERE j.type = 'integer'`;
+}
+
+function sqliteLinks(table: string, fields: readonly string[]): string[] {
+  const insert = (f: string, when = "") =>
+    `INSERT OR IGNORE INTO ${LINK_TABLE} (site, type, field, target, id) SELECT new.site, '${table}', '${f}', t.value, new.id FROM (${sqliteTargets("new.doc", f)}) AS t${when ? ` WHERE ${when}` : ""};`;
+  const remove = (f: string, when = "") =>
+    `DELETE FROM ${LINK_TABLE} WHERE site = old.site AND type = '${table}' AND field = '${f}' AND target IN (${sqliteTargets("old.doc", f)}) AND id = old.id${when ? ` AND ${when}` : ""};`;
+  const changed = (f: string) => `(old.site IS NOT new.site OR old.id IS NOT new.id OR json_extract(old.doc, '$.${f}') IS NOT json_extract(new.doc, '$.${f}'))`;
+  const fill = (f: string) =>
+    `INSERT OR IGNORE INTO ${LINK_TABLE} (site, type, field, target, id) SELECT r.site, '${table}', '${f}', j.value, r.id FROM ${table} AS r, json_each(r.doc, '$.${f}') AS j WHERE j.type = 'integer'`;
+  return [
+    `CREATE TRIGGER IF NOT EXISTS ${table}_links_ai AFTER INSERT ON ${table} BEGIN ${fields.map(f => insert(f)).join(" ")} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${table}_links_au AFTER UPDATE ON ${table} BEGIN ${fields.map(f => `${remove(f, changed(f))} ${insert(f, changed(f))}`).join(" ")} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${table}_links_ad AFTER DELETE ON ${table} BEGIN ${fields.map(f => remove(f)).join(" ")} END`,
+    // a database of an older version: its records' links, from the records
+    ...fields.map(fill)
+  ];
+}
+
+/**
+ * PostgreSQL: `link_targets(value)`, the integer elements of a JSON value (an array's, or the value
+ * itself), and a trigger function per record table. (No question mark in these texts: the driver numbers
+ * each `?` as a parameter.)
+ */
+function postgresLinks(table: string, fields: readonly string[]): string[] {
+  const perField = fields.map(f => {
+    const changed = `TG_OP <> 'UPDATE' OR OLD.site <> NEW.site OR OLD.id <> NEW.id OR (OLD.doc -> '${f}') IS DISTINCT FROM (NEW.doc -> '${f}')`;
+    return `IF ${changed} THEN
+      IF TG_OP <> 'INSERT' THEN
+        DELETE FROM ${LINK_TABLE} WHERE site = OLD.site AND type = '${table}' AND field = '${f}' AND target IN (SELECT link_targets(OLD.doc -> '${f}')) AND id = OLD.id;
+      END IF;
+      IF TG_OP <> 'DELETE' THEN
+        INSERT INTO ${LINK_TABLE} (site, type, field, target, id) SELECT NEW.site, '${table}', '${f}', t, NEW.id FROM link_targets(NEW.doc -> '${f}') AS t ON CONFLICT DO NOTHING;
+      END IF;
+    END IF;`;
+  });
+  return [
+    `CREATE OR REPLACE FUNCTION ${table}_links() RETURNS trigger LANGUAGE plpgsql AS $links$ BEGIN
+    ${perField.join("\n    ")}
+    RETURN NULL;
+    END $links$`,
+    `DROP TRIGGER IF EXISTS ${table}_links ON ${table}`,
+    `CREATE TRIGGER ${table}_links AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_links()`,
+    ...fields.map(f => `INSERT INTO ${LINK_TABLE} (site, type, field, target, id) SELECT r.site, '${table}', '${f}', t, r.id FROM ${table} AS r, link_targets(r.doc -> '${f}') AS t ON CONFLICT DO NOTHING`)
+  ];
+}
+
+const POSTGRES_LINK_TARGETS =
+  "CREATE OR REPLACE FUNCTION link_targets(v jsonb) RETURNS SETOF bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $lt$ " +
+  "SELECT DISTINCT e::numeric::bigint FROM jsonb_array_elements(CASE WHEN jsonb_typeof(v) = 'array' THEN v ELSE jsonb_build_array(v) END) AS e " +
+  "WHERE CASE WHEN jsonb_typeof(e) = 'number' THEN e::numeric = trunc(e::numeric) AND abs(e::numeric) < 9000000000000000000 ELSE false END $lt$";
+
+/** The index name `indexStatement` (store/sql/collection.ts) gives an array field's index. */
+const arrayIndexName = (table: string, field: string) => `ix_${table}_${field.replace(/\./g, "_")}`;
 
 export const MIGRATIONS: Migration[] = [
   {
@@ -62,8 +189,59 @@ export const MIGRATIONS: Migration[] = [
       `CREATE TABLE IF NOT EXISTS api_keys (site INTEGER NOT NULL, id ${bigint(d)} NOT NULL, hash ${text(d)} NOT NULL, role ${text(d)} NOT NULL, user_id ${bigint(d)} NOT NULL, PRIMARY KEY (site, id))`,
       "CREATE UNIQUE INDEX IF NOT EXISTS ix_api_keys_hash ON api_keys (hash)"
     ]
+  },
+  {
+    version: 3,
+    name: "trigram indexes of the searched texts (PostgreSQL)",
+    // `search` compares folded text by substring (C37); on PostgreSQL a trigram index of each searched
+    // field narrows the rows to those that can hold the term, the exact condition still decides. SQLite
+    // compares the rows of the list's other conditions (docs/lists.md#search).
+    up: d => (d.dialect === "postgres"
+      ? ["CREATE EXTENSION IF NOT EXISTS pg_trgm", ...SEARCHED.map(([table, path]) => trigramIndex(table, path))]
+      : [])
+  },
+  {
+    version: 4,
+    name: "full-text (trigram) indexes of the searched texts (SQLite)",
+    up: d => (d.dialect === "sqlite" ? Object.entries(FTS_TABLES).flatMap(([table, fts]) => sqliteFullText(table, fts)) : [])
+  },
+  {
+    version: 5,
+    name: "the link table of array links, kept by triggers",
+    // Membership in an array field (an event's categories, venues…) is read from `links` through its key
+    // (docs/lists.md#event-filters); the JSON indexes the services listed for those fields go.
+    up: d => [
+      linkTable(d),
+      ...(d.dialect === "postgres" ? [POSTGRES_LINK_TARGETS] : []),
+      ...Object.entries(LINK_FIELDS).flatMap(([table, fields]) => [
+        ...fields.map(f => `DROP INDEX IF EXISTS ${arrayIndexName(table, f)}`),
+        ...(d.dialect === "sqlite" ? sqliteLinks(table, fields) : postgresLinks(table, fields))
+      ])
+    ]
   }
 ];
+
+/**
+ * The planner's statistics, made when the store opens (after the migrations): they let it choose between
+ * a list's indexes — its date range or the link table (docs/lists.md#event-filters). SQLite: for the
+ * tables that have none or grew or shrank much since (the driver refreshes them hourly too). PostgreSQL:
+ * for the tables never analyzed, or changed by more rows than they hold since (autovacuum, where it runs,
+ * keeps them afterwards).
+ */
+export async function refreshStatistics(driver: SqlDriver): Promise<void> {
+  try {
+    if (driver.dialect === "sqlite") {
+      await driver.run("PRAGMA optimize=0x10002");
+      return;
+    }
+    const stale = await driver.all<{ relname: string }>(
+      "SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND n_live_tup > 0 " +
+      "AND ((last_analyze IS NULL AND last_autoanalyze IS NULL) OR n_mod_since_analyze > n_live_tup)");
+    for (const { relname } of stale) if (/^[a-z_][a-z0-9_]*$/.test(relname)) await driver.run(`ANALYZE ${relname}`);
+  } catch {
+    // Statistics only speed plans up: a store that cannot make them now still answers the same.
+  }
+}
 
 export async function appliedVersions(driver: SqlDriver): Promise<number[]> {
   await driver.run(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name ${text(driver)} NOT NULL, applied_at ${text(driver)} NOT NULL)`);

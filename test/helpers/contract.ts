@@ -12,8 +12,9 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import type { ValidateFunction } from "ajv";
 import { PATH_LANGUAGES, NAMESPACE_PATH } from "../../lib/settings";
+import type { Json } from "./json";
 
-type Doc = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
+type Doc = { paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, unknown> } };
 
 const DOC_ID = "https://contract.invalid/doc.json";
 const VERBS = new Set(["get", "post", "put", "patch", "delete"]);
@@ -84,7 +85,7 @@ export function responseValidator(doc: Doc, restPrefix = "wp-json"): ResponseVal
   };
   const errorPtr = (): string | undefined => {
     for (const [p, item] of Object.entries(doc.paths)) {
-      for (const [verb, op] of Object.entries<any>(item)) {
+      for (const [verb, op] of Object.entries<Json>(item)) {
         if (op?.responses?.["404"]?.content?.["application/json"]) return pointer("paths", p, verb, "responses", "404", "content", "application/json", "schema");
       }
     }

@@ -3,6 +3,7 @@
  */
 import moment from "moment-timezone";
 import type { Answer, KeyName, Running } from "./harness";
+import type { Json } from "./json";
 
 /** Keys of an event record, in the order docs/records.md#event-fields gives them (plus D33 `ticketed`, C9 i18n keys last). */
 export const EVENT_KEYS = [
@@ -34,7 +35,7 @@ let counter = 0;
 export const token = (prefix = "tok"): string => `${prefix}${process.pid.toString(36)}x${(counter++).toString(36)}`;
 
 /** POST /events expecting 201; returns the record. */
-export async function createEvent(svc: Running, body: Record<string, unknown>, as: KeyName = "admin"): Promise<any> {
+export async function createEvent(svc: Running, body: Record<string, unknown>, as: KeyName = "admin"): Promise<Json> {
   const res = await svc.request("POST", "/events", { as, body: { title: "Event", start_date: dayAt(2, "10:00:00"), end_date: dayAt(2, "12:00:00"), ...body } });
   if (res.status !== 201) throw new Error(`create failed ${res.status}: ${res.text}`);
   return res.body;
@@ -53,7 +54,7 @@ export function expectInvalid(res: Answer, ...params: string[]): void {
 }
 
 /** Ids of the events of a list answer. */
-export const ids = (res: Answer): number[] => res.body.events.map((e: any) => e.id);
+export const ids = (res: Answer): number[] => res.body.events.map((e: Json) => e.id);
 
 /** The events service instance of a running broker (store, adapter). */
-export const eventsService = (svc: Running): any => (svc.broker as any).getLocalService("events");
+export const eventsService = (svc: Running): Json => (svc.broker as Json).getLocalService("events");

@@ -3,6 +3,7 @@
  * `linkedPostIds` (the contract the real events service provides) over an in-memory table the test fills.
  */
 import type { ServiceBroker, Context } from "moleculer";
+import type { Json } from "./json";
 
 export interface FakeEvent {
   id: number;
@@ -19,7 +20,7 @@ type Kind = "venue" | "organizer";
 export interface FakeEvents {
   events: Map<number, FakeEvent>;
   /** Every call received, for assertions. */
-  calls: Array<{ action: string; params: any }>;
+  calls: Array<{ action: string; params: Json }>;
   add(e: Partial<FakeEvent> & { id: number }): FakeEvent;
   clear(): void;
 }

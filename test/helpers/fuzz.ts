@@ -4,6 +4,7 @@
  * such as `1e999` reach the parser), form bodies and hostile path segments.
  */
 import fc from "fast-check";
+import type { Json } from "./json";
 
 /** A JSON-like value as a tree, so any key (`__proto__`, `constructor`, `$where`) and any number text can be written. */
 export type V =
@@ -134,7 +135,7 @@ export function encode(s: string): string {
   try {
     return encodeURIComponent(s);
   } catch {
-    return encodeURIComponent((s as any).toWellFormed ? (s as any).toWellFormed() : s.replace(/[\ud800-\udfff]/g, "")) + "%ED%A0%80";
+    return encodeURIComponent((s as Json).toWellFormed ? (s as Json).toWellFormed() : s.replace(/[\ud800-\udfff]/g, "")) + "%ED%A0%80";
   }
 }
 

@@ -6,6 +6,7 @@ import { createTestDatabase, TestDatabase } from "./postgres";
 import * as net from "net";
 import type { ServiceBroker } from "moleculer";
 import { ContractChecker, servedDocument } from "./contract";
+import type { Json } from "./json";
 
 export const KEYS = {
   admin: "k-admin",
@@ -24,18 +25,24 @@ export const TEST_API_KEYS = (Object.keys(KEYS) as KeyName[])
   .map(name => `${KEYS[name]}:${name.replace(/\d$/, "").replace("admin", "administrator")}:${USER_IDS[name]}`)
   .join(",");
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
+/**
+ * A port that is free now, below the kernel's ephemeral range (32768 and up here): a child process binds
+ * it a second or two later, and a port from the ephemeral range could meanwhile be handed to another
+ * test's listen(0) or connection.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000);
+    const free = await new Promise<boolean>(resolve => {
+      const srv = net.createServer();
+      srv.once("error", () => resolve(false));
+      srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
     });
-    srv.on("error", reject);
-  });
+    if (free) return port;
+  }
 }
 
-export interface Answer<T = any> {
+export interface Answer<T = Json> {
   status: number;
   body: T;
   headers: Headers;
@@ -54,9 +61,16 @@ export interface Running {
   base: string;
   ns: string;
   broker: ServiceBroker;
-  request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<Answer<T>>;
-  get<T = any>(path: string, as?: KeyName): Promise<Answer<T>>;
+  request<T = Json>(method: string, path: string, opts?: RequestOptions): Promise<Answer<T>>;
+  get<T = Json>(path: string, as?: KeyName): Promise<Answer<T>>;
   stop(): Promise<void>;
+}
+
+/** An administrator's call that must answer one of `status`; answers its body, else throws with the answer. */
+export async function succeed(svc: Running, method: string, path: string, body?: Record<string, unknown>, status = [200, 201]): Promise<Json> {
+  const res = await svc.request(method, path, { as: "admin", body });
+  if (!status.includes(res.status)) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
+  return res.body;
 }
 
 /** Starts every service (or SERVICES from env) with the given environment on a free port. */
@@ -97,7 +111,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     const url = /^https?:/.test(path) ? path : path.startsWith("/") && !path.startsWith("/events") && !path.startsWith("/venues") && !path.startsWith("/organizers") && !path.startsWith("/categories") && !path.startsWith("/tags") && !path.startsWith("/doc") ? base + path : ns + path;
     const res = await fetch(url, { method, headers, body });
     const text = await res.text();
-    let parsed: any = text;
+    let parsed: Json = text;
     try { parsed = JSON.parse(text); } catch { /* not JSON */ }
     await contract.check({ method, url, status: res.status, contentType: res.headers.get("content-type"), text });
     return { status: res.status, body: parsed, headers: res.headers, text };

@@ -4,6 +4,7 @@
  */
 import { KEYS } from "./harness";
 import { builtContract, Received } from "./contract";
+import type { Json } from "./json";
 
 export const NS_PATH = "/wp-json/calendar/events/v1";
 
@@ -12,7 +13,7 @@ export interface Timed {
   start: number;
   end: number;
   status: number;
-  body: any;
+  body: Json;
   /** Network failure (no HTTP answer), if any. */
   error?: string;
 }
@@ -36,7 +37,7 @@ export async function call(base: string, method: string, path: string, body?: un
     }
     answer = { kind: `${method} ${path}`, start, end: Date.now(), status: res.status, body: parsed };
     received = { method, url, status: res.status, contentType: res.headers.get("content-type"), text };
-  } catch (err: any) {
+  } catch (err: Json) {
     return { kind: `${method} ${path}`, start, end: Date.now(), status: 0, body: undefined, error: String(err?.cause?.code ?? err?.name ?? err) };
   }
   // Every answer is checked against the document (test/helpers/contract.ts); a mismatch fails the caller.

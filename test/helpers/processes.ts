@@ -67,14 +67,29 @@ export async function startNode(env: Record<string, string>, opts: { http?: bool
   proc.stdout!.on("data", d => { out += d; });
   proc.stderr!.on("data", d => { out += d; });
   const node: Node = { proc, port, base: port ? `http://127.0.0.1:${port}` : undefined, output: () => out, stop: sig => stopProcess(proc, sig) };
+  if (node.base) started.set(node.base, node);
   return node;
 }
 
-/** Polls `url` until it answers `status` (default 200). */
+/** The nodes started here, by base URL: a wait on one of them says why it never answered. */
+const started = new Map<string, Node>();
+
+const exited = (proc: ChildProcess) => proc.exitCode !== null || proc.signalCode !== null;
+
+/** What a node printed and how it ended. */
+function nodeReport(node: Node | undefined): string {
+  if (!node) return "";
+  const ended = exited(node.proc) ? `; it exited (${node.proc.exitCode ?? node.proc.signalCode})` : "";
+  return `${ended}; its output:\n${node.output().slice(-4000)}`;
+}
+
+/** Polls `url` until it answers `status` (default 200); fails at once when its node has exited. */
 export async function waitForHttp(url: string, status = 200, timeoutMs = 30000): Promise<void> {
+  const node = [...started.values()].find(n => url.startsWith(`${n.base}/`));
   const until = Date.now() + timeoutMs;
   let last = "";
   while (Date.now() < until) {
+    if (node && exited(node.proc)) throw new Error(`${url} will not answer${nodeReport(node)}`);
     try {
       const res = await fetch(url);
       if (res.status === status) return;
@@ -84,12 +99,12 @@ export async function waitForHttp(url: string, status = 200, timeoutMs = 30000):
     }
     await new Promise(r => setTimeout(r, 100));
   }
-  throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms (last: ${last})`);
+  throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms (last: ${last})${nodeReport(node)}`);
 }
 
 export function stopProcess(proc: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   return new Promise(resolve => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+    if (exited(proc)) return resolve();
     const timer = setTimeout(() => proc.kill("SIGKILL"), 8000);
     proc.once("exit", () => { clearTimeout(timer); resolve(); });
     proc.kill(signal);

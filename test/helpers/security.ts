@@ -5,6 +5,7 @@
  */
 import type { ServiceBroker } from "moleculer";
 import type { Answer } from "./harness";
+import type { Json } from "./json";
 
 /** Internal names and traces no answer may carry (service/action names, file paths, the framework). */
 const LEAKS: Array<[string, RegExp]> = [
@@ -64,9 +65,9 @@ const COLLECTIONS: Array<[string, string]> = [
 export async function snapshot(broker: ServiceBroker): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const [service, label] of COLLECTIONS) {
-    const svc: any = (broker as any).getLocalService(service);
+    const svc: Json = (broker as Json).getLocalService(service);
     if (!svc?.store) continue;
-    const docs: any[] = await svc.store.find({});
+    const docs: Json[] = await svc.store.find({});
     out[label] = docs.sort((a, b) => String(a._id).localeCompare(String(b._id), "en", { numeric: true }));
   }
   return out;

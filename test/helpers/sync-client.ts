@@ -4,6 +4,7 @@
  * the full lists. Used by test/integration/sync-*.test.ts.
  */
 import type { KeyName, Running } from "./harness";
+import type { Json } from "./json";
 
 export type Copy = Map<string, Record<string, unknown>>;
 
@@ -27,7 +28,7 @@ export const keyOf = (type: string, id: number): string => `${type}:${id}`;
 export async function feedPage(svc: Running, query: Record<string, string | number>, as?: KeyName, headers: Record<string, string> = {}) {
   const qs = new URLSearchParams(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)]))).toString();
   // an error answer has the contract's shape instead
-  return svc.request<FeedPage & { code?: string; message?: string; data?: any }>("GET", `${svc.ns}/changes${qs ? `?${qs}` : ""}`, { as, headers });
+  return svc.request<FeedPage & { code?: string; message?: string; data?: Json }>("GET", `${svc.ns}/changes${qs ? `?${qs}` : ""}`, { as, headers });
 }
 
 /**

@@ -8,6 +8,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { startNode, waitForHttp, Node } from "../helpers/processes";
+import type { Json } from "../helpers/json";
 
 const NS = "/wp-json/calendar/events/v1";
 const running: Node[] = [];
@@ -40,7 +41,7 @@ async function createEvent(node: Node, authorization: string) {
     headers: { Authorization: authorization, "Content-Type": "application/json" },
     body: JSON.stringify({ title: "Jazz night", start_date: "tomorrow 8pm", end_date: "tomorrow 11pm" })
   });
-  return { status: res.status, body: await res.json() as any };
+  return { status: res.status, body: await res.json() as Json };
 }
 
 describe("the generated administrator key file", () => {

@@ -4,6 +4,7 @@
  * one record, parallel deletes trash once, and term counts match the events that carry the terms.
  */
 import { startService, Running } from "../helpers/harness";
+import type { Json } from "../helpers/json";
 
 const PARALLEL = 24;
 
@@ -152,20 +153,20 @@ describe("concurrent writes", () => {
       for (const a of answers.filter(x => x.status !== 200)) expect([a.status, a.body.code]).toEqual([410, code]);
     }
     const trashed = (await svc.get(`/events?status=trash&search=${encodeURIComponent("Delete race")}`, "admin")).body.events;
-    expect(trashed.map((e: any) => e.slug)).toEqual([`${ev.slug}__trashed`]);
+    expect(trashed.map((e: Json) => e.slug)).toEqual([`${ev.slug}__trashed`]);
   });
 
   test("through the action API too (no HTTP pacing): parallel re-tags of one event keep the term counts exact", async () => {
     const b = svc.broker;
-    const a: any = await b.call("taxonomy.categories.create", { name: `Flip A ${Date.now()}` });
-    const c: any = await b.call("taxonomy.categories.create", { name: `Flip B ${Date.now()}` });
-    const ev: any = await b.call("events.create", event("Flip", { categories: [a.id] }));
+    const a: Json = await b.call("taxonomy.categories.create", { name: `Flip A ${Date.now()}` });
+    const c: Json = await b.call("taxonomy.categories.create", { name: `Flip B ${Date.now()}` });
+    const ev: Json = await b.call("events.create", event("Flip", { categories: [a.id] }));
     await Promise.all(Array.from({ length: PARALLEL }, (_, i) => b.call("events.update", { id: ev.id, categories: i % 2 ? [a.id] : [c.id], excerpt: `e${i}` })));
-    const final: any = await b.call("events.get", { id: ev.id });
-    const inA = final.categories.some((t: any) => t.id === a.id) ? 1 : 0;
-    expect([(await b.call<any, any>("taxonomy.categories.get", { id: a.id })).count, (await b.call<any, any>("taxonomy.categories.get", { id: c.id })).count]).toEqual([inA, 1 - inA]);
+    const final: Json = await b.call("events.get", { id: ev.id });
+    const inA = final.categories.some((t: Json) => t.id === a.id) ? 1 : 0;
+    expect([(await b.call<Json, Json>("taxonomy.categories.get", { id: a.id })).count, (await b.call<Json, Json>("taxonomy.categories.get", { id: c.id })).count]).toEqual([inA, 1 - inA]);
     // venues: the derived stateprovince follows the state and country as they end up
-    const v: any = await b.call("venues.create", { venue: `Derived ${Date.now()}` });
+    const v: Json = await b.call("venues.create", { venue: `Derived ${Date.now()}` });
     await Promise.all([b.call("venues.update", { id: v.id, state: "NY" }), b.call("venues.update", { id: v.id, country: "US" }), b.call("venues.update", { id: v.id, city: "Albany" })]);
     expect(await b.call("venues.get", { id: v.id })).toMatchObject({ state: "NY", country: "US", city: "Albany", stateprovince: "NY" });
   });
@@ -187,7 +188,7 @@ describe("concurrent writes", () => {
     // the same event re-tagged by parallel updates: its final categories are what the count reflects
     const flip = evs[25].body.id;
     await parallel(16, i => patch(`/events/${flip}`, { categories: i % 2 ? [cat.id] : [other.id] }));
-    const finalCats = (await svc.get(`/events/${flip}`, "admin")).body.categories.map((c: any) => c.id);
+    const finalCats = (await svc.get(`/events/${flip}`, "admin")).body.categories.map((c: Json) => c.id);
     const inCat = finalCats.includes(cat.id) ? 1 : 0;
     expect((await svc.get(`/categories/${cat.id}`)).body.count).toBe(4 + inCat);
     expect((await svc.get(`/categories/${other.id}`)).body.count).toBe(10 + (1 - inCat));

@@ -6,6 +6,7 @@
  */
 import { startService, Running, KeyName, USER_IDS } from "../helpers/harness";
 import { createEvent, expectError, ids, token } from "../helpers/events";
+import type { Json } from "../helpers/json";
 
 type Who = KeyName | null;
 const ALL: Who[] = ["admin", "editor", "author", "author2", "contributor", "contributor2", "subscriber", null];
@@ -138,8 +139,8 @@ describe("events: permissions", () => {
 
   describe("password-protected events (docs/records.md#password-protected-records, docs/authorization.md#password-protected-records, D32, D34)", () => {
     let tok: string;
-    let locked: any;
-    let open: any;
+    let locked: Json;
+    let open: Json;
     beforeAll(async () => {
       tok = token("pw");
       locked = await createEvent(svc, {
@@ -158,7 +159,7 @@ describe("events: permissions", () => {
     const inList = async (query: string, who: Who = null) => {
       const res = await svc.get(`/events?search=${encodeURIComponent(tok)}${query}`, as(who));
       expect(res.status).toBe(200);
-      return res.body.events.find((e: any) => e.id === locked.id);
+      return res.body.events.find((e: Json) => e.id === locked.id);
     };
 
     test("lists blank the protected fields (exact values and order) unless the caller may see them", async () => {

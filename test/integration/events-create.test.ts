@@ -6,6 +6,7 @@
 import moment from "moment-timezone";
 import { startService, Running, USER_IDS } from "../helpers/harness";
 import { createEvent, dayAt, db, expectError, expectInvalid, nowIn, secondsApart, ZERO_DATE } from "../helpers/events";
+import type { Json } from "../helpers/json";
 
 const body = (extra: Record<string, unknown> = {}) => ({ title: "Event", start_date: dayAt(2, "10:00:00"), end_date: dayAt(2, "12:00:00"), ...extra });
 
@@ -334,7 +335,7 @@ describe("events: create", () => {
       const child = await createEvent(svc, { title: "Child", post_parent: parent.id });
       expect(child).not.toHaveProperty("post_parent");
       const list = await svc.get(`/events?post_parent=${parent.id}`);
-      expect(list.body.events.map((e: any) => e.id)).toEqual([child.id]);
+      expect(list.body.events.map((e: Json) => e.id)).toEqual([child.id]);
       const img = (await createEvent(svc, { image: "https://cdn.example.org/three.png" })).image.id;
       expectInvalid(await svc.request("POST", "/events", { as: "admin", body: body({ post_parent: img }) }), "post_parent");
     });

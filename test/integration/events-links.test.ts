@@ -7,6 +7,7 @@
  */
 import { startService, Running } from "../helpers/harness";
 import { createEvent, expectError, expectInvalid, ids, token } from "../helpers/events";
+import type { Json } from "../helpers/json";
 
 describe("events: venues, organizers, categories and tags", () => {
   let svc: Running;
@@ -14,21 +15,21 @@ describe("events: venues, organizers, categories and tags", () => {
   beforeAll(async () => { svc = await startService(); NS = `http://localhost:${svc.port}/wp-json/calendar/events/v1`; });
   afterAll(async () => { await svc.stop(); });
 
-  const post = async (path: string, body: Record<string, unknown>, as: any = "admin") => {
+  const post = async (path: string, body: Record<string, unknown>, as: Json = "admin") => {
     const res = await svc.request("POST", path, { as, body });
     if (res.status !== 201) throw new Error(`POST ${path} failed ${res.status}: ${res.text}`);
     return res.body;
   };
-  const update = (id: number, body: Record<string, unknown>, as: any = "admin") => svc.request("PATCH", `/events/${id}`, { as, body });
+  const update = (id: number, body: Record<string, unknown>, as: Json = "admin") => svc.request("PATCH", `/events/${id}`, { as, body });
 
   describe("categories and tags (docs/records.md#categories-and-tags-on-events, #embedded-terms)", () => {
     test("ids, names and slugs, arrays or comma lists; unknown names create terms; unknown ids are skipped; duplicates collapse", async () => {
       const music = await post("/categories", { name: "Music" });
       const jazz = await post("/categories", { name: "Jazz", parent: music.id });
       const ev = await createEvent(svc, { title: "Terms", categories: [music.id, "jazz", "Brand New Cat", 999999, "Music", ""], tags: "outdoor, Free Entry ,outdoor" });
-      expect(ev.categories.map((t: any) => t.name)).toEqual(["Brand New Cat", "Jazz", "Music"]);
-      expect(ev.tags.map((t: any) => t.name)).toEqual(["Free Entry", "outdoor"]);
-      const cat = ev.categories.find((t: any) => t.id === jazz.id);
+      expect(ev.categories.map((t: Json) => t.name)).toEqual(["Brand New Cat", "Jazz", "Music"]);
+      expect(ev.tags.map((t: Json) => t.name)).toEqual(["Free Entry", "outdoor"]);
+      const cat = ev.categories.find((t: Json) => t.id === jazz.id);
       expect(Object.keys(cat)).toEqual(["name", "slug", "term_group", "term_taxonomy_id", "taxonomy", "description", "parent", "count", "filter", "id", "urls", "i18n_language", "translations"]);
       expect(cat).toEqual({
         name: "Jazz", slug: "jazz", term_group: 0, term_taxonomy_id: jazz.id, taxonomy: "tribe_events_cat", description: "", parent: music.id, count: 1, filter: "raw", id: jazz.id,
@@ -39,7 +40,7 @@ describe("events: venues, organizers, categories and tags", () => {
       expect(tag.taxonomy).toBe("post_tag");
       expect(tag.urls).toEqual({ self: `${NS}/tags/${tag.id}`, collection: `${NS}/tags` });
       const made = await svc.get(`/categories?search=Brand%20New&hide_empty=false`);
-      expect(made.body.categories.map((t: any) => t.name)).toEqual(["Brand New Cat"]);
+      expect(made.body.categories.map((t: Json) => t.name)).toEqual(["Brand New Cat"]);
     });
 
     test("a contributor creates terms implicitly; counts follow published events only (docs/records.md#term-counts)", async () => {
@@ -60,10 +61,10 @@ describe("events: venues, organizers, categories and tags", () => {
 
     test("update: given (even \"\" or []) replaces the set, absent leaves it", async () => {
       const ev = await createEvent(svc, { title: "Term update", categories: "Alpha Cat", tags: "alpha-tag" });
-      expect((await update(ev.id, { title: "Term update 2" })).body.categories.map((t: any) => t.name)).toEqual(["Alpha Cat"]);
+      expect((await update(ev.id, { title: "Term update 2" })).body.categories.map((t: Json) => t.name)).toEqual(["Alpha Cat"]);
       const replaced = await update(ev.id, { categories: "Beta Cat" });
-      expect(replaced.body.categories.map((t: any) => t.name)).toEqual(["Beta Cat"]);
-      expect(replaced.body.tags.map((t: any) => t.name)).toEqual(["alpha-tag"]);
+      expect(replaced.body.categories.map((t: Json) => t.name)).toEqual(["Beta Cat"]);
+      expect(replaced.body.tags.map((t: Json) => t.name)).toEqual(["alpha-tag"]);
       const cleared = await update(ev.id, { categories: "", tags: [] });
       expect([cleared.body.categories, cleared.body.tags]).toEqual([[], []]);
     });
@@ -126,7 +127,7 @@ describe("events: venues, organizers, categories and tags", () => {
       const a = await post("/venues", { venue: "Multi A" });
       const b = await post("/venues", { venue: "Multi B" });
       const ev = await createEvent(svc, { title: "Two venues", venue: [a.id, b.id] });
-      expect(ev.venue.map((v: any) => v.id)).toEqual([a.id, b.id]);
+      expect(ev.venue.map((v: Json) => v.id)).toEqual([a.id, b.id]);
     });
 
     test("single GET: the embedded venue carries json_ld and the event's json_ld has the location", async () => {
@@ -183,11 +184,11 @@ describe("events: venues, organizers, categories and tags", () => {
       const a = await post("/organizers", { organizer: "Org A", email: "a@example.org" });
       const b = await post("/organizers", { organizer: "Org B" });
       const csv = await createEvent(svc, { title: "CSV orgs", organizer: `${b.id},${a.id}` });
-      expect(csv.organizer.map((o: any) => o.id)).toEqual([b.id, a.id]);
+      expect(csv.organizer.map((o: Json) => o.id)).toEqual([b.id, a.id]);
       const one = await createEvent(svc, { title: "One org", organizer: a.id });
-      expect(one.organizer.map((o: any) => o.id)).toEqual([a.id]);
+      expect(one.organizer.map((o: Json) => o.id)).toEqual([a.id]);
       const mixed = await createEvent(svc, { title: "Mixed orgs", organizer: [{ id: a.id }, { organizer: "Org Inline" }, b.id] });
-      expect(mixed.organizer.map((o: any) => o.organizer)).toEqual(["Org A", "Org Inline", "Org B"]);
+      expect(mixed.organizer.map((o: Json) => o.organizer)).toEqual(["Org A", "Org Inline", "Org B"]);
       const single = await createEvent(svc, { title: "Object org", organizer: { organizer: "Org Inline" } });
       expect(single.organizer[0].id).toBe(mixed.organizer[1].id);
       expect((await createEvent(svc, { title: "No org" })).organizer).toEqual([]);
@@ -202,7 +203,7 @@ describe("events: venues, organizers, categories and tags", () => {
       const b = await post("/organizers", { organizer: "Org Upd B" });
       const ev = await createEvent(svc, { title: "Org update", organizer: [a.id, b.id] });
       expect((await update(ev.id, { title: "x" })).body.organizer).toHaveLength(2);
-      expect((await update(ev.id, { organizer: [b.id] })).body.organizer.map((o: any) => o.id)).toEqual([b.id]);
+      expect((await update(ev.id, { organizer: [b.id] })).body.organizer.map((o: Json) => o.id)).toEqual([b.id]);
       expect((await update(ev.id, { organizer: [] })).body.organizer).toEqual([]);
     });
 

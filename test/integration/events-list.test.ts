@@ -4,6 +4,7 @@
  */
 import { startService, Running } from "../helpers/harness";
 import { createEvent, dayAt, expectError, expectInvalid, ids, token } from "../helpers/events";
+import type { Json } from "../helpers/json";
 
 describe("events: the list", () => {
   let svc: Running;
@@ -11,7 +12,7 @@ describe("events: the list", () => {
   beforeAll(async () => { svc = await startService(); NS = `http://localhost:${svc.port}/wp-json/calendar/events/v1`; });
   afterAll(async () => { await svc.stop(); });
 
-  const list = (query: string, as?: any) => svc.get(`/events?${query}`, as);
+  const list = (query: string, as?: Json) => svc.get(`/events?${query}`, as);
 
   describe("envelope, links and headers (docs/lists.md#envelope-and-links, #paging, D10, D35)", () => {
     let tok: string;

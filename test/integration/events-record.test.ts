@@ -4,6 +4,7 @@
  */
 import { startService, Running, USER_IDS } from "../helpers/harness";
 import { createEvent, DB_RE, EVENT_KEYS, I18N_KEYS, expectError, dayAt, token } from "../helpers/events";
+import type { Json } from "../helpers/json";
 
 const BASE = "https://cal.example.org/sub";
 const NS = `${BASE}/wp-json/calendar/events/v1`;
@@ -179,9 +180,9 @@ describe("events: the record", () => {
   });
 
   describe("json_ld (single GETs only, and only when the caller may see it)", () => {
-    let pub: any;
-    let draft: any;
-    let locked: any;
+    let pub: Json;
+    let draft: Json;
+    let locked: Json;
     beforeAll(async () => {
       pub = await createEvent(svc, { title: "LD public", excerpt: "<b>Short</b> text", description: "Long", timezone: "America/New_York", start_date: "2025-01-15 09:00:00", end_date: "2025-01-15 10:00:00" });
       draft = await createEvent(svc, { title: "LD draft", status: "draft" }, "author");
@@ -225,7 +226,7 @@ describe("events: the record", () => {
   test("ticketed is false unless an internal caller sets it (D33)", async () => {
     const ev = await createEvent(svc, { title: "Tickets", start_date: dayAt(3) , end_date: dayAt(3, "11:00:00") });
     expect(ev.ticketed).toBe(false);
-    const set: any = await svc.broker.call("events.setTicketed", { id: ev.id, ticketed: true });
+    const set: Json = await svc.broker.call("events.setTicketed", { id: ev.id, ticketed: true });
     expect(set.ticketed).toBe(true);
     expect((await svc.get(`/events/${ev.id}`)).body.ticketed).toBe(true);
   });

@@ -5,13 +5,14 @@
  */
 import { startService, Running } from "../helpers/harness";
 import { createEvent, EVENT_KEYS, expectError, expectInvalid } from "../helpers/events";
+import type { Json } from "../helpers/json";
 
 describe("events: update and delete", () => {
   let svc: Running;
   beforeAll(async () => { svc = await startService(); });
   afterAll(async () => { await svc.stop(); });
 
-  const update = (id: number | string, body: Record<string, unknown>, as: any = "admin", method = "POST") => svc.request(method, `/events/${id}`, { as, body });
+  const update = (id: number | string, body: Record<string, unknown>, as: Json = "admin", method = "POST") => svc.request(method, `/events/${id}`, { as, body });
 
   describe("by id", () => {
     test.each(["POST", "PUT", "PATCH"])("%s updates and answers 200 with the record (no json_ld)", async method => {
@@ -109,7 +110,7 @@ describe("events: update and delete", () => {
       const ev = await createEvent(svc, { title: "Due soon", date: "+1 day" });
       expect(ev.status).toBe("future");
       expectError(await svc.get(`/events/${ev.id}`), 403, "event-not-accessible");
-      const store = (svc.broker as any).getLocalService("events").store;
+      const store = (svc.broker as Json).getLocalService("events").store;
       await store.updateOne({ _id: ev.id }, { $set: { date_utc: "2020-01-01 00:00:00", date: "2020-01-01 00:00:00" } });
       await new Promise(r => setTimeout(r, 1100));
       const res = await svc.get(`/events/${ev.id}`);
@@ -148,7 +149,7 @@ describe("events: update and delete", () => {
       expectError(await update(ev.id, { post_password: "x" }, "author2"), 403, "rest_forbidden");
       const parent = await createEvent(svc, { title: "New parent" });
       await update(ev.id, { post_parent: parent.id }, "author");
-      expect((await svc.get(`/events?post_parent=${parent.id}`)).body.events.map((e: any) => e.id)).toEqual([ev.id]);
+      expect((await svc.get(`/events?post_parent=${parent.id}`)).body.events.map((e: Json) => e.id)).toEqual([ev.id]);
     });
   });
 
@@ -163,7 +164,7 @@ describe("events: update and delete", () => {
       for (const as of [undefined, "subscriber", "author", "editor", "admin"] as const) expectError(await svc.get(`/events/${ev.id}`, as), 403, "event-no-longer-available");
       expectInvalid(await svc.get("/events/by-slug/to-trash"), "slug");
       expectError(await svc.get("/events/by-slug/to-trash__trashed", "admin"), 403, "event-no-longer-available");
-      expect((await svc.get(`/events?status=trash&include=${ev.id}`, "admin")).body.events.map((e: any) => e.id)).toEqual([ev.id]);
+      expect((await svc.get(`/events?status=trash&include=${ev.id}`, "admin")).body.events.map((e: Json) => e.id)).toEqual([ev.id]);
       expect((await svc.get(`/events?include=${ev.id}`, "admin")).body.events).toEqual([]);
     });
 

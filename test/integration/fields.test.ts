@@ -6,11 +6,12 @@
 import { startService, Running } from "../helpers/harness";
 import { dayAt, expectError, token } from "../helpers/events";
 import { feedPage } from "../helpers/sync-client";
+import type { Json } from "../helpers/json";
 
 let svc: Running;
-let venue: any;
-let event: any;
-let category: any;
+let venue: Json;
+let event: Json;
+let category: Json;
 const word = token("fields");
 
 beforeAll(async () => {

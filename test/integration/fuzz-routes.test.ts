@@ -12,6 +12,7 @@ import { startService, Running, KEYS, KeyName } from "../helpers/harness";
 import { errorProblem, missingSecurityHeaders, pool, snapshot } from "../helpers/security";
 import { formEncode, objectJson, params, rawBody, segment, V } from "../helpers/fuzz";
 import { responseValidator, ResponseValidator, servedDocument } from "../helpers/contract";
+import type { Json } from "../helpers/json";
 
 /** A fixed seed keeps CI reproducible; FUZZ_SEED=<n> (or FUZZ_SEED=random) explores further. */
 const SEED = process.env.FUZZ_SEED === "random" ? Date.now() % 1_000_000 : Number(process.env.FUZZ_SEED ?? 20_240_611);
@@ -55,7 +56,7 @@ describe("fuzzing every route", () => {
   beforeAll(async () => {
     svc = await startService({ RATE_LIMIT: "", CACHER: "" });
     // Every fuzzed answer must also be one the /doc document describes (test/helpers/contract.ts).
-    contract = responseValidator(await servedDocument(svc.base) as any);
+    contract = responseValidator(await servedDocument(svc.base) as Json);
     const make = async (path: string, body: Record<string, unknown>) => (await svc.request("POST", path, { as: "admin", body })).body;
     const cat = await make("/categories", { name: "Fuzz category" });
     const tag = await make("/tags", { name: "fuzz-tag" });
@@ -94,7 +95,7 @@ describe("fuzzing every route", () => {
     }
     out.value = res.status;
     const text = await res.text();
-    let body: any = text;
+    let body: Json = text;
     try { body = JSON.parse(text); } catch { /* not JSON */ }
     const answer = { status: res.status, body, headers: res.headers, text };
     if (res.status >= 500) return `${res.status} ${text.slice(0, 300)}`;

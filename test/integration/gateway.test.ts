@@ -1,11 +1,12 @@
 import { startService, Running } from "../helpers/harness";
+import type { Json } from "../helpers/json";
 
 describe("gateway: routes, languages, callers and errors", () => {
   let svc: Running;
   beforeAll(async () => { svc = await startService(); });
   afterAll(async () => { await svc.stop(); });
 
-  const expectContractError = (body: any, status: number, code: string) => {
+  const expectContractError = (body: Json, status: number, code: string) => {
     expect(body).toEqual(expect.objectContaining({ code, message: expect.any(String), data: expect.objectContaining({ status }) }));
   };
 

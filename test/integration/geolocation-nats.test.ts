@@ -3,12 +3,13 @@
  * `geoloc*` filters answer 400; started in another process (`node dist/server.js` with
  * SERVICES=geolocation) → results, without restarting anything; stopped → 400 again.
  */
-import { ChildProcess, execFileSync, spawn } from "child_process";
+import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
 import * as net from "net";
 import * as path from "path";
 import { freePort, startService, Running } from "../helpers/harness";
 import { createFakeVenues, FakeVenues } from "../helpers/fake-venues";
+import type { Json } from "../helpers/json";
 
 const ROOT = path.resolve(__dirname, "../..");
 
@@ -52,13 +53,13 @@ describeWithNats("geolocation in its own process over NATS", () => {
   let svc: Running;
   let venues: FakeVenues;
   let env: Record<string, string>;
-  const titles = (res: { body: any }) => (res.body.events as any[]).map(e => e.title);
+  const titles = (res: { body: Json }) => (res.body.events as Json[]).map(e => e.title);
   const geolocationPresent = () => (svc.broker.registry as unknown as { hasService(name: string): boolean }).hasService("geolocation");
   const radiusQuery = "/events?geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=1000&geoloc_unit=km&orderby=distance";
 
   beforeAll(async () => {
-    // the process under test runs the built service, as `npm start` does
-    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "pipe" });
+    // the process under test runs the built service, as `npm start` does; test/global-setup.js built dist/
+    // once before any test: rebuilding it here would rewrite files other tests' nodes are loading
     const natsPort = await freePort();
     nats = spawn(NATS!, ["-a", "127.0.0.1", "-p", String(natsPort)], { stdio: "ignore" });
     await until(() => accepts(natsPort), 10_000, "nats-server");

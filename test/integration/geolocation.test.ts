@@ -9,12 +9,13 @@ import { startService, Running } from "../helpers/harness";
 import { createFakeVenues, FakeVenues } from "../helpers/fake-venues";
 import GeolocationService from "../../services/geolocation.service";
 import { distanceKm } from "../../lib/geo/distance";
+import type { Json } from "../helpers/json";
 
 const PARIS = { geo_lat: 48.8566, geo_lng: 2.3522 };
 const LONDON = { geo_lat: 51.5074, geo_lng: -0.1278 };
 const VERSAILLES = { geo_lat: 48.8049, geo_lng: 2.1204 };
 
-const expectInvalid = (res: { status: number; body: any }, param: string) => {
+const expectInvalid = (res: { status: number; body: Json }, param: string) => {
   expect(res.status).toBe(400);
   expect(res.body.code).toBe("rest_invalid_param");
   expect(Object.keys(res.body.data.params)).toContain(param);
@@ -29,7 +30,7 @@ async function createEvent(svc: Running, title: string, hour: number, venue?: nu
   return res.body.id;
 }
 
-const titles = (res: { body: any }) => (res.body.events as any[]).map(e => e.title);
+const titles = (res: { body: Json }) => (res.body.events as Json[]).map(e => e.title);
 
 async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {
   const end = Date.now() + ms;
@@ -84,7 +85,7 @@ describe("geolocation: radius filters, distance, geocoding, following venue chan
   });
 
   test("geolocation.locate: the offline geocoder on the bus", async () => {
-    const paris: any = await svc.broker.call("geolocation.locate", { city: "Paris", country: "France" });
+    const paris: Json = await svc.broker.call("geolocation.locate", { city: "Paris", country: "France" });
     expect(distanceKm(paris, { lat: 48.8566, lng: 2.3522 })).toBeLessThan(5);
     expect(await svc.broker.call("geolocation.locate", { city: "Paris", state: "TX", country: "US" })).toEqual({ lat: expect.closeTo(33.66, 1), lng: expect.closeTo(-95.56, 1) });
     expect(await svc.broker.call("geolocation.locate", { country: "France" })).toBeNull();
@@ -94,14 +95,14 @@ describe("geolocation: radius filters, distance, geocoding, following venue chan
     const near = await svc.get("/events?geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=50&geoloc_unit=km");
     expect(near.status).toBe(200);
     expect(titles(near)).toEqual(["Versailles event", "Paris event"]);
-    const byTitle = Object.fromEntries((near.body.events as any[]).map(e => [e.title, e.distance]));
+    const byTitle = Object.fromEntries((near.body.events as Json[]).map(e => [e.title, e.distance]));
     expect(byTitle["Paris event"]).toBe(0);
     expect(byTitle["Versailles event"]).toBeCloseTo(18.3, 0);
 
     const short = await svc.get("/events?geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=340&geoloc_unit=km");
     expect(titles(short)).not.toContain("London event");
     const long = await svc.get("/events?geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=350&geoloc_unit=km");
-    const london = (long.body.events as any[]).find(e => e.title === "London event");
+    const london = (long.body.events as Json[]).find(e => e.title === "London event");
     expect(london.distance).toBeGreaterThan(340);
     expect(london.distance).toBeLessThan(348);
     expect(london.distance).toBe(Math.round(london.distance * 100) / 100);
@@ -111,11 +112,11 @@ describe("geolocation: radius filters, distance, geocoding, following venue chan
 
   test("radius in miles, the default unit; the radius is inclusive", async () => {
     const res = await svc.get("/events?geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=214");
-    const london = (res.body.events as any[]).find(e => e.title === "London event");
+    const london = (res.body.events as Json[]).find(e => e.title === "London event");
     expect(london.distance).toBeCloseTo(213.5, 0);
     expect(titles(await svc.get("/events?geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=213&geoloc_unit=mi"))).not.toContain("London event");
     // a radius equal to the exact distance keeps the venue
-    const exact: any[] = await svc.broker.call("geolocation.near", { lat: 48.8566, lng: 2.3522, radius: distanceKm({ lat: 48.8566, lng: 2.3522 }, { lat: 51.5074, lng: -0.1278 }), unit: "km" });
+    const exact: Json[] = await svc.broker.call("geolocation.near", { lat: 48.8566, lng: 2.3522, radius: distanceKm({ lat: 48.8566, lng: 2.3522 }, { lat: 51.5074, lng: -0.1278 }), unit: "km" });
     expect(exact.map(n => n.id)).toContain(ids.london);
     // default radius: 25 miles
     expect(titles(await svc.get("/events?geoloc_lat=51.5&geoloc_lng=-0.12"))).toEqual(["London event"]);
@@ -125,7 +126,7 @@ describe("geolocation: radius filters, distance, geocoding, following venue chan
     const res = await svc.get("/events?geoloc_lat=51.5074&geoloc_lng=-0.1278&geoloc_radius=1000&geoloc_unit=km&orderby=distance");
     expect(res.status).toBe(200);
     expect(titles(res)).toEqual(["London event", "Versailles event", "Paris event", "Lyon event"]);
-    const d = (res.body.events as any[]).map(e => e.distance);
+    const d = (res.body.events as Json[]).map(e => e.distance);
     expect(d).toEqual([...d].sort((a, b) => a - b));
     expect(d[0]).toBe(0);
     expect(res.body.total).toBe(4);
@@ -134,13 +135,13 @@ describe("geolocation: radius filters, distance, geocoding, following venue chan
   });
 
   test("geolocation.near answers ids and distances of published venues, nearest first", async () => {
-    const near: any[] = await svc.broker.call("geolocation.near", { lat: 48.8566, lng: 2.3522, radius: 500, unit: "km" });
+    const near: Json[] = await svc.broker.call("geolocation.near", { lat: 48.8566, lng: 2.3522, radius: 500, unit: "km" });
     expect(near.map(n => n.id)).toEqual([ids.paris, ids.versailles, ids.london, ids.lyon]);
     expect(near[2].distance).toBeCloseTo(343.56, 1);
   });
 
   test("geoloc=true / false: venues with / without coordinates (events without a venue have none)", async () => {
-    expect((await svc.get("/events?geoloc=true")).body.events.map((e: any) => e.title).sort()).toEqual(["London event", "Lyon event", "Paris event", "Versailles event"]);
+    expect((await svc.get("/events?geoloc=true")).body.events.map((e: Json) => e.title).sort()).toEqual(["London event", "Lyon event", "Paris event", "Versailles event"]);
     expect(titles(await svc.get("/events?geoloc=false")).sort()).toEqual(["Draft venue event", "No venue event", "Nowhere event"]);
     const located: number[] = await svc.broker.call("geolocation.venuesWithCoordinates", {});
     expect(located).toEqual([ids.paris, ids.london, ids.versailles, ids.lyon].sort((a, b) => a - b));

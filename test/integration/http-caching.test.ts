@@ -6,6 +6,7 @@
  */
 import { startService, Running, KeyName } from "../helpers/harness";
 import { dayAt, expectError, token } from "../helpers/events";
+import type { Json } from "../helpers/json";
 
 let svc: Running;
 
@@ -109,7 +110,7 @@ describe("Last-Modified and If-Modified-Since", () => {
     await sleep(1100);
     const recent = await create("/venues", { venue: `${word} recent` });
     const list = await get(`/venues?search=${word}`);
-    expect(list.body.venues.map((v: any) => v.id).sort()).toEqual([old.id, recent.id].sort());
+    expect(list.body.venues.map((v: Json) => v.id).sort()).toEqual([old.id, recent.id].sort());
     expect(recent.modified_utc > old.modified_utc).toBe(true);
     expect(list.headers.get("last-modified")).toBe(httpDate(recent.modified_utc));
     const single = await get(`/venues?search=${word}&per_page=1&page=2`);

@@ -4,6 +4,7 @@
  * reads back its own values, a fourth language falls back to the original, and lists never break.
  */
 import { startService, Running } from "../helpers/harness";
+import type { Json } from "../helpers/json";
 
 let svc: Running;
 beforeAll(async () => { svc = await startService(); });
@@ -59,7 +60,7 @@ describe.each(KINDS)("$list in four languages", kind => {
     for (const lang of ["en", "fr", "ja", "de", "bg", "zh-hans", "pt-br", "es"]) {
       const res = await svc.get(`${kind.route}?per_page=50&hide_empty=false&i18n_language=${lang}`);
       expect(res.status).toBe(200);
-      const mine = res.body[kind.list].find((r: any) => r.id === id);
+      const mine = res.body[kind.list].find((r: Json) => r.id === id);
       expect(mine).toBeDefined();
       expect(mine.i18n_language).toBe(lang);
     }
@@ -68,7 +69,7 @@ describe.each(KINDS)("$list in four languages", kind => {
 
 test("search finds the French title only in French", async () => {
   const fr = await svc.get(`${FR("/events")}?search=${encodeURIComponent("Fête du port")}`);
-  expect(fr.body.events.map((e: any) => e.title)).toEqual(["Fête du port"]);
+  expect(fr.body.events.map((e: Json) => e.title)).toEqual(["Fête du port"]);
   const en = await svc.get(`/events?search=${encodeURIComponent("Fête du port")}`);
   expect(en.body.events).toEqual([]);
   const ja = await svc.get(`/events?search=${encodeURIComponent("Fête")}&i18n_language=ja`);

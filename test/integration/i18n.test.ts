@@ -9,10 +9,11 @@ import { fakeEvents, fakeTerms, fakeVenues } from "../helpers/translatable-fakes
 import EventsService from "../../services/events.service";
 import VenuesService from "../../services/venues.service";
 import TaxonomyService from "../../services/taxonomy.service";
+import type { Json } from "../helpers/json";
 
 /** Whether a service schema (or one of its mixins) carries the translatable mixin (the integration applied). */
-const translatable = (schema: any): boolean =>
-  !!schema && (schema.name === "translatable" || (schema.mixins ?? []).some((m: any) => translatable(m)));
+const translatable = (schema: Json): boolean =>
+  !!schema && (schema.name === "translatable" || (schema.mixins ?? []).some((m: Json) => translatable(m)));
 const EVENTS_INTEGRATED = translatable(EventsService);
 const VENUES_INTEGRATED = translatable(VenuesService);
 const TAXONOMY_INTEGRATED = translatable(TaxonomyService);
@@ -41,14 +42,14 @@ function countI18nCalls(): { calls: Record<string, number>; stop(): void } {
   const original = broker.call.bind(broker);
   const spy = jest.spyOn(broker, "call").mockImplementation(((name: string, ...rest: unknown[]) => {
     if (typeof name === "string" && name.startsWith("i18n.")) calls[name] = (calls[name] ?? 0) + 1;
-    return (original as any)(name, ...rest);
-  }) as any);
+    return (original as Json)(name, ...rest);
+  }) as Json);
   return { calls, stop: () => spy.mockRestore() };
 }
 
 /** Executions of the i18n store's find (cache misses of i18n.values, searches, name lookups). */
 function countI18nFinds(): { count(): number; stop(): void } {
-  const store = (broker.getLocalService("i18n") as any).store;
+  const store = (broker.getLocalService("i18n") as Json).store;
   const spy = jest.spyOn(store, "find");
   return { count: () => spy.mock.calls.length, stop: () => spy.mockRestore() };
 }
@@ -71,7 +72,7 @@ describe("events over HTTP", () => {
     expect(created.body).toMatchObject({ i18n_language: "en", translations: ["en"], title: "Jazz night" });
     const list = await svc.get("/events?search=jazz");
     expect(list.status).toBe(200);
-    expect(list.body.events.map((e: any) => e.id)).toContain(created.body.id);
+    expect(list.body.events.map((e: Json) => e.id)).toContain(created.body.id);
     for (const e of list.body.events) expect(lastTwo(e)).toEqual(LAST_KEYS);
   });
 
@@ -109,7 +110,7 @@ describe("events over HTTP", () => {
     } else {
       // what the integration's splitWrite does, done by hand: `translations` on the record, values to i18n
       // (whose write cleans the cached reads)
-      await (broker.getLocalService("events") as any).store.updateOne({ _id: id }, { $set: { translations: ["en", "de"] } });
+      await (broker.getLocalService("events") as Json).store.updateOne({ _id: id }, { $set: { translations: ["en", "de"] } });
       await broker.call("i18n.write", { type: "event", id, language: "de", fields: { title: "Bluesabend" }, originals: { title: "Blues evening", description: "", excerpt: "" } });
     }
     const de = await svc.get(`/events/${id}?i18n_language=de`);
@@ -124,7 +125,7 @@ describe("events over HTTP", () => {
     const spy = countI18nCalls();
     try {
       const list = await svc.get("/events?i18n_language=de&per_page=50");
-      expect(list.body.events.find((e: any) => e.id === id).title).toBe("Bluesabend");
+      expect(list.body.events.find((e: Json) => e.id === id).title).toBe("Bluesabend");
       expect(spy.calls["i18n.values"]).toBe(1);
     } finally {
       spy.stop();
@@ -139,11 +140,11 @@ describe("events over HTTP", () => {
     const en = await svc.get(`/events/${id}`);
     expect(en.body).toMatchObject({ title: "Harbour festival", featured: true });
     const ja = await svc.get(`/events?search=${encodeURIComponent("港まつり")}&i18n_language=ja`);
-    expect(ja.body.events.map((e: any) => e.id)).toEqual([id]);
-    expect((await svc.get(`/events?search=harbour&i18n_language=ja`)).body.events?.map((e: any) => e.id) ?? []).not.toContain(id);
-    expect((await svc.get(`/events?search=harbour`)).body.events.map((e: any) => e.id)).toContain(id);
+    expect(ja.body.events.map((e: Json) => e.id)).toEqual([id]);
+    expect((await svc.get(`/events?search=harbour&i18n_language=ja`)).body.events?.map((e: Json) => e.id) ?? []).not.toContain(id);
+    expect((await svc.get(`/events?search=harbour`)).body.events.map((e: Json) => e.id)).toContain(id);
     // the description has no Japanese value: searched through the original
-    expect((await svc.get(`/events?search=fireworks&i18n_language=ja`)).body.events.map((e: any) => e.id)).toEqual([id]);
+    expect((await svc.get(`/events?search=fireworks&i18n_language=ja`)).body.events.map((e: Json) => e.id)).toEqual([id]);
     expect((await svc.get(`/events?search=${encodeURIComponent("港まつり")}`)).body.events).toEqual([]);
   });
 });
@@ -170,9 +171,9 @@ describe("venues and terms over HTTP", () => {
     expect(inFr.body.venue).toMatchObject({ id, venue: "Grande salle", i18n_language: "fr", translations: ["en", "fr"] });
     expect(lastTwo(inFr.body.venue)).toEqual(LAST_KEYS);
 
-    expect((await svc.get("/venues?search=grande&i18n_language=fr")).body.venues.map((v: any) => v.id)).toEqual([id]);
+    expect((await svc.get("/venues?search=grande&i18n_language=fr")).body.venues.map((v: Json) => v.id)).toEqual([id]);
     expect((await svc.get("/venues?search=grande")).body.venues ?? []).toEqual([]);
-    expect((await svc.get("/venues?search=springfield&i18n_language=fr")).body.venues.map((v: any) => v.id)).toEqual([id]);
+    expect((await svc.get("/venues?search=springfield&i18n_language=fr")).body.venues.map((v: Json) => v.id)).toEqual([id]);
 
     const again = await svc.request("POST", "/venues?i18n_language=fr", { as: "admin", body: { venue: "grande salle" } });
     expect(again.body.id).toBe(id);
@@ -186,13 +187,13 @@ describe("venues and terms over HTTP", () => {
     const de = await svc.request("POST", `/categories/${id}?i18n_language=de`, { as: "admin", body: { name: "Theater" } });
     expect(de.body).toMatchObject({ id, name: "Theater", description: "Plays", slug: "theatre", i18n_language: "de", translations: ["en", "de"] });
     expect((await svc.get(`/categories/${id}`)).body).toMatchObject({ name: "Theatre", translations: ["en", "de"] });
-    const ids = async (path: string) => ((await svc.get(path)).body.categories ?? []).map((t: any) => t.id);
+    const ids = async (path: string) => ((await svc.get(path)).body.categories ?? []).map((t: Json) => t.id);
     expect(await ids("/categories?search=theater&hide_empty=0&i18n_language=de")).toEqual([id]);
     expect(await ids("/categories?search=theater&hide_empty=0")).toEqual([]);
     expect(await ids("/categories?search=theatre&hide_empty=0&i18n_language=de")).toEqual([id]); // the slug
     // a name in any language names the term
     const ev = await svc.request("POST", "/events", { as: "admin", body: { title: "Hamlet", status: "publish", categories: ["Theater"], start_date: `${day} 19:00`, end_date: `${day} 22:00` } });
-    expect(ev.body.categories.map((c: any) => c.id)).toEqual([id]);
+    expect(ev.body.categories.map((c: Json) => c.id)).toEqual([id]);
     const inDe = await svc.get(`/events/${ev.body.id}?i18n_language=de`);
     expect(inDe.body.categories[0]).toMatchObject({ name: "Theater", i18n_language: "de" });
     // duplicate names compare in the request's language
@@ -213,11 +214,11 @@ describe("translatable mixin: events shape", () => {
   test("create in the default language: lang, translations, last keys, no i18n call", async () => {
     const spy = countI18nCalls();
     try {
-      const rec: any = await broker.call("fakeevents.create", { title: "Summer concert", description: "Open air music", excerpt: "Brass band" });
+      const rec: Json = await broker.call("fakeevents.create", { title: "Summer concert", description: "Open air music", excerpt: "Brass band" });
       id = rec.id;
       expect(rec).toEqual({ id, title: "Summer concert", description: "Open air music", excerpt: "Brass band", slug: "summer-concert", i18n_language: "en", translations: ["en"] });
       expect(lastTwo(rec)).toEqual(LAST_KEYS);
-      const raw = await (broker.getLocalService("fakeevents") as any).store.findOne({ _id: id });
+      const raw = await (broker.getLocalService("fakeevents") as Json).store.findOne({ _id: id });
       expect(raw).toMatchObject({ lang: "en", translations: ["en"] });
       await broker.call("fakeevents.get", { id });
       await broker.call("fakeevents.list", { search: "concert" });
@@ -228,31 +229,31 @@ describe("translatable mixin: events shape", () => {
   });
 
   test("a write in another language sets only that language's values and keeps id and slug", async () => {
-    const rec: any = await broker.call("fakeevents.update", { id, title: "Concert d'été", featured: true }, inLanguage("fr"));
+    const rec: Json = await broker.call("fakeevents.update", { id, title: "Concert d'été", featured: true }, inLanguage("fr"));
     expect(rec).toMatchObject({ id, title: "Concert d'été", description: "Open air music", slug: "summer-concert", i18n_language: "fr", translations: ["en", "fr"] });
-    const raw = await (broker.getLocalService("fakeevents") as any).store.findOne({ _id: id });
+    const raw = await (broker.getLocalService("fakeevents") as Json).store.findOne({ _id: id });
     expect(raw).toMatchObject({ title: "Summer concert", lang: "en", translations: ["en", "fr"], featured: true });
-    expect((await broker.call("fakeevents.get", { id }, inLanguage("en"))) as any).toMatchObject({ title: "Summer concert", i18n_language: "en", translations: ["en", "fr"] });
-    expect((await broker.call("fakeevents.get", { id }, inLanguage("de"))) as any).toMatchObject({ title: "Summer concert", i18n_language: "de" });
-    expect((await broker.call("fakeevents.get", { id }, inLanguage("fr"))) as any).toMatchObject({ title: "Concert d'été", description: "Open air music" });
+    expect((await broker.call("fakeevents.get", { id }, inLanguage("en"))) as Json).toMatchObject({ title: "Summer concert", i18n_language: "en", translations: ["en", "fr"] });
+    expect((await broker.call("fakeevents.get", { id }, inLanguage("de"))) as Json).toMatchObject({ title: "Summer concert", i18n_language: "de" });
+    expect((await broker.call("fakeevents.get", { id }, inLanguage("fr"))) as Json).toMatchObject({ title: "Concert d'été", description: "Open air music" });
   });
 
   test("languages come back in the spec's order whatever the order of writes", async () => {
     await broker.call("fakeevents.update", { id, title: "Concierto de verano" }, inLanguage("es"));
-    const rec: any = await broker.call("fakeevents.update", { id, description: "Музика на открито" }, inLanguage("bg"));
+    const rec: Json = await broker.call("fakeevents.update", { id, description: "Музика на открито" }, inLanguage("bg"));
     expect(rec.translations).toEqual(["bg", "en", "fr", "es"]);
     expect(rec.title).toBe("Summer concert");
     expect(rec.description).toBe("Музика на открито");
   });
 
   test("a write in the original language changes the originals only", async () => {
-    const rec: any = await broker.call("fakeevents.update", { id, description: "Open air music and dance" }, inLanguage("en"));
+    const rec: Json = await broker.call("fakeevents.update", { id, description: "Open air music and dance" }, inLanguage("en"));
     expect(rec).toMatchObject({ description: "Open air music and dance", translations: ["bg", "en", "fr", "es"] });
-    expect((await broker.call("fakeevents.get", { id }, inLanguage("fr"))) as any).toMatchObject({ title: "Concert d'été", description: "Open air music and dance" });
+    expect((await broker.call("fakeevents.get", { id }, inLanguage("fr"))) as Json).toMatchObject({ title: "Concert d'été", description: "Open air music and dance" });
   });
 
   test("clearing a language's values falls back; a language left empty leaves translations", async () => {
-    let rec: any = await broker.call("fakeevents.update", { id, description: "" }, inLanguage("bg"));
+    let rec: Json = await broker.call("fakeevents.update", { id, description: "" }, inLanguage("bg"));
     expect(rec.translations).toEqual(["en", "fr", "es"]);
     expect(rec.description).toBe("Open air music and dance");
     rec = await broker.call("fakeevents.get", { id }, inLanguage("bg"));
@@ -260,18 +261,18 @@ describe("translatable mixin: events shape", () => {
   });
 
   test("a create in another language makes it the record's original", async () => {
-    const rec: any = await broker.call("fakeevents.create", { title: "Marché de Noël", description: "Vin chaud" }, inLanguage("fr"));
+    const rec: Json = await broker.call("fakeevents.create", { title: "Marché de Noël", description: "Vin chaud" }, inLanguage("fr"));
     market = rec.id;
     expect(rec).toMatchObject({ i18n_language: "fr", translations: ["fr"] });
-    expect((await broker.call("fakeevents.get", { id: rec.id }, inLanguage("en"))) as any).toMatchObject({ title: "Marché de Noël", i18n_language: "en", translations: ["fr"] });
-    const en: any = await broker.call("fakeevents.update", { id: rec.id, title: "Christmas market" }, inLanguage("en"));
+    expect((await broker.call("fakeevents.get", { id: rec.id }, inLanguage("en"))) as Json).toMatchObject({ title: "Marché de Noël", i18n_language: "en", translations: ["fr"] });
+    const en: Json = await broker.call("fakeevents.update", { id: rec.id, title: "Christmas market" }, inLanguage("en"));
     expect(en).toMatchObject({ title: "Christmas market", description: "Vin chaud", translations: ["en", "fr"] });
-    expect((await broker.call("fakeevents.get", { id: rec.id }, inLanguage("fr"))) as any).toMatchObject({ title: "Marché de Noël" });
+    expect((await broker.call("fakeevents.get", { id: rec.id }, inLanguage("fr"))) as Json).toMatchObject({ title: "Marché de Noël" });
   });
 
   test("search matches the text of the asked language, with fallback to the original", async () => {
     const ids = async (search: string, language: string, extra: Record<string, unknown> = {}) =>
-      ((await broker.call("fakeevents.list", { search, all: true, ...extra }, inLanguage(language))) as any[]).map(r => r.id);
+      ((await broker.call("fakeevents.list", { search, all: true, ...extra }, inLanguage(language))) as Json[]).map(r => r.id);
     expect(await ids("concert", "en")).toEqual([id]);
     expect(await ids("concert", "fr")).toEqual([id]); // "Concert d'été"
     expect(await ids("summer", "fr")).toEqual([]); // the French title replaced it
@@ -289,10 +290,10 @@ describe("translatable mixin: events shape", () => {
   });
 
   test("D34: a protected record matches through its title only, in every language", async () => {
-    const rec: any = await broker.call("fakeevents.create", { title: "Secret gig", description: "hidden stage", post_password: "pw" });
+    const rec: Json = await broker.call("fakeevents.create", { title: "Secret gig", description: "hidden stage", post_password: "pw" });
     await broker.call("fakeevents.update", { id: rec.id, title: "Concert secret", description: "scène cachée" }, inLanguage("fr"));
     const ids = async (search: string, language: string, extra: Record<string, unknown> = {}) =>
-      ((await broker.call("fakeevents.list", { search, ...extra }, inLanguage(language))) as any[]).map(r => r.id);
+      ((await broker.call("fakeevents.list", { search, ...extra }, inLanguage(language))) as Json[]).map(r => r.id);
     expect(await ids("cachée", "fr")).toEqual([]);
     expect(await ids("cachée", "fr", { password: "pw" })).toEqual([rec.id]);
     expect(await ids("secret", "fr")).toEqual([rec.id]);
@@ -311,7 +312,7 @@ describe("translatable mixin: events shape", () => {
       await broker.call("fakeevents.list", {}, inLanguage("es"));
       expect(finds.count()).toBe(first + 1); // another language, another entry
       await broker.call("fakeevents.update", { id, title: "Concert estival" }, inLanguage("fr"));
-      const after: any[] = await broker.call("fakeevents.list", {}, inLanguage("fr"));
+      const after: Json[] = await broker.call("fakeevents.list", {}, inLanguage("fr"));
       expect(after.find(r => r.id === id).title).toBe("Concert estival");
     } finally {
       spy.stop();
@@ -328,9 +329,9 @@ describe("translatable mixin: venues shape", () => {
   let hall: number;
 
   test("a translated name does not touch the inline name key", async () => {
-    const rec: any = await broker.call("fakevenues.create", { name: "Concert Hall", address: "100 Temple Avenue", city: "London", phone: "555-0100" });
+    const rec: Json = await broker.call("fakevenues.create", { name: "Concert Hall", address: "100 Temple Avenue", city: "London", phone: "555-0100" });
     hall = rec.id;
-    const fr: any = await broker.call("fakevenues.update", { id: hall, name: "Salle de concert", address: "100, Avenue du Temple" }, inLanguage("fr"));
+    const fr: Json = await broker.call("fakevenues.update", { id: hall, name: "Salle de concert", address: "100, Avenue du Temple" }, inLanguage("fr"));
     expect(fr).toMatchObject({ name: "Salle de concert", city: "London", translations: ["en", "fr"], i18n_language: "fr" });
     expect(await broker.call("fakevenues.raw", { id: hall })).toMatchObject({ name: "Concert Hall", name_key: "concert hall", address: "100 Temple Avenue" });
   });
@@ -339,14 +340,14 @@ describe("translatable mixin: venues shape", () => {
     expect(await broker.call("fakevenues.create", { name: "salle de concert" }, inLanguage("fr"))).toMatchObject({ duplicate: true, id: hall });
     expect(await broker.call("fakevenues.create", { name: "concert hall" }, inLanguage("en"))).toMatchObject({ duplicate: true, id: hall });
     expect(await broker.call("fakevenues.create", { name: "Concert Hall" }, inLanguage("de"))).toMatchObject({ duplicate: true, id: hall }); // fallback
-    const other: any = await broker.call("fakevenues.create", { name: "Concert Hall" }, inLanguage("fr"));
+    const other: Json = await broker.call("fakevenues.create", { name: "Concert Hall" }, inLanguage("fr"));
     expect(other.duplicate).toBeUndefined();
     expect(other.id).not.toBe(hall);
     expect(other.translations).toEqual(["fr"]);
   });
 
   test("one single field holds every fragment, in the asked language; shared fields match in every language", async () => {
-    const ids = async (search: string, language: string) => ((await broker.call("fakevenues.list", { search }, inLanguage(language))) as any[]).map(r => r.id);
+    const ids = async (search: string, language: string) => ((await broker.call("fakevenues.list", { search }, inLanguage(language))) as Json[]).map(r => r.id);
     expect(await ids("temple avenue", "fr")).toEqual([hall]);
     expect(await ids("temple avenue", "en")).toEqual([hall]);
     expect(await ids("temple london", "fr")).toEqual([]); // two fields
@@ -364,7 +365,7 @@ describe("translatable mixin: terms shape", () => {
   let music: number;
 
   test("names used as filters resolve in any language; slugs are one across languages", async () => {
-    const rec: any = await broker.call("faketerms.create", { name: "Music" });
+    const rec: Json = await broker.call("faketerms.create", { name: "Music" });
     music = rec.id;
     await broker.call("faketerms.update", { id: music, name: "Musique" }, inLanguage("fr"));
     await broker.call("faketerms.update", { id: music, name: "Музика" }, inLanguage("bg"));
@@ -375,7 +376,7 @@ describe("translatable mixin: terms shape", () => {
   });
 
   test("search: name in the asked language, or the slug", async () => {
-    const ids = async (search: string, language: string) => ((await broker.call("faketerms.list", { search }, inLanguage(language))) as any[]).map(r => r.id);
+    const ids = async (search: string, language: string) => ((await broker.call("faketerms.list", { search }, inLanguage(language))) as Json[]).map(r => r.id);
     expect(await ids("musiq", "fr")).toEqual([music]);
     expect(await ids("musiq", "en")).toEqual([]);
     expect(await ids("music", "fr")).toEqual([music]); // through the slug
@@ -395,11 +396,11 @@ describe("translatable mixin: terms shape", () => {
 
 describe("without the i18n service", () => {
   test("reads and searches fall back to the original values; writes in another language fail", async () => {
-    const rec: any = await broker.call("fakeevents.create", { title: "Autumn fair" });
+    const rec: Json = await broker.call("fakeevents.create", { title: "Autumn fair" });
     await broker.call("fakeevents.update", { id: rec.id, title: "Foire d'automne" }, inLanguage("fr"));
     await broker.destroyService(broker.getLocalService("i18n")!);
-    expect((await broker.call("fakeevents.get", { id: rec.id }, inLanguage("fr"))) as any).toMatchObject({ title: "Autumn fair", i18n_language: "fr", translations: ["en", "fr"] });
-    const found = ((await broker.call("fakeevents.list", { search: "autumn", all: true }, inLanguage("fr"))) as any[]).map(r => r.id);
+    expect((await broker.call("fakeevents.get", { id: rec.id }, inLanguage("fr"))) as Json).toMatchObject({ title: "Autumn fair", i18n_language: "fr", translations: ["en", "fr"] });
+    const found = ((await broker.call("fakeevents.list", { search: "autumn", all: true }, inLanguage("fr"))) as Json[]).map(r => r.id);
     expect(found).toEqual([rec.id]);
     await expect(broker.call("fakeevents.update", { id: rec.id, title: "Herbstmarkt" }, inLanguage("de"))).rejects.toThrow();
     expect((await svc.get("/events?i18n_language=de")).status).toBe(200);

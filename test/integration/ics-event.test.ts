@@ -6,6 +6,7 @@
 import ICAL from "ical.js";
 import { startService, Running } from "../helpers/harness";
 import { expectError, token } from "../helpers/events";
+import type { Json } from "../helpers/json";
 
 const SITE_NAME = "Jazz Club, Roma; Events";
 let svc: Running;
@@ -23,18 +24,18 @@ async function create(body: Record<string, unknown>, as: "admin" | "author" = "a
   return res.body;
 }
 
-function parse(text: string): { calendar: any; events: any[] } {
+function parse(text: string): { calendar: Json; events: Json[] } {
   const calendar = new ICAL.Component(ICAL.parse(text));
   for (const zone of calendar.getAllSubcomponents("vtimezone")) ICAL.TimezoneService.register(zone);
-  return { calendar, events: calendar.getAllSubcomponents("vevent").map((v: any) => new ICAL.Event(v)) };
+  return { calendar, events: calendar.getAllSubcomponents("vevent").map((v: Json) => new ICAL.Event(v)) };
 }
 
 const utcMs = (db: string) => Date.parse(`${db.replace(" ", "T")}Z`);
 
 describe("one event as iCalendar", () => {
   const word = token("one");
-  let event: any;
-  let other: any;
+  let event: Json;
+  let other: Json;
 
   beforeAll(async () => {
     event = await create({ title: `${word} Aida`, description: "<p>Verdi &amp; more</p>", start_date: "2031-07-15 20:30:00",
@@ -57,7 +58,7 @@ describe("one event as iCalendar", () => {
     expect(ev.startDate.zone.tzid).toBe("Europe/Rome");
     expect(ev.startDate.toJSDate().getTime()).toBe(utcMs(event.utc_start_date));
     expect(ev.endDate.toJSDate().getTime()).toBe(utcMs(event.utc_end_date));
-    expect(calendar.getAllSubcomponents("vtimezone").map((z: any) => z.getFirstPropertyValue("tzid"))).toEqual(["Europe/Rome"]);
+    expect(calendar.getAllSubcomponents("vtimezone").map((z: Json) => z.getFirstPropertyValue("tzid"))).toEqual(["Europe/Rome"]);
     expect(res.text).not.toContain(`${word} Nabucco`);
   });
 

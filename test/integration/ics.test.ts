@@ -6,6 +6,7 @@
 import ICAL from "ical.js";
 import { startService, Running } from "../helpers/harness";
 import { dayAt, expectError, token } from "../helpers/events";
+import type { Json } from "../helpers/json";
 
 let svc: Running;
 
@@ -23,10 +24,10 @@ async function create(path: string, body: Record<string, unknown>) {
 }
 
 /** The calendar's events by UID, its time zones registered the standard way. */
-function parseCalendar(text: string): Map<string, any> {
+function parseCalendar(text: string): Map<string, Json> {
   const calendar = new ICAL.Component(ICAL.parse(text));
   for (const zone of calendar.getAllSubcomponents("vtimezone")) ICAL.TimezoneService.register(zone);
-  const out = new Map<string, any>();
+  const out = new Map<string, Json>();
   for (const vevent of calendar.getAllSubcomponents("vevent")) {
     const ev = new ICAL.Event(vevent);
     out.set(ev.uid, ev);
@@ -39,7 +40,7 @@ const nextDay = (db: string) => new Date(Date.parse(`${db.slice(0, 10)}T00:00:00
 
 describe("iCalendar", () => {
   const word = token("ics");
-  let json: any[] = [];
+  let json: Json[] = [];
   let text = "";
 
   beforeAll(async () => {
@@ -174,7 +175,7 @@ describe("every matching event, not one page", () => {
     const ics = await svc.get(`/events?${query}&format=ics&page=3&per_page=5`);
     const uids = [...parseCalendar(ics.text).keys()];
     expect(uids).toHaveLength(1000);
-    const firstPage = (await svc.get(`/events?${query}&per_page=50`)).body.events.map((e: any) => e.global_id);
+    const firstPage = (await svc.get(`/events?${query}&per_page=50`)).body.events.map((e: Json) => e.global_id);
     expect(uids.slice(0, 50)).toEqual(firstPage);
     expect(ics.headers.get("link")).toBeNull();
   }, 120_000);

@@ -6,6 +6,7 @@
  */
 import { startService, Running, KeyName } from "../helpers/harness";
 import { dayAt, expectError, token } from "../helpers/events";
+import type { Json } from "../helpers/json";
 
 let svc: Running;
 
@@ -52,7 +53,7 @@ describe("a repeated create", () => {
   });
 
   test("a repeat while the first is still running is 409 rest_idempotency_in_progress", async () => {
-    const events = svc.broker.getLocalService("events") as any;
+    const events = svc.broker.getLocalService("events") as Json;
     const original = events.checkWrite;
     events.checkWrite = async function (this: unknown, ...args: unknown[]) {
       await new Promise(r => setTimeout(r, 400));

@@ -5,6 +5,7 @@
  */
 import { startService, Running, KeyName, USER_IDS } from "../helpers/harness";
 import { registerFakeEvents, FakeEvents, dbFromNow } from "../helpers/fake-events";
+import type { Json } from "../helpers/json";
 
 export interface KindConfig {
   kind: "venue" | "organizer";
@@ -64,11 +65,11 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
     return res.body;
   };
   const named = (extra: Record<string, unknown> = {}) => ({ [k.nameField]: `${k.kind} ${token()}`, ...extra });
-  const expectError = (res: { status: number; body: any }, status: number, code: string) => {
+  const expectError = (res: { status: number; body: Json }, status: number, code: string) => {
     expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
     expect(res.body.data.status).toBe(status);
   };
-  const expectInvalid = (res: { status: number; body: any }, ...params: string[]) => {
+  const expectInvalid = (res: { status: number; body: Json }, ...params: string[]) => {
     expectError(res, 400, "rest_invalid_param");
     for (const p of params) expect(res.body.data.params).toHaveProperty(p);
   };
@@ -415,7 +416,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       await make("admin", named({ description: `hidden ${word}`, post_password: "pw" }));
       const open = await make("admin", named({ description: `open ${word}` }));
       const anon = await env.svc.get(`/${k.plural}?search=${word}`);
-      expect(anon.body[k.plural].map((r: any) => r.id)).toEqual([open.id]);
+      expect(anon.body[k.plural].map((r: Json) => r.id)).toEqual([open.id]);
     });
   });
 
@@ -428,7 +429,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       await req("DELETE", `/${k.plural}/${trashed.id}`, "admin");
       const ids = async (query: string, as?: KeyName) => {
         const res = await env.svc.get(`/${k.plural}?search=${word}${query}`, as);
-        return res.status === 200 ? res.body[k.plural].map((r: any) => r.id) : res;
+        return res.status === 200 ? res.body[k.plural].map((r: Json) => r.id) : res;
       };
       expect(await ids("")).toEqual([pub.id]);
       expect(await ids("", "subscriber")).toEqual([pub.id]);
@@ -437,10 +438,10 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       expect(await ids("&status=publish")).toEqual([pub.id]);
       expect(await ids("&status=draft,%20publish", "contributor")).toEqual([draft.id, pub.id]);
       expect(await ids("&status=draft", "editor")).toEqual([draft.id]);
-      expectInvalid(await ids("&status=draft") as any, "status");
-      expectInvalid(await ids("&status=any", "editor") as any, "status");
+      expectInvalid(await ids("&status=draft") as Json, "status");
+      expectInvalid(await ids("&status=any", "editor") as Json, "status");
       const inTrash = await env.svc.get(`/${k.plural}?status=trash`, "editor");
-      expect(inTrash.body[k.plural].map((r: any) => r.id)).toContain(trashed.id);
+      expect(inTrash.body[k.plural].map((r: Json) => r.id)).toContain(trashed.id);
       expect(await ids("&status=trash", "editor")).toEqual([]);
     });
 
@@ -451,7 +452,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       const same1 = await make("admin", { [k.nameField]: `${word} c`, date: "2020-06-01 10:00:00" });
       const same2 = await make("admin", { [k.nameField]: `${word} d`, date: "2020-06-01 10:00:00" });
       const res = await env.svc.get(`/${k.plural}?search=${word}`);
-      expect(res.body[k.plural].map((r: any) => r.id)).toEqual([newer.id, same2.id, same1.id, old.id]);
+      expect(res.body[k.plural].map((r: Json) => r.id)).toEqual([newer.id, same2.id, same1.id, old.id]);
     });
 
     test("paging: envelope, links (D10), headers (D35), 404 past the end, per_page at most 50", async () => {
@@ -497,7 +498,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       const word = token();
       const a = await make("admin", { [k.nameField]: `Alpha ${word}`, description: "Beta gamma" });
       const b = await make("admin", { [k.nameField]: `Other ${word}`, description: `Delta ${word.toLowerCase()} epsilon` });
-      const ids = async (q: string, as?: KeyName) => (await env.svc.get(`/${k.plural}?search=${encodeURIComponent(q)}`, as)).body[k.plural].map((r: any) => r.id);
+      const ids = async (q: string, as?: KeyName) => (await env.svc.get(`/${k.plural}?search=${encodeURIComponent(q)}`, as)).body[k.plural].map((r: Json) => r.id);
       expect(await ids(`alpha ${word}`)).toEqual([a.id]);
       expect(await ids(`${word},EPSILON`)).toEqual([b.id]);
       expect(await ids(`alpha beta ${word}`)).toEqual([]);
@@ -522,9 +523,9 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       const ids = async (q: string, as?: KeyName) => {
         const res = await env.svc.get(`/${k.plural}?search=${word}&${q}`, as);
         expect(res.status).toBe(200);
-        return res.body[k.plural].map((r: any) => r.id).sort((x: number, y: number) => x - y);
+        return res.body[k.plural].map((r: Json) => r.id).sort((x: number, y: number) => x - y);
       };
-      const sorted = (...rs: any[]) => rs.map(r => r.id).sort((x: number, y: number) => x - y);
+      const sorted = (...rs: Json[]) => rs.map(r => r.id).sort((x: number, y: number) => x - y);
       expect(await ids(`event=${base + 1}`)).toEqual(sorted(atPublished));
       expect(await ids(`event=${base + 2}`)).toEqual(sorted(atDraft));
       expectInvalid(await env.svc.get(`/${k.plural}?event=123456789`), "event");
@@ -554,7 +555,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
   });
 
   describe(`${k.plural}: store failures (docs/errors.md#venue-and-organizer-errors, internal only)`, () => {
-    const service = () => env.svc.broker.getLocalService(k.plural) as any;
+    const service = () => env.svc.broker.getLocalService(k.plural) as Json;
     afterEach(() => jest.restoreAllMocks());
 
     test("a failed insert is 400 could-not-create, a failed write 400 could-not-update, a failed trash 500 could-not-delete", async () => {
@@ -583,7 +584,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       const invalid = [987654, "abc", `${a.id},x`, -3, 1.5, { id: other.body.id }, { id: "x" }, {}, { description: "no name" },
         named({ website: "bad" }), named({ status: "nope" }), named({ author: 999 }), [a.id, [b.id]], [a.id, 987654], true, other.body.id];
       for (const value of invalid) {
-        const err: any = await call("validateLinks", { value }).catch(e => e);
+        const err: Json = await call("validateLinks", { value }).catch(e => e);
         expect({ value, code: err?.type, params: Object.keys(err?.data?.params ?? {}) }).toEqual({ value, code: "rest_invalid_param", params: [k.kind] });
       }
       const before = (await env.svc.get(`/${k.plural}?per_page=1`)).body.total;
@@ -595,18 +596,18 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       const a = await make("admin", named());
       const dupName = `Linked ${token()}`;
       const existing = await make("admin", { [k.nameField]: dupName });
-      const ids: number[] = await call("link", { value: [a.id, { [k.nameField]: dupName }, { [k.nameField]: `New ${token()}`, phone: "5" }, { id: a.id }] }, "contributor") as any;
+      const ids: number[] = await call("link", { value: [a.id, { [k.nameField]: dupName }, { [k.nameField]: `New ${token()}`, phone: "5" }, { id: a.id }] }, "contributor") as Json;
       expect(ids.slice(0, 2)).toEqual([a.id, existing.id]);
       expect(ids).toHaveLength(3);
       const created = (await env.svc.get(`/${k.plural}/${ids[2]}`, "contributor")).body;
       expect(created).toMatchObject({ author: String(USER_IDS.contributor), status: "draft", phone: "5" });
       expect(await call("link", { value: "" }, "admin")).toEqual([]);
       expect(await call("link", { value: `${a.id},${existing.id}` }, "admin")).toEqual([a.id, existing.id]);
-      const noName: any = await call("link", { value: [a.id, { phone: "no name" }] }, "admin").catch(e => e);
+      const noName: Json = await call("link", { value: [a.id, { phone: "no name" }] }, "admin").catch(e => e);
       expect({ status: noName.code, code: noName.type }).toEqual({ status: 400, code: `could-not-create-${k.kind}` });
-      const gone: any = await call("link", { value: [a.id, 987654] }, "admin").catch(e => e);
+      const gone: Json = await call("link", { value: [a.id, 987654] }, "admin").catch(e => e);
       expect({ status: gone.code, code: gone.type }).toEqual({ status: 400, code: "invalid-linked-post-id" });
-      const shape: any = await call("link", { value: [a.id, true] }, "admin").catch(e => e);
+      const shape: Json = await call("link", { value: [a.id, true] }, "admin").catch(e => e);
       expect(shape.type).toBe("rest_invalid_param");
     });
 
@@ -615,14 +616,14 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       const draft = await make("admin", named({ status: "draft" }));
       const locked = await make("admin", named({ phone: "777", post_password: "pw" }));
       const ids = [pub.id, draft.id, locked.id, 987654];
-      const anon: any = await call("embed", { ids }, null);
+      const anon: Json = await call("embed", { ids }, null);
       expect(Object.keys(anon).sort()).toEqual([String(pub.id), String(locked.id)].sort());
       expect(anon[pub.id]).toEqual(pub);
       expect(anon[locked.id].phone).toBe("");
-      const editor: any = await call("embed", { ids, jsonLd: true }, "editor");
+      const editor: Json = await call("embed", { ids, jsonLd: true }, "editor");
       expect(Object.keys(editor)).toHaveLength(3);
       expect(editor[draft.id].json_ld["@type"]).toBe(k.kind === "venue" ? "Place" : "Person");
-      const internal: any = await call("embed", { ids });
+      const internal: Json = await call("embed", { ids });
       expect(internal[locked.id].phone).toBe("777");
       expect(await call("embed", { ids: [] })).toEqual({});
     });

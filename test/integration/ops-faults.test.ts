@@ -9,8 +9,9 @@ import { Errors, ServiceBroker } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { renderError, toApiError } from "../../lib/error-render";
 import { startService, Running } from "../helpers/harness";
+import type { Json } from "../helpers/json";
 
-const WebErrors = (ApiGateway as any).Errors;
+const WebErrors = (ApiGateway as Json).Errors;
 
 const faults: Array<[string, () => Error, number, string]> = [
   ["ServiceNotFoundError", () => new Errors.ServiceNotFoundError({ action: "events.list" }), 503, "rest_service_unavailable"],
@@ -24,7 +25,7 @@ const faults: Array<[string, () => Error, number, string]> = [
 
 describe("bus faults → 503 / 504", () => {
   const broker = new ServiceBroker({ logger: false, nodeID: "gateway" });
-  const regenerator = Errors.resolveRegenerator(undefined as any);
+  const regenerator = Errors.resolveRegenerator(undefined as Json);
   regenerator.init(broker);
 
   test.each(faults)("%s (thrown here)", (_name, make, status, code) => {
@@ -34,7 +35,7 @@ describe("bus faults → 503 / 504", () => {
   });
 
   test.each(faults)("%s (rebuilt after crossing the transporter)", (_name, make, status, code) => {
-    const original = make() as any;
+    const original = make() as Json;
     // what the sender puts in the packet, and what the receiver makes of it
     const plain = regenerator.extractPlainError(original, {});
     const rebuilt = regenerator.restore(JSON.parse(JSON.stringify(plain)), { sender: "records-1" });

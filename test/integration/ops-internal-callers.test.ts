@@ -7,6 +7,7 @@
  */
 import { Context, Errors, ServiceBroker } from "moleculer";
 import { startNats, startNode, Nats, Node } from "../helpers/processes";
+import type { Json } from "../helpers/json";
 
 describe("internal callers on the bus", () => {
   let nats: Nats;
@@ -39,16 +40,16 @@ describe("internal callers on the bus", () => {
   });
 
   test("events.create and events.list with validated params, as in the README", async () => {
-    const created: any = await broker.call("events.create", { title: "Board meeting", start_date: "tomorrow 09:00", end_date: "tomorrow 10:00", featured: true, unknown_field: "dropped" });
+    const created: Json = await broker.call("events.create", { title: "Board meeting", start_date: "tomorrow 09:00", end_date: "tomorrow 10:00", featured: true, unknown_field: "dropped" });
     expect(created).toMatchObject({ id: expect.any(Number), title: "Board meeting", featured: true, status: "publish" });
     expect(created).not.toHaveProperty("unknown_field");
     await broker.call("events.create", { title: "Lunch", start_date: "tomorrow 12:00", end_date: "tomorrow 13:00" });
 
-    const page: any = await broker.call("events.list", { per_page: 5, featured: true });
+    const page: Json = await broker.call("events.list", { per_page: 5, featured: true });
     expect(page).toMatchObject({ total: 1, total_pages: 1 });
-    expect(page.events.map((e: any) => e.id)).toEqual([created.id]);
-    const all: any = await broker.call("events.list", { per_page: 5 });
-    expect(all.events.map((e: any) => e.title)).toEqual(["Board meeting", "Lunch"]);
+    expect(page.events.map((e: Json) => e.id)).toEqual([created.id]);
+    const all: Json = await broker.call("events.list", { per_page: 5 });
+    expect(all.events.map((e: Json) => e.title)).toEqual(["Board meeting", "Lunch"]);
 
     // writes are announced on the bus
     const deadline = Date.now() + 5000;
@@ -57,25 +58,25 @@ describe("internal callers on the bus", () => {
   });
 
   test("bad params are a Moleculer ValidationError; other failures carry the REST code", async () => {
-    const bad: any = await broker.call("events.list", { per_page: "lots" }).catch(err => err);
+    const bad: Json = await broker.call("events.list", { per_page: "lots" }).catch(err => err);
     expect(bad).toBeInstanceOf(Errors.ValidationError);
     expect(bad).toMatchObject({ type: "VALIDATION_ERROR", code: 422, data: [expect.objectContaining({ field: "per_page" })] });
-    const missing: any = await broker.call("events.create", { title: "No dates" }).catch(err => err);
+    const missing: Json = await broker.call("events.create", { title: "No dates" }).catch(err => err);
     expect(missing).toBeInstanceOf(Errors.ValidationError);
-    expect(missing.data.map((d: any) => d.field)).toEqual(expect.arrayContaining(["start_date", "end_date"]));
+    expect(missing.data.map((d: Json) => d.field)).toEqual(expect.arrayContaining(["start_date", "end_date"]));
 
-    const notFound: any = await broker.call("events.get", { id: 999999 }).catch(err => err);
+    const notFound: Json = await broker.call("events.get", { id: 999999 }).catch(err => err);
     expect(notFound).toMatchObject({ type: "rest-event-not-found", code: 404, data: { status: 404 } });
   });
 
   test("meta.caller acts for a user or an anonymous caller instead of the trusted node", async () => {
-    const anonymous: any = await broker.call("events.create", { title: "x", start_date: "tomorrow 09:00", end_date: "tomorrow 10:00" }, { meta: { caller: null } }).catch(err => err);
+    const anonymous: Json = await broker.call("events.create", { title: "x", start_date: "tomorrow 09:00", end_date: "tomorrow 10:00" }, { meta: { caller: null } }).catch(err => err);
     expect(anonymous).toMatchObject({ code: 401, data: { status: 401 } });
-    const subscriber: any = await broker.call("events.create", { title: "x", start_date: "tomorrow 09:00", end_date: "tomorrow 10:00" }, { meta: { caller: { id: 7, role: "subscriber" } } }).catch(err => err);
+    const subscriber: Json = await broker.call("events.create", { title: "x", start_date: "tomorrow 09:00", end_date: "tomorrow 10:00" }, { meta: { caller: { id: 7, role: "subscriber" } } }).catch(err => err);
     expect(subscriber).toMatchObject({ code: 403, data: { status: 403 } });
-    const draft: any = await broker.call("events.create", { title: "Draft by author", start_date: "tomorrow 09:00", end_date: "tomorrow 10:00", status: "draft" }, { meta: { caller: { id: 3, role: "author" } } });
+    const draft: Json = await broker.call("events.create", { title: "Draft by author", start_date: "tomorrow 09:00", end_date: "tomorrow 10:00", status: "draft" }, { meta: { caller: { id: 3, role: "author" } } });
     expect(draft).toMatchObject({ status: "draft", author: "3" });
-    const fr: any = await broker.call("events.get", { id: 999999 }, { meta: { language: "fr" } }).catch(err => err);
+    const fr: Json = await broker.call("events.get", { id: 999999 }, { meta: { language: "fr" } }).catch(err => err);
     expect(fr).toMatchObject({ type: "rest-event-not-found", code: 404 });
   });
 });

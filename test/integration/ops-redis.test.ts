@@ -4,11 +4,14 @@
  * through one gateway is visible through the other at once (C16), embedded records included (a venue or
  * a category renamed shows in the next events list on every gateway). The reads are shown to come from
  * Redis (the cached answers are there under the namespace's prefix, and an answer altered in Redis is
- * what the gateways serve) so the test proves invalidation, not the absence of caching.
+ * what the gateways serve) so the test proves invalidation, not the absence of caching. Each kind of kept
+ * read (a list page, a single record, a record embedded in a list, a term's count, a total) is read twice
+ * through one gateway, then written through the other, then read again (the speed issue's read-your-writes).
  */
 import Redis from "ioredis";
 import { startNats, startNode, waitForHttp, Nats, Node } from "../helpers/processes";
 import { call } from "../helpers/ops";
+import type { Json } from "../helpers/json";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 const RECORD_SERVICES = "events,venues,organizers,taxonomy,i18n";
@@ -66,7 +69,7 @@ describe("two gateways, one record process, Redis as the shared cache", () => {
   const listed = async (base: string) => {
     const res = await call(base, "GET", "/events?per_page=50");
     expect(res.status).toBe(200);
-    return res.body.events as any[];
+    return res.body.events as Json[];
   };
 
   test("writes through one gateway are read at once through the other, embedded records included", async () => {
@@ -86,7 +89,7 @@ describe("two gateways, one record process, Redis as the shared cache", () => {
 
     // the answers are cached in Redis, under this run's prefix
     // (the action cache of the record services, and the gateways' kept responses: both in Redis)
-    const cached = [...await keys("events.cached*"), ...await keys("RESP:*")];
+    const cached = [...await keys("ACT:*:events:*"), ...await keys("RESP:*")];
     expect(cached.length).toBeGreaterThan(0);
     // and the gateways serve what Redis holds: alter the cached answers, read them back through both
     for (const key of cached) {
@@ -98,12 +101,12 @@ describe("two gateways, one record process, Redis as the shared cache", () => {
     // rename the venue through gateway 2: every gateway's next list shows the new name, not the cached one
     const renamed = await call(gw2, "POST", `/venues/${venue.body.id}`, { venue: "New Hall" });
     expect(renamed.status).toBe(200);
-    expect(await keys("events.cached*")).toEqual([]);
+    expect(await keys("ACT:*:events:*")).toEqual([]);
     for (const base of [gw1, gw2]) expect((await listed(base))[0].venue.venue).toBe("New Hall");
     for (const base of [gw1, gw2]) expect((await call(base, "GET", `/venues/${venue.body.id}`)).body.venue).toBe("New Hall");
 
     // a category renamed through gateway 1 (another service's write) shows through gateway 2
-    expect((await keys("events.cached*")).length).toBeGreaterThan(0);
+    expect((await keys("ACT:*:events:*")).length).toBeGreaterThan(0);
     expect((await call(gw1, "POST", `/categories/${category.body.id}`, { name: "Free jazz" })).status).toBe(200);
     for (const base of [gw2, gw1]) expect((await listed(base))[0].categories[0].name).toBe("Free jazz");
 
@@ -118,5 +121,44 @@ describe("two gateways, one record process, Redis as the shared cache", () => {
     expect((await listed(gw1)).map(e => e.title)).toEqual(["Concert (sold out)"]);
     const trashed = await call(gw1, "GET", `/events/${second.body.id}`);
     expect(trashed.body).toMatchObject({ code: "event-no-longer-available", data: { status: 403 } });
+  }, 60000);
+
+  test("each kind of kept read sees a write through the other gateway at once: a list page, a single record, a record embedded in a list, a term's count, a total", async () => {
+    const tag = await call(gw1, "POST", "/tags", { name: `Kept ${namespace}` });
+    expect(tag.status).toBe(201);
+    const organizer = await call(gw1, "POST", "/organizers", { organizer: "First Name" });
+    const first = await call(gw1, "POST", "/events", { title: "Kept one", start_date: "tomorrow 08:00", end_date: "tomorrow 09:00", tags: [tag.body.id], organizer: organizer.body.id });
+    expect(first.status).toBe(201);
+    const reads = {
+      page: () => call(gw2, "GET", `/events?per_page=50&tags=${tag.body.id}`),
+      single: () => call(gw2, "GET", `/events/${first.body.id}`),
+      count: () => call(gw2, "GET", `/tags/${tag.body.id}`),
+      total: () => call(gw2, "GET", `/events?per_page=1&tags=${tag.body.id}`)
+    };
+    // every read twice through gateway 2: the second answer is a kept one
+    for (const read of Object.values(reads)) for (let i = 0; i < 2; i++) expect((await read()).status).toBe(200);
+    expect((await reads.count()).body.count).toBe(1);
+    expect((await reads.total()).body.total).toBe(1);
+    expect((await keys("RESP:*")).length).toBeGreaterThan(0);
+
+    // a list page and a total: a create through gateway 1
+    const second = await call(gw1, "POST", "/events", { title: "Kept two", start_date: "tomorrow 07:00", end_date: "tomorrow 07:30", tags: [tag.body.id] });
+    expect(second.status).toBe(201);
+    expect((await reads.page()).body.events.map((e: { title: string }) => e.title)).toEqual(["Kept two", "Kept one"]);
+    expect((await reads.total()).body.total).toBe(2);
+    // a term's count moved by that create
+    expect((await reads.count()).body.count).toBe(2);
+    // a single record: an update through gateway 1
+    expect((await call(gw1, "POST", `/events/${first.body.id}`, { title: "Kept one, renamed" })).status).toBe(200);
+    expect((await reads.single()).body.title).toBe("Kept one, renamed");
+    // a record embedded in another's list and in a single record: the organizer renamed through gateway 1
+    expect((await reads.page()).body.events[1].organizer[0].organizer).toBe("First Name");
+    expect((await call(gw1, "POST", `/organizers/${organizer.body.id}`, { organizer: "Second Name" })).status).toBe(200);
+    expect((await reads.page()).body.events[1].organizer[0].organizer).toBe("Second Name");
+    expect((await reads.single()).body.organizer[0].organizer).toBe("Second Name");
+    // a delete through gateway 1: out of the page, the total and the count
+    expect((await call(gw1, "DELETE", `/events/${second.body.id}`)).status).toBe(200);
+    expect((await reads.total()).body.total).toBe(1);
+    expect((await reads.count()).body.count).toBe(1);
   }, 60000);
 });

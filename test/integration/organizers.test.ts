@@ -3,6 +3,7 @@
  * organizers have: e-mail (not validated), no map flags, json_ld as a Person, search on e-mail and website.
  */
 import { linkedSuite, useLinkedService, token, KindConfig } from "./linked-suite";
+import type { Json } from "../helpers/json";
 
 const ORGANIZER: KindConfig = {
   kind: "organizer",
@@ -43,8 +44,8 @@ describe("organizers: what only organizers have", () => {
     const b = await create({ email: `two@${domain}.com` });
     const c = await create({ website: `http://${domain}.org/x` });
     const res = await env.svc.get(`/organizers?search=${encodeURIComponent(`@${domain}.com`)}`);
-    expect(res.body.organizers.map((o: any) => o.id)).toEqual([b.id, a.id]);
+    expect(res.body.organizers.map((o: Json) => o.id)).toEqual([b.id, a.id]);
     const site = await env.svc.get(`/organizers?search=${domain}.org`);
-    expect(site.body.organizers.map((o: any) => o.id)).toEqual([c.id]);
+    expect(site.body.organizers.map((o: Json) => o.id)).toEqual([c.id]);
   });
 });

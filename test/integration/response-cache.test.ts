@@ -4,6 +4,7 @@
  * after a write made it stale.
  */
 import { startService, Running } from "../helpers/harness";
+import type { Json } from "../helpers/json";
 
 describe("kept answers", () => {
   let svc: Running;
@@ -21,12 +22,12 @@ describe("kept answers", () => {
     expect(second.headers.get("etag")).toBe(first.headers.get("etag"));
     expect(Number(second.headers.get("content-length"))).toBe(Buffer.byteLength(second.text, "utf8"));
     expect(second.text.length).toBeLessThan(Buffer.byteLength(second.text, "utf8"));
-    expect(second.body.events.map((e: any) => e.title)).toContain("Café Ünïcode ☕");
+    expect(second.body.events.map((e: Json) => e.title)).toContain("Café Ünïcode ☕");
 
     const updated = await svc.request("POST", `/events/${created.body.id}`, { as: "admin", body: { title: "Renamed" } });
     expect(updated.status).toBe(200);
     const third = await svc.get("/events");
-    expect(third.body.events.map((e: any) => e.title)).toContain("Renamed");
+    expect(third.body.events.map((e: Json) => e.title)).toContain("Renamed");
     expect(third.headers.get("etag")).not.toBe(first.headers.get("etag"));
   });
 

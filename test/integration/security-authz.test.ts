@@ -9,6 +9,7 @@
  */
 import { startService, Running, KeyName, USER_IDS } from "../helpers/harness";
 import { expectContractError, pool } from "../helpers/security";
+import type { Json } from "../helpers/json";
 
 // ---------------------------------------------------------------------------------------------------------
 // The expectation tables (docs/authorization.md)
@@ -181,7 +182,7 @@ describe("authorization matrix (docs/authorization.md)", () => {
       const wrong = await svc.get(`${base}?password=nope`, asKey(role));
       const edit = await svc.get(`${base}?context=edit`, asKey(role));
       cells += 3;
-      const revealed = (r: any) => r.status === 200 && String(r.body.description).includes(RUN);
+      const revealed = (r: Json) => r.status === 200 && String(r.body.description).includes(RUN);
       const mayEdit = WRITE[own].protected.includes(role);
       const seen = [revealed(withPassword), revealed(wrong), revealed(edit)];
       const expected = [true, false, mayEdit];
@@ -297,7 +298,7 @@ describe("authorization matrix (docs/authorization.md)", () => {
             continue;
           }
           const wanted = status.split(",");
-          const got = (res.body[PLURAL[kind]] ?? []).map((r: any) => r.status);
+          const got = (res.body[PLURAL[kind]] ?? []).map((r: Json) => r.status);
           // docs/lists.md#venue-and-organizer-filters: a venue/organizer search never matches trashed records
           const expectSome = !(kind !== "event" && status === "trash");
           if (res.status !== 200 || got.some((s: string) => !wanted.includes(s)) || (got.length > 0) !== expectSome) failures.push(`${role} ${kind} status=${status}: ${res.status} ${JSON.stringify(got)}`);

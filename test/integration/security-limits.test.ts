@@ -7,6 +7,7 @@
 import * as net from "net";
 import { startService, Running, KEYS } from "../helpers/harness";
 import { expectContractError, missingSecurityHeaders, leakIn } from "../helpers/security";
+import type { Json } from "../helpers/json";
 
 /** Settings a test file must not leak into the next harness it starts. */
 const OFF = { RATE_LIMIT: "", CACHER: "", CORS_ORIGINS: "", REQUEST_TIMEOUT: "", NAMESPACE: "" };
@@ -158,26 +159,26 @@ describe("limits and headers (rate limit off)", () => {
   });
 
   test("a slow service is 504 rest_gateway_timeout in the contract's JSON, naming nothing internal", async () => {
-    const events: any = (svc.broker as any).getLocalService("events");
+    const events: Json = (svc.broker as Json).getLocalService("events");
     const original = events.listEvents;
-    events.listEvents = async function (this: any, ...args: unknown[]) {
+    events.listEvents = async function (this: Json, ...args: unknown[]) {
       await new Promise(r => setTimeout(r, 400));
       return original.apply(this, args);
     };
-    const before = (svc.broker as any).options.requestTimeout;
-    (svc.broker as any).options.requestTimeout = 100;
+    const before = (svc.broker as Json).options.requestTimeout;
+    (svc.broker as Json).options.requestTimeout = 100;
     try {
       const res = await svc.get("/events?per_page=3");
       expectContractError(res, 504, "rest_gateway_timeout");
     } finally {
-      (svc.broker as any).options.requestTimeout = before;
+      (svc.broker as Json).options.requestTimeout = before;
       events.listEvents = original;
     }
     expect((await svc.get("/events?per_page=4")).status).toBe(200);
   });
 
   test("an unexpected failure is 500 rest_internal_error without the error's text or trace", async () => {
-    const venues: any = (svc.broker as any).getLocalService("venues");
+    const venues: Json = (svc.broker as Json).getLocalService("venues");
     const original = venues.listLinked;
     venues.listLinked = async () => { throw new TypeError("Cannot read properties of undefined (reading 'x') at /work/main/mixins/linked-post.mixin.ts:42"); };
     try {
@@ -240,7 +241,7 @@ describe("rate limiting (RATE_LIMIT=<requests>/<seconds>)", () => {
 
   test("each key has its own budget; the 6th request in the window is 429 with Retry-After and the standard headers", async () => {
     const seen: Array<[number, string | null]> = [];
-    let last: any;
+    let last: Json;
     for (let i = 0; i < 7; i++) {
       last = await svc.get("/events", "author");
       seen.push([last.status, last.headers.get("x-ratelimit-remaining")]);
@@ -293,7 +294,7 @@ describe("rate limiting (RATE_LIMIT=<requests>/<seconds>)", () => {
   });
 
   test("the API key itself is never stored as the counter name", () => {
-    const limiter = (svc.broker as any).getLocalService("api").rateLimiter;
+    const limiter = (svc.broker as Json).getLocalService("api").rateLimiter;
     const windows: Map<string, unknown> = limiter.store.windows;
     for (const key of windows.keys()) for (const secret of Object.values(KEYS)) expect(key).not.toContain(secret);
   });

@@ -6,6 +6,7 @@
  */
 import { startService, Running, KeyName, USER_IDS } from "../helpers/harness";
 import { pool } from "../helpers/security";
+import type { Json } from "../helpers/json";
 
 type Role = "anonymous" | "administrator" | "editor" | "author" | "contributor" | "subscriber";
 const ROLES: Role[] = ["anonymous", "administrator", "editor", "author", "contributor", "subscriber"];
@@ -44,7 +45,7 @@ describe("non-public and protected records through embeds, searches, counts and 
   describe("embedded venues and organizers (C1)", () => {
     const venues: Record<string, number> = {};
     const organizers: Record<string, number> = {};
-    let event: any;
+    let event: Json;
     beforeAll(async () => {
       for (const state of LINKED_STATES) {
         venues[state] = (await create("/venues", { venue: `${tok} venue ${state}`, author: USER_IDS.author2, address: `${SECRET} road ${state}`, city: "Lille", ...statusBody(state) })).id;
@@ -56,19 +57,19 @@ describe("non-public and protected records through embeds, searches, counts and 
       });
     });
 
-    const embeddedIds = (v: unknown): number[] => (Array.isArray(v) ? v : v && typeof v === "object" ? [v] : []).map((x: any) => x.id).sort((a, b) => a - b);
+    const embeddedIds = (v: unknown): number[] => (Array.isArray(v) ? v : v && typeof v === "object" ? [v] : []).map((x: Json) => x.id).sort((a, b) => a - b);
 
     test.each(ROLES)("%s sees only the linked records it may read, protected ones blanked (single GET and list)", async role => {
       const single = await svc.get(`/events/${event.id}`, asKey(role));
       const list = await svc.get(`/events?search=${encodeURIComponent(`${tok} embedding`)}`, asKey(role));
       expect([single.status, list.status]).toEqual([200, 200]);
-      const listed = list.body.events.find((e: any) => e.id === event.id);
+      const listed = list.body.events.find((e: Json) => e.id === event.id);
       checks += 2;
       for (const record of [single.body, listed]) {
         const expectedStates = LINKED_STATES.filter(s => READS_OTHERS[s].includes(role));
         expect(embeddedIds(record.venue)).toEqual(expectedStates.map(s => venues[s]).sort((a, b) => a - b));
         expect(embeddedIds(record.organizer)).toEqual(expectedStates.map(s => organizers[s]).sort((a, b) => a - b));
-        const protectedVenue = (Array.isArray(record.venue) ? record.venue : [record.venue]).find((v: any) => v.id === venues.protected);
+        const protectedVenue = (Array.isArray(record.venue) ? record.venue : [record.venue]).find((v: Json) => v.id === venues.protected);
         expect(protectedVenue).toBeDefined();
         expect(protectedVenue.address ?? "").toBe("");
       }
@@ -82,7 +83,7 @@ describe("non-public and protected records through embeds, searches, counts and 
 
     test("the password of a protected venue, sent with the event, reveals it", async () => {
       const res = await svc.get(`/events/${event.id}?password=${encodeURIComponent(PASSWORD)}`);
-      const v = res.body.venue.find((x: any) => x.id === venues.protected);
+      const v = res.body.venue.find((x: Json) => x.id === venues.protected);
       expect(v.address).toBe(`${SECRET} road protected`);
       checks++;
     });
@@ -107,7 +108,7 @@ describe("non-public and protected records through embeds, searches, counts and 
         const byField = await svc.get(`/${plural}?search=${encodeURIComponent(`${SECRET}${state}`)}`, asKey(role));
         const byName = await svc.get(`/${plural}?search=${encodeURIComponent(`${tok} search ${plural === "events" ? "" : `${plural.slice(0, -1)} `}${state}`)}`, asKey(role));
         checks += 2;
-        const has = (res: any) => (res.body[plural] ?? []).some((r: any) => r.id === id);
+        const has = (res: Json) => (res.body[plural] ?? []).some((r: Json) => r.id === id);
         const expectField = listable && state !== "protected";
         if (has(byField) !== expectField) failures.push(`${role} ${plural} ${state}: search by protected/hidden field ${has(byField) ? "matched" : "did not match"}`);
         if (has(byName) !== listable) failures.push(`${role} ${plural} ${state}: search by name ${has(byName) ? "matched" : "did not match"}`);
@@ -118,7 +119,7 @@ describe("non-public and protected records through embeds, searches, counts and 
 
     test("with the password, the protected event matches and shows its fields", async () => {
       const res = await svc.get(`/events?search=${SECRET}protected&password=${encodeURIComponent(PASSWORD)}`);
-      expect(res.body.events.map((e: any) => e.id)).toEqual([made.events.protected]);
+      expect(res.body.events.map((e: Json) => e.id)).toEqual([made.events.protected]);
       expect(res.body.events[0].description).toContain("pudding");
       checks++;
     });
@@ -126,10 +127,10 @@ describe("non-public and protected records through embeds, searches, counts and 
 
   describe("term counts and the filters that name an event", () => {
     const events: Record<string, number> = {};
-    let category: any;
-    let tag: any;
-    let venue: any;
-    let organizer: any;
+    let category: Json;
+    let tag: Json;
+    let venue: Json;
+    let organizer: Json;
     beforeAll(async () => {
       category = await create("/categories", { name: `${tok} counted` });
       tag = await create("/tags", { name: `${tok} counted tag` });
@@ -151,7 +152,7 @@ describe("non-public and protected records through embeds, searches, counts and 
         const list = await svc.get(`/${plural}?search=${encodeURIComponent(`${tok} counted`)}`, asKey(role));
         checks += 2;
         expect(one.body.count).toBe(2);
-        expect(list.body[plural].find((t: any) => t.id === term.id)?.count).toBe(2);
+        expect(list.body[plural].find((t: Json) => t.id === term.id)?.count).toBe(2);
       }
     });
 
@@ -166,7 +167,7 @@ describe("non-public and protected records through embeds, searches, counts and 
         ] as Array<[string, string, number]>) {
           const res = await svc.get(path, asKey(role));
           checks++;
-          const items: any[] = res.status === 200 ? res.body[field] : [];
+          const items: Json[] = res.status === 200 ? res.body[field] : [];
           const shown = items.some(item => item.id === wanted);
           expect([role, state, path, res.status < 500, shown]).toEqual([role, state, path, true, readable]);
         }

@@ -27,6 +27,8 @@ interface Backend {
   /** A collection of `table` in a new site (indexes as a service lists them). */
   collection(table: string, indexes?: IndexSpec[]): Promise<Collection>;
   registry(): Promise<IdRegistry>;
+  /** Collections of these tables in one new site. */
+  site(tables: string[]): Promise<Collection[]>;
   close(): Promise<void>;
 }
 
@@ -34,7 +36,7 @@ const EVENT_INDEXES: IndexSpec[] = [
   { field: "status" }, { field: "slug" }, { field: "start_date" }, { field: "end_date" },
   ...["categories", "tags", "venues", "organizers", "translations"].map(field => ({ field, array: true }))
 ];
-const TABLES: Record<string, string> = { events: "events", venues: "venues", i18n: "translations", terms: "terms" };
+const TABLES: Record<string, string> = { events: "events", venues: "venues", i18n: "translations", terms: "terms", changes: "changes" };
 
 let nextSite = 1000;
 
@@ -47,6 +49,16 @@ async function storeBackend(config: StoreConfig, cleanup: () => Promise<void>): 
       return store.collection(table, indexes, nextSite++);
     },
     registry: async () => store.registry(nextSite++),
+    async site(tables) {
+      const site = nextSite++;
+      const out: Collection[] = [];
+      for (const table of tables) {
+        const indexes = table === "changes" ? [{ field: "key", thenById: true }] : EVENT_INDEXES;
+        await store.ensureIndexes(table, indexes);
+        out.push(store.collection(table, indexes, site));
+      }
+      return out;
+    },
     async close() {
       await releaseStore(config);
       await cleanup();
@@ -262,6 +274,38 @@ function contract(name: string, make: () => Promise<Backend>) {
       await venues.insert({ _id: 4, slug: "c", ucode: "X" });
       await expect(venues.insert({ _id: 5, slug: "d", ucode: "X" })).rejects.toBeTruthy();
       expect(await venues.count({})).toBe(3);
+    });
+
+    test("a write and its change-feed entry are stored together; a refused write stores neither", async () => {
+      const [events, feed] = await backend.site(["events", "changes"]);
+      const entry = (id: number, status: string) => ({ key: `post:${id}`, type: "event", id, action: "created", modified_utc: "2030-01-01 00:00:00", before: null, after: { status }, at: 1 });
+      await events.insert({ _id: 1, slug: "gig", status: "publish" }, { change: entry(1, "publish"), unlessTaken: "slug" });
+      // the slug is taken: the insert is refused, naming the field, and no entry is written
+      const refused = events.insert({ _id: 2, slug: "gig", status: "publish" }, { change: entry(2, "publish"), unlessTaken: "slug" });
+      await expect(refused).rejects.toThrow(/slug/);
+      expect(await events.findOne({ _id: 2 })).toBeNull();
+      // an empty value is never "taken"
+      await events.insert({ _id: 3, slug: "", status: "draft" }, { change: entry(3, "draft"), unlessTaken: "slug" });
+      await events.insert({ _id: 4, slug: "", status: "draft" }, { unlessTaken: "slug" });
+      // an update's entry is made from the document as the update left it, its `before` from the previous entry
+      const changed = await events.updateOneChange({ _id: 1 }, { $set: { status: "draft" } }, { change: after => ({ ...entry(1, after.status as string), action: "updated" }) });
+      expect(changed?.after.status).toBe("draft");
+      expect(await events.updateOneChange({ _id: 99 }, { $set: { status: "draft" } }, { change: () => entry(99, "x") })).toBeNull();
+      const trashed = await events.updateOne({ _id: 3 }, { $set: { status: "trash" } }, { change: after => ({ ...entry(3, after.status as string), action: "deleted" }) });
+      expect(trashed?.status).toBe("trash");
+      expect(await events.updateOne({ _id: 98 }, { $set: { status: "trash" } }, { change: () => entry(98, "x") })).toBeNull();
+      const entries = await feed.find({}, { sort: { _id: 1 } });
+      expect(entries.map(e => [e._id, e.id, e.action, e.before, e.after])).toEqual([
+        [1, 1, "created", null, { status: "publish" }],
+        [2, 3, "created", null, { status: "draft" }],
+        [3, 1, "updated", { status: "publish" }, { status: "draft" }],
+        [4, 3, "deleted", { status: "draft" }, { status: "trash" }]
+      ]);
+      // writes of one record from many writers at once: every entry numbered once, none lost
+      await Promise.all(Array.from({ length: 20 }, (_, i) => events.insert({ _id: 100 + i, slug: `s${i}`, status: "publish" }, { change: entry(100 + i, "publish"), unlessTaken: "slug" })));
+      const all = await feed.find({}, { sort: { _id: 1 } });
+      expect(all).toHaveLength(24);
+      expect(new Set(all.map(e => e._id)).size).toBe(24);
     });
 
     test("id registry: counters per sequence, the type of each post id, one image record per URL", async () => {

@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { openPostgres, openSqlite, SqlDriver } from "../../store/sql/driver";
-import { appliedVersions, migrate, MIGRATIONS } from "../../store/sql/schema";
+import { appliedVersions, LINK_TABLE, migrate, MIGRATIONS } from "../../store/sql/schema";
 import { acquireStore, releaseStore, StoreConfig } from "../../store";
 import { createTestDatabase, TestDatabase } from "../helpers/postgres";
 
@@ -31,6 +31,68 @@ function suite(name: string, open: () => Promise<{ driver: () => SqlDriver; conf
         expect(await appliedVersions(store.sql!)).toEqual(MIGRATIONS.map(m => m.version));
         const sites = await store.sql!.all<{ n: number | string }>("SELECT COUNT(*) AS n FROM sites");
         expect(Number(sites[0].n)).toBe(0);
+        await releaseStore(env.config);
+      } finally {
+        await env.cleanup();
+      }
+    });
+
+    test("a database of schema version 4: the link table is filled from its records at upgrade, then kept", async () => {
+      const env = await open();
+      try {
+        const old = env.driver();
+        expect(await migrate(old, 4)).toEqual([1, 2, 3, 4]);
+        const doc = old.dialect === "sqlite" ? "jsonb(?)" : "?::jsonb";
+        const write = (site: number, id: number, d: object) => old.run(`INSERT INTO events (site, id, doc) VALUES (?, ?, ${doc})`, [site, id, JSON.stringify(d)]);
+        await write(1, 1, { title: "a", categories: [10, 11], venues: [20], tags: [], organizers: [30] });
+        await write(1, 2, { title: "b", categories: [11], venues: 21, tags: ["x"] });
+        await write(2, 1, { title: "other site", categories: [10], venues: [20] });
+        await old.run(`INSERT INTO venue_locations (site, id, doc) VALUES (1, 20, ${doc})`, [JSON.stringify({ cells: [7, 8, 9], searchable: true })]);
+        await old.close();
+
+        const store = await acquireStore(env.config);
+        expect(await appliedVersions(store.sql!)).toEqual(MIGRATIONS.map(m => m.version));
+        const links = await store.sql!.all<{ site: number | string; type: string; field: string; target: number | string; id: number | string }>(
+          `SELECT site, type, field, target, id FROM ${LINK_TABLE} ORDER BY site, type, id, field, target`);
+        expect(links.map(l => `${l.site} ${l.type} ${l.id} ${l.field} ${l.target}`)).toEqual([
+          "1 events 1 categories 10", "1 events 1 categories 11", "1 events 1 organizers 30", "1 events 1 venues 20",
+          "1 events 2 categories 11", "1 events 2 venues 21",
+          "1 venue_locations 20 cells 7", "1 venue_locations 20 cells 8", "1 venue_locations 20 cells 9",
+          "2 events 1 categories 10", "2 events 1 venues 20"
+        ]);
+        const events = store.collection("events", []);
+        expect((await events.find({ categories: 11, venues: { $in: [20, 21] } }, { sort: { _id: 1 } })).map(d => d._id)).toEqual([1, 2]);
+        // the triggers keep it from here on
+        await events.updateOne({ _id: 1 }, { $set: { categories: [12] } });
+        expect((await events.find({ categories: { $in: [10, 11] } })).map(d => d._id)).toEqual([2]);
+        expect((await store.collection("venue_locations", []).find({ cells: { $in: [8] } })).map(d => d._id)).toEqual([20]);
+        await releaseStore(env.config);
+      } finally {
+        await env.cleanup();
+      }
+    });
+
+    test("numbering continues past every number drawn by the older version (its counters and its records)", async () => {
+      const env = await open();
+      try {
+        const old = env.driver();
+        await migrate(old, 1);
+        const doc = old.dialect === "sqlite" ? "jsonb(?)" : "?::jsonb";
+        // version 1 numbered with counter rows: posts up to 41 (the newest post 40), the feed up to 7
+        await old.run("INSERT INTO sequences (site, name, value) VALUES (1, 'posts', 41), (1, 'changes', 7), (1, 'terms', 3)");
+        await old.run("INSERT INTO post_types (site, id, type) VALUES (1, 40, 'event')");
+        await old.run(`INSERT INTO changes (site, id, doc) VALUES (1, 7, ${doc})`, [JSON.stringify({ key: "post:40", after: { status: "publish" } })]);
+        await old.close();
+
+        const store = await acquireStore(env.config);
+        const reg = store.registry(1);
+        const post = await reg.allocate("posts", "event");
+        // SQLite numbers posts past the highest id recorded; PostgreSQL past the counter too
+        expect(post).toBe(old.dialect === "sqlite" ? 41 : 42);
+        expect(await reg.allocate("terms", "category")).toBe(4);
+        const feed = store.collection("changes", [{ field: "key", thenById: true }]);
+        const entry = await feed.append({ key: "post:40", after: { status: "draft" } }, { match: "key", from: "after", into: "before" });
+        expect(entry).toMatchObject({ _id: 8, before: { status: "publish" } });
         await releaseStore(env.config);
       } finally {
         await env.cleanup();

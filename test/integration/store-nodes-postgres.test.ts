@@ -6,14 +6,16 @@
  * - 500 creates with one title → 500 distinct ids and 500 distinct slugs;
  * - 200 parallel re-taggings → every term's `count` equals the published events carrying it;
  * - 100 pairs of parallel updates of different fields of one event → both fields kept;
+ * - parallel creates of one venue or organizer name → one record (D25, under the store's lock of that name);
  * - kill -9 of one record node mid-burst → every create answered 201 is there, none stored twice.
  */
 import { Client } from "pg";
 import { startNats, startNode, waitForHttp, Nats, Node } from "../helpers/processes";
 import { KEYS } from "../helpers/harness";
 import { createTestDatabase, TestDatabase } from "../helpers/postgres";
+import type { Json } from "../helpers/json";
 
-interface Answer { status: number; body: any }
+interface Answer { status: number; body: Json }
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<Answer> {
   const res = await fetch(`${base}/wp-json/calendar/events/v1${path}`, {
@@ -90,6 +92,8 @@ describe("many nodes on one PostgreSQL database", () => {
     const cats = await Promise.all(Array.from({ length: 6 }, (_, i) => call(via(i), "POST", "/categories", { name: `Cat ${i}` })));
     const catIds: number[] = cats.map(c => c.body.id);
     const events = await Promise.all(Array.from({ length: 40 }, (_, i) => call(via(i), "POST", "/events", { title: `Tagged ${i}`, ...EVENT, categories: [catIds[i % 6]] })));
+    // every setup write answered, or the re-taggings below would address events that are not there
+    expect([...cats, ...events].filter(a => a.status !== 201).map(a => `${a.status} ${JSON.stringify(a.body)}`)).toEqual([]);
     const eventIds: number[] = events.map(e => e.body.id);
     // every event re-tagged 5 times at once, through alternating gateways, with overlapping term sets
     const retag = Array.from({ length: 200 }, (_, k) => () => {
@@ -98,7 +102,7 @@ describe("many nodes on one PostgreSQL database", () => {
       return call(via(k), "POST", `/events/${id}`, { categories: set });
     });
     const answers = await pool(32, retag);
-    expect(answers.map(a => a.status).filter(s => s !== 200)).toEqual([]);
+    expect(answers.filter(a => a.status !== 200).map(a => `${a.status} ${JSON.stringify(a.body)}`)).toEqual([]);
     const carried = new Map<number, number>(catIds.map(id => [id, 0]));
     for (const id of eventIds) {
       const ev = await call(via(id), "GET", `/events/${id}`);
@@ -130,6 +134,17 @@ describe("many nodes on one PostgreSQL database", () => {
     }));
     expect(lost).toEqual([]);
   }, 120_000);
+
+  test("parallel creates of one venue and one organizer name through both gateways: one record each (D25)", async () => {
+    for (const [path, field] of [["/venues", "venue"], ["/organizers", "organizer"]]) {
+      const name = `Twin ${field} ${Date.now()}`;
+      const answers = await pool(24, Array.from({ length: 48 }, (_, i) => () => call(via(i), "POST", path, { [field]: name })));
+      expect(answers.map(a => a.status).filter(st => st !== 201)).toEqual([]);
+      expect(new Set(answers.map(a => a.body.id)).size).toBe(1);
+      const listed = await call(via(0), "GET", `${path}?search=${encodeURIComponent(name)}&status=publish`);
+      expect(listed.body.total).toBe(1);
+    }
+  }, 60_000);
 
   test("kill -9 of one record node mid-burst: every create answered 201 is there, none stored twice", async () => {
     const victim = recordNodes[2];

@@ -5,6 +5,7 @@
  */
 import { startService, Running } from "../helpers/harness";
 import { dayAt, expectError, token } from "../helpers/events";
+import type { Json } from "../helpers/json";
 
 let svc: Running;
 
@@ -50,7 +51,7 @@ describe("modified_after / modified_before", () => {
     const ids = async (q: string) => {
       const res = await svc.get(`${path}?search=${word}${extra}&${q}`);
       expect(res.status).toBe(200);
-      return res.body[key].map((r: any) => r.id);
+      return res.body[key].map((r: Json) => r.id);
     };
     const { early, late } = made[path];
     expect(await ids(`modified_after=${encodeURIComponent(middle)}`)).toEqual([late]);

@@ -7,8 +7,9 @@
 import { startNats, startNode, waitForHttp, Nats, Node } from "../helpers/processes";
 import { KEYS } from "../helpers/harness";
 import { checkedFetch } from "../helpers/contract";
+import type { Json } from "../helpers/json";
 
-interface Answer { status: number; body: any; text: string; headers: Headers }
+interface Answer { status: number; body: Json; text: string; headers: Headers }
 
 async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const res = await checkedFetch(`${base}/wp-json/calendar/events/v1${path}`, {
@@ -32,8 +33,8 @@ describe("across nodes", () => {
     nats = await startNats();
     // One deployment: one BASE_URL for every gateway (README).
     const bus = { TRANSPORTER: nats.url, NAMESPACE: `sync-${process.pid}`, BASE_URL: "http://calendar.test" };
-    nodes.push(await startNode({ ...bus, SERVICES: "events,venues,organizers,taxonomy,i18n" }));
-    nodes.push(await startNode({ ...bus, SERVICES: "changes" }));
+    // (the change feed is read where the records write it: one process on an in-memory store, C42)
+    nodes.push(await startNode({ ...bus, SERVICES: "events,venues,organizers,taxonomy,i18n,changes" }));
     a = await startNode({ ...bus, SERVICES: "api" }, { http: true });
     b = await startNode({ ...bus, SERVICES: "api" }, { http: true });
     nodes.push(a, b);
@@ -59,7 +60,7 @@ describe("across nodes", () => {
 
     const whole = await call(a.base!, "GET", "/changes?per_page=500");
     expect(whole.body.has_more).toBe(false);
-    const alternating: any[] = [];
+    const alternating: Json[] = [];
     let token: string | undefined;
     for (let page = 0; page < 100; page++) {
       const gateway = page % 2 === 0 ? b : a;
@@ -72,7 +73,7 @@ describe("across nodes", () => {
     expect(alternating).toEqual(whole.body.changes);
     expect(token).toBe(whole.body.next_token);
 
-    const copy = new Map<string, any>();
+    const copy = new Map<string, Json>();
     for (const c of alternating) {
       if (c.action === "deleted") copy.delete(`${c.type}:${c.id}`);
       else copy.set(`${c.type}:${c.id}`, c.record);
@@ -80,7 +81,7 @@ describe("across nodes", () => {
     const events = (await call(b.base!, "GET", "/events?start_date=2030-01-01&end_date=2032-01-01")).body.events;
     const venues = (await call(b.base!, "GET", "/venues")).body.venues;
     const tags = (await call(b.base!, "GET", "/tags?hide_empty=false")).body.tags;
-    const lists = new Map<string, any>([...events.map((r: any) => [`event:${r.id}`, r]), ...venues.map((r: any) => [`venue:${r.id}`, r]), ...tags.map((r: any) => [`tag:${r.id}`, r])]);
+    const lists = new Map<string, Json>([...events.map((r: Json) => [`event:${r.id}`, r]), ...venues.map((r: Json) => [`venue:${r.id}`, r]), ...tags.map((r: Json) => [`tag:${r.id}`, r])]);
     expect(Object.fromEntries([...copy].sort())).toEqual(Object.fromEntries([...lists].sort()));
   });
 

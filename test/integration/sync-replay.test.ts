@@ -4,7 +4,7 @@
  * term deletes, ends with exactly the records the full lists return — for an administrator and for an
  * anonymous caller; and a client that syncs again from its last token catches up with later changes.
  */
-import { startService, Running } from "../helpers/harness";
+import { startService, succeed, Running } from "../helpers/harness";
 import { dayAt } from "../helpers/events";
 import { Copy, fullLists, sorted, syncFeed } from "../helpers/sync-client";
 
@@ -17,11 +17,7 @@ afterAll(async () => {
   await svc.stop();
 });
 
-async function ok(method: string, path: string, body?: Record<string, unknown>, status = [200, 201]) {
-  const res = await svc.request(method, path, { as: "admin", body });
-  if (!status.includes(res.status)) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
-  return res.body;
-}
+const ok = (method: string, path: string, body?: Record<string, unknown>, status?: number[]) => succeed(svc, method, path, body, status);
 
 const event = (title: string, extra: Record<string, unknown> = {}) =>
   ok("POST", "/events", { title, start_date: dayAt(3, "19:00:00"), end_date: dayAt(3, "22:00:00"), ...extra });

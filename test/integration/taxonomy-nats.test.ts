@@ -6,6 +6,7 @@
 import { startNats, startNode, waitForHttp, Nats, Node } from "../helpers/processes";
 import { KEYS } from "../helpers/harness";
 import { checkedFetch } from "../helpers/contract";
+import type { Json } from "../helpers/json";
 
 async function call(base: string, method: string, path: string, body?: unknown) {
   const res = await checkedFetch(`${base}/wp-json/calendar/events/v1${path}`, {
@@ -13,7 +14,7 @@ async function call(base: string, method: string, path: string, body?: unknown) 
     headers: { Authorization: `Bearer ${KEYS.admin}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body)
   });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) as Json };
 }
 
 describe("term counts with taxonomy in its own process", () => {
@@ -38,7 +39,7 @@ describe("term counts with taxonomy in its own process", () => {
   });
 
   const count = async (taxonomy: string, id: number) => (await call(base, "GET", `/${taxonomy}/${id}`)).body.count;
-  const listed = async (taxonomy: string) => (await call(base, "GET", `/${taxonomy}?per_page=50`)).body[taxonomy].map((t: any) => t.name).sort();
+  const listed = async (taxonomy: string) => (await call(base, "GET", `/${taxonomy}?per_page=50`)).body[taxonomy].map((t: Json) => t.name).sort();
 
   test("count and hide_empty follow creates, term changes, trashes and deletes", async () => {
     const music = (await call(base, "POST", "/categories", { name: "Music" })).body;

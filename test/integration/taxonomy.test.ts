@@ -4,16 +4,17 @@
  * records `events.unlinkTerm` where a test needs it.
  */
 import { startService, Running, KeyName } from "../helpers/harness";
+import type { Json } from "../helpers/json";
 
 type Tax = "categories" | "tags";
 interface Links { categories: number[]; tags: number[] }
 
-const expectError = (res: { status: number; body: any }, status: number, code: string) => {
+const expectError = (res: { status: number; body: Json }, status: number, code: string) => {
   expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
   expect(res.body.data.status).toBe(status);
   expect(typeof res.body.message).toBe("string");
 };
-const expectInvalid = (res: { status: number; body: any }, ...params: string[]) => {
+const expectInvalid = (res: { status: number; body: Json }, ...params: string[]) => {
   expectError(res, 400, "rest_invalid_param");
   expect(Object.keys(res.body.data.params).sort()).toEqual([...params].sort());
 };
@@ -27,8 +28,8 @@ async function boot(fakeEvents: boolean) {
     svc.broker.createService({
       name: "events",
       actions: {
-        links: { params: { id: "number" }, handler: (ctx: any) => links.get(ctx.params.id) ?? null },
-        unlinkTerm: { handler: (ctx: any) => { unlinked.push(ctx.params); return true; } }
+        links: { params: { id: "number" }, handler: (ctx: Json) => links.get(ctx.params.id) ?? null },
+        unlinkTerm: { handler: (ctx: Json) => { unlinked.push(ctx.params); return true; } }
       }
     });
     await svc.broker.waitForServices(["events"]);
@@ -167,7 +168,7 @@ describe("term records, reads, creates and updates", () => {
   test("handler-level 400s name the parameter that caused them (C17)", async () => {
     const t = await env.create("tags", { name: "c17" });
     await env.create("tags", { name: "c17 other" });
-    const cases: Array<[Promise<any>, string, string]> = [
+    const cases: Array<[Promise<Json>, string, string]> = [
       [svc.request("POST", "/tags", { as: "admin", body: { name: "x", parent: 1 } }), "rest_taxonomy_not_hierarchical", "parent"],
       [svc.request("POST", "/tags", { as: "admin", body: { name: "<b> </b>" } }), "empty_term_name", "name"],
       [svc.request("PATCH", `/tags/${t.id}`, { as: "admin", body: { slug: "c17-other" } }), "duplicate_term_slug", "slug"],
@@ -354,12 +355,12 @@ describe("capabilities (docs/authorization.md#term-capabilities) and delete", ()
     expect(moved.url).toBe(`${site}/events/category/del-top/del-leaf/`);
     // the deleted term's count no longer keeps its ancestor visible
     const visible = await svc.get("/categories");
-    expect(visible.body.categories.map((c: any) => c.id)).not.toContain(top.id);
+    expect(visible.body.categories.map((c: Json) => c.id)).not.toContain(top.id);
   });
 
   test("a store failure while deleting is 500 rest_cannot_delete", async () => {
     const tag = await env.create("tags", { name: "sticky" });
-    const service: any = svc.broker.getLocalService("taxonomy");
+    const service: Json = svc.broker.getLocalService("taxonomy");
     const original = service.store.removeMany;
     service.store.removeMany = async () => { throw new Error("disk full"); };
     try {
@@ -385,7 +386,7 @@ describe("lists (docs/lists.md#category-and-tag-lists)", () => {
   let site: string;
   let ns: string;
   const ids: Record<string, number> = {};
-  const names = (res: { body: any }, tax: Tax = "categories") => res.body[tax].map((t: any) => t.name);
+  const names = (res: { body: Json }, tax: Tax = "categories") => res.body[tax].map((t: Json) => t.name);
 
   beforeAll(async () => {
     env = await boot(true);
@@ -400,7 +401,7 @@ describe("lists (docs/lists.md#category-and-tag-lists)", () => {
     await env.counts({ [ids.b]: 3, [ids.C]: 1 });
     // Tags t01…t55 (internal creates: trusted caller), every one counted once
     for (let i = 1; i <= 55; i++) {
-      const t: any = await svc.broker.call("taxonomy.tags.create", { name: `t${String(i).padStart(2, "0")}` });
+      const t: Json = await svc.broker.call("taxonomy.tags.create", { name: `t${String(i).padStart(2, "0")}` });
       ids[t.name] = t.id;
     }
     await env.counts(Object.fromEntries(Array.from({ length: 55 }, (_, i) => [ids[`t${String(i + 1).padStart(2, "0")}`], 1])));
@@ -482,9 +483,9 @@ describe("lists (docs/lists.md#category-and-tag-lists)", () => {
     expect(max.body.total_pages).toBe(2);
     expect(max.body.next_rest_url).toBe(`${ns}/tags/?page=2`);
     const second = await svc.get("/tags?per_page=100&page=2.0");
-    expect(second.body.tags.map((t: any) => t.name)).toEqual(["t51", "t52", "t53", "t54", "t55"]);
+    expect(second.body.tags.map((t: Json) => t.name)).toEqual(["t51", "t52", "t53", "t54", "t55"]);
     const both = await svc.get("/tags?page=2&per_page=2");
-    expect(both.body.tags.map((t: any) => t.name)).toEqual(["t03", "t04"]);
+    expect(both.body.tags.map((t: Json) => t.name)).toEqual(["t03", "t04"]);
   });
 
   test("search matches name or slug, case-insensitively; empty is 400", async () => {
@@ -588,7 +589,7 @@ describe("internal actions", () => {
   let env: Awaited<ReturnType<typeof boot>>;
   let svc: Running;
   let ns: string;
-  const call = (action: string, params: Record<string, unknown>) => svc.broker.call(`taxonomy.${action}`, params) as Promise<any>;
+  const call = (action: string, params: Record<string, unknown>) => svc.broker.call(`taxonomy.${action}`, params) as Promise<Json>;
   beforeAll(async () => { env = await boot(true); ({ svc, ns } = env); });
   afterAll(async () => { await svc.stop(); });
 
@@ -653,7 +654,7 @@ describe("internal actions", () => {
     expect(out[String(child.id)].urls.up).toBe(`${ns}/categories/${parent.id}`);
     expect(out[String(tag.id)]).toMatchObject({ taxonomy: "post_tag", parent: 0, urls: { self: `${ns}/tags/${tag.id}` } });
     // meta from the caller is used when present
-    const fr = await svc.broker.call("taxonomy.embed", { ids: [tag.id] }, { meta: { apiRoot: "http://x/fr/wp-json", site: "http://x/fr" } }) as any;
+    const fr = await svc.broker.call("taxonomy.embed", { ids: [tag.id] }, { meta: { apiRoot: "http://x/fr/wp-json", site: "http://x/fr" } }) as Json;
     expect(fr[String(tag.id)].urls.self).toBe(`http://x/fr/wp-json/calendar/events/v1/tags/${tag.id}`);
     expect(await call("embed", { ids: [] })).toEqual({});
   });
@@ -662,7 +663,7 @@ describe("internal actions", () => {
     const a = await env.create("categories", { name: "Count A" });
     const b = await env.create("categories", { name: "Count B", parent: a.id });
     const c = await env.create("categories", { name: "Count C" });
-    const visible = async () => (await svc.get("/categories?search=count")).body.categories.map((t: any) => t.name);
+    const visible = async () => (await svc.get("/categories?search=count")).body.categories.map((t: Json) => t.name);
     expect(await visible()).toEqual([]);
     expect(await env.counts({ [b.id]: 2, 2389: 5, [c.id]: 0 })).toEqual({ [b.id]: 2 });
     expect((await svc.get(`/categories/${b.id}`)).body.count).toBe(2);
@@ -688,7 +689,7 @@ describe("internal actions", () => {
   test("records keep the language they were created in and a modified time", async () => {
     const t = await svc.request("POST", "/tags?i18n_language=fr", { as: "admin", body: { name: "Langue" } });
     expect(t.status).toBe(201);
-    const doc: any = await (svc.broker.getLocalService("taxonomy") as any).store.findOne({ _id: t.body.id });
+    const doc: Json = await (svc.broker.getLocalService("taxonomy") as Json).store.findOne({ _id: t.body.id });
     expect(doc.lang).toBe("fr");
     expect(doc.modified_utc).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });

@@ -7,6 +7,7 @@
 import { startService, Running } from "../helpers/harness";
 import { expectError, expectInvalid } from "../helpers/events";
 import { distanceKm } from "../../lib/geo/distance";
+import type { Json } from "../helpers/json";
 
 const PARIS = { geo_lat: 48.8566, geo_lng: 2.3522 };
 const VERSAILLES = { geo_lat: 48.8049, geo_lng: 2.1204 };
@@ -23,8 +24,8 @@ function haversineKm(a: { geo_lat: number; geo_lng: number }, b: { geo_lat: numb
   return 2 * 6371 * Math.asin(Math.sqrt(h));
 }
 
-const names = (res: { body: any }) => (res.body.venues as any[]).map(v => v.venue);
-const distances = (res: { body: any }) => Object.fromEntries((res.body.venues as any[]).map(v => [v.venue, v.distance]));
+const names = (res: { body: Json }) => (res.body.venues as Json[]).map(v => v.venue);
+const distances = (res: { body: Json }) => Object.fromEntries((res.body.venues as Json[]).map(v => [v.venue, v.distance]));
 
 describe("venue near-search with the geolocation service", () => {
   let svc: Running;
@@ -92,7 +93,7 @@ describe("venue near-search with the geolocation service", () => {
     const query = `${AT_PARIS}&geoloc_radius=1000&geoloc_unit=km&orderby=distance`;
     const all = await svc.get(`/venues?${query}`);
     expect(names(all)).toEqual(["Paris Hall", "Versailles Hall", "London Hall", "Lyon Hall", "Berlin Hall"]);
-    const d = (all.body.venues as any[]).map(v => v.distance);
+    const d = (all.body.venues as Json[]).map(v => v.distance);
     expect([...d].sort((a, b) => a - b)).toEqual(d);
     const page2 = await svc.get(`/venues?${query}&per_page=2&page=2`);
     expect(names(page2)).toEqual(["London Hall", "Lyon Hall"]);
@@ -124,7 +125,7 @@ describe("venue near-search with the geolocation service", () => {
     // the events list's radius search is the same rule: the same distance, placed the same way
     const events = await svc.get(`/events?${AT_PARIS}&geoloc_radius=2000&geoloc_unit=km`);
     const berlin = (await svc.get(`/venues?${AT_PARIS}&geoloc_radius=2000&geoloc_unit=km&search=Berlin`)).body.venues[0];
-    expect(events.body.events.map((e: any) => e.distance)).toEqual([berlin.distance]);
+    expect(events.body.events.map((e: Json) => e.distance)).toEqual([berlin.distance]);
     expect(Object.keys(events.body.events[0]).slice(-3)).toEqual(["distance", "i18n_language", "translations"]);
   });
 

@@ -3,6 +3,7 @@
  * venues have: map flags, the derived stateprovince, coordinates (D8), the address in json_ld, images.
  */
 import { linkedSuite, useLinkedService, token, KindConfig } from "./linked-suite";
+import type { Json } from "../helpers/json";
 
 const VENUE: KindConfig = {
   kind: "venue",
@@ -129,7 +130,7 @@ describe("venues: what only venues have", () => {
   });
 
   test("geolocation feed: venues of any status in (modified_utc, id) order after a position, or by ids", async () => {
-    const call = (action: string, params: unknown) => env.svc.broker.call(`venues.${action}`, params) as Promise<any>;
+    const call = (action: string, params: unknown) => env.svc.broker.call(`venues.${action}`, params) as Promise<Json>;
     const a = (await create({ address: "Via Roma 1", city: "Rome", geo_lat: 1, geo_lng: 2 })).body;
     const b = (await create({ city: "Oslo", status: "draft" })).body;
     const byIds = await call("locationFeed", { ids: [b.id, 987654, a.id] });
@@ -138,21 +139,21 @@ describe("venues: what only venues have", () => {
       { id: a.id, status: "publish", modified_utc: a.modified_utc, geo_lat: 1, geo_lng: 2, address: "Via Roma 1", city: "Rome", state: "", province: "", stateprovince: "", zip: "", country: "" }
     ]);
     const all = await call("locationFeed", {});
-    const positions = all.map((e: any) => `${e.modified_utc}#${String(e.id).padStart(8, "0")}`);
+    const positions = all.map((e: Json) => `${e.modified_utc}#${String(e.id).padStart(8, "0")}`);
     expect(positions).toEqual([...positions].sort());
     const after = await call("locationFeed", { since: a.modified_utc, afterId: a.id, limit: 1000 });
-    expect(after.map((e: any) => e.id)).toContain(b.id);
-    expect(after.map((e: any) => e.id)).not.toContain(a.id);
+    expect(after.map((e: Json) => e.id)).toContain(b.id);
+    expect(after.map((e: Json) => e.id)).not.toContain(a.id);
     const inclusive = await call("locationFeed", { since: a.modified_utc, afterId: 0, limit: 1000 });
-    expect(inclusive.map((e: any) => e.id)).toContain(a.id);
+    expect(inclusive.map((e: Json) => e.id)).toContain(a.id);
     expect(await call("locationFeed", { limit: 2 })).toHaveLength(2);
   });
 
   test("setCoordinates stores or clears, only while modified_utc matches, and announces the write", async () => {
     const call = (params: unknown) => env.svc.broker.call("venues.setCoordinates", params) as Promise<boolean>;
     const r = (await create({ address: "Main St 1" })).body;
-    const seen: any[] = [];
-    env.svc.broker.createService({ name: `listener-${token()}`, events: { "calendar.venue.updated"(ctx: any) { seen.push(ctx.params); } } });
+    const seen: Json[] = [];
+    env.svc.broker.createService({ name: `listener-${token()}`, events: { "calendar.venue.updated"(ctx: Json) { seen.push(ctx.params); } } });
     await new Promise(resolve => setTimeout(resolve, 50));
     expect(await call({ id: r.id, geo_lat: 10, geo_lng: 20, modified_utc: "2000-01-01 00:00:00" })).toBe(false);
     expect(await call({ id: 987654, geo_lat: 10, geo_lng: 20 })).toBe(false);

@@ -4,6 +4,7 @@
  */
 import { startService, Running } from "../helpers/harness";
 import { translate } from "../../lib/messages";
+import type { Json } from "../helpers/json";
 
 // node-wpapi (CommonJS, its own superagent transport)
 const WPAPI = require("wpapi");
@@ -51,7 +52,7 @@ describe("WordPress discovery", () => {
         // the namespace index's routes, as it lists them
         expect(routes.slice(1)).toEqual(Object.keys(ns.body.routes));
         // (the list's default end date is computed from the clock, to the second: left out)
-        const withoutClock = (route: any) => JSON.stringify(route).replace(/"default":"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"/g, "\"default\":\"<date>\"");
+        const withoutClock = (route: Json) => JSON.stringify(route).replace(/"default":"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"/g, "\"default\":\"<date>\"");
         expect(withoutClock(res.body.routes["/calendar/events/v1/events"])).toBe(withoutClock(ns.body.routes["/calendar/events/v1/events"]));
         expect(ns.body.routes["/calendar/events/v1/venues/(?P<id>\\d+)"].endpoints.length).toBe(3);
         expect(res.body.routes["/calendar/events/v1/venues/(?P<id>\\d+)"]).toEqual(ns.body.routes["/calendar/events/v1/venues/(?P<id>\\d+)"]);
@@ -78,7 +79,7 @@ describe("WordPress discovery", () => {
     const calendar = wp.namespace("calendar/events/v1");
     expect(typeof calendar.events).toBe("function");
     const page = await calendar.events().perPage(5);
-    expect(page.events.map((e: any) => e.title)).toContain("Discovered concert");
+    expect(page.events.map((e: Json) => e.title)).toContain("Discovered concert");
     expect(page.total).toBeGreaterThanOrEqual(1);
     const one = await calendar.events().id(page.events[0].id);
     expect(one.id).toBe(page.events[0].id);

@@ -197,9 +197,11 @@ describe("Dockerfile", () => {
     expect(stages[stages.length - 1]).toMatch(/npm ci[^\n]*--omit=dev/);
   });
 
-  test("CMD runs the compiled entry point", () => {
+  test("CMD runs the compiled entry point as `npm start` does (node execs it, with the HEAP_MB heap limit)", () => {
     const cmd = /^CMD\s+(.*)$/m.exec(stages[stages.length - 1])![1];
-    expect(JSON.parse(cmd)).toEqual(["node", "dist/server.js"]);
+    const start = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+    expect(JSON.parse(cmd)).toEqual(["sh", "-c", `exec ${start}`]);
+    expect(start).toBe("node --max-old-space-size=${HEAP_MB:-512} dist/server.js");
   });
 
   test("the build stage copies every source the entry point imports, the runtime stage the locales", () => {
@@ -220,5 +222,18 @@ describe("Dockerfile", () => {
     const copied = [...stages[0].matchAll(/^COPY\s+(?!--from)(.+)$/gm)].flatMap(m => m[1].trim().split(/\s+/).slice(0, -1));
     for (const entry of topLevel) expect({ entry, copied: copied.includes(entry) }).toEqual({ entry, copied: true });
     expect(stages[stages.length - 1]).toMatch(/^COPY\s+(?:--from=\S+\s+)?(?:\S*\/)?locales\s/m);
+  });
+});
+
+describe("start-up topology checks on an in-memory store (C38)", () => {
+  const problem = (env: Record<string, string>) => checkTopology(readSettings({ API_KEYS: "k:administrator:1", ...env }));
+  test("the post services together, the change feed's reader with its writers", () => {
+    expect(problem({ DATA_DIR: ":memory:", SERVICES: "events,venues,organizers,changes" })).toBeUndefined();
+    expect(problem({ DATA_DIR: ":memory:", SERVICES: "events,venues" })).toMatch(/one id sequence/);
+    expect(problem({ DATA_DIR: ":memory:", SERVICES: "changes" })).toMatch(/changes service reads the feed/);
+    expect(problem({ DATA_DIR: ":memory:", SERVICES: "api,taxonomy,i18n" })).toBeUndefined();
+    // a shared database: any split works
+    expect(problem({ DATA_DIR: "/tmp/calendar-data", SERVICES: "changes" })).toBeUndefined();
+    expect(problem({ DATABASE_URL: "postgres://db/calendar", DATA_DIR: ":memory:", SERVICES: "changes" })).toBeUndefined();
   });
 });

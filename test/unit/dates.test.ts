@@ -117,6 +117,26 @@ describe("parseWallClock", () => {
   });
 });
 
+describe("relative phrases are UTC arithmetic (test/unit/other-zone.test.ts asks the same in a New York process)", () => {
+  // Around New York's spring-forward night (2025-03-09 07:00 UTC): arithmetic in that zone's local time
+  // would land an hour off; the answers are the ones of plain UTC arithmetic.
+  const nearChange = new Date("2025-03-09T00:30:00Z");
+  it.each([
+    ["+1 day", "2025-03-10 00:30:00"],
+    ["tomorrow 2:30am", "2025-03-10 02:30:00"],
+    ["+6 hours", "2025-03-09 06:30:00"],
+    ["today 02:30", "2025-03-09 02:30:00"]
+  ])("parseUtc(%j) at 2025-03-09 00:30 UTC → %s", (input, expected) => {
+    expect(parseUtc(input, nearChange)).toBe(expected);
+  });
+
+  test("process.env.TZ is as it was after a parse", () => {
+    const before = process.env.TZ;
+    parseUtc("+1 day", nearChange);
+    expect(process.env.TZ).toBe(before);
+  });
+});
+
 describe("parseUtc", () => {
   it.each([
     ["2025-06-10T09:00:00+02:00", "2025-06-10 07:00:00"],

@@ -1,11 +1,9 @@
 /**
  * The namespace index, the OpenAPI document and docs/action-api.md, generated from the route table and
- * the registered params schemas (docs/discovery.md#namespace-index, #the-openapi-document).
+ * the params table (lib/schemas.ts) (docs/discovery.md#namespace-index, #the-openapi-document).
  */
 import fs from "fs";
 import path from "path";
-// Loading the services registers every routed action's params schema, as in the running service.
-import "../../services";
 import { ROUTES } from "../../lib/routes";
 import { describeSchema, ParamsSchema, schema, integer, string, dateTime, untyped, idList, stringList, boolean } from "../../lib/params";
 import { schemaOf } from "../../lib/schemas";
@@ -13,6 +11,7 @@ import { LANGUAGES, translate } from "../../lib/messages";
 import {
   actionApiMarkdown, ACTION_API_PATH, endpointArgs, namespaceIndex, openApiDocument, openApiPath, openApiType, verbOf
 } from "../../lib/discovery";
+import type { Json } from "../helpers/json";
 
 const API_ROOT = "http://localhost:3000/wp-json";
 const NS = "/calendar/events/v1";
@@ -23,17 +22,17 @@ const ROUTE_ORDER = [
   "", "/doc", "/events", "/events/(?P<id>\\d+)", "/events/by-slug/(?P<slug>[^/]+)",
   "/venues", "/venues/(?P<id>\\d+)", "/venues/by-slug/(?P<slug>[^/]+)",
   "/organizers", "/organizers/(?P<id>\\d+)", "/organizers/by-slug/(?P<slug>[^/]+)",
-  "/categories", "/categories/(?P<id>\\d+)", "/tags", "/tags/(?P<id>\\d+)", "/changes"
+  "/categories", "/categories/(?P<id>\\d+)", "/tags", "/tags/(?P<id>\\d+)", "/changes", "/events/(?P<id>\\d+)/occurrences"
 ].map(p => `${NS}${p}`);
 
 const PATH_ORDER = ["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}", "/venues/by-slug/{slug}",
-  "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes"];
+  "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences"];
 
-/** lib/discovery with a fresh registry holding only `schemas` (the real registrations stay untouched). */
+/** lib/discovery reading a params table of only `schemas` over the real one (the real table stays untouched). */
 function isolatedDiscovery(schemas: Record<string, ParamsSchema>): typeof import("../../lib/discovery") {
   let mod: typeof import("../../lib/discovery") | undefined;
   jest.isolateModules(() => {
-    require("../../lib/schemas").registerSchemas(schemas);
+    jest.doMock("../../lib/schemas", () => ({ schemaOf: (action: string) => schemas[action] }));
     mod = require("../../lib/discovery");
   });
   return mod as typeof import("../../lib/discovery");
@@ -42,7 +41,7 @@ function isolatedDiscovery(schemas: Record<string, ParamsSchema>): typeof import
 const ARG_KEYS = ["description", "type", "default", "format", "enum", "items"] as const;
 
 /** What the index must print for a rule, derived independently of the generator. */
-function expectedIndexArg(doc: Record<string, any>, required: boolean): Record<string, unknown> {
+function expectedIndexArg(doc: Record<string, Json>, required: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of ARG_KEYS) if (doc[key] !== undefined && !(key === "description" && doc[key] === "")) out[key] = doc[key];
   out.required = required;
@@ -50,7 +49,7 @@ function expectedIndexArg(doc: Record<string, any>, required: boolean): Record<s
 }
 
 describe("namespace index", () => {
-  const index = namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC" }) as any;
+  const index = namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC" }) as Json;
 
   test("lists the routes in the reference's order, each with its namespace, methods and endpoints", () => {
     expect(Object.keys(index)).toEqual(["namespace", "routes", "_links"]);
@@ -59,12 +58,12 @@ describe("namespace index", () => {
     expect(index._links).toEqual({ up: [{ href: `${API_ROOT}/` }] });
     const item = index.routes[`${NS}/events/(?P<id>\\d+)`];
     expect(item.methods).toEqual(["GET", "DELETE", "POST", "PUT", "PATCH"]);
-    expect(item.endpoints.map((e: any) => e.methods)).toEqual([["GET"], ["DELETE"], ["POST", "PUT", "PATCH"]]);
+    expect(item.endpoints.map((e: Json) => e.methods)).toEqual([["GET"], ["DELETE"], ["POST", "PUT", "PATCH"]]);
     expect(index.routes[`${NS}/categories/(?P<id>\\d+)`].methods).toEqual(["GET", "POST", "PUT", "PATCH", "DELETE"]);
-    for (const [key, route] of Object.entries<any>(index.routes)) {
+    for (const [key, route] of Object.entries<Json>(index.routes)) {
       expect(Object.keys(route).slice(0, 3)).toEqual(["namespace", "methods", "endpoints"]);
       expect(route.namespace).toBe("calendar/events/v1");
-      expect(route.methods).toEqual(route.endpoints.flatMap((e: any) => e.methods));
+      expect(route.methods).toEqual(route.endpoints.flatMap((e: Json) => e.methods));
       if (key.includes("(?P<")) expect(route._links).toBeUndefined();
       else expect(route._links).toEqual({ self: [{ href: `${API_ROOT}${key}` }] });
     }
@@ -80,7 +79,7 @@ describe("namespace index", () => {
     expect(index.routes[`${NS}/doc`].endpoints).toEqual([{ methods: ["GET"], args: { i18n_language: I18N } }]);
   });
 
-  test("args come from the registered schema: kept keys in order, then required; `in` never printed; i18n_language last", () => {
+  test("args come from the action's schema: kept keys in order, then required; `in` never printed; i18n_language last", () => {
     const discovery = isolatedDiscovery({
       "events.get": schema({
         id: integer({ description: "The event ID.", required: true, in: "path" }),
@@ -94,7 +93,7 @@ describe("namespace index", () => {
         hide_empty: boolean({ description: "Hide.", default: "1" })
       })
     });
-    const ix = discovery.namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC" }) as any;
+    const ix = discovery.namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC" }) as Json;
     const args = ix.routes[`${NS}/events/(?P<id>\\d+)`].endpoints[0].args;
     expect(args).toEqual({
       id: { description: "The event ID.", type: "integer", required: true },
@@ -113,16 +112,16 @@ describe("namespace index", () => {
     expect(Object.keys(args.venue)).toEqual(["description", "default", "items", "required"]);
     expect(JSON.stringify(args)).not.toContain("\"in\"");
     // The relative defaults follow the site zone.
-    const ny = (discovery.namespaceIndex(API_ROOT, { now: NOW, siteZone: "America/New_York" }) as any)
+    const ny = (discovery.namespaceIndex(API_ROOT, { now: NOW, siteZone: "America/New_York" }) as Json)
       .routes[`${NS}/events/(?P<id>\\d+)`].endpoints[0].args;
     expect(ny.start_date.default).toBe("2025-06-09 23:59:00");
     expect(ny.end_date.default).toBe("2027-06-10 08:34:56");
-    // An action without a registered schema still takes i18n_language.
+    // An action without a schema still takes i18n_language.
     expect(ix.routes[`${NS}/events`].endpoints[0].args).toEqual({ i18n_language: I18N });
   });
 
   test("arg descriptions follow the language; every documented description has its translations", () => {
-    const fr = namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC", language: "fr" }) as any;
+    const fr = namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC", language: "fr" }) as Json;
     const en = index.routes[`${NS}/events`].endpoints[0].args;
     const frArgs = fr.routes[`${NS}/events`].endpoints[0].args;
     expect(Object.keys(frArgs)).toEqual(Object.keys(en));
@@ -139,8 +138,8 @@ describe("namespace index", () => {
       }
     }
     expect(missing).toEqual([]);
-    const doc = openApiDocument(API_ROOT, "ja") as any;
-    const page = doc.paths["/events"].get.parameters.find((p: any) => p.name === "page");
+    const doc = openApiDocument(API_ROOT, "ja") as Json;
+    const page = doc.paths["/events"].get.parameters.find((p: Json) => p.name === "page");
     expect(page.description).toBe(translate(en.page.description, "ja"));
   });
 
@@ -151,9 +150,9 @@ describe("namespace index", () => {
 });
 
 describe("OpenAPI document", () => {
-  const doc = openApiDocument(API_ROOT, "en") as any;
+  const doc = openApiDocument(API_ROOT, "en") as Json;
   const COMPONENTS = ["ImageSize", "CostDetails", "Term", "Image", "DateDetails", "Event", "Venue", "Organizer"];
-  const ops = () => Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([verb, op]) => ({ path, verb, op })));
+  const ops = () => Object.entries<Json>(doc.paths).flatMap(([path, item]) => Object.entries<Json>(item).map(([verb, op]) => ({ path, verb, op })));
 
   test("top-level keys, info, servers and components keep the reference's structure", () => {
     expect(Object.keys(doc)).toEqual(["openapi", "info", "components", "servers", "paths"]);
@@ -163,18 +162,18 @@ describe("OpenAPI document", () => {
     expect(Object.keys(doc.components)).toEqual(["schemas"]);
     const schemas = doc.components.schemas;
     expect(Object.keys(schemas)).toEqual(COMPONENTS);
-    for (const s of Object.values<any>(schemas)) {
+    for (const s of Object.values<Json>(schemas)) {
       expect(s.type).toBe("object");
       expect(s.additionalProperties).toBe(false);
       expect(s.required).toBeUndefined(); // _fields may keep any subset
-      for (const p of Object.values<any>(s.properties)) expect(typeof p.description).toBe("string");
+      for (const p of Object.values<Json>(s.properties)) expect(typeof p.description).toBe("string");
     }
     expect(Object.keys(schemas.ImageSize.properties)).toEqual(["width", "height", "mime-type", "url"]);
     expect(schemas.CostDetails.properties.values).toMatchObject({ type: "array", items: { type: "string" } });
     expect(Object.keys(schemas.Image.properties)).toEqual(["url", "id", "extension", "width", "height", "sizes"]);
     expect(schemas.Image.properties.sizes.items).toEqual({ $ref: "#/components/schemas/ImageSize" });
     expect(Object.keys(schemas.DateDetails.properties)).toEqual(["year", "month", "day", "hour", "minutes", "seconds"]);
-    for (const p of Object.values<any>(schemas.DateDetails.properties)) expect(p.type).toBe("string");
+    for (const p of Object.values<Json>(schemas.DateDetails.properties)) expect(p.type).toBe("string");
   });
 
   test("fields are typed as the service sends them", () => {
@@ -220,7 +219,7 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/changes"].get.responses["200"].content["application/json"].schema.required).toEqual(["changes", "next_token", "has_more"]);
     expect(doc.paths["/doc"].get.responses["400"].content["application/json"].schema).toMatchObject({ required: ["code", "message", "data"] });
     for (const { path, op } of ops()) {
-      for (const [status, response] of Object.entries<any>(op.responses)) {
+      for (const [status, response] of Object.entries<Json>(op.responses)) {
         expect(typeof response.description).toBe("string");
         if (status === "304") expect(response.content).toBeUndefined();
         if (Number(status) >= 400) {
@@ -233,7 +232,7 @@ describe("OpenAPI document", () => {
   });
 
   test("parameters: path parameters are required placeholders; comma lists form-style; i18n_language and _fields everywhere", () => {
-    const params = doc.paths["/events"].get.parameters as any[];
+    const params = doc.paths["/events"].get.parameters as Json[];
     const byName = Object.fromEntries(params.map(p => [p.name, p]));
     expect(byName.page).toEqual({ in: "query", schema: { type: "integer" }, description: expect.any(String), required: false, name: "page" });
     for (const name of ["categories", "tags", "venue", "organizer", "include"]) {
@@ -243,18 +242,18 @@ describe("OpenAPI document", () => {
     expect(byName.i18n_language).toMatchObject({ in: "query", schema: { type: "string", enum: [...LANGUAGES] } });
     expect(byName._fields).toMatchObject({ in: "query", schema: { type: "string" } });
     for (const { op } of ops()) {
-      for (const p of op.parameters as any[]) if (p.in === "path") expect(p.required).toBe(true);
-      expect((op.parameters as any[]).map(p => p.name)).toContain("i18n_language");
+      for (const p of op.parameters as Json[]) if (p.in === "path") expect(p.required).toBe(true);
+      expect((op.parameters as Json[]).map(p => p.name)).toContain("i18n_language");
     }
-    const get = Object.fromEntries((doc.paths["/events/{id}"].get.parameters as any[]).map(p => [p.name, p]));
+    const get = Object.fromEntries((doc.paths["/events/{id}"].get.parameters as Json[]).map(p => [p.name, p]));
     expect(get.id).toMatchObject({ in: "path", schema: { type: "integer" }, required: true });
     expect(get.password).toMatchObject({ in: "query", required: false });
     expect(get["If-None-Match"]).toMatchObject({ in: "header" });
     const slugUpdate = doc.paths["/events/by-slug/{slug}"].post;
     expect(slugUpdate.parameters[0]).toMatchObject({ in: "path", name: "slug", required: true });
     expect(slugUpdate.requestBody.content["application/json"].schema.properties.slug.type).toBe("string");
-    expect(doc.paths["/events"].post.parameters.map((p: any) => p.name)).toContain("Idempotency-Key");
-    expect(doc.paths["/events/{id}"].delete.parameters.map((p: any) => p.name)).toContain("If-Match");
+    expect(doc.paths["/events"].post.parameters.map((p: Json) => p.name)).toContain("Idempotency-Key");
+    expect(doc.paths["/events/{id}"].delete.parameters.map((p: Json) => p.name)).toContain("If-Match");
   });
 
   test("post: path args as parameters, the rest in a JSON or form body", () => {
@@ -266,12 +265,12 @@ describe("OpenAPI document", () => {
     expect(body.properties.categories).toMatchObject({ type: "array", items: { type: "integer" } });
     expect(body.required).toEqual(["title", "start_date", "end_date"]);
     const update = doc.paths["/events/{id}"].post;
-    expect(update.parameters.filter((p: any) => p.in === "path").map((p: any) => p.name)).toEqual(["id"]);
+    expect(update.parameters.filter((p: Json) => p.in === "path").map((p: Json) => p.name)).toEqual(["id"]);
     expect(update.requestBody.content["application/x-www-form-urlencoded"].schema.required).toBeUndefined();
   });
 
   test("texts follow the language", () => {
-    const fr = openApiDocument(API_ROOT, "fr") as any;
+    const fr = openApiDocument(API_ROOT, "fr") as Json;
     expect(fr.info.title).toBe(translate("doc.title", "fr"));
     expect(fr.info.title).not.toBe(doc.info.title);
     expect(fr.paths["/events"].get.responses["404"].description).toBe(translate("doc.not_found", "fr"));
@@ -280,10 +279,10 @@ describe("OpenAPI document", () => {
 });
 
 describe("the documents agree with the params schemas", () => {
-  const index = namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC" }) as any;
-  const doc = openApiDocument(API_ROOT, "en") as any;
+  const index = namespaceIndex(API_ROOT, { now: NOW, siteZone: "UTC" }) as Json;
+  const doc = openApiDocument(API_ROOT, "en") as Json;
 
-  test("every routed action has a registered params schema", () => {
+  test("every routed action has a params schema in the table", () => {
     const missing = ROUTES.flatMap(r => r.endpoints.map(e => e.action)).filter(action => !schemaOf(action));
     expect(missing).toEqual([]);
   });
@@ -293,7 +292,7 @@ describe("the documents agree with the params schemas", () => {
       const described = describeSchema(schemaOf(action) ?? {});
       const names = described.map(d => d.name);
       // The namespace index
-      const endpoint = index.routes[`${NS}${pattern}`].endpoints.find((e: any) => e.methods.join() === methods.join());
+      const endpoint = index.routes[`${NS}${pattern}`].endpoints.find((e: Json) => e.methods.join() === methods.join());
       const args = endpoint.args;
       expect(Object.keys(args)).toEqual([...names, "i18n_language"]);
       for (const { name, doc: d, required } of described) {
@@ -306,7 +305,7 @@ describe("the documents agree with the params schemas", () => {
       if (pattern === "" || action === "api.doc") return;
       const op = doc.paths[openApiPath(pattern)][verb as string];
       expect(op).toBeDefined();
-      const params: any[] = op.parameters.filter((p: any) => p.in !== "header" && p.name !== "i18n_language" && p.name !== "_fields");
+      const params: Json[] = op.parameters.filter((p: Json) => p.in !== "header" && p.name !== "i18n_language" && p.name !== "_fields");
       const body = op.requestBody?.content["application/x-www-form-urlencoded"].schema;
       const documented = new Set([...params.map(p => p.name), ...Object.keys(body?.properties ?? {})]);
       expect([...documented].sort()).toEqual([...names].sort());
@@ -326,7 +325,7 @@ describe("the documents agree with the params schemas", () => {
 describe("docs/action-api.md", () => {
   const file = path.join(__dirname, "..", "..", ACTION_API_PATH);
 
-  test("the checked-in page matches the registered schemas", () => {
+  test("the checked-in page matches the params table", () => {
     const generated = actionApiMarkdown();
     if (process.env.UPDATE_ACTION_API === "1") fs.writeFileSync(file, generated);
     const checkedIn = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
@@ -335,7 +334,7 @@ describe("docs/action-api.md", () => {
       const want = generated.split("\n");
       const differs = want.findIndex((text, i) => have[i] !== text);
       const line = differs === -1 ? want.length : differs;
-      throw new Error(`${ACTION_API_PATH} disagrees with the registered params schemas (first at line ${line + 1}:\n`
+      throw new Error(`${ACTION_API_PATH} disagrees with the params table (first at line ${line + 1}:\n`
         + `  checked in: ${have[line] ?? "<end of file>"}\n  generated:  ${want[line] ?? "<end of file>"}).\nRegenerate it: `
         + "`npm run build && node dist/scripts/action-api.js` (or `UPDATE_ACTION_API=1 npx jest test/unit/discovery.test.ts`).");
     }

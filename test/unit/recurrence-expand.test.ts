@@ -3,6 +3,8 @@
  * reading the VEVENT lib/recurrence/ics.ts writes (C55). Weekly, monthly, yearly, COUNT, UNTIL, BYDAY,
  * BYMONTHDAY, BYSETPOS, EXDATE, RDATE, in Europe/Rome and America/New_York across DST changes, all-day.
  */
+import { spawnSync } from "child_process";
+import * as path from "path";
 import { RRule, datetime } from "rrule";
 import { parseRecurrence } from "../../lib/recurrence/rule";
 import { expandSeries, materialisationHorizon } from "../../lib/recurrence/expand";
@@ -10,6 +12,7 @@ import { Occurrence, Series } from "../../lib/recurrence/types";
 import { icalExpand, seriesCalendar, Exception } from "./recurrence-ical";
 
 const HORIZON = "2031-12-31 23:59:59";
+const ROOT = path.resolve(__dirname, "..", "..");
 
 function series(zone: string, start: string, end: string, lines: string[], allDay = false): Series {
   const ctx = { zone, allDay, start };
@@ -204,16 +207,19 @@ describe("time zones", () => {
     expect(theirs[1]).toEqual(list[1]);
   });
 
-  test("the result does not depend on the process time zone", () => {
+  test("the result does not depend on the process time zone (the compiled expansion in an Auckland process)", () => {
+    // A child process: a test cannot change its own process zone (jest hands each file a copy of process.env).
     const s = series("Europe/Rome", "2027-03-16 19:00:00", "2027-03-16 20:30:00", ["RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=8"]);
     const inUtc = expandSeries(s, HORIZON);
-    const saved = process.env.TZ;
-    process.env.TZ = "Pacific/Auckland";
-    try {
-      expect(expandSeries(s, HORIZON)).toEqual(inUtc);
-    } finally {
-      process.env.TZ = saved;
-    }
+    const probe = `const { expandSeries } = require(${JSON.stringify(path.join(ROOT, "dist", "lib", "recurrence", "expand.js"))});` +
+      "let input = \"\"; process.stdin.on(\"data\", c => (input += c)); process.stdin.on(\"end\", () => { const [s, h] = JSON.parse(input);" +
+      " process.stdout.write(JSON.stringify({ hours: new Date(Date.UTC(2027, 0, 15, 0)).getHours(), out: expandSeries(s, h) })); });";
+    const run = spawnSync(process.execPath, ["-e", probe], { env: { ...process.env, TZ: "Pacific/Auckland" }, input: JSON.stringify([s, HORIZON]), encoding: "utf8", timeout: 60_000 });
+    expect(run.stderr).toBe("");
+    const child = JSON.parse(run.stdout) as { hours: number; out: Occurrence[] };
+    expect(child.hours).toBe(13); // the child really ran in Auckland time (UTC+13 in January)
+    expect(inUtc).toHaveLength(8);
+    expect(child.out).toEqual(inUtc);
   });
 
   test("rrule's own tzid option is not what we want: its dates are shifted for the process zone", () => {

@@ -15,11 +15,11 @@ import { LinkedDoc, presentRecord, PresentOptions } from "../../lib/linked/recor
 import { embeddedTerm, termRecord, TermDoc } from "../../lib/terms/term-record";
 import { withLanguageKeys } from "../../lib/i18n/values";
 import { listEnvelope } from "../../lib/response-schemas";
-import { VENUE } from "../../services/venues.service";
-import { ORGANIZER } from "../../services/organizers.service";
+import { ORGANIZER, VENUE } from "../../lib/linked/kinds";
 import { documentAjv, componentValidator, responseValidator } from "../helpers/contract";
 import { PATH_LANGUAGES } from "../../lib/settings";
 import { LANGUAGES } from "../../lib/messages";
+import type { Json } from "../helpers/json";
 
 const BASE = "http://localhost:3000";
 const roots = { site: BASE, ns: `${BASE}/wp-json/calendar/events/v1` };
@@ -51,7 +51,7 @@ const eventDoc = (extra: Partial<EventDoc> = {}): EventDoc => ({
   currency_symbol: "€", currency_position: "postfix", website: null, hide_from_listings: false, sticky: false, featured: true,
   categories: [3], tags: [], venues: [7], organizers: [8], ...extra
 });
-const embeds = (venues: Record<string, any> = { 7: venue }): EventEmbeds => ({
+const embeds = (venues: Record<string, Json> = { 7: venue }): EventEmbeds => ({
   venues,
   organizers: { 8: organizer },
   terms: { 3: embeddedTerm(term(), roots) },
@@ -85,7 +85,7 @@ const SAMPLES: Record<string, Array<[string, unknown]>> = {
 };
 
 describe("the serialisers agree with the document's schemas", () => {
-  const doc = openApiDocument(`${BASE}/wp-json`, "en") as any;
+  const doc = openApiDocument(`${BASE}/wp-json`, "en") as Json;
   const ajv = documentAjv(doc);
 
   test.each(Object.entries(SAMPLES).flatMap(([name, samples]) => samples.map(([what, value]) => [name, what, value] as const)))(
@@ -106,7 +106,7 @@ describe("the serialisers agree with the document's schemas", () => {
   });
 
   /** The document with one change to a component, and the sample that must now fail. */
-  const mutations: Array<[string, (schemas: any) => void, string, number]> = [
+  const mutations: Array<[string, (schemas: Json) => void, string, number]> = [
     ["author typed integer (it is sent as a string)", s => { s.Event.properties.author = { type: "integer" }; }, "Event", 0],
     ["a field the serialiser sends is not listed", s => { delete s.Event.properties.ticketed; }, "Event", 0],
     ["image an object only (it is false when absent)", s => { s.Event.properties.image = { $ref: "#/components/schemas/Image" }; }, "Event", 1],
@@ -147,8 +147,8 @@ describe("the document is valid OpenAPI", () => {
   });
 
   test("…and both reject what they should (the old optional path parameter)", () => {
-    const doc = openApiDocument(`${BASE}/wp-json`, "en") as any;
-    const password = doc.paths["/events/{id}"].get.parameters.find((p: any) => p.name === "password");
+    const doc = openApiDocument(`${BASE}/wp-json`, "en") as Json;
+    const password = doc.paths["/events/{id}"].get.parameters.find((p: Json) => p.name === "password");
     password.in = "path";
     password.required = false;
     const [result] = validateDocuments([doc]);
@@ -158,7 +158,7 @@ describe("the document is valid OpenAPI", () => {
 });
 
 describe("the integration suite's response validator (test/helpers/contract.ts)", () => {
-  const doc = openApiDocument(`${BASE}/wp-json`, "en") as any;
+  const doc = openApiDocument(`${BASE}/wp-json`, "en") as Json;
   const validator = responseValidator(doc);
   const url = (p: string, root = "") => `http://127.0.0.1:1${root}/wp-json/calendar/events/v1${p}`;
   const answer = (method: string, p: string, status: number, body: unknown, contentType = "application/json; charset=utf-8") =>

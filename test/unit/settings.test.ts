@@ -1,7 +1,7 @@
 /**
  * Settings read from the environment (lib/settings.ts): SITE_NAME and its default (C57).
  */
-import { readSettings } from "../../lib/settings";
+import { cacheKind, readSettings } from "../../lib/settings";
 
 describe("SITE_NAME", () => {
   test.each([
@@ -16,4 +16,15 @@ describe("SITE_NAME", () => {
   ])("%j → %s", (env, name) => {
     expect(readSettings(env as NodeJS.ProcessEnv).siteName).toBe(name);
   });
+});
+
+describe("CACHER: where kept answers live", () => {
+  test.each([
+    [undefined, "memory"],
+    ["memory", "memory"],
+    ["off", "off"],
+    ["none", "off"],
+    ["redis://127.0.0.1:6379", "redis"],
+    ["rediss://cache.example:6380/2", "redis"]
+  ])("CACHER=%s → %s", (cacher, kind) => expect(cacheKind(readSettings({ CACHER: cacher }))).toBe(kind));
 });

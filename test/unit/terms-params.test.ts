@@ -1,13 +1,14 @@
 import Validator from "fastest-validator";
 import { describeSchema, ParamsSchema } from "../../lib/params";
 import { INTERNAL_PARAMS, TERM_PARAMS, termSchemasByAction } from "../../lib/terms/term-params";
+import type { Json } from "../helpers/json";
 
 // as the broker builds it (moleculer/src/validators/fastest.js)
 const v = new Validator({ useNewCustomCheckerFunction: true });
 function check(schema: ParamsSchema, params: Record<string, unknown>): { ok: true; params: Record<string, unknown> } | { ok: false; errors: Array<{ type: string; field: string }> } {
   const copy = { ...params };
-  const res = v.compile(schema as any)(copy);
-  return res === true ? { ok: true, params: copy } : { ok: false, errors: res as any };
+  const res = v.compile(schema as Json)(copy);
+  return res === true ? { ok: true, params: copy } : { ok: false, errors: res as Json };
 }
 const docs = (schema: ParamsSchema) => Object.fromEntries(describeSchema(schema).map(d => [d.name, { ...d.doc, required: d.required }]));
 
@@ -29,7 +30,7 @@ describe("documented args (docs/discovery.md#namespace-index)", () => {
     expect(d.post.type).toBe("integer");
     expect(d.event.type).toBe("integer");
     expect(d.slug.type).toBe("string");
-    for (const arg of Object.values(d)) expect(typeof (arg as any).description).toBe("string");
+    for (const arg of Object.values(d)) expect(typeof (arg as Json).description).toBe("string");
   });
   it("has no parent on the tags' GET and POST args", () => {
     expect(Object.keys(docs(TERM_PARAMS.tag.list))).not.toContain("parent");
@@ -84,15 +85,15 @@ describe("validation", () => {
     expect(check(TERM_PARAMS.tag.update, { id: "3", parent: 1 })).toEqual({ ok: true, params: { id: 3, parent: 1 } });
   });
   it("validates the internal actions' params", () => {
-    expect(v.validate({ taxonomy: "category", value: "a,b" }, INTERNAL_PARAMS.resolveForEvent as any)).toBe(true);
-    expect(v.validate({ taxonomy: "venue", value: "a" }, INTERNAL_PARAMS.resolveForEvent as any)).not.toBe(true);
-    expect(v.validate({ taxonomy: "tag", values: ["a", "2"], param: "tags" }, INTERNAL_PARAMS.resolveFilter as any)).toBe(true);
-    expect(v.validate({ ids: [1, 2] }, INTERNAL_PARAMS.embed as any)).toBe(true);
+    expect(v.validate({ taxonomy: "category", value: "a,b" }, INTERNAL_PARAMS.resolveForEvent as Json)).toBe(true);
+    expect(v.validate({ taxonomy: "venue", value: "a" }, INTERNAL_PARAMS.resolveForEvent as Json)).not.toBe(true);
+    expect(v.validate({ taxonomy: "tag", values: ["a", "2"], param: "tags" }, INTERNAL_PARAMS.resolveFilter as Json)).toBe(true);
+    expect(v.validate({ ids: [1, 2] }, INTERNAL_PARAMS.embed as Json)).toBe(true);
     const numbers = { taxonomy: "category", values: [12, "rock"], param: "categories" };
-    expect(v.validate(numbers, INTERNAL_PARAMS.resolveFilter as any)).toBe(true);
+    expect(v.validate(numbers, INTERNAL_PARAMS.resolveFilter as Json)).toBe(true);
     expect(numbers.values).toEqual(["12", "rock"]);
-    expect(v.validate({ ids: [1.5] }, INTERNAL_PARAMS.embed as any)).not.toBe(true);
-    expect(v.validate({ deltas: { 12: 1, 13: -1 } }, INTERNAL_PARAMS.adjustCounts as any)).toBe(true);
-    expect(v.validate({ deltas: { x: 1 } }, INTERNAL_PARAMS.adjustCounts as any)).not.toBe(true);
+    expect(v.validate({ ids: [1.5] }, INTERNAL_PARAMS.embed as Json)).not.toBe(true);
+    expect(v.validate({ deltas: { 12: 1, 13: -1 } }, INTERNAL_PARAMS.adjustCounts as Json)).toBe(true);
+    expect(v.validate({ deltas: { x: 1 } }, INTERNAL_PARAMS.adjustCounts as Json)).not.toBe(true);
   });
 });

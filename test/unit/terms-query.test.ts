@@ -3,6 +3,7 @@ import {
   buildTermQuery, escapeRegExp, MAX_PER_PAGE, paging, pagingHeaders, sortByInclude, termListEnvelope, termOrder
 } from "../../lib/terms/term-query";
 import type { TermDoc } from "../../lib/terms/term-record";
+import type { Json } from "../helpers/json";
 
 const roots = { site: "http://h", ns: "http://h/wp-json/calendar/events/v1" };
 
@@ -29,7 +30,7 @@ describe("buildTermQuery on the embedded store", () => {
       term(4, "Jazz Night", { slug: "late-jazz", count: 1, tree_count: 1 }),
       term(5, "Outdoor", { taxonomy: "tag", count: 1, tree_count: 1 }),
       term(6, "a.b", { slug: "ab" })
-    ] as any);
+    ] as Json);
   });
 
   it("keeps to the taxonomy and hides empty subtrees by default", async () => {

@@ -11,7 +11,7 @@ function doc(over: Partial<TermDoc> = {}): TermDoc {
 
 describe("rootsOf", () => {
   it("uses the request's site and api root", () => {
-    expect(rootsOf({ site: "http://x/fr", apiRoot: "http://x/fr/wp-json" }, { baseUrl: "http://b", restPrefix: "api" }))
+    expect(rootsOf({ siteUrl: "http://x/fr", apiRoot: "http://x/fr/wp-json" }, { baseUrl: "http://b", restPrefix: "api" }))
       .toEqual({ site: "http://x/fr", ns: "http://x/fr/wp-json/calendar/events/v1" });
   });
   it("falls back to the settings for internal calls", () => {

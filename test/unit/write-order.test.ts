@@ -1,4 +1,5 @@
-import { KeyedQueue, SlugHolds } from "../../lib/posts/write-order";
+import { SlugHolds } from "../../lib/posts/write-order";
+import { KeyedQueue } from "../../lib/queue";
 import { RESERVED_SLUGS } from "../../lib/slug";
 
 /** The slug one hold gets with nothing else held. */
@@ -23,6 +24,17 @@ describe("write order (lib/posts/write-order.ts)", () => {
     expect(a).toEqual(["a1+", "a1-", "a2+", "a2-", "a3+", "a3-"]);
     expect(log.indexOf("b1+")).toBeLessThan(log.indexOf("a1-"));
     expect(q.size).toBe(0);
+  });
+
+  test("settled(key) waits for everything queued under that key so far, failures included, and never rejects", async () => {
+    const q = new KeyedQueue();
+    const done: string[] = [];
+    void q.run("k", async () => { await tick(); done.push("one"); });
+    q.run("k", async () => { await tick(); done.push("two"); throw new Error("two"); }).catch(() => undefined);
+    void q.run("other", async () => { await tick(); await tick(); await tick(); done.push("other"); });
+    await expect(q.settled("k")).resolves.toBeUndefined();
+    expect(done).toEqual(["one", "two"]);
+    await expect(q.settled("nothing queued")).resolves.toBeUndefined();
   });
 
   test("parallel holds of one base get different slugs; a released slug is free again", async () => {

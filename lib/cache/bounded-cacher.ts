@@ -1,0 +1,137 @@
+/**
+ * The in-process cacher: Moleculer's cacher interface (its public base class, the framework's extension
+ * point for cachers) over a map bounded by size (docs/caching.md). Kept answers are many and large (a
+ * single event's page is ~2 KB, kept once per URL, caller and language), so an unbounded map grows with
+ * the number of records read; this one drops the least recently read entries past `maxBytes` (the JSON
+ * length of what is kept) or `maxEntries`. An entry's time to live counts from when it was kept and is
+ * never extended by reads: an answer that depends on the clock is never served past its `ttl`.
+ */
+import { Cachers, Utils, type ServiceBroker } from "moleculer";
+
+export interface BoundedCacherOptions {
+  /** Seconds an entry lives (from when it was kept). */
+  ttl: number;
+  /** Most kept bytes (JSON length of the values), then the least recently read go. */
+  maxBytes: number;
+  /** Most kept entries. */
+  maxEntries: number;
+}
+
+interface Entry {
+  data: unknown;
+  expires: number;
+  size: number;
+}
+
+/** How large a kept value is, as the JSON it would be in a shared cacher. */
+function sizeOf(data: unknown): number {
+  try {
+    return (JSON.stringify(data) ?? "").length + 64;
+  } catch {
+    return 1024;
+  }
+}
+
+export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingResponse?: null }> {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+  private readonly limits: BoundedCacherOptions;
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(opts: BoundedCacherOptions) {
+    super({ ttl: opts.ttl });
+    this.limits = opts;
+  }
+
+  override init(broker: ServiceBroker): void {
+    super.init(broker);
+    this.connected = true;
+    this.sweeper = setInterval(() => this.sweep(), 30_000);
+    this.sweeper.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  /** Kept bytes and entries now (tests, metrics). */
+  usage(): { bytes: number; entries: number } {
+    return { bytes: this.bytes, entries: this.entries.size };
+  }
+
+  private live(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= Date.now()) {
+      this.remove(key, entry);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private remove(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= entry.size;
+  }
+
+  async get(key: string): Promise<Record<string, unknown> | null> {
+    const entry = this.live(key);
+    // what the cacher's middleware takes for "not kept" (its option, undefined by default)
+    if (!entry) return this.opts.missingResponse as unknown as null;
+    // read: now the most recent (a Map iterates in insertion order, so the oldest read comes first)
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.data as Record<string, unknown>;
+  }
+
+  async getWithTTL(key: string): Promise<Record<string, unknown> | null> {
+    const entry = this.live(key);
+    if (!entry) return { data: this.opts.missingResponse, ttl: null };
+    return { data: entry.data, ttl: (entry.expires - Date.now()) / 1000 };
+  }
+
+  async set(key: string, data: unknown, ttl?: number): Promise<void> {
+    const old = this.entries.get(key);
+    if (old) this.remove(key, old);
+    const entry: Entry = { data, expires: Date.now() + (ttl ?? this.limits.ttl) * 1000, size: sizeOf(data) };
+    if (entry.size > this.limits.maxBytes) return;
+    this.entries.set(key, entry);
+    this.bytes += entry.size;
+    for (const [k, e] of this.entries) {
+      if (this.bytes <= this.limits.maxBytes && this.entries.size <= this.limits.maxEntries) break;
+      this.remove(k, e);
+    }
+  }
+
+  async del(key: string | string[]): Promise<void> {
+    for (const k of Array.isArray(key) ? key : [key]) {
+      const entry = this.entries.get(k);
+      if (entry) this.remove(k, entry);
+    }
+  }
+
+  async clean(match: string | string[] = "**"): Promise<void> {
+    const patterns = Array.isArray(match) ? match : [match];
+    for (const [key, entry] of this.entries) if (patterns.some(p => Utils.match(key, p))) this.remove(key, entry);
+  }
+
+  override async getCacheKeys(): Promise<Array<{ key: string; expiresAt: number }>> {
+    return [...this.entries].map(([key, e]) => ({ key, expiresAt: e.expires }));
+  }
+
+  /** The cache lock is not used by this service (docs/caching.md). */
+  async tryLock(): Promise<() => Promise<void>> {
+    throw new Error("BoundedMemoryCacher has no locks");
+  }
+
+  async lock(): Promise<() => Promise<void>> {
+    throw new Error("BoundedMemoryCacher has no locks");
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, entry] of this.entries) if (entry.expires <= now) this.remove(key, entry);
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * The link table (store/sql/schema.ts, migration 5): membership in an events' link field (venues,
+ * organizers, categories, tags) is answered from `links`, which triggers keep. On SQLite and on
+ * PostgreSQL, after creates, updates that change links (and ones that do not), pulls and deletes, a list
+ * filtered by several links finds exactly the records the documents say (MongoDB's meaning: an element of
+ * the array, or a scalar stored in its place), in the list's order, with the same totals; records of
+ * another site never match; the table holds exactly the records' integer elements; and the plan reads it
+ * through its key.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { acquireStore, releaseStore, Store, StoreConfig } from "../../store";
+import type { Collection } from "../../store/collection";
+import { buildEventQuery, eventSort } from "../../lib/events/event-query";
+import type { Doc, Query } from "../../lib/store-query";
+import { LINK_FIELDS, LINK_TABLE } from "../../store/sql/schema";
+import { QueryCompiler } from "../../store/sql/compile";
+import { createTestDatabase, TestDatabase } from "../helpers/postgres";
+
+const SITE = 1;
+const OTHER = 2;
+const FIELDS = LINK_FIELDS.events;
+const INDEXES = FIELDS.map(field => ({ field, array: true }));
+
+/** A deterministic sequence of numbers in [0, 1). */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return s / 2_147_483_648;
+  };
+}
+
+/** MongoDB's meaning of `{ field: { $in: values } }` on a stored value. */
+function holdsAny(value: unknown, values: readonly unknown[]): boolean {
+  return Array.isArray(value) ? value.some(e => values.includes(e)) : values.includes(value);
+}
+
+const byListOrder = (a: Doc, b: Doc) =>
+  (a.start_date < b.start_date ? -1 : a.start_date > b.start_date ? 1 : 0) || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0) || a._id - b._id;
+
+function suite(kind: "sqlite" | "postgres") {
+  describe(`the link table on ${kind}`, () => {
+    let db: TestDatabase | undefined;
+    let dir: string | undefined;
+    let config: StoreConfig;
+    let store: Store;
+    let events: Collection;
+    let others: Collection;
+    /** What the site's records hold, as the test wrote them. */
+    const docs = new Map<number, Doc>();
+    const next = random(kind === "sqlite" ? 7 : 11);
+    const pick = (n: number) => 1 + Math.floor(next() * n);
+
+    function linksOf(): Doc {
+      const many = (n: number) => [...new Set(Array.from({ length: Math.floor(next() * 3) }, () => pick(n)))];
+      const doc: Doc = { categories: many(6), tags: many(8), venues: many(5), organizers: many(5) };
+      const r = next();
+      // the shapes a document may hold: a scalar in place of the array, a text id, no field at all
+      if (r < 0.05) doc.venues = pick(5);
+      else if (r < 0.08) doc.venues = [String(pick(5)), pick(5)];
+      else if (r < 0.1) delete doc.organizers;
+      return doc;
+    }
+
+    function newDoc(id: number): Doc {
+      const day = String(1 + (id % 28)).padStart(2, "0");
+      return { _id: id, title: `Event ${id}`, status: id % 9 === 0 ? "draft" : "publish", start_date: `2030-03-${day} 10:00:00`, end_date: `2030-03-${day} 12:00:00`,
+        date: `2029-01-01 00:00:${String(id % 60).padStart(2, "0")}`, hide_from_listings: id % 31 === 0, ...linksOf() };
+    }
+
+    beforeAll(async () => {
+      if (kind === "postgres") {
+        db = await createTestDatabase("links");
+        config = { dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 5000 };
+      } else {
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "links-"));
+        config = { dataDir: dir, connectTimeoutMs: 1000 };
+      }
+      store = await acquireStore(config);
+      await store.ensureIndexes("events", INDEXES);
+      events = store.collection("events", INDEXES, SITE);
+      others = store.collection("events", INDEXES, OTHER);
+      for (let id = 1; id <= 300; id++) {
+        const doc = newDoc(id);
+        docs.set(id, doc);
+        await events.insert(doc);
+        // the other site: the same ids, every link it could have
+        await others.insert({ ...doc, status: "publish", hide_from_listings: false, categories: [1, 2, 3, 4, 5, 6], tags: [1, 2, 3, 4, 5, 6, 7, 8], venues: [1, 2, 3, 4, 5], organizers: [1, 2, 3, 4, 5] });
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      await releaseStore(config);
+      await db?.drop();
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** Writes of every kind: links replaced, pushed, pulled, left as they were; records deleted and created. */
+    async function churn(): Promise<void> {
+      for (let id = 1; id <= 300; id += 3) {
+        if (!docs.has(id)) continue;
+        const changed = linksOf();
+        await events.updateOne({ _id: id }, { $set: changed });
+        Object.assign(docs.get(id)!, changed);
+      }
+      for (let id = 2; id <= 300; id += 7) {
+        if (!docs.has(id)) continue;
+        await events.updateOne({ _id: id }, { $set: { title: `Renamed ${id}` } });
+        docs.get(id)!.title = `Renamed ${id}`;
+      }
+      // a venue deleted: pulled from every event that links it (events.service unlinkFromEvents)
+      const pulled = await events.updateMany({ venues: 3 }, { $pull: { venues: 3 } });
+      let expected = 0;
+      for (const d of docs.values()) {
+        if (!holdsAny(d.venues, [3])) continue;
+        expected++;
+        d.venues = Array.isArray(d.venues) ? d.venues.filter((v: unknown) => v !== 3) : d.venues;
+      }
+      expect(pulled).toBe(expected);
+      for (let id = 5; id <= 300; id += 11) {
+        await events.removeMany({ _id: id });
+        docs.delete(id);
+      }
+      for (let id = 301; id <= 330; id++) {
+        const doc = newDoc(id);
+        docs.set(id, doc);
+        await events.insert(doc);
+      }
+    }
+
+    /** The list's query with these link filters; answers the ids found (in order), the total and the expected ids. */
+    async function list(f: { categoryIds?: number[]; tagIds?: number[]; venueIds?: number[]; organizerIds?: number[]; notVenues?: number[] }) {
+      const query = buildEventQuery({ statuses: ["publish"], bounds: { start_date: "2030-03-03 00:00:00", end_date: "2030-03-25 23:59:59" }, searchAccess: "all",
+        ...f, geoVenues: f.notVenues ? { notIn: f.notVenues } : undefined });
+      const found = await events.find(query, { sort: eventSort(false) });
+      const total = await events.count(query);
+      const want = [...docs.values()].filter(d => d.status === "publish" && !d.hide_from_listings && d.start_date >= "2030-03-03 00:00:00" && d.end_date <= "2030-03-25 23:59:59" &&
+        (!f.categoryIds || holdsAny(d.categories, f.categoryIds)) && (!f.tagIds || holdsAny(d.tags, f.tagIds)) &&
+        (!f.venueIds || holdsAny(d.venues, f.venueIds)) && (!f.organizerIds || holdsAny(d.organizers, f.organizerIds)) &&
+        (!f.notVenues || !holdsAny(d.venues, f.notVenues))).sort(byListOrder);
+      return { ids: found.map(d => d._id), total, want: want.map(d => d._id) };
+    }
+
+    const FILTERS = [
+      { categoryIds: [2] },
+      { categoryIds: [1, 4], venueIds: [2] },
+      { categoryIds: [3], venueIds: [1, 2, 5], tagIds: [4, 7] },
+      { organizerIds: [2], tagIds: [1] },
+      { venueIds: [3] },
+      { categoryIds: [5], notVenues: [1, 4] },
+      { categoryIds: [99] }
+    ];
+
+    async function expectTableMatchesRecords(): Promise<void> {
+      const rows = await store.sql!.all<{ field: string; target: number | string; id: number | string }>(
+        `SELECT field, target, id FROM ${LINK_TABLE} WHERE site = ? AND type = 'events'`, [SITE]);
+      const got = rows.map(r => `${r.id}:${r.field}:${r.target}`).sort();
+      const want = [...docs.values()].flatMap(d => FIELDS.flatMap(f => {
+        const v = d[f];
+        const elements = Array.isArray(v) ? v : v === undefined ? [] : [v];
+        return [...new Set(elements.filter((e: unknown) => Number.isSafeInteger(e)))].map(e => `${d._id}:${f}:${e}`);
+      })).sort();
+      expect(got).toEqual(want);
+    }
+
+    test("filters by several links: the records the documents say, in the list's order, with their total", async () => {
+      for (const f of FILTERS) {
+        const { ids, total, want } = await list(f);
+        expect({ f, ids }).toEqual({ f, ids: want });
+        expect(total).toBe(want.length);
+      }
+      expect((await list({ categoryIds: [2] })).want.length).toBeGreaterThan(0);
+      await expectTableMatchesRecords();
+    });
+
+    test("after updates that change links, pulls, deletes and new records: still the documents' answer", async () => {
+      await churn();
+      for (const f of FILTERS) {
+        const { ids, total, want } = await list(f);
+        expect({ f, ids }).toEqual({ f, ids: want });
+        expect(total).toBe(want.length);
+      }
+      await expectTableMatchesRecords();
+    });
+
+    test("equality, $nin, $not and values that are not integer ids", async () => {
+      const ids = async (q: Query) => (await events.find(q, { sort: { _id: 1 } })).map(d => d._id);
+      const where = (keep: (d: Doc) => boolean) => [...docs.values()].filter(keep).map(d => d._id).sort((a, b) => a - b);
+      expect(await ids({ venues: 2 })).toEqual(where(d => holdsAny(d.venues, [2])));
+      expect(await ids({ categories: { $nin: [1, 2] } })).toEqual(where(d => !holdsAny(d.categories, [1, 2])));
+      expect(await ids({ $not: { tags: { $in: [3] } } })).toEqual(where(d => !holdsAny(d.tags, [3])));
+      expect(await ids({ venues: { $in: ["4", 1] } })).toEqual(where(d => holdsAny(d.venues, ["4", 1])));
+      expect(await ids({ venues: "2" })).toEqual(where(d => holdsAny(d.venues, ["2"])));
+      expect(await ids({ organizers: { $in: [] } })).toEqual([]);
+      expect(await events.count({ organizers: { $exists: false } })).toBe(where(d => d.organizers === undefined).length);
+    });
+
+    test("records of another site never match, nor do their links count", async () => {
+      const mine = await events.count({ categories: { $in: [1, 2, 3, 4, 5, 6] } });
+      expect(mine).toBe([...docs.values()].filter(d => holdsAny(d.categories, [1, 2, 3, 4, 5, 6])).length);
+      expect(await others.count({ categories: { $in: [1] }, venues: 5 })).toBe(300);
+      await others.removeMany({ _id: { $lte: 100 } });
+      expect(await others.count({ categories: 1 })).toBe(200);
+      expect(await events.count({ categories: { $in: [1, 2, 3, 4, 5, 6] } })).toBe(mine);
+      const rows = await store.sql!.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${LINK_TABLE} WHERE site = ? AND type = 'events' AND id <= 100`, [OTHER]);
+      expect(Number(rows[0].n)).toBe(0);
+      await expectTableMatchesRecords();
+    });
+
+    test("the plan of a filtered list reads the link table through its key", async () => {
+      await store.sql!.run(kind === "sqlite" ? "ANALYZE" : "ANALYZE events");
+      if (kind === "postgres") await store.sql!.run(`ANALYZE ${LINK_TABLE}`);
+      const compiler = new QueryCompiler(kind, { arrays: new Set(FIELDS), links: { table: LINK_TABLE, type: "events", fields: new Set(FIELDS), site: SITE } });
+      const where = compiler.where(buildEventQuery({ statuses: ["publish"], bounds: { start_date: "2030-03-03 00:00:00" }, searchAccess: "all", categoryIds: [2], venueIds: [1] }));
+      const sql = `SELECT id FROM events WHERE site = ? AND (${where.sql})${compiler.orderBy(eventSort(false))} LIMIT 10`;
+      const plan = kind === "sqlite"
+        ? (await store.sql!.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, [SITE, ...where.params])).map(r => r.detail).join("\n")
+        : (await store.sql!.all<{ "QUERY PLAN": string }>(`EXPLAIN ${sql}`, [SITE, ...where.params])).map(r => r["QUERY PLAN"]).join("\n");
+      expect(plan).toMatch(kind === "sqlite" ? /SEARCH links USING PRIMARY KEY \(site=\? AND type=\? AND field=\? AND target=\?\)/ : /Scan (using|on) links_pkey[\s\S]*Index Cond: .*field = 'categories'.*target = ANY/);
+      // not the document's array, element by element (SQLite) or by containment (PostgreSQL)
+      expect(plan).not.toMatch(kind === "sqlite" ? /json_each EXISTS/ : /@>/);
+    });
+  });
+}
+
+suite("sqlite");
+suite("postgres");

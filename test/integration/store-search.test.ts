@@ -1,0 +1,119 @@
+/**
+ * Search on the SQL stores (docs/lists.md#search, C37): the text indexes (PostgreSQL: trigram indexes of
+ * migration 3; SQLite: the FTS5 trigram table of migration 4, kept by triggers) narrow an events search
+ * to the rows that can hold the term, and the exact comparison still decides, so the matches (and totals)
+ * are those of a plain scan: accent- and case-insensitive, phrases, exclusions, CJK, after updates and
+ * deletes too.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { acquireStore, releaseStore, StoreConfig } from "../../store";
+import { QueryCompiler } from "../../store/sql/compile";
+import { FTS_TABLES } from "../../store/sql/schema";
+import { buildEventQuery } from "../../lib/events/event-query";
+import type { Doc } from "../../store/collection";
+import { createTestDatabase, TestDatabase } from "../helpers/postgres";
+
+const SITE = 1;
+const WORDS = ["concert", "jazz", "Café Noir", "theatre", "東京 音楽祭", "marché", "opera", "rock"];
+
+function suite(kind: "sqlite" | "postgres") {
+ describe(`events search on ${kind}`, () => {
+  let db: TestDatabase | undefined;
+  let dir: string | undefined;
+  let config: StoreConfig;
+  const docs: Doc[] = [];
+
+  beforeAll(async () => {
+    if (kind === "postgres") {
+      db = await createTestDatabase("search");
+      config = { dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 5000 };
+    } else {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), "search-"));
+      config = { dataDir: dir, connectTimeoutMs: 1000 };
+    }
+    const store = await acquireStore(config);
+    const values = Array.from({ length: 3000 }, (_, i) => {
+      const doc = { title: `Evening ${i} ${WORDS[i % WORDS.length]}`, excerpt: i % 5 === 0 ? "with a CAFE on site" : "", description: `Night number ${i}`, status: "publish", start_date: "2030-01-01 10:00:00" };
+      docs.push({ _id: i + 1, ...doc });
+      return `(${SITE}, ${i + 1}, '${JSON.stringify(doc).replace(/'/g, "''")}'::jsonb)`;
+    });
+    await store.sql!.run(`INSERT INTO events (site, id, doc) VALUES ${values.join(", ")}`.replace(/'::jsonb/g, kind === "sqlite" ? "'" : "'::jsonb"));
+    // a record of another site with the same words never shows
+    await store.collection("events", [], SITE + 1).insert({ _id: 1, title: "Café Noir jazz theatre", status: "publish" });
+    await store.sql!.run("ANALYZE events");
+  }, 60_000);
+
+  afterAll(async () => {
+    await releaseStore(config);
+    await db?.drop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const compiler = new QueryCompiler(kind, { arrays: new Set(["categories", "tags", "venues", "organizers"]), fts: kind === "sqlite" ? { ...FTS_TABLES.events, site: SITE } : undefined });
+  const fold = (s: string) => s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+  const contains = (d: Doc, t: string) => ["title", "excerpt", "description"].some(f => fold(String(d[f] ?? "")).includes(fold(t)));
+
+  async function search(text: string): Promise<{ ids: number[]; plan: string }> {
+    const store = await acquireStore(config);
+    try {
+      const where = compiler.where(buildEventQuery({ statuses: ["publish"], bounds: {}, searchAccess: "all", search: text }));
+      const sql = `SELECT id FROM events WHERE site = ? AND (${where.sql}) ORDER BY id`;
+      const rows = await store.sql!.all<{ id: string | number }>(sql, [SITE, ...where.params]);
+      // the plan as the planner makes it when a table is too large to read whole (this one is small)
+      const plan = kind === "sqlite"
+        ? (await store.sql!.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, [SITE, ...where.params])).map(r => r.detail).join("\n")
+        : await store.sql!.transaction(async tx => {
+          await tx.run("SET LOCAL enable_seqscan = off");
+          return (await tx.all<{ "QUERY PLAN": string }>(`EXPLAIN ${sql}`, [SITE, ...where.params])).map(r => r["QUERY PLAN"]).join("\n");
+        });
+      return { ids: rows.map(r => Number(r.id)), plan };
+    } finally {
+      await releaseStore(config);
+    }
+  }
+
+  test.each(["cafe", "CAFÉ", "marche", "Noir", "jazz"])("%s: the same matches as a scan, accent- and case-insensitively", async term => {
+    const { ids } = await search(term);
+    expect(ids).toEqual(docs.filter(d => contains(d, term)).map(d => d._id));
+    expect(ids.length).toBeGreaterThan(0);
+  });
+
+  test("phrases, exclusions and CJK terms", async () => {
+    expect((await search('"cafe noir"')).ids).toEqual(docs.filter(d => contains(d, "cafe noir")).map(d => d._id));
+    expect((await search("jazz -cafe")).ids).toEqual(docs.filter(d => contains(d, "jazz") && !contains(d, "cafe")).map(d => d._id));
+    expect((await search("音楽祭")).ids).toEqual(docs.filter(d => contains(d, "音楽祭")).map(d => d._id));
+    expect((await search("%")).ids).toEqual([]);
+  });
+
+  test("the text index answers a term of three letters or more", async () => {
+    const { plan } = await search("theatre");
+    if (kind === "postgres") {
+      expect(plan).toMatch(/tx_events_title/);
+      expect(plan).toMatch(/tx_events_description/);
+    } else expect(plan).toMatch(/VIRTUAL TABLE INDEX .*events_fts|SCAN events_fts/);
+  });
+
+  test("updates and deletes keep the index exact", async () => {
+    const store = await acquireStore(config);
+    try {
+      const events = store.collection("events", [], SITE);
+      await events.updateOne({ _id: 5 }, { $set: { title: "Renamed to Zanzibar", excerpt: "" } });
+      docs[4] = { ...docs[4], title: "Renamed to Zanzibar", excerpt: "" };
+      expect((await search("zanzibar")).ids).toEqual([5]);
+      expect((await search(`"Evening 4 ${WORDS[4]}"`)).ids).toEqual([]);
+      expect((await search(`"Evening 12 ${WORDS[12 % WORDS.length]}"`)).ids).toEqual([13]);
+      await events.removeMany({ _id: 5 });
+      docs.splice(4, 1);
+      expect((await search("zanzibar")).ids).toEqual([]);
+      expect((await search("cafe")).ids).toEqual(docs.filter(d => contains(d, "cafe")).map(d => d._id));
+    } finally {
+      await releaseStore(config);
+    }
+  });
+});
+}
+
+suite("sqlite");
+suite("postgres");
