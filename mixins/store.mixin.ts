@@ -8,7 +8,7 @@
 import type { ServiceSchema } from "moleculer";
 import { settings } from "../lib/settings";
 import type { Collection, Doc } from "../store/collection";
-import { inSeries, stalePatterns, type Write } from "../lib/cache/staleness";
+import { changedFields, inSeries, stalePatterns, type Write } from "../lib/cache/staleness";
 import type { IdRegistry, Sequence } from "../store/registry";
 import { acquireStore, releaseStore, IndexSpec, Store, StoreConfig } from "../store";
 import { CacheMixin, type CacheMethods } from "./cache.mixin";
@@ -43,7 +43,8 @@ function lockKey(name: string): number {
 function cleaningWrites(collection: string, col: Collection, clean: (patterns: string[]) => Promise<void>): Collection {
   const one = (doc: Doc | null | undefined, before?: Doc | null): Write => {
     const id = typeof doc?._id === "number" ? doc._id : undefined;
-    return id === undefined ? { collection } : { collection, id, series: inSeries(doc) || inSeries(before) };
+    if (id === undefined) return { collection };
+    return { collection, id, series: inSeries(doc) || inSeries(before), ...(before && doc ? { changed: changedFields(before, doc) } : {}) };
   };
   const after = <A extends unknown[], R>(write: (...args: A) => Promise<R>, written: (result: R) => Write) => async (...args: A): Promise<R> => {
     const result = await write(...args);

@@ -21,7 +21,8 @@ import { CallMeta } from "../lib/meta";
 import { API_PARAMS, docsAliases, docsOnError, docUrl, DOCS_PATH, namespaceIndex, openApiDocument } from "../lib/discovery";
 import { apiLinkHeader, restIndex, siteHome, SiteFacts } from "../lib/discovery/rest-index";
 import { HttpDrainMixin } from "../mixins/http-drain.mixin";
-import { etagMatches, keptBytes, keptHeaders, KeptResponse, responseKey } from "../lib/http/response-cache";
+import { etagMatches, isKeptRef, keptBytes, keptHeaders, listPageOf, KeptRef, KeptResponse, responseKey } from "../lib/http/response-cache";
+import { isListKey, listBodyKey } from "../lib/cache/staleness";
 import { CACHE_CLEAN_EVENT, type CleanMessage } from "../mixins/cache.mixin";
 import { EVERYTHING } from "../lib/cache/staleness";
 import { notModified } from "../lib/http/etag";
@@ -44,7 +45,7 @@ interface ApiSelf extends Service, HttpFeaturesFace {
   /** Whether the routed services have started once (the namespace index's readiness wait). */
   routesStarted?: boolean;
   answerKept(req: Req & { $responseKey?: string }, res: Res): Promise<boolean>;
-  keepResponse(ctx: Ctx, req: Req & { $responseKey?: string }, res: Res, out: unknown): Promise<unknown>;
+  keepResponse(ctx: Ctx, req: Req & { $responseKey?: string }, res: Res, out: unknown, data: unknown): Promise<unknown>;
 }
 
 const EXPOSED_HEADERS = "X-TEC-Total, X-TEC-TotalPages, X-WP-Total, X-WP-TotalPages, Link, ETag, Last-Modified, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed";
@@ -106,8 +107,10 @@ async function answerKept(this: ApiSelf, req: Req & { $responseKey?: string }, r
   // While a routed service is away, answers come from the services (503), not from what was kept.
   const key = this.responseCacheOn && ROUTED_SERVICES.every(name => serviceRuns(this.broker, name)) ? responseKey(req) : undefined;
   if (!key) return false;
-  const kept: KeptResponse | null = req.headers.origin === undefined ? await this.broker.cacher!.get(key) as KeptResponse | null : null;
-  if (!kept) {
+  let kept = req.headers.origin === undefined ? await this.broker.cacher!.get(key) as KeptResponse | KeptRef | null : null;
+  // a plain list page's key names its body's (lib/cache/staleness.ts)
+  if (isKeptRef(kept)) kept = await this.broker.cacher!.get(kept.ref) as KeptResponse | null;
+  if (!kept || isKeptRef(kept)) {
     req.$responseKey = key;
     return false;
   }
@@ -180,7 +183,7 @@ function namespaceRoute(lang: string | undefined) {
     authorization: true,
     async onAfterCall(this: ApiSelf, ctx: Ctx, _route: unknown, req: Req, res: Res, data: unknown) {
       securityHeaders(res);
-      const out = await this.keepResponse(ctx, req, res, await this.httpAfter(ctx, req, res, data));
+      const out = await this.keepResponse(ctx, req, res, await this.httpAfter(ctx, req, res, data), data);
       // a claimed create keeps its answer before it is sent (C21)
       return this.settleSuccess(ctx, req, out);
     }
@@ -358,8 +361,8 @@ export default function apiService(): ServiceSchema {
       await this.httpBefore(ctx, req, res, alias);
     },
     answerKept,
-    /** Keeps a GET's 200 answer (serialised once, here) for answerKept. */
-    async keepResponse(ctx: Ctx, req: Req & { $responseKey?: string }, res: Res, out: unknown): Promise<unknown> {
+    /** Keeps a GET's 200 answer `out` (serialised once, here), computed from the action's result `data`, for answerKept. */
+    async keepResponse(ctx: Ctx, req: Req & { $responseKey?: string }, res: Res, out: unknown, data: unknown): Promise<unknown> {
       const key = req.$responseKey;
       const status = ctx.meta.$statusCode ?? 200;
       if (!key || status !== 200 || out === null || out === undefined) return out;
@@ -370,7 +373,17 @@ export default function apiService(): ServiceSchema {
       for (const [k, v] of Object.entries(meta.$responseHeaders ?? {})) extra[k.toLowerCase()] = String(v);
       const headers = keptHeaders(name => res.getHeader(name) ?? extra[name]);
       headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
-      await this.broker.cacher!.set(key, { status, headers, body } satisfies KeptResponse);
+      const kept: KeptResponse = { status, headers, body };
+      if (!isListKey(key)) {
+        await this.broker.cacher!.set(key, kept);
+        return body;
+      }
+      // A plain list page: its body under a key naming the events it shows, and the page's key naming that.
+      const page = headers["content-type"].startsWith("application/json") ? listPageOf(data, headers) : undefined;
+      if (!page) return body;
+      const bodyKey = listBodyKey(key, page.total, page.ids);
+      await this.broker.cacher!.set(bodyKey, kept);
+      await this.broker.cacher!.set(key, { ref: bodyKey } satisfies KeptRef);
       return body;
     }
   },

@@ -7,6 +7,7 @@
  * never extended by reads: an answer that depends on the clock is never served past its `ttl`.
  */
 import { Cachers, Utils, type ServiceBroker } from "moleculer";
+import { keyMatches } from "./key-pattern";
 
 export interface BoundedCacherOptions {
   /** Seconds an entry lives (from when it was kept). */
@@ -114,7 +115,7 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
 
   async clean(match: string | string[] = "**"): Promise<void> {
     const patterns = Array.isArray(match) ? match : [match];
-    for (const [key, entry] of this.entries) if (patterns.some(p => Utils.match(key, p))) this.remove(key, entry);
+    for (const [key, entry] of this.entries) if (patterns.some(p => keyMatches(key, p, Utils.match))) this.remove(key, entry);
   }
 
   override async getCacheKeys(): Promise<Array<{ key: string; expiresAt: number }>> {

@@ -5,9 +5,13 @@
  * Every kept answer's key begins `<space>:<site>:<dependency>:`, where the dependency is
  * - `E<id>`, `V<id>`, `O<id>`: the page of one event, venue or organizer (`GET …/events/{id}` and the
  *   like), which depends on that record and on what it embeds;
- * - `S`: anything else of the site (lists, totals, terms, by-slug pages, documents), which any write of
- *   the site may change.
- * A write then cleans only the keys it can have made stale, as key-prefix patterns (`prefix**`), which
+ * - `L`: a plain page of the events list (only paging and filters on what a list selects by, see
+ *   PLAIN_LIST_PARAMS): which events it shows and its total. Its value names the page's body, kept under
+ * - `B`: that body, whose key ends with the page's total and the ids of the events it shows
+ *   (`RESP:1:B:<hash>:<total>:,12,15,`), so a write of one of them cleans exactly the bodies showing it;
+ * - `S`: anything else of the site (other lists, totals, terms, by-slug pages, documents), which any write
+ *   of the site may change.
+ * A write then cleans only the keys it can have made stale, as patterns whose only wildcard is `**`, which
  * every cacher (memory or Redis) cleans alike.
  */
 
@@ -19,10 +23,10 @@ export type RecordKind = "event" | "venue" | "organizer";
 const KIND_LETTER: Record<RecordKind, string> = { event: "E", venue: "V", organizer: "O" };
 
 /** What one kept answer depends on: one record's page, or the rest of the site. */
-export type Dependency = { kind: RecordKind; id: number } | { kind: "site" };
+export type Dependency = { kind: RecordKind; id: number } | { kind: "list" } | { kind: "site" };
 
 export function dependencyTag(dep: Dependency): string {
-  return dep.kind === "site" ? "S" : `${KIND_LETTER[dep.kind]}${dep.id}`;
+  return dep.kind === "site" ? "S" : dep.kind === "list" ? "L" : `${KIND_LETTER[dep.kind]}${dep.id}`;
 }
 
 /** The beginning of every key of `space` under `dep` on `site`. */
@@ -32,17 +36,62 @@ export function keyPrefix(space: CacheSpace, site: number, dep: Dependency): str
 
 const RECORD_PATH = /\/(events|venues|organizers)\/(\d+)\/?(?:\?|$)/;
 const PATH_KIND: Record<string, RecordKind> = { events: "event", venues: "venue", organizers: "organizer" };
+const LIST_PATH = /^\/events\/?(?:\?|$)/;
+
+/**
+ * The events list's parameters that make a page "plain": paging, and filters on fields that a write of
+ * only PRESENTATION_FIELDS leaves alone. A page with any other parameter (search, ordering, modified
+ * windows, geolocation, ICS…) is an `S` answer.
+ */
+export const PLAIN_LIST_PARAMS: ReadonlySet<string> = new Set(["page", "per_page", "start_date", "end_date", "categories", "tags",
+  "venue", "organizer", "featured", "status"]);
+
+/**
+ * The fields of an event that no plain list page selects, orders or counts by: a write that changes only
+ * these leaves every page's events and totals as they were (it changes the bodies that show the event).
+ */
+export const PRESENTATION_FIELDS: ReadonlySet<string> = new Set(["title", "description", "excerpt", "cost", "currency_symbol",
+  "currency_position", "website", "show_map", "show_map_link", "image", "ticketed", "modified", "modified_utc"]);
+
+function plainListQuery(query: string): boolean {
+  if (!query) return true;
+  for (const name of new URLSearchParams(query).keys()) if (!PLAIN_LIST_PARAMS.has(name)) return false;
+  return true;
+}
 
 /**
  * What the answer of a GET depends on, from its URL (path with any language prefix and query): a
- * record's own page, or the site. `namespacePath` is the REST namespace (`/wp-json/calendar/events/v1`).
+ * record's own page, a plain events list page, or the site. `namespacePath` is the REST namespace
+ * (`/wp-json/calendar/events/v1`).
  */
 export function dependencyOfUrl(url: string, namespacePath: string): Dependency {
   const at = url.indexOf(namespacePath);
   if (at < 0) return { kind: "site" };
-  const m = RECORD_PATH.exec(url.slice(at + namespacePath.length));
+  const rest = url.slice(at + namespacePath.length);
+  if (LIST_PATH.test(rest)) {
+    const q = rest.indexOf("?");
+    return plainListQuery(q < 0 ? "" : rest.slice(q + 1)) ? { kind: "list" } : { kind: "site" };
+  }
+  const m = RECORD_PATH.exec(rest);
   if (!m || m.index !== 0) return { kind: "site" };
   return { kind: PATH_KIND[m[1]], id: Number(m[2]) };
+}
+
+/**
+ * The key of a plain list page's body (kept under `B`), from the page's own key (under `L`): with the
+ * page's total and the ids of the events it shows, in order. Two computations of one page with the same
+ * total and events give the same body (the events' own content is cleaned by their writes).
+ */
+export function listBodyKey(listKey: string, total: number, ids: readonly number[]): string {
+  const [space, site, , ...rest] = listKey.split(":");
+  return `${space}:${site}:B:${rest.join(":")}:${total}:,${ids.join(",")},`;
+}
+
+/** Whether a key is a plain list page's (its value names the body's key). */
+export function isListKey(key: string): boolean {
+  const first = key.indexOf(":");
+  const second = key.indexOf(":", first + 1);
+  return key.startsWith("L:", second + 1);
 }
 
 /** A stored write, as the store layer saw it. */
@@ -53,6 +102,21 @@ export interface Write {
   id?: number;
   /** Whether the record is part of a recurring series (its pages then depend on one another). */
   series?: boolean;
+  /** The fields the write changed, when it saw the record before (an update); unknown: any field. */
+  changed?: readonly string[];
+}
+
+/** The fields whose stored values differ between two versions of a record (top-level, by value). */
+export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)]))
+    if (JSON.stringify(before[k]) !== JSON.stringify(after[k])) out.push(k);
+  return out;
+}
+
+/** Whether an event's write changed only what no plain list page depends on (PRESENTATION_FIELDS). */
+export function presentational(write: Write): boolean {
+  return write.changed !== undefined && write.changed.every(field => PRESENTATION_FIELDS.has(field));
 }
 
 const COLLECTION_KIND: Record<string, RecordKind> = { events: "event", venues: "venue", organizers: "organizer" };
@@ -68,20 +132,29 @@ export function sitePatterns(site: number): string[] {
 }
 
 /**
- * The patterns of the keys `write` on `site` may have made stale, in every space (prefix patterns, the
- * cachers' quick case):
- * - an event, venue or organizer written alone: the site's `S` answers and that record's page; a venue or
- *   organizer is embedded in event pages, so those go too;
+ * The patterns of the keys `write` on `site` may have made stale, in every space:
+ * - an event written alone: the site's `S` answers, that event's page and the list bodies that show it;
+ *   the plain list pages too (which events they show, their totals) unless it changed only
+ *   PRESENTATION_FIELDS;
+ * - a venue or organizer written alone: its page, the site's `S` answers, and every event page and list
+ *   page (events embed it);
  * - an event of a series, a write of many records, terms, translations or anything else: all of the site.
  */
 export function stalePatterns(site: number, write: Write): string[] {
   const kind = COLLECTION_KIND[write.collection];
   if (!kind || write.id === undefined || (kind === "event" && write.series)) return sitePatterns(site);
-  const tags = ["S", dependencyTag({ kind, id: write.id })];
-  return SPACES.flatMap(space => [
-    ...tags.map(tag => `${space}:${site}:${tag}:**`),
-    ...(kind === "event" ? [] : [`${space}:${site}:E**`])
-  ]);
+  const own = dependencyTag({ kind, id: write.id });
+  if (kind === "event") {
+    return [
+      ...SPACES.flatMap(space => [`${space}:${site}:S:**`, `${space}:${site}:${own}:**`]),
+      `RESP:${site}:B:**,${write.id},**`,
+      ...(presentational(write) ? [] : [`RESP:${site}:L:**`])
+    ];
+  }
+  return [
+    ...SPACES.flatMap(space => [`${space}:${site}:S:**`, `${space}:${site}:${own}:**`, `${space}:${site}:E**`]),
+    `RESP:${site}:L:**`, `RESP:${site}:B:**`
+  ];
 }
 
 /** Whether a stored record belongs to a recurring series (its first event or another occurrence, lib/events/series.ts). */

@@ -23,6 +23,27 @@ export interface KeptResponse {
   body: string;
 }
 
+/** What a plain list page's key holds: the key of its body (lib/cache/staleness.ts, `L` and `B`). */
+export interface KeptRef {
+  ref: string;
+}
+
+export function isKeptRef(kept: KeptResponse | KeptRef | null | undefined): kept is KeptRef {
+  return !!kept && typeof (kept as KeptRef).ref === "string";
+}
+
+/**
+ * What a list page's body is kept by: the ids of the events it shows and its total (`X-WP-Total`), or
+ * undefined when the answer is no events list (it is then not kept).
+ */
+export function listPageOf(out: unknown, headers: Record<string, string>): { total: number; ids: number[] } | undefined {
+  const events = out && typeof out === "object" ? (out as { events?: unknown }).events : undefined;
+  const total = Number(headers["x-wp-total"]);
+  if (!Array.isArray(events) || headers["x-wp-total"] === undefined || !Number.isInteger(total)) return undefined;
+  const ids = events.map(e => (e && typeof e === "object" ? (e as { id?: unknown }).id : undefined));
+  return ids.every(id => Number.isInteger(id)) ? { total, ids: ids as number[] } : undefined;
+}
+
 const encoded = new WeakMap<KeptResponse, Buffer>();
 
 /**

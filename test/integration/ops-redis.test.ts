@@ -149,8 +149,14 @@ describe("two gateways, one record process, Redis as the shared cache", () => {
     // a term's count moved by that create
     expect((await reads.count()).body.count).toBe(2);
     // a single record: an update through gateway 1
+    expect((await reads.page()).status).toBe(200);
+    const pagesBefore = await keys("RESP:*:L:*");
+    expect(pagesBefore.length).toBeGreaterThan(0);
     expect((await call(gw1, "POST", `/events/${first.body.id}`, { title: "Kept one, renamed" })).status).toBe(200);
     expect((await reads.single()).body.title).toBe("Kept one, renamed");
+    // a title leaves which events the list pages show as it was: the pages stay kept, the bodies showing it go
+    expect((await keys("RESP:*:L:*")).sort()).toEqual(pagesBefore.sort());
+    expect((await reads.page()).body.events.map((e: { title: string }) => e.title)).toEqual(["Kept two", "Kept one, renamed"]);
     // a record embedded in another's list and in a single record: the organizer renamed through gateway 1
     expect((await reads.page()).body.events[1].organizer[0].organizer).toBe("First Name");
     expect((await call(gw1, "POST", `/organizers/${organizer.body.id}`, { organizer: "Second Name" })).status).toBe(200);
