@@ -5,6 +5,10 @@
  * the number of records read; this one drops the least recently read entries past `maxBytes` (the JSON
  * length of what is kept) or `maxEntries`. An entry's time to live counts from when it was kept and is
  * never extended by reads: an answer that depends on the clock is never served past its `ttl`.
+ *
+ * A clean looks only at the entries its pattern can match: keys are grouped by their first three
+ * segments (`RESP:1:E12`, lib/cache/staleness.ts), and a pattern whose fixed beginning names a group
+ * (`RESP:1:B:**,12,**`) reads that group alone; a shorter one (`RESP:1:E**`) the groups it begins.
  */
 import { Cachers, Utils, type ServiceBroker } from "moleculer";
 import { keyMatches } from "./key-pattern";
@@ -24,6 +28,16 @@ interface Entry {
   size: number;
 }
 
+/** A key's group: its first three `:`-separated segments (the whole key when it has fewer). */
+function groupOf(key: string): string {
+  let at = -1;
+  for (let i = 0; i < 3; i++) {
+    at = key.indexOf(":", at + 1);
+    if (at < 0) return key;
+  }
+  return key.slice(0, at);
+}
+
 /** How large a kept value is, as the JSON it would be in a shared cacher. */
 function sizeOf(data: unknown): number {
   try {
@@ -35,6 +49,7 @@ function sizeOf(data: unknown): number {
 
 export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingResponse?: null }> {
   private readonly entries = new Map<string, Entry>();
+  private readonly groups = new Map<string, Set<string>>();
   private bytes = 0;
   private readonly limits: BoundedCacherOptions;
   private sweeper?: NodeJS.Timeout;
@@ -54,6 +69,7 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     this.entries.clear();
+    this.groups.clear();
     this.bytes = 0;
   }
 
@@ -75,6 +91,9 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
   private remove(key: string, entry: Entry): void {
     this.entries.delete(key);
     this.bytes -= entry.size;
+    const group = groupOf(key);
+    const members = this.groups.get(group);
+    if (members?.delete(key) && members.size === 0) this.groups.delete(group);
   }
 
   async get(key: string): Promise<Record<string, unknown> | null> {
@@ -100,6 +119,10 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
     if (entry.size > this.limits.maxBytes) return;
     this.entries.set(key, entry);
     this.bytes += entry.size;
+    const group = groupOf(key);
+    const members = this.groups.get(group);
+    if (members) members.add(key);
+    else this.groups.set(group, new Set([key]));
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.limits.maxBytes && this.entries.size <= this.limits.maxEntries) break;
       this.remove(k, e);
@@ -114,8 +137,19 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
   }
 
   async clean(match: string | string[] = "**"): Promise<void> {
-    const patterns = Array.isArray(match) ? match : [match];
-    for (const [key, entry] of this.entries) if (patterns.some(p => keyMatches(key, p, Utils.match))) this.remove(key, entry);
+    for (const pattern of Array.isArray(match) ? match : [match]) {
+      const wild = pattern.search(/[*?]/);
+      const fixed = wild < 0 ? pattern : pattern.slice(0, wild);
+      const exact = groupOf(fixed);
+      // the fixed beginning holds three separators: the pattern's keys are all in that one group
+      const groups = exact.length < fixed.length ? [exact] : [...this.groups.keys()].filter(g => g.startsWith(fixed) || fixed.startsWith(g));
+      for (const group of groups) {
+        for (const key of [...(this.groups.get(group) ?? [])]) {
+          const entry = this.entries.get(key);
+          if (entry && keyMatches(key, pattern, Utils.match)) this.remove(key, entry);
+        }
+      }
+    }
   }
 
   override async getCacheKeys(): Promise<Array<{ key: string; expiresAt: number }>> {

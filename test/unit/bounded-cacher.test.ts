@@ -2,7 +2,7 @@
  * The in-process cacher (lib/cache/bounded-cacher.ts): bounded by kept bytes and entries, least recently
  * read out first, a time to live that reads never extend, and the cachers' patterns when cleaning.
  */
-import { ServiceBroker } from "moleculer";
+import { ServiceBroker, Utils } from "moleculer";
 import { BoundedMemoryCacher } from "../../lib/cache/bounded-cacher";
 
 async function started(opts: { ttl?: number; maxBytes?: number; maxEntries?: number }) {
@@ -61,6 +61,22 @@ describe("the bounded in-process cacher", () => {
     await cacher.clean();
     expect(cacher.usage().entries).toBe(0);
     await broker.stop();
+  });
+
+  test("a clean removes exactly the keys the framework's matcher matches, whichever groups they are in", async () => {
+    const keys = ["RESP:1:S:a", "RESP:1:S:b", "RESP:1:E12:x", "RESP:1:E120:x", "RESP:1:E2:x", "RESP:1:L:p", "RESP:1:B:p:3:,12,4,",
+      "RESP:1:B:p:3:,4,120,", "RESP:2:B:p:1:,12,", "ACT:1:S:events:h", "ACT:1:V3:venues:h", "ACT:10:S:x", "plain", "two:parts", "a.b"];
+    const patterns = ["RESP:1:B:**,12,**", "RESP:1:E12:**", "RESP:1:E**", "RESP:1:**", "ACT:1:**", "**", "RESP:1:S:a", "pl**", "two:**",
+      "RESP:*", "a.*", "RESP:1:L:**"];
+    for (const pattern of patterns) {
+      const { cacher, broker } = await started({});
+      for (const k of keys) await cacher.set(k, k);
+      await cacher.clean(pattern);
+      const left = (await cacher.getCacheKeys()).map(k => k.key).sort();
+      expect({ pattern, left }).toEqual({ pattern, left: keys.filter(k => !Utils.match(k, pattern)).sort() });
+      expect(cacher.usage().entries).toBe(left.length);
+      await broker.stop();
+    }
   });
 
   test("serves a cached action through the broker's cache middleware", async () => {
