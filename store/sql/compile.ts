@@ -39,6 +39,9 @@ export interface Compiled {
   params: Param[];
 }
 
+/** The most values a SQLite `IN` list takes as placeholders (longer lists are one JSON parameter). */
+const SHORT_LIST = 64;
+
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
 
 function isPlain(v: unknown): v is Record<string, unknown> {
@@ -85,14 +88,19 @@ export class QueryCompiler {
     return { ph: "?::jsonb", param: JSON.stringify(v) };
   }
 
-  /** `expr IN (list)` for scalar values. */
+  /**
+   * `expr IN (list)` for scalar values. SQLite: a short list as one placeholder per value, which its
+   * planner answers from the index on `expr` (a list read from `json_each` made it scan the table).
+   */
   private inList(field: string, expr: string, values: unknown[]): Compiled {
     if (values.length === 0) return { sql: "0=1", params: [] };
-    if (field === "_id") {
-      if (this.dialect === "sqlite") return { sql: `${expr} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(values)] };
-      return { sql: `${expr} = ANY(?::${this.shape.textId ? "text" : "bigint"}[])`, params: [values as unknown as Param] };
+    if (this.dialect === "sqlite") {
+      const params = values.map(v => (typeof v === "boolean" ? (v ? 1 : 0) : v)) as Param[];
+      const scalars = params.every(v => typeof v === "number" || typeof v === "string");
+      if (scalars && params.length <= SHORT_LIST) return { sql: `${expr} IN (${params.map(() => "?").join(", ")})`, params };
+      return { sql: `${expr} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(params)] };
     }
-    if (this.dialect === "sqlite") return { sql: `${expr} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(values.map(v => (typeof v === "boolean" ? (v ? 1 : 0) : v)))] };
+    if (field === "_id") return { sql: `${expr} = ANY(?::${this.shape.textId ? "text" : "bigint"}[])`, params: [values as unknown as Param] };
     return { sql: `${expr} = ANY(?::jsonb[])`, params: [values.map(v => JSON.stringify(v)) as unknown as Param] };
   }
 
@@ -111,7 +119,9 @@ export class QueryCompiler {
       // PostgreSQL: the ids as one array, read once through the link table's key before the records are
       // (a plan that holds without the planner's statistics too); SQLite chooses with its statistics.
       const linked: Compiled = this.dialect === "sqlite"
-        ? { sql: `id IN (SELECT id ${from} AND target IN (SELECT value FROM json_each(?)))`, params: [links.site, JSON.stringify(ids)] }
+        ? ids.length <= SHORT_LIST
+          ? { sql: `id IN (SELECT id ${from} AND target IN (${ids.map(() => "?").join(", ")}))`, params: [links.site, ...ids] }
+          : { sql: `id IN (SELECT id ${from} AND target IN (SELECT value FROM json_each(?)))`, params: [links.site, JSON.stringify(ids)] }
         : { sql: `id = ANY(ARRAY(SELECT id ${from} AND target = ANY(?::bigint[])))`, params: [links.site, ids as unknown as Param] };
       return rest.length ? or([linked, this.jsonHasAny(field, rest)]) : linked;
     }
