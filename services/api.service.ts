@@ -22,9 +22,8 @@ import { API_PARAMS, docsAliases, docsOnError, docUrl, DOCS_PATH, namespaceIndex
 import { apiLinkHeader, restIndex, siteHome, SiteFacts } from "../lib/discovery/rest-index";
 import { HttpDrainMixin } from "../mixins/http-drain.mixin";
 import { etagMatches, isKeptRef, keptBytes, keptHeaders, listPageOf, KeptRef, KeptResponse, responseKey } from "../lib/http/response-cache";
-import { isListKey, listBodyKey } from "../lib/cache/staleness";
 import { CACHE_CLEAN_EVENT, type CleanMessage } from "../mixins/cache.mixin";
-import { EVERYTHING } from "../lib/cache/staleness";
+import { EVERYTHING, isListKey, listBodyKey } from "../lib/cache/staleness";
 import { notModified } from "../lib/http/etag";
 import { HTTP_REQUEST_TIMEOUT_MS } from "../lib/http/guards";
 import { HttpGuardsMixin } from "../mixins/http-guards.mixin";

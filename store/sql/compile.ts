@@ -42,6 +42,18 @@ export interface Compiled {
 /** The most values a SQLite `IN` list takes as placeholders (longer lists are one JSON parameter). */
 const SHORT_LIST = 64;
 
+/**
+ * A SQLite `IN` list of values (booleans as 1/0): a short list of scalars as one placeholder per value,
+ * which the planner answers from the index on the tested expression (a list read from `json_each` made it
+ * scan the table), anything else as one JSON parameter.
+ */
+function sqliteList(values: readonly unknown[]): Compiled {
+  const params = values.map(v => (typeof v === "boolean" ? (v ? 1 : 0) : v)) as Param[];
+  if (params.length <= SHORT_LIST && params.every(v => typeof v === "number" || typeof v === "string"))
+    return { sql: `(${params.map(() => "?").join(", ")})`, params };
+  return { sql: "(SELECT value FROM json_each(?))", params: [JSON.stringify(params)] };
+}
+
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
 
 function isPlain(v: unknown): v is Record<string, unknown> {
@@ -88,17 +100,12 @@ export class QueryCompiler {
     return { ph: "?::jsonb", param: JSON.stringify(v) };
   }
 
-  /**
-   * `expr IN (list)` for scalar values. SQLite: a short list as one placeholder per value, which its
-   * planner answers from the index on `expr` (a list read from `json_each` made it scan the table).
-   */
+  /** `expr IN (list)` for scalar values. */
   private inList(field: string, expr: string, values: unknown[]): Compiled {
     if (values.length === 0) return { sql: "0=1", params: [] };
     if (this.dialect === "sqlite") {
-      const params = values.map(v => (typeof v === "boolean" ? (v ? 1 : 0) : v)) as Param[];
-      const scalars = params.every(v => typeof v === "number" || typeof v === "string");
-      if (scalars && params.length <= SHORT_LIST) return { sql: `${expr} IN (${params.map(() => "?").join(", ")})`, params };
-      return { sql: `${expr} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(params)] };
+      const list = sqliteList(values);
+      return { sql: `${expr} IN ${list.sql}`, params: list.params };
     }
     if (field === "_id") return { sql: `${expr} = ANY(?::${this.shape.textId ? "text" : "bigint"}[])`, params: [values as unknown as Param] };
     return { sql: `${expr} = ANY(?::jsonb[])`, params: [values.map(v => JSON.stringify(v)) as unknown as Param] };
@@ -118,10 +125,9 @@ export class QueryCompiler {
       const from = `FROM ${links.table} WHERE site = ? AND type = '${links.type}' AND field = '${field}'`;
       // PostgreSQL: the ids as one array, read once through the link table's key before the records are
       // (a plan that holds without the planner's statistics too); SQLite chooses with its statistics.
+      const targets = sqliteList(ids);
       const linked: Compiled = this.dialect === "sqlite"
-        ? ids.length <= SHORT_LIST
-          ? { sql: `id IN (SELECT id ${from} AND target IN (${ids.map(() => "?").join(", ")}))`, params: [links.site, ...ids] }
-          : { sql: `id IN (SELECT id ${from} AND target IN (SELECT value FROM json_each(?)))`, params: [links.site, JSON.stringify(ids)] }
+        ? { sql: `id IN (SELECT id ${from} AND target IN ${targets.sql})`, params: [links.site, ...targets.params] }
         : { sql: `id = ANY(ARRAY(SELECT id ${from} AND target = ANY(?::bigint[])))`, params: [links.site, ids as unknown as Param] };
       return rest.length ? or([linked, this.jsonHasAny(field, rest)]) : linked;
     }
