@@ -10,8 +10,8 @@ import * as path from "path";
 import { FEED_COLLECTION, type Collection } from "./collection";
 import type { IdRegistry } from "./registry";
 import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
-import { sqlCollection, indexStatement } from "./sql/collection";
-import { FTS_TABLES, LINK_FIELDS, LINK_TABLE, migrate, RECORD_TABLES, recordTable, refreshStatistics } from "./sql/schema";
+import { sqlCollection, indexStatement, type TableOptions } from "./sql/collection";
+import { columnName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
 import { pgSequences } from "./sql/sequences";
 import { hasNedbData, importNedb } from "./sql/nedb-import";
@@ -115,6 +115,15 @@ function tableName(name: string): string {
   return name;
 }
 
+/** A record table's typed columns and their covering index (store/sql/schema.ts LIST_COLUMNS), if it has them. */
+function listColumnsOf(name: string): Pick<TableOptions, "columns" | "columnsIndex"> {
+  if (!Object.hasOwn(LIST_COLUMNS, name)) return {};
+  return {
+    columns: new Map(LIST_COLUMNS[name].map(c => [c.field, { column: columnName(c.field), kind: c.kind }])),
+    columnsIndex: windowIndexName(name)
+  };
+}
+
 function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
   const sequences = driver.dialect === "postgres" ? pgSequences(driver) : undefined;
   // A link field (store/sql/schema.ts) is an array field whatever the caller lists; the link table answers it.
@@ -129,7 +138,8 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
       const links = linksOf(name);
       return sqlCollection(driver, { table: tableName(name), site, arrays: arraysOf(name, indexes), textId: RECORD_TABLES[name]?.textId, feedTable: FEED_COLLECTION, sequences,
         fts: driver.dialect === "sqlite" && FTS_TABLES[name] ? { ...FTS_TABLES[name], site } : undefined,
-        links: links.size ? { table: LINK_TABLE, type: name, fields: links, site } : undefined });
+        links: links.size ? { table: LINK_TABLE, type: name, fields: links, site } : undefined,
+        ...listColumnsOf(name) });
     },
     async ensureIndexes(name, indexes) {
       // A collection the schema does not list (a test's own) gets a table of the same shape.

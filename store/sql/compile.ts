@@ -32,11 +32,19 @@ export interface TableShape {
    * the link table, for `site`; `type` is the record table's name.
    */
   links?: { table: string; type: string; fields: ReadonlySet<string>; site: number };
+  /**
+   * Typed columns generated from fields (store/sql/schema.ts LIST_COLUMNS), by field: a condition a column
+   * answers exactly is compiled onto it. Given to the compiler that counts lists only: pages keep the
+   * document's expressions, which their order index is built on.
+   */
+  columns?: ReadonlyMap<string, { column: string; kind: "text" | "flag" }>;
 }
 
 export interface Compiled {
   sql: string;
   params: Param[];
+  /** The condition reads typed columns only, never the document (a count of it is read from their index alone). */
+  docFree?: boolean;
 }
 
 /** The most values a SQLite `IN` list takes as placeholders (longer lists are one JSON parameter). */
@@ -122,16 +130,62 @@ export class QueryCompiler {
       const ids = values.filter((v): v is number => Number.isSafeInteger(v));
       const rest = values.filter(v => !Number.isSafeInteger(v));
       if (ids.length === 0) return this.jsonHasAny(field, rest);
-      const from = `FROM ${links.table} WHERE site = ? AND type = '${links.type}' AND field = '${field}'`;
-      // PostgreSQL: the ids as one array, read once through the link table's key before the records are
-      // (a plan that holds without the planner's statistics too); SQLite chooses with its statistics.
-      const targets = sqliteList(ids);
-      const linked: Compiled = this.dialect === "sqlite"
-        ? { sql: `id IN (SELECT id ${from} AND target IN ${targets.sql})`, params: [links.site, ...targets.params] }
-        : { sql: `id = ANY(ARRAY(SELECT id ${from} AND target = ANY(?::bigint[])))`, params: [links.site, ids as unknown as Param] };
+      const linked = this.idAmong([this.linkedIds(field, ids)]);
       return rest.length ? or([linked, this.jsonHasAny(field, rest)]) : linked;
     }
     return this.jsonHasAny(field, values);
+  }
+
+  /** The ids of the records whose link field holds one of `ids` (a SELECT of the link table's key). */
+  private linkedIds(field: string, ids: readonly number[]): Compiled {
+    const links = this.shape.links!;
+    const from = `SELECT id FROM ${links.table} WHERE site = ? AND type = '${links.type}' AND field = '${field}'`;
+    if (this.dialect === "postgres") return { sql: `${from} AND target = ANY(?::bigint[])`, params: [links.site, [...ids] as unknown as Param] };
+    const targets = sqliteList(ids);
+    return { sql: `${from} AND target IN ${targets.sql}`, params: [links.site, ...targets.params] };
+  }
+
+  /**
+   * The record's id is in every one of these id sets. PostgreSQL: as one array, read through the link
+   * table's key before the records are (a plan that holds without the planner's statistics too); SQLite
+   * chooses with its statistics.
+   */
+  private idAmong(sets: Compiled[]): Compiled {
+    const inner = sets.map(x => x.sql).join(" INTERSECT ");
+    const params = sets.flatMap(x => x.params);
+    return this.dialect === "sqlite" ? { sql: `id IN (${inner})`, params } : { sql: `id = ANY(ARRAY(${inner}))`, params };
+  }
+
+  /**
+   * The integer targets of `q` when it is only a membership test of one link field (`{venues: 5}`,
+   * `{venues: {$in: [5, 6]}}`): what the link table answers alone.
+   */
+  private linkMembership(q: Query): { field: string; ids: number[] } | undefined {
+    const keys = Object.keys(q ?? {}).filter(k => q[k] !== undefined);
+    if (keys.length !== 1 || !this.shape.links?.fields.has(keys[0])) return undefined;
+    const v = q[keys[0]];
+    const ids = Number.isSafeInteger(v) ? [v as number]
+      : isPlain(v) && Object.keys(v).length === 1 && Array.isArray(v.$in) && v.$in.length > 0 && v.$in.every(x => Number.isSafeInteger(x)) ? (v.$in as number[])
+      : undefined;
+    return ids && { field: keys[0], ids };
+  }
+
+  /**
+   * `$and`: every condition. Two or more link memberships among them (a list filtered by category and by
+   * venue) are one intersection of the link table's id sets, so only the records linked to all are read.
+   */
+  private allOf(queries: Query[]): Compiled {
+    const memberships = queries.map(q => this.linkMembership(q));
+    const linked = memberships.filter((m): m is { field: string; ids: number[] } => m !== undefined);
+    if (linked.length < 2) return and(queries.map(q => this.where(q)));
+    const rest = queries.filter((_, i) => memberships[i] === undefined);
+    return and([this.idAmong(linked.map(m => this.linkedIds(m.field, m.ids))), ...rest.map(q => this.where(q))]);
+  }
+
+  /** The typed column of a field (TableShape.columns) when it is of that kind, for the counting compiler. */
+  private column(field: string, kind: "text" | "flag"): string | undefined {
+    const c = this.shape.columns?.get(field);
+    return c?.kind === kind && !this.shape.arrays.has(field) ? c.column : undefined;
   }
 
   /** Some element of the array field (in the document) is among `values`. */
@@ -182,6 +236,10 @@ export class QueryCompiler {
   private equals(field: string, v: unknown): Compiled {
     const expr = fieldExpr(this.dialect, field);
     if (v === null || v === undefined) return { sql: this.isNull(field), params: [] };
+    const text = typeof v === "string" ? this.column(field, "text") : undefined;
+    if (text) return { sql: `${text} = ?`, params: [v as string], docFree: true };
+    const flag = v === true ? this.column(field, "flag") : undefined;
+    if (flag) return { sql: this.dialect === "sqlite" ? `${flag} = 1` : `${flag} = true`, params: [], docFree: true };
     if (v instanceof RegExp) return this.literal(field, v);
     if (Array.isArray(v)) {
       if (this.dialect === "sqlite") return { sql: `json(${expr}) = json(?)`, params: [JSON.stringify(v)] };
@@ -196,6 +254,8 @@ export class QueryCompiler {
       const same = this.value(field, v);
       return { sql: `(${any.sql} OR ${expr} = ${same.ph})`, params: [...any.params, same.param] };
     }
+    // SQLite reads JSON true and false as 1 and 0: the type tells them from numbers, as the other stores do
+    if (this.dialect === "sqlite" && typeof v === "boolean" && field !== "_id") return { sql: `(${expr} = ? AND json_type(doc, ${sqlitePath(field)}) = '${v}')`, params: [v ? 1 : 0] };
     const { ph, param } = this.value(field, v);
     return { sql: `${expr} = ${ph}`, params: [param] };
   }
@@ -207,23 +267,31 @@ export class QueryCompiler {
       case "$in": {
         const values = arg as unknown[];
         const scalars = values.filter(v => v !== null && v !== undefined && !(v instanceof RegExp));
+        const text = values.length > 0 && values.every(v => typeof v === "string") ? this.column(field, "text") : undefined;
+        if (text) {
+          if (this.dialect === "postgres") return { sql: `${text} = ANY(?::text[])`, params: [values as unknown as Param], docFree: true };
+          const list = sqliteList(values);
+          return { sql: `${text} IN ${list.sql}`, params: list.params, docFree: true };
+        }
         const parts: Compiled[] = [isArray ? this.arrayHasAny(field, scalars) : this.inList(field, expr, scalars)];
         if (scalars.length !== values.length) parts.push({ sql: this.isNull(field), params: [] });
         return or(parts);
       }
-      case "$nin": {
-        const inner = this.operator(field, "$in", arg);
-        return { sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params };
-      }
+      case "$nin":
+        return negate(this.operator(field, "$in", arg));
       case "$ne": {
-        const inner = this.equals(field, arg);
-        return { sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params };
+        // a flag column is never NULL: "not true" is one value of its index
+        const flag = this.column(field, "flag");
+        if (flag && arg === true) return { sql: this.dialect === "sqlite" ? `${flag} = 0` : `${flag} = false`, params: [], docFree: true };
+        return negate(this.equals(field, arg));
       }
       case "$gt":
       case "$gte":
       case "$lt":
       case "$lte": {
         const sqlOp = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" }[op];
+        const text = typeof arg === "string" ? this.column(field, "text") : undefined;
+        if (text) return { sql: `${text} ${sqlOp} ?`, params: [arg as string], docFree: true };
         const { ph, param } = this.value(field, arg);
         // Like MongoDB, values of one type compare: a string bound never matches a number, and back.
         if (this.dialect === "postgres" && field !== "_id") {
@@ -249,10 +317,8 @@ export class QueryCompiler {
       case "$regex":
         if (!(arg instanceof RegExp)) throw new UnsupportedQuery("$regex needs a RegExp");
         return this.literal(field, arg);
-      case "$not": {
-        const inner = this.fieldCondition(field, arg);
-        return { sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params };
-      }
+      case "$not":
+        return negate(this.fieldCondition(field, arg));
       default:
         throw new UnsupportedQuery(`operator ${op}`);
     }
@@ -270,15 +336,11 @@ export class QueryCompiler {
     const parts: Compiled[] = [];
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value === undefined) continue;
-      if (key === "$and") parts.push(and((value as Query[]).map(q => this.where(q))));
+      if (key === "$and") parts.push(this.allOf(value as Query[]));
       else if (key === "$or") parts.push(or((value as Query[]).map(q => this.where(q))));
-      else if (key === "$nor") {
-        const inner = or((value as Query[]).map(q => this.where(q)));
-        parts.push({ sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params });
-      } else if (key === "$not") {
-        const inner = this.where(value as Query);
-        parts.push({ sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params });
-      } else if (key === "$mayContain") parts.push(this.mayContain(value as MayContain));
+      else if (key === "$nor") parts.push(negate(or((value as Query[]).map(q => this.where(q)))));
+      else if (key === "$not") parts.push(negate(this.where(value as Query)));
+      else if (key === "$mayContain") parts.push(this.mayContain(value as MayContain));
       else if (key.startsWith("$")) throw new UnsupportedQuery(`operator ${key}`);
       else parts.push(this.fieldCondition(key, value));
     }
@@ -311,14 +373,21 @@ export class QueryCompiler {
   }
 }
 
+/** Not `inner` (a condition that is unknown, NULL, does not hold). */
+function negate(inner: Compiled): Compiled {
+  return { sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params, docFree: inner.docFree };
+}
+
+const allDocFree = (parts: Compiled[]) => parts.every(p => p.docFree);
+
 function and(parts: Compiled[]): Compiled {
-  if (parts.length === 0) return { sql: "1=1", params: [] };
+  if (parts.length === 0) return { sql: "1=1", params: [], docFree: true };
   if (parts.length === 1) return parts[0];
-  return { sql: parts.map(p => `(${p.sql})`).join(" AND "), params: parts.flatMap(p => p.params) };
+  return { sql: parts.map(p => `(${p.sql})`).join(" AND "), params: parts.flatMap(p => p.params), docFree: allDocFree(parts) };
 }
 
 function or(parts: Compiled[]): Compiled {
-  if (parts.length === 0) return { sql: "0=1", params: [] };
+  if (parts.length === 0) return { sql: "0=1", params: [], docFree: true };
   if (parts.length === 1) return parts[0];
-  return { sql: `(${parts.map(p => `(${p.sql})`).join(" OR ")})`, params: parts.flatMap(p => p.params) };
+  return { sql: `(${parts.map(p => `(${p.sql})`).join(" OR ")})`, params: parts.flatMap(p => p.params), docFree: allDocFree(parts) };
 }

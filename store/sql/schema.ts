@@ -31,6 +31,56 @@ export const LINK_FIELDS: Readonly<Record<string, readonly string[]>> = {
   venue_locations: ["cells"]
 };
 
+/**
+ * A typed column generated from a field of the document: `text` holds the field when it is a string
+ * (NULL otherwise), `flag` whether it is JSON `true` (never NULL). A condition the column answers exactly
+ * is compiled onto it when a list is counted (store/sql/compile.ts, `columns`).
+ */
+export interface ListColumn {
+  field: string;
+  kind: "text" | "flag";
+}
+
+/**
+ * The window columns of a record table (docs/lists.md#counting-a-list): what every events list selects by —
+ * hidden from listings, status, start and end — in the order of the covering index `ix_<table>_window`
+ * (site, these columns, id). Counting the default two-year window reads that index alone instead of
+ * every document in the window.
+ */
+export const LIST_COLUMNS: Readonly<Record<string, readonly ListColumn[]>> = {
+  events: [
+    { field: "hide_from_listings", kind: "flag" },
+    { field: "status", kind: "text" },
+    { field: "start_date", kind: "text" },
+    { field: "end_date", kind: "text" }
+  ]
+};
+
+/** The column generated for a field (LIST_COLUMNS). */
+export const columnName = (field: string): string => `c_${field}`;
+/** The covering index of a table's window columns. */
+export const windowIndexName = (table: string): string => `ix_${table}_window`;
+
+/** The statements adding a table's window columns and their covering index. */
+function windowColumns(d: SqlDriver, table: string, columns: readonly ListColumn[]): string[] {
+  const add = columns.map(({ field, kind }) => {
+    if (d.dialect === "sqlite") {
+      // SQLite adds generated columns as VIRTUAL only: computed from the document when read, kept in the index.
+      const expr = kind === "flag"
+        ? `INTEGER GENERATED ALWAYS AS (json_type(doc, '$.${field}') IS 'true') VIRTUAL`
+        : `TEXT GENERATED ALWAYS AS (CASE WHEN json_type(doc, '$.${field}') = 'text' THEN json_extract(doc, '$.${field}') END) VIRTUAL`;
+      return `ALTER TABLE ${table} ADD COLUMN ${columnName(field)} ${expr}`;
+    }
+    // text in the database's default collation: the one JSON strings compare in, so a range means the same
+    const expr = kind === "flag"
+      ? `boolean GENERATED ALWAYS AS (COALESCE((doc -> '${field}') = 'true'::jsonb, false)) STORED`
+      : `text GENERATED ALWAYS AS (CASE WHEN jsonb_typeof(doc -> '${field}') = 'string' THEN doc ->> '${field}' END) STORED`;
+    return `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${columnName(field)} ${expr}`;
+  });
+  const indexed = columns.map(c => columnName(c.field)).join(", ");
+  return [...add, `CREATE INDEX IF NOT EXISTS ${windowIndexName(table)} ON ${table} (site, ${indexed}, id)`];
+}
+
 /** The table that lists, for each record, the integer elements of its link fields. */
 export const LINK_TABLE = "links";
 
@@ -218,6 +268,12 @@ export const MIGRATIONS: Migration[] = [
         ...(d.dialect === "sqlite" ? sqliteLinks(table, fields) : postgresLinks(table, fields))
       ])
     ]
+  },
+  {
+    version: 6,
+    name: "window columns of the lists and their covering index",
+    // A list's total counted from one index, not from the JSON of every event in its window (docs/lists.md#counting-a-list).
+    up: d => Object.entries(LIST_COLUMNS).flatMap(([table, columns]) => windowColumns(d, table, columns))
   }
 ];
 

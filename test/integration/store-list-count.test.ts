@@ -1,0 +1,135 @@
+/**
+ * Counting a list (docs/lists.md#counting-a-list; store/sql/schema.ts LIST_COLUMNS): on SQLite and
+ * PostgreSQL an events list's total is counted on typed columns generated from the documents, read from
+ * their covering index, while its page is read from the documents. Both must select the same events,
+ * whatever odd values a document holds (dates that are not strings, absent fields, flags that are not
+ * booleans). And a list filtered by two links (a category and a venue) reads the intersection of the link
+ * table's id sets, not every event of either.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { acquireStore, releaseStore, IndexSpec, Store, StoreConfig } from "../../store";
+import type { Collection } from "../../store/collection";
+import { buildEventQuery, EventListFilters } from "../../lib/events/event-query";
+import type { Doc, Query } from "../../lib/store-query";
+import { QueryCompiler } from "../../store/sql/compile";
+import { LINK_TABLE } from "../../store/sql/schema";
+import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
+
+const SITE = 1;
+const LINKS = ["categories", "tags", "venues", "organizers"];
+const INDEXES: IndexSpec[] = [{ field: "start_date" }, { field: "start_date", then: ["date"] }, ...LINKS.map(field => ({ field, array: true }))];
+
+/** Every shape of value the window's fields may hold, one document per combination (and a few plain ones). */
+function documents(): Doc[] {
+  const starts: unknown[] = ["2030-01-05 10:00:00", "2030-03-01 09:00:00", "2031-06-01 00:00:00", 20300105, null, undefined];
+  const statuses: unknown[] = ["publish", "draft", "future", 7, undefined];
+  const hidden: unknown[] = [true, false, "true", 1, undefined];
+  const docs: Doc[] = [];
+  let id = 0;
+  for (const start of starts) for (const status of statuses) for (const hide of hidden) {
+    id++;
+    const doc: Doc = { _id: id, categories: [id % 3], venues: [10 + (id % 4)], tags: [], organizers: [] };
+    if (start !== undefined) doc.start_date = start;
+    if (typeof start === "string") doc.end_date = start.replace(/ \d\d:/, " 23:");
+    if (status !== undefined) doc.status = status;
+    if (hide !== undefined) doc.hide_from_listings = hide;
+    docs.push(doc);
+  }
+  return docs;
+}
+
+const filters = (f: Partial<EventListFilters>): Query => buildEventQuery({ statuses: ["publish"], bounds: {}, searchAccess: "all", ...f });
+
+/** Lists as the service asks for them, and the direct conditions the columns answer. */
+const QUERIES: Array<[string, Query]> = [
+  ["the default window", filters({ bounds: { start_date: "2030-01-01 00:00:00", end_date: "2031-12-31 23:59:59" } })],
+  ["a start bound only", filters({ bounds: { start_date: "2030-02-01 00:00:00" } })],
+  ["an end bound only", filters({ bounds: { end_date: "2030-02-01 00:00:00" } })],
+  ["no bounds, two statuses", filters({ statuses: ["publish", "draft"] })],
+  ["a window and a category", filters({ bounds: { start_date: "2030-01-01 00:00:00" }, categoryIds: [1] })],
+  ["a window, a category and a venue", filters({ bounds: { start_date: "2030-01-01 00:00:00" }, categoryIds: [1, 2], venueIds: [11] })],
+  ["hidden ones", { hide_from_listings: true }],
+  ["not hidden", { hide_from_listings: { $ne: true } }],
+  ["status equal", { status: "draft" }],
+  ["status not among", { status: { $nin: ["publish", "draft"] } }],
+  ["a date equal", { start_date: "2030-03-01 09:00:00" }],
+  ["a number bound on a date", { start_date: { $gte: 20300101 } }]
+];
+
+function suite(kind: "sqlite" | "postgres") {
+  describe(`counting lists on ${kind}`, () => {
+    let db: TestDatabase | undefined;
+    let dir: string | undefined;
+    let config: StoreConfig | undefined;
+    let store: Store;
+    let events: Collection;
+
+    beforeAll(async () => {
+      if (kind === "postgres") {
+        if (!(await postgresReachable())) return;
+        db = await createTestDatabase("count");
+        config = { dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 5000 };
+      } else {
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "count-"));
+        config = { dataDir: dir, connectTimeoutMs: 1000 };
+      }
+      store = await acquireStore(config);
+      await store.ensureIndexes("events", INDEXES);
+      events = store.collection("events", INDEXES, SITE);
+      for (const doc of documents()) await events.insert(doc);
+      // another site's events are never counted
+      const other = store.collection("events", INDEXES, SITE + 1);
+      for (const doc of documents().slice(0, 40)) await other.insert(doc);
+    }, 120_000);
+
+    afterAll(async () => {
+      if (config) await releaseStore(config);
+      await db?.drop();
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    test.each(QUERIES)("%s: the count (typed columns) agrees with the page (documents)", async (_name, query) => {
+      if (!config) return console.warn("PostgreSQL is not reachable: skipped");
+      const found = await events.find(query);
+      expect(found.length).toBeGreaterThan(0);
+      expect(await events.count(query)).toBe(found.length);
+    });
+
+    test("the columns keep up with updates", async () => {
+      if (!config) return console.warn("PostgreSQL is not reachable: skipped");
+      const window = QUERIES[0][1];
+      const before = await events.count(window);
+      const [doc] = await events.find(window, { limit: 1 });
+      await events.updateOne({ _id: doc._id }, { $set: { hide_from_listings: true } });
+      expect(await events.count(window)).toBe(before - 1);
+      await events.updateOne({ _id: doc._id }, { $set: { hide_from_listings: false, start_date: "2029-01-01 00:00:00" } });
+      expect(await events.count(window)).toBe(before - 1);
+      await events.updateOne({ _id: doc._id }, { $set: { start_date: doc.start_date } });
+      expect(await events.count(window)).toBe(before);
+    });
+
+    test("a window's count is read from the window index alone; two links are one intersection", async () => {
+      if (!config) return console.warn("PostgreSQL is not reachable: skipped");
+      const columns = new Map([["hide_from_listings", "flag"], ["status", "text"], ["start_date", "text"], ["end_date", "text"]] as const);
+      const shape = { arrays: new Set(LINKS), links: { table: LINK_TABLE, type: "events", fields: new Set(LINKS), site: SITE },
+        columns: new Map([...columns].map(([field, k]) => [field, { column: `c_${field}`, kind: k }])) };
+      const window = new QueryCompiler(kind, shape).where(QUERIES[0][1]);
+      expect(window.docFree).toBe(true);
+      const linked = new QueryCompiler(kind, shape).where(QUERIES[5][1]);
+      expect(linked.sql).toMatch(/INTERSECT/);
+      if (kind !== "sqlite") return;
+      const plan = async (sql: string, params: unknown[]) =>
+        (await store.sql!.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, [SITE, ...params] as never[])).map(r => r.detail).join("\n");
+      expect(await plan(`SELECT COUNT(*) FROM events INDEXED BY ix_events_window WHERE site = ? AND (${window.sql})`, window.params))
+        .toMatch(/USING (COVERING )?INDEX ix_events_window \(site=\? AND c_hide_from_listings=\? AND c_status=\? AND c_start_date>\? AND c_start_date<\?\)/);
+      const linkedPlan = await plan(`SELECT COUNT(*) FROM events WHERE site = ? AND (${linked.sql})`, linked.params);
+      expect(linkedPlan).toMatch(/INTERSECT/);
+      expect(linkedPlan).not.toMatch(/SCAN events/);
+    });
+  });
+}
+
+suite("sqlite");
+suite("postgres");
