@@ -6,16 +6,13 @@
  * booleans). And a list filtered by two links (a category and a venue) reads the intersection of the link
  * table's id sets, not every event of either.
  */
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
-import { acquireStore, releaseStore, IndexSpec, Store, StoreConfig } from "../../store";
+import type { IndexSpec, Store } from "../../store";
 import type { Collection } from "../../store/collection";
 import { buildEventQuery, EventListFilters } from "../../lib/events/event-query";
 import type { Doc, Query } from "../../lib/store-query";
 import { QueryCompiler } from "../../store/sql/compile";
 import { LINK_TABLE } from "../../store/sql/schema";
-import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
+import { openTestStore, TestStore } from "../helpers/test-store";
 
 const SITE = 1;
 const LINKS = ["categories", "tags", "venues", "organizers"];
@@ -60,22 +57,14 @@ const QUERIES: Array<[string, Query]> = [
 
 function suite(kind: "sqlite" | "postgres") {
   describe(`counting lists on ${kind}`, () => {
-    let db: TestDatabase | undefined;
-    let dir: string | undefined;
-    let config: StoreConfig | undefined;
+    let opened: TestStore | undefined;
     let store: Store;
     let events: Collection;
 
     beforeAll(async () => {
-      if (kind === "postgres") {
-        if (!(await postgresReachable())) return;
-        db = await createTestDatabase("count");
-        config = { dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 5000 };
-      } else {
-        dir = fs.mkdtempSync(path.join(os.tmpdir(), "count-"));
-        config = { dataDir: dir, connectTimeoutMs: 1000 };
-      }
-      store = await acquireStore(config);
+      opened = await openTestStore(kind, "count");
+      if (!opened) return;
+      store = opened.store;
       await store.ensureIndexes("events", INDEXES);
       events = store.collection("events", INDEXES, SITE);
       for (const doc of documents()) await events.insert(doc);
@@ -85,20 +74,18 @@ function suite(kind: "sqlite" | "postgres") {
     }, 120_000);
 
     afterAll(async () => {
-      if (config) await releaseStore(config);
-      await db?.drop();
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      await opened?.close();
     });
 
     test.each(QUERIES)("%s: the count (typed columns) agrees with the page (documents)", async (_name, query) => {
-      if (!config) return console.warn("PostgreSQL is not reachable: skipped");
+      if (!opened) return console.warn("PostgreSQL is not reachable: skipped");
       const found = await events.find(query);
       expect(found.length).toBeGreaterThan(0);
       expect(await events.count(query)).toBe(found.length);
     });
 
     test("the columns keep up with updates", async () => {
-      if (!config) return console.warn("PostgreSQL is not reachable: skipped");
+      if (!opened) return console.warn("PostgreSQL is not reachable: skipped");
       const window = QUERIES[0][1];
       const before = await events.count(window);
       const [doc] = await events.find(window, { limit: 1 });
@@ -111,7 +98,7 @@ function suite(kind: "sqlite" | "postgres") {
     });
 
     test("a window's count is read from the window index alone; two links are one intersection", async () => {
-      if (!config) return console.warn("PostgreSQL is not reachable: skipped");
+      if (!opened) return console.warn("PostgreSQL is not reachable: skipped");
       const columns = new Map([["hide_from_listings", "flag"], ["status", "text"], ["start_date", "text"], ["end_date", "text"]] as const);
       const shape = { arrays: new Set(LINKS), links: { table: LINK_TABLE, type: "events", fields: new Set(LINKS), site: SITE },
         columns: new Map([...columns].map(([field, k]) => [field, { column: `c_${field}`, kind: k }])) };

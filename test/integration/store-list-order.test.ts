@@ -5,15 +5,12 @@
  * pages (ties on start and publication date included, records without a publication date included)
  * come in exactly that order, and the index serves the lists' ORDER BY without a sort.
  */
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
-import { acquireStore, releaseStore, IndexSpec, Store, StoreConfig } from "../../store";
+import type { IndexSpec, Store } from "../../store";
 import type { Collection } from "../../store/collection";
 import { buildEventQuery, eventSort } from "../../lib/events/event-query";
 import type { Doc } from "../../lib/store-query";
 import { QueryCompiler } from "../../store/sql/compile";
-import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
+import { openTestStore, TestStore } from "../helpers/test-store";
 
 const SITE = 1;
 const INDEXES: IndexSpec[] = [{ field: "start_date" }, { field: "start_date", then: ["date"] }];
@@ -27,23 +24,15 @@ function byListOrder(a: Doc, b: Doc): number {
 
 function suite(kind: "sqlite" | "postgres") {
   describe(`the lists' order index on ${kind}`, () => {
-    let db: TestDatabase | undefined;
-    let dir: string | undefined;
-    let config: StoreConfig | undefined;
+    let opened: TestStore | undefined;
     let store: Store;
     let events: Collection;
     const docs: Doc[] = [];
 
     beforeAll(async () => {
-      if (kind === "postgres") {
-        if (!(await postgresReachable())) return;
-        db = await createTestDatabase("order");
-        config = { dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 5000 };
-      } else {
-        dir = fs.mkdtempSync(path.join(os.tmpdir(), "order-"));
-        config = { dataDir: dir, connectTimeoutMs: 1000 };
-      }
-      store = await acquireStore(config);
+      opened = await openTestStore(kind, "order");
+      if (!opened) return;
+      store = opened.store;
       await store.ensureIndexes("events", INDEXES);
       events = store.collection("events", INDEXES, SITE);
       for (let id = 1; id <= N; id++) {
@@ -58,15 +47,13 @@ function suite(kind: "sqlite" | "postgres") {
     }, 120_000);
 
     afterAll(async () => {
-      if (config) await releaseStore(config);
-      await db?.drop();
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      await opened?.close();
     });
 
     const query = buildEventQuery({ statuses: ["publish"], bounds: { start_date: "2030-01-01 00:00:00" }, searchAccess: "all" });
 
     test("pages come in start date, publication date, id order, ties included", async () => {
-      if (!config) return console.warn("PostgreSQL is not reachable: skipped");
+      if (!opened) return console.warn("PostgreSQL is not reachable: skipped");
       const expected = [...docs].sort(byListOrder).map(d => d._id);
       for (const skip of [0, 10, 595, N - 7]) {
         const page = await events.find(query, { sort: eventSort(false), skip, limit: 10 });
@@ -76,7 +63,7 @@ function suite(kind: "sqlite" | "postgres") {
     });
 
     test("the plan reads the order index and does not sort the window", async () => {
-      if (!config) return console.warn("PostgreSQL is not reachable: skipped");
+      if (!opened) return console.warn("PostgreSQL is not reachable: skipped");
       const compiler = new QueryCompiler(kind, { arrays: new Set() });
       const where = compiler.where(query);
       const sql = `SELECT id FROM events WHERE site = ? AND (${where.sql})${compiler.orderBy(eventSort(false))} LIMIT 10`;
