@@ -6,7 +6,9 @@
  *   events, 20 % filtered lists, 10 % venue pages) with 0, 5 and 50 writes per second beside it (writes:
  *   a random event's title updated, C47), the writes' own latency reported;
  * - after a restart with the cache off (C47's "uncached"): a single event, a filtered list (category +
- *   venue + start date, values cycling), search (a fixed list of words, cycling) and the default list.
+ *   venue + start date, values cycling), search (a fixed list of words, cycling) and the default list;
+ *   beside them the gateway's floor, `/health/live` (one call of an action that does nothing), the most
+ *   any uncached row can reach on this gateway.
  * Each row's ratio is to a raw node:http server answering one real events page's bytes, measured in the
  * same run before each N (C47). The read mix runs at the smallest N only (the issue's 10 000).
  *
@@ -149,6 +151,8 @@ async function benchSize(kind: StoreKind, n: number, rows: Row[], extra: Record<
     // the cache off (a restart)
     server = await startServer({ ...store.env, CACHER: "off" });
     const uncached: Array<[string, () => string]> = [
+      // the floor under every uncached row: a request through the same gateway to an action that does nothing
+      ["gateway floor (/health/live)", () => "/health/live"],
       ["single event, uncached", p.single],
       ["filtered list, uncached", p.filtered],
       ["search, uncached", p.search],
