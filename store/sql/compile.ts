@@ -45,6 +45,8 @@ export interface Compiled {
   params: Param[];
   /** The condition reads typed columns only, never the document (a count of it is read from their index alone). */
   docFree?: boolean;
+  /** SQLite: the condition is exactly "one of `fields`, folded, holds `text`", read from the full-text index. */
+  fts?: { fields: readonly string[]; text: string };
 }
 
 /** The most values a SQLite `IN` list takes as placeholders (longer lists are one JSON parameter). */
@@ -211,6 +213,11 @@ export class QueryCompiler {
     const text = re.flags === "i" ? `fold(${raw})` : raw;
     const value = re.flags === "i" ? foldText(lit) : lit;
     if (start && end) return { sql: `${text} = ?`, params: [value] };
+    // SQLite: a folded substring of three characters or more in an indexed field is the exact index's answer
+    if (!start && !end && re.flags === "i") {
+      const member = this.ftsMember([field], value);
+      if (member) return member;
+    }
     const prefix = this.dialect === "sqlite" ? `substr(${text}, 1, ?)` : `left(${text}, ?)`;
     const suffix = this.dialect === "sqlite" ? `substr(${text}, -?)` : `right(${text}, ?)`;
     if (start) return { sql: `${prefix} = ?`, params: [value.length, value] };
@@ -337,7 +344,7 @@ export class QueryCompiler {
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value === undefined) continue;
       if (key === "$and") parts.push(this.allOf(value as Query[]));
-      else if (key === "$or") parts.push(or((value as Query[]).map(q => this.where(q))));
+      else if (key === "$or") parts.push(this.anyOf(value as Query[]));
       else if (key === "$nor") parts.push(negate(or((value as Query[]).map(q => this.where(q)))));
       else if (key === "$not") parts.push(negate(this.where(value as Query)));
       else if (key === "$mayContain") parts.push(this.mayContain(value as MayContain));
@@ -352,12 +359,31 @@ export class QueryCompiler {
    * indexed); otherwise no narrowing. PostgreSQL's trigram indexes serve the exact LIKE conditions.
    */
   private mayContain(m: MayContain): Compiled {
+    const member = this.ftsMember(m.fields, foldText(m.text));
+    return member ? { sql: member.sql, params: member.params } : { sql: "1=1", params: [] };
+  }
+
+  /**
+   * SQLite: the ids whose folded `fields` (one of them) hold `text`, from the exact full-text index
+   * (migration 7, store/sql/schema.ts); undefined when the index cannot answer (a shorter text, a field
+   * it does not hold).
+   */
+  private ftsMember(fields: readonly string[], text: string): Compiled | undefined {
     const fts = this.shape.fts;
-    const text = foldText(m.text);
-    if (this.dialect !== "sqlite" || !fts || [...text].length < 3 || !m.fields.every(f => fts.columns.includes(f))) return { sql: "1=1", params: [] };
+    if (this.dialect !== "sqlite" || !fts || [...text].length < 3 || !fields.every(f => fts.columns.includes(f))) return undefined;
     const base = ftsRowid(fts.site, 0);
-    const match = `{${m.fields.join(" ")}} : "${text.replace(/"/g, '""')}"`;
-    return { sql: `id IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)] };
+    const match = `{${fields.join(" ")}} : "${text.replace(/"/g, '""')}"`;
+    return { sql: `id IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)], fts: { fields, text } };
+  }
+
+  /** `$or`: memberships of one text in the full-text index become one membership of all their fields. */
+  private anyOf(queries: Query[]): Compiled {
+    const parts = queries.map(q => this.where(q));
+    const byText = new Map<string, string[]>();
+    for (const p of parts) if (p.fts) byText.set(p.fts.text, [...(byText.get(p.fts.text) ?? []), ...p.fts.fields]);
+    if (byText.size === 0) return or(parts);
+    const merged = [...byText].map(([text, fields]) => this.ftsMember([...new Set(fields)], text)!);
+    return or([...merged, ...parts.filter(p => !p.fts)]);
   }
 
   /** ORDER BY: absent values first when ascending, last when descending (as MongoDB orders). */

@@ -120,13 +120,21 @@ export const FTS_TABLES: Record<string, { table: string; columns: string[] }> = 
   events: { table: "events_fts", columns: ["title", "excerpt", "description"] }
 };
 
-function sqliteFullText(table: string, fts: { table: string; columns: string[] }): string[] {
+/**
+ * The tokenizers of `events_fts`: migration 4's folds case and accents itself; migration 7's takes the
+ * already-folded texts as they are, so a phrase of three characters or more matches exactly where the
+ * folded field holds it (the compiler then needs no recheck of the document, store/sql/compile.ts).
+ */
+const TRIGRAM_FOLDING = "trigram remove_diacritics 1";
+export const TRIGRAM_EXACT = "trigram case_sensitive 1";
+
+function sqliteFullText(table: string, fts: { table: string; columns: string[] }, tokenizer: string): string[] {
   const row = (r: string) => `${r}.site * ${FTS_SITE_STRIDE} + ${r}.id`;
   const values = (r: string) => fts.columns.map(c => `fold(json_extract(${r}.doc, '$.${c}'))`).join(", ");
   const cols = fts.columns.join(", ");
   return [
     // contentless (the texts stay in the records), folded as the exact comparison folds them
-    `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts.table} USING fts5(${cols}, content='', contentless_delete=1, tokenize='trigram remove_diacritics 1')`,
+    `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts.table} USING fts5(${cols}, content='', contentless_delete=1, tokenize='${tokenizer}')`,
     `CREATE TRIGGER IF NOT EXISTS ${fts.table}_ai AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts.table} (rowid, ${cols}) VALUES (${row("new")}, ${values("new")}); END`,
     `CREATE TRIGGER IF NOT EXISTS ${fts.table}_au AFTER UPDATE OF doc ON ${table} BEGIN DELETE FROM ${fts.table} WHERE rowid = ${row("old")}; ` +
       `INSERT INTO ${fts.table} (rowid, ${cols}) VALUES (${row("new")}, ${values("new")}); END`,
@@ -253,7 +261,7 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 4,
     name: "full-text (trigram) indexes of the searched texts (SQLite)",
-    up: d => (d.dialect === "sqlite" ? Object.entries(FTS_TABLES).flatMap(([table, fts]) => sqliteFullText(table, fts)) : [])
+    up: d => (d.dialect === "sqlite" ? Object.entries(FTS_TABLES).flatMap(([table, fts]) => sqliteFullText(table, fts, TRIGRAM_FOLDING)) : [])
   },
   {
     version: 5,
@@ -274,6 +282,18 @@ export const MIGRATIONS: Migration[] = [
     name: "window columns of the lists and their covering index",
     // A list's total counted from one index, not from the JSON of every event in its window (docs/lists.md#counting-a-list).
     up: d => Object.entries(LIST_COLUMNS).flatMap(([table, columns]) => windowColumns(d, table, columns))
+  },
+  {
+    version: 7,
+    name: "exact full-text indexes of the folded searched texts (SQLite)",
+    // The index answers `search` alone (docs/lists.md#search): no fold() of each candidate's fields.
+    up: d => (d.dialect === "sqlite"
+      ? Object.entries(FTS_TABLES).flatMap(([table, fts]) => [
+        ...["ai", "au", "ad"].map(t => `DROP TRIGGER IF EXISTS ${fts.table}_${t}`),
+        `DROP TABLE IF EXISTS ${fts.table}`,
+        ...sqliteFullText(table, fts, TRIGRAM_EXACT)
+      ])
+      : [])
   }
 ];
 

@@ -95,6 +95,14 @@ function suite(kind: "sqlite" | "postgres") {
     } else expect(plan).toMatch(/VIRTUAL TABLE INDEX .*events_fts|SCAN events_fts/);
   });
 
+  test("SQLite: the exact index alone decides a term of three letters or more, without folding each document", () => {
+    const where = compiler.where(buildEventQuery({ statuses: ["publish"], bounds: {}, searchAccess: "all", search: "Théâtre" }));
+    if (kind === "sqlite") {
+      expect(where.sql).not.toMatch(/fold\(/);
+      expect(where.params).toContain('{title excerpt description} : "theatre"');
+    } else expect(where.sql).toMatch(/fold\(/);
+  });
+
   test("updates and deletes keep the index exact", async () => {
     const store = await acquireStore(config);
     try {
