@@ -13,15 +13,6 @@
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one open document type of the store layer (see above)
 export type Doc = Record<string, any>;
 
-/**
- * `{ $mayContain: { fields, text } }`: documents that may hold `text` (folded) in one of `fields` — a
- * narrowing only, which a store answers with its text index where it has one and by "every document"
- * otherwise; the exact condition (a `$regex` per field) always stands beside it (docs/lists.md#search).
- */
-export interface MayContain {
-  fields: string[];
-  text: string;
-}
 export type Query = Record<string, unknown>;
 export type Sort = Record<string, 1 | -1>;
 

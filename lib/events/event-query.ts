@@ -5,7 +5,7 @@
  * bounds also bound the start: the start range stays narrow for a window such as `start_date=…&end_date=…`,
  * and the store answers it from the start date's index.
  */
-import type { MayContain, Query, Sort } from "../store-query";
+import type { Query, Sort } from "../store-query";
 import { containsRegex, SearchTerm, searchTerms } from "../search";
 import { modifiedCondition, ModifiedRange } from "../changes/modified";
 
@@ -56,10 +56,8 @@ function searchCondition(text: string, exclude: boolean, access: SearchAccess): 
   const body: Query = { $or: [{ excerpt: re }, { description: re }] };
   const readable: Query = access === "all" ? body : { $and: [readableCondition(access), body] };
   const match: Query = { $or: [{ title: re }, readable] };
-  if (exclude) return { $not: match };
-  // the store's text index narrows to the events that may hold the term; the match above decides
-  const narrowing: MayContain = { fields: ["title", "excerpt", "description"], text };
-  return { $and: [{ $mayContain: narrowing }, match] };
+  // each store reads its text index for these conditions itself (docs/lists.md#search)
+  return exclude ? { $not: match } : match;
 }
 
 const earliest = (...v: Array<string | undefined>) => v.filter((x): x is string => x !== undefined).sort()[0];

@@ -17,7 +17,6 @@ export function toMongoQuery(query: Query): Query {
     if (key === "$not" && value && typeof value === "object" && !(value instanceof RegExp) && !Object.keys(value).some(k => k.startsWith("$") && k !== "$or" && k !== "$and"))
       out.$nor = [toMongoQuery(value as Query)];
     else if (key === "$and" || key === "$or") out[key] = (value as Query[]).map(toMongoQuery);
-    else if (key === "$mayContain") continue; // a narrowing hint only (lib/store-query.ts); the exact condition stands beside it
     else out[key] = value;
   }
   return out;

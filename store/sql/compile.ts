@@ -10,7 +10,7 @@
  * the `i` flag. Anything else is refused as an UnsupportedQuery (a programming error, never user input).
  */
 import type { Dialect, Param } from "./driver";
-import { literalOf, foldText, MayContain, Query, Sort } from "../../lib/store-query";
+import { literalOf, foldText, Query, Sort } from "../../lib/store-query";
 
 /** A record's row in a SQLite full-text index: its site and id in one integer (ids below 2^32). */
 export const FTS_SITE_STRIDE = 2 ** 32;
@@ -347,20 +347,10 @@ export class QueryCompiler {
       else if (key === "$or") parts.push(this.anyOf(value as Query[]));
       else if (key === "$nor") parts.push(negate(or((value as Query[]).map(q => this.where(q)))));
       else if (key === "$not") parts.push(negate(this.where(value as Query)));
-      else if (key === "$mayContain") parts.push(this.mayContain(value as MayContain));
       else if (key.startsWith("$")) throw new UnsupportedQuery(`operator ${key}`);
       else parts.push(this.fieldCondition(key, value));
     }
     return and(parts);
-  }
-
-  /**
-   * No narrowing of its own on either SQL store: the exact conditions beside it read the text indexes
-   * themselves (SQLite's full-text index through ftsMember, PostgreSQL's trigram indexes through LIKE);
-   * a second read of the same index narrows nothing.
-   */
-  private mayContain(_m: MayContain): Compiled {
-    return { sql: "1=1", params: [] };
   }
 
   /**

@@ -126,7 +126,7 @@ export const FTS_TABLES: Record<string, { table: string; columns: string[] }> = 
  * folded field holds it (the compiler then needs no recheck of the document, store/sql/compile.ts).
  */
 const TRIGRAM_FOLDING = "trigram remove_diacritics 1";
-export const TRIGRAM_EXACT = "trigram case_sensitive 1";
+const TRIGRAM_EXACT = "trigram case_sensitive 1";
 
 function sqliteFullText(table: string, fts: { table: string; columns: string[] }, tokenizer: string): string[] {
   const row = (r: string) => `${r}.site * ${FTS_SITE_STRIDE} + ${r}.id`;
