@@ -5,7 +5,7 @@
  * calendar, and its records, ids, keys and feed never mix with another's.
  */
 import type { SqlDriver } from "./driver";
-import { FTS_SITE_STRIDE } from "./compile";
+import { FTS_SITE_STRIDE, fieldExpr } from "./compile";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -79,6 +79,28 @@ function windowColumns(d: SqlDriver, table: string, columns: readonly ListColumn
   });
   const indexed = columns.map(c => columnName(c.field)).join(", ");
   return [...add, `CREATE INDEX IF NOT EXISTS ${windowIndexName(table)} ON ${table} (site, ${indexed}, id)`];
+}
+
+/**
+ * The fields the services compare by range (`$gt` … `$lte`), by table. On PostgreSQL each such condition
+ * carries a test of the value's JSON type (store/sql/compile.ts); without statistics of that expression the
+ * planner guesses it holds for one row in 200, so a list's window of thousands of events looked like one
+ * row and its page was sorted from a scan of every event instead of read in order from its index
+ * (docs/lists.md#counting-a-list). Migration 8 gives the planner those statistics.
+ */
+export const RANGED_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  events: ["start_date", "end_date", "date_utc", "modified_utc", "series_horizon"],
+  venues: ["modified_utc"],
+  organizers: ["modified_utc"],
+  terms: ["tree_count"]
+};
+
+/** PostgreSQL: the statistics of the type tests of a table's ranged fields, then the table analyzed. */
+function typeStatistics(table: string, fields: readonly string[]): string[] {
+  return [
+    ...fields.map(f => `CREATE STATISTICS IF NOT EXISTS sx_${table}_${f}_type ON (jsonb_typeof(${fieldExpr("postgres", f)})) FROM ${table}`),
+    `ANALYZE ${table}`
+  ];
 }
 
 /** The table that lists, for each record, the integer elements of its link fields. */
@@ -294,6 +316,12 @@ export const MIGRATIONS: Migration[] = [
         ...sqliteFullText(table, fts, TRIGRAM_EXACT)
       ])
       : [])
+  },
+  {
+    version: 8,
+    name: "statistics of the type tests of ranged fields (PostgreSQL)",
+    // A list's page read in date order from its index, not sorted from a scan of the table (RANGED_FIELDS).
+    up: d => (d.dialect === "postgres" ? Object.entries(RANGED_FIELDS).flatMap(([table, fields]) => typeStatistics(table, fields)) : [])
   }
 ];
 
@@ -301,8 +329,8 @@ export const MIGRATIONS: Migration[] = [
  * The planner's statistics, made when the store opens (after the migrations): they let it choose between
  * a list's indexes — its date range or the link table (docs/lists.md#event-filters). SQLite: for the
  * tables that have none or grew or shrank much since (the driver refreshes them hourly too). PostgreSQL:
- * for the tables never analyzed, or changed by more rows than they hold since (autovacuum, where it runs,
- * keeps them afterwards).
+ * for the tables never analyzed, or changed since by more rows than half of what they hold — a table
+ * analyzed empty when it was made and filled since, too (autovacuum, where it runs, keeps them afterwards).
  */
 export async function refreshStatistics(driver: SqlDriver): Promise<void> {
   try {
@@ -312,7 +340,7 @@ export async function refreshStatistics(driver: SqlDriver): Promise<void> {
     }
     const stale = await driver.all<{ relname: string }>(
       "SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND n_live_tup > 0 " +
-      "AND ((last_analyze IS NULL AND last_autoanalyze IS NULL) OR n_mod_since_analyze > n_live_tup)");
+      "AND ((last_analyze IS NULL AND last_autoanalyze IS NULL) OR n_mod_since_analyze * 2 > n_live_tup)");
     for (const { relname } of stale) if (/^[a-z_][a-z0-9_]*$/.test(relname)) await driver.run(`ANALYZE ${relname}`);
   } catch {
     // Statistics only speed plans up: a store that cannot make them now still answers the same.
