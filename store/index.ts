@@ -11,7 +11,7 @@ import { FEED_COLLECTION, type Collection } from "./collection";
 import type { IdRegistry } from "./registry";
 import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
 import { sqlCollection, indexStatement, type TableOptions } from "./sql/collection";
-import { columnName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName } from "./sql/schema";
+import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
 import { pgSequences } from "./sql/sequences";
 import { hasNedbData, importNedb } from "./sql/nedb-import";
@@ -138,6 +138,7 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
       const links = linksOf(name);
       return sqlCollection(driver, { table: tableName(name), site, arrays: arraysOf(name, indexes), textId: RECORD_TABLES[name]?.textId, feedTable: FEED_COLLECTION, sequences,
         fts: driver.dialect === "sqlite" && FTS_TABLES[name] ? { ...FTS_TABLES[name], site } : undefined,
+        folded: driver.dialect === "postgres" && FOLDED_COLUMNS[name] ? new Map(FOLDED_COLUMNS[name].map(f => [f, foldedName(f)])) : undefined,
         links: links.size ? { table: LINK_TABLE, type: name, fields: links, site } : undefined,
         ...listColumnsOf(name) });
     },

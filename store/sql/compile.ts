@@ -25,6 +25,8 @@ export interface TableShape {
   arrays: ReadonlySet<string>;
   /** SQLite: the table's full-text index (store/sql/schema.ts) and the site it is read for. */
   fts?: { table: string; columns: readonly string[]; site: number };
+  /** PostgreSQL: fields whose folded text is a stored column (store/sql/schema.ts FOLDED_COLUMNS), by field. */
+  folded?: ReadonlyMap<string, string>;
   /** `_id` is an integer (posts, terms, changes) or a text key (translations). */
   textId?: boolean;
   /**
@@ -210,7 +212,7 @@ export class QueryCompiler {
     const lit = literalOf(new RegExp(src.slice(start ? 1 : 0, end ? -1 : undefined), re.flags));
     if (lit === undefined) throw new UnsupportedQuery(`pattern ${re}`);
     const raw = textExpr(this.dialect, field);
-    const text = re.flags === "i" ? `fold(${raw})` : raw;
+    const text = re.flags === "i" ? this.shape.folded?.get(field) ?? `fold(${raw})` : raw;
     const value = re.flags === "i" ? foldText(lit) : lit;
     if (start && end) return { sql: `${text} = ?`, params: [value] };
     // SQLite: a folded substring of three characters or more in an indexed field is the exact index's answer
@@ -222,7 +224,8 @@ export class QueryCompiler {
     const suffix = this.dialect === "sqlite" ? `substr(${text}, -?)` : `right(${text}, ?)`;
     if (start) return { sql: `${prefix} = ?`, params: [value.length, value] };
     if (end) return { sql: `(length(${text}) >= ? AND ${suffix} = ?)`, params: [value.length, value.length, value] };
-    // PostgreSQL: LIKE, which the trigram indexes of the searched fields answer (store/sql/schema.ts, C37)
+    // PostgreSQL: LIKE, which the trigram indexes of the searched fields (or of their folded columns) answer
+    // (store/sql/schema.ts, C37)
     if (this.dialect === "postgres") return { sql: `${text} LIKE ?`, params: [`%${value.replace(/[\\%_]/g, c => `\\${c}`)}%`] };
     return { sql: `instr(${text}, ?) > 0`, params: [value] };
   }

@@ -137,6 +137,30 @@ function trigramIndex(table: string, path: string[]): string {
   return `CREATE INDEX IF NOT EXISTS tx_${table}_${path.join("_")} ON ${table} USING GIN (fold(${text}) gin_trgm_ops)`;
 }
 
+/**
+ * PostgreSQL: the searched texts of a record table kept folded in stored columns (migration 9), each with
+ * its trigram index, by field. A search compares the stored column, so no candidate row's text is folded
+ * (unaccent) when it is read: folding was three quarters of a search's count (docs/lists.md#search).
+ */
+export const FOLDED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  events: ["title", "excerpt", "description"]
+};
+/** The stored folded column of a field (FOLDED_COLUMNS). */
+export const foldedName = (field: string): string => `f_${field}`;
+
+/** PostgreSQL: a table's folded columns (one rewrite of the table), their trigram indexes in place of the expressions'. */
+function foldedColumns(table: string, fields: readonly string[]): string[] {
+  const add = fields.map(f => `ADD COLUMN IF NOT EXISTS ${foldedName(f)} text GENERATED ALWAYS AS (fold(doc ->> '${f}')) STORED`);
+  return [
+    `ALTER TABLE ${table} ${add.join(", ")}`,
+    ...fields.flatMap(f => [
+      `DROP INDEX IF EXISTS tx_${table}_${f}`,
+      `CREATE INDEX IF NOT EXISTS tx_${table}_${foldedName(f)} ON ${table} USING GIN (${foldedName(f)} gin_trgm_ops)`
+    ]),
+    `ANALYZE ${table}`
+  ];
+}
+
 /** SQLite's full-text (trigram) indexes of the searched texts, by record table (docs/lists.md#search). */
 export const FTS_TABLES: Record<string, { table: string; columns: string[] }> = {
   events: { table: "events_fts", columns: ["title", "excerpt", "description"] }
@@ -322,6 +346,12 @@ export const MIGRATIONS: Migration[] = [
     name: "statistics of the type tests of ranged fields (PostgreSQL)",
     // A list's page read in date order from its index, not sorted from a scan of the table (RANGED_FIELDS).
     up: d => (d.dialect === "postgres" ? Object.entries(RANGED_FIELDS).flatMap(([table, fields]) => typeStatistics(table, fields)) : [])
+  },
+  {
+    version: 9,
+    name: "the searched texts stored folded, with their trigram indexes (PostgreSQL)",
+    // A search compares stored folded text (FOLDED_COLUMNS), not fold() of each candidate's document.
+    up: d => (d.dialect === "postgres" ? Object.entries(FOLDED_COLUMNS).flatMap(([table, fields]) => foldedColumns(table, fields)) : [])
   }
 ];
 
