@@ -140,6 +140,7 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
         fts: driver.dialect === "sqlite" && FTS_TABLES[name] ? { ...FTS_TABLES[name], site } : undefined,
         folded: driver.dialect === "postgres" && FOLDED_COLUMNS[name] ? new Map(FOLDED_COLUMNS[name].map(f => [f, foldedName(f)])) : undefined,
         links: links.size ? { table: LINK_TABLE, type: name, fields: links, site } : undefined,
+        orders: indexes.filter(i => i.then).map(i => [i.field, ...i.then!, "_id"]),
         ...listColumnsOf(name) });
     },
     async ensureIndexes(name, indexes) {

@@ -5,7 +5,7 @@
  * PostgreSQL, the database's write lock on SQLite), so concurrent writers of one record never lose a field.
  */
 import { FEED_CARRY, type Carry, type Collection } from "../collection";
-import type { Doc, Query } from "../../lib/store-query";
+import type { Doc, Query, Sort } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";
 import { QueryCompiler, TableShape, fieldExpr } from "./compile";
 import type { PgSequences } from "./sequences";
@@ -25,6 +25,14 @@ export interface TableOptions extends TableShape {
   sequences?: PgSequences;
   /** The covering index of the table's typed columns (`columns`; store/sql/schema.ts windowIndexName). */
   columnsIndex?: string;
+  /** The orders an index of the table keeps (IndexSpec `then`: its fields, then `_id`). */
+  orders?: ReadonlyArray<readonly string[]>;
+}
+
+/** `sort` is what one of `orders` keeps: its fields, ascending, from the first (store/index.ts IndexSpec `then`). */
+function keptOrder(sort: Sort | undefined, orders: ReadonlyArray<readonly string[]>): boolean {
+  const keys = Object.entries(sort ?? {});
+  return keys.length > 0 && keys.every(([, dir]) => dir === 1) && orders.some(o => keys.every(([f], i) => o[i] === f));
 }
 
 /**
@@ -73,6 +81,10 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
   const compiler = new QueryCompiler(driver.dialect, { ...opts, columns: undefined });
   // Counts read the typed columns where they answer a condition (store/sql/schema.ts LIST_COLUMNS).
   const counter = opts.columns ? new QueryCompiler(driver.dialect, opts) : compiler;
+  // SQLite: a page in an order an index keeps walks that index and tests each row against a full-text
+  // index's matches; started from the matches, a common word's page read and sorted every match first
+  // (docs/lists.md#search).
+  const walker = driver.dialect === "sqlite" && opts.fts ? new QueryCompiler(driver.dialect, { ...opts, columns: undefined, fts: { ...opts.fts, probe: true } }) : compiler;
   const sqlite = driver.dialect === "sqlite";
   const docCol = sqlite ? "json(doc) AS doc" : "doc";
   const docParam = sqlite ? "jsonb(?)" : "?::jsonb";
@@ -85,8 +97,8 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     const { _id, ...rest } = doc;
     return JSON.stringify(rest);
   };
-  const select = (runner: SqlRunner, query: Query, tail = ""): Promise<Row[]> => {
-    const where = compiler.where(query);
+  const select = (runner: SqlRunner, query: Query, tail = "", by = compiler): Promise<Row[]> => {
+    const where = by.where(query);
     return runner.all<Row>(`SELECT id, ${docCol} FROM ${table} WHERE site = ? AND (${where.sql})${tail}`, [site, ...where.params]);
   };
   const idParam = (id: unknown): Param => (opts.textId ? String(id) : Number(id));
@@ -117,7 +129,7 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       let tail = compiler.orderBy(o.sort);
       if (o.limit) tail += ` LIMIT ${Math.floor(o.limit)}`;
       if (o.skip) tail += `${o.limit ? "" : sqlite ? " LIMIT -1" : ""} OFFSET ${Math.floor(o.skip)}`;
-      const docs = (await select(driver, query, tail)).map(toDoc);
+      const docs = (await select(driver, query, tail, o.limit && keptOrder(o.sort, opts.orders ?? []) ? walker : compiler)).map(toDoc);
       return o.projection ? docs.map(doc => project(doc, o.projection!)) : docs;
     },
     async findByIds(ids) {

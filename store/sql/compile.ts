@@ -23,8 +23,12 @@ export class UnsupportedQuery extends Error {}
 export interface TableShape {
   /** Fields holding arrays of scalars (links, languages). */
   arrays: ReadonlySet<string>;
-  /** SQLite: the table's full-text index (store/sql/schema.ts) and the site it is read for. */
-  fts?: { table: string; columns: readonly string[]; site: number };
+  /**
+   * SQLite: the table's full-text index (store/sql/schema.ts) and the site it is read for. `probe`: each
+   * row is tested against the index's matches, which never drive the read (a page walking its order
+   * index, docs/lists.md#search).
+   */
+  fts?: { table: string; columns: readonly string[]; site: number; probe?: boolean };
   /** PostgreSQL: fields whose folded text is a stored column (store/sql/schema.ts FOLDED_COLUMNS), by field. */
   folded?: ReadonlyMap<string, string>;
   /** `_id` is an integer (posts, terms, changes) or a text key (translations). */
@@ -366,7 +370,8 @@ export class QueryCompiler {
     if (this.dialect !== "sqlite" || !fts || [...text].length < 3 || !fields.every(f => fts.columns.includes(f))) return undefined;
     const base = ftsRowid(fts.site, 0);
     const match = `{${fields.join(" ")}} : "${text.replace(/"/g, '""')}"`;
-    return { sql: `id IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)], fts: { fields, text } };
+    // `+id` is the same value but no key of `events`: the planner cannot start from the matches
+    return { sql: `${fts.probe ? "+id" : "id"} IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)], fts: { fields, text } };
   }
 
   /** `$or`: memberships of one text in the full-text index become one membership of all their fields. */
