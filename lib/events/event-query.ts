@@ -51,11 +51,16 @@ export function readableCondition(access: Exclude<SearchAccess, "all">): Query {
   return { $or: open };
 }
 
+/**
+ * A term matches an event's title, or its excerpt or description when the caller may read those (D34):
+ * `title ∨ (readable ∧ body)`, written as the same condition `(title ∨ body) ∧ (title ∨ readable)`. Its
+ * first half is one test of the three texts, which a store's text index answers at once; the second reads
+ * the document only where the title does not hold the term (docs/lists.md#search).
+ */
 function searchCondition(text: string, exclude: boolean, access: SearchAccess): Query {
   const re = containsRegex(text);
-  const body: Query = { $or: [{ excerpt: re }, { description: re }] };
-  const readable: Query = access === "all" ? body : { $and: [readableCondition(access), body] };
-  const match: Query = { $or: [{ title: re }, readable] };
+  const anyText: Query = { $or: [{ title: re }, { excerpt: re }, { description: re }] };
+  const match: Query = access === "all" ? anyText : { $and: [anyText, { $or: [{ title: re }, readableCondition(access)] }] };
   // each store reads its text index for these conditions itself (docs/lists.md#search)
   return exclude ? { $not: match } : match;
 }

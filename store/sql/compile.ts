@@ -53,6 +53,8 @@ export interface Compiled {
   docFree?: boolean;
   /** SQLite: the condition is exactly "one of `fields`, folded, holds `text`", read from the full-text index. */
   fts?: { fields: readonly string[]; text: string };
+  /** SQLite: the condition reads the full-text index (somewhere within it). */
+  textIndex?: boolean;
 }
 
 /** The most values a SQLite `IN` list takes as placeholders (longer lists are one JSON parameter). */
@@ -371,7 +373,7 @@ export class QueryCompiler {
     const base = ftsRowid(fts.site, 0);
     const match = `{${fields.join(" ")}} : "${text.replace(/"/g, '""')}"`;
     // `+id` is the same value but no key of `events`: the planner cannot start from the matches
-    return { sql: `${fts.probe ? "+id" : "id"} IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)], fts: { fields, text } };
+    return { sql: `${fts.probe ? "+id" : "id"} IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)], fts: { fields, text }, textIndex: true };
   }
 
   /** `$or`: memberships of one text in the full-text index become one membership of all their fields. */
@@ -399,19 +401,20 @@ export class QueryCompiler {
 
 /** Not `inner` (a condition that is unknown, NULL, does not hold). */
 function negate(inner: Compiled): Compiled {
-  return { sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params, docFree: inner.docFree };
+  return { sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params, docFree: inner.docFree, textIndex: inner.textIndex };
 }
 
-const allDocFree = (parts: Compiled[]) => parts.every(p => p.docFree);
+/** What a condition made of `parts` reads: no document when none does, the text index when one does. */
+const reads = (parts: Compiled[]) => ({ docFree: parts.every(p => p.docFree), textIndex: parts.some(p => p.textIndex) });
 
 function and(parts: Compiled[]): Compiled {
   if (parts.length === 0) return { sql: "1=1", params: [], docFree: true };
   if (parts.length === 1) return parts[0];
-  return { sql: parts.map(p => `(${p.sql})`).join(" AND "), params: parts.flatMap(p => p.params), docFree: allDocFree(parts) };
+  return { sql: parts.map(p => `(${p.sql})`).join(" AND "), params: parts.flatMap(p => p.params), ...reads(parts) };
 }
 
 function or(parts: Compiled[]): Compiled {
   if (parts.length === 0) return { sql: "0=1", params: [], docFree: true };
   if (parts.length === 1) return parts[0];
-  return { sql: `(${parts.map(p => `(${p.sql})`).join(" OR ")})`, params: parts.flatMap(p => p.params), docFree: allDocFree(parts) };
+  return { sql: `(${parts.map(p => `(${p.sql})`).join(" OR ")})`, params: parts.flatMap(p => p.params), ...reads(parts) };
 }

@@ -36,7 +36,9 @@ function suite(kind: "sqlite" | "postgres") {
     }
     const store = await acquireStore(config);
     const values = Array.from({ length: 3000 }, (_, i) => {
-      const doc = { title: `Evening ${i} ${WORDS[i % WORDS.length]}`, excerpt: i % 5 === 0 ? "with a CAFE on site" : "", description: `Night number ${i}`, status: "publish", start_date: "2030-01-01 10:00:00" };
+      const doc: Record<string, unknown> = { title: `Evening ${i} ${WORDS[i % WORDS.length]}`, excerpt: i % 5 === 0 ? "with a CAFE on site" : "", description: `Night number ${i}`, status: "publish", start_date: "2030-01-01 10:00:00" };
+      // some protected: an anonymous search matches their title only (D34)
+      if (i % 17 === 0) doc.post_password = "secret";
       docs.push({ _id: i + 1, ...doc });
       return `(${SITE}, ${i + 1}, '${JSON.stringify(doc).replace(/'/g, "''")}'::jsonb)`;
     });
@@ -85,6 +87,22 @@ function suite(kind: "sqlite" | "postgres") {
     const { ids } = await search(term);
     expect(ids).toEqual(docs.filter(d => contains(d, term)).map(d => d._id));
     expect(ids.length).toBeGreaterThan(0);
+  });
+
+  test("a list's count (through the store's collection: SQLite walks the window index) is the scan's, for an anonymous caller too", async () => {
+    const store = await acquireStore(config);
+    try {
+      const events = store.collection("events", [{ field: "start_date", then: ["date"] }], SITE);
+      const readable = (d: Doc) => !d.post_password;
+      for (const term of ["cafe", "jazz", "night", "zqxw", "音楽祭"]) {
+        const anonymous = docs.filter(d => contains({ title: d.title }, term) || (readable(d) && contains({ excerpt: d.excerpt, description: d.description }, term)));
+        expect(await events.count(buildEventQuery({ statuses: ["publish"], bounds: {}, searchAccess: {}, search: term }))).toBe(anonymous.length);
+        expect(await events.count(buildEventQuery({ statuses: ["publish"], bounds: {}, searchAccess: "all", search: term }))).toBe(docs.filter(d => contains(d, term)).length);
+      }
+      expect(docs.some(d => d.post_password && contains(d, "night") && !contains({ title: d.title }, "night"))).toBe(true);
+    } finally {
+      await releaseStore(config);
+    }
   });
 
   test("phrases, exclusions and CJK terms", async () => {
