@@ -236,6 +236,18 @@ export class QueryCompiler {
     return { sql: `instr(${text}, ?) > 0`, params: [value] };
   }
 
+  /**
+   * Not equal to the string `v`: absent, or ordered before or after it — the same rows as "not (= v)", as
+   * ranges an index of the field answers (a record translated into a language: a few entries of the
+   * language's index, where "not (= v)" read every document).
+   */
+  private unequal(field: string, v: string): Compiled {
+    const column = this.column(field, "text");
+    const expr = column ?? fieldExpr(this.dialect, field);
+    const { ph, param } = column ? { ph: "?", param: v } : this.value(field, v);
+    return { sql: `(${expr} IS NULL OR ${expr} < ${ph} OR ${expr} > ${ph})`, params: [param, param], docFree: !!column };
+  }
+
   private existsExpr(field: string, exists: boolean): string {
     if (field === "_id") return exists ? "1=1" : "0=1";
     if (this.dialect === "sqlite") {
@@ -299,6 +311,7 @@ export class QueryCompiler {
         // a flag column is never NULL: "not true" is one value of its index
         const flag = this.column(field, "flag");
         if (flag && arg === true) return { sql: this.dialect === "sqlite" ? `${flag} = 0` : `${flag} = false`, params: [], docFree: true };
+        if (typeof arg === "string" && !isArray && field !== "_id") return this.unequal(field, arg);
         return negate(this.equals(field, arg));
       }
       case "$gt":

@@ -137,6 +137,18 @@ function contract(name: string, make: () => Promise<Backend>) {
       expect(await events.count({ $not: { translations: "fr" } })).toBe(4);
     });
 
+    test("not equal to a string: absent, null, other types and other strings (read through the field's index)", async () => {
+      const langs = await backend.collection(`langs_${Math.random().toString(36).slice(2, 8)}`);
+      await langs.ensureIndex("lang");
+      const values: unknown[] = ["en", "fr", "de", null, 5, true, { en: 1 }, "EN", "en "];
+      for (const [i, lang] of values.entries()) await langs.insert({ _id: i + 1, lang });
+      await langs.insert({ _id: 20 });
+      const ne = async (v: string) => sorted(await langs.find({ lang: { $ne: v } }));
+      expect(await ne("en")).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 20]);
+      expect(await ne("fr")).toEqual([1, 3, 4, 5, 6, 7, 8, 9, 20]);
+      expect(await langs.count({ lang: { $ne: "zz" } })).toBe(values.length + 1);
+    });
+
     test("ids where a field equals a value, through an index or without one, writes seen at once", async () => {
       await events.ensureIndex("status");
       expect((await events.idsWhere("status", "publish")).sort()).toEqual([1, 2, 3, 5]);
