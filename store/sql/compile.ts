@@ -334,8 +334,14 @@ export class QueryCompiler {
         }
         return { sql: `${expr} ${sqlOp} ${ph}`, params: [param] };
       }
-      case "$exists":
-        return { sql: this.existsExpr(field, !!arg), params: [] };
+      case "$exists": {
+        // a text column is NULL where the field is absent (and where it holds no string): the document is
+        // read only there
+        const text = this.column(field, "text");
+        const inDoc = this.existsExpr(field, !!arg);
+        if (text) return { sql: arg ? `(${text} IS NOT NULL OR ${inDoc})` : `(${text} IS NULL AND ${inDoc})`, params: [] };
+        return { sql: inDoc, params: [] };
+      }
       case "$size": {
         if (this.dialect === "sqlite") {
           const path = sqlitePath(field);

@@ -41,19 +41,23 @@ export interface ListColumn {
   kind: "text" | "flag";
 }
 
+/** Migration 6's window columns: what every events list selects by — hidden from listings, status, start and end. */
+const WINDOW_COLUMNS: readonly ListColumn[] = [
+  { field: "hide_from_listings", kind: "flag" },
+  { field: "status", kind: "text" },
+  { field: "start_date", kind: "text" },
+  { field: "end_date", kind: "text" }
+];
+/** Migration 10's: the password, which tells whose excerpt and description an anonymous search reads (D34). */
+const PASSWORD_COLUMN: ListColumn = { field: "post_password", kind: "text" };
+
 /**
- * The window columns of a record table (docs/lists.md#counting-a-list): what every events list selects by —
- * hidden from listings, status, start and end — in the order of the covering index `ix_<table>_window`
- * (site, these columns, id). Counting the default two-year window reads that index alone instead of
- * every document in the window.
+ * The window columns of a record table (docs/lists.md#counting-a-list), in the order of the covering
+ * index `ix_<table>_window` (site, these columns, id). Counting the default two-year window reads that
+ * index alone instead of every document in the window, a search's count too.
  */
 export const LIST_COLUMNS: Readonly<Record<string, readonly ListColumn[]>> = {
-  events: [
-    { field: "hide_from_listings", kind: "flag" },
-    { field: "status", kind: "text" },
-    { field: "start_date", kind: "text" },
-    { field: "end_date", kind: "text" }
-  ]
+  events: [...WINDOW_COLUMNS, PASSWORD_COLUMN]
 };
 
 /** The column generated for a field (LIST_COLUMNS). */
@@ -61,9 +65,9 @@ export const columnName = (field: string): string => `c_${field}`;
 /** The covering index of a table's window columns. */
 export const windowIndexName = (table: string): string => `ix_${table}_window`;
 
-/** The statements adding a table's window columns and their covering index. */
-function windowColumns(d: SqlDriver, table: string, columns: readonly ListColumn[]): string[] {
-  const add = columns.map(({ field, kind }) => {
+/** The statements adding `added` to a table's window columns and making their covering index over `all`. */
+function windowColumns(d: SqlDriver, table: string, added: readonly ListColumn[], all = added): string[] {
+  const add = added.map(({ field, kind }) => {
     if (d.dialect === "sqlite") {
       // SQLite adds generated columns as VIRTUAL only: computed from the document when read, kept in the index.
       const expr = kind === "flag"
@@ -77,8 +81,8 @@ function windowColumns(d: SqlDriver, table: string, columns: readonly ListColumn
       : `text GENERATED ALWAYS AS (CASE WHEN jsonb_typeof(doc -> '${field}') = 'string' THEN doc ->> '${field}' END) STORED`;
     return `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${columnName(field)} ${expr}`;
   });
-  const indexed = columns.map(c => columnName(c.field)).join(", ");
-  return [...add, `CREATE INDEX IF NOT EXISTS ${windowIndexName(table)} ON ${table} (site, ${indexed}, id)`];
+  const indexed = all.map(c => columnName(c.field)).join(", ");
+  return [...add, `DROP INDEX IF EXISTS ${windowIndexName(table)}`, `CREATE INDEX ${windowIndexName(table)} ON ${table} (site, ${indexed}, id)`];
 }
 
 /**
@@ -327,7 +331,7 @@ export const MIGRATIONS: Migration[] = [
     version: 6,
     name: "window columns of the lists and their covering index",
     // A list's total counted from one index, not from the JSON of every event in its window (docs/lists.md#counting-a-list).
-    up: d => Object.entries(LIST_COLUMNS).flatMap(([table, columns]) => windowColumns(d, table, columns))
+    up: d => windowColumns(d, "events", WINDOW_COLUMNS)
   },
   {
     version: 7,
@@ -352,6 +356,12 @@ export const MIGRATIONS: Migration[] = [
     name: "the searched texts stored folded, with their trigram indexes (PostgreSQL)",
     // A search compares stored folded text (FOLDED_COLUMNS), not fold() of each candidate's document.
     up: d => (d.dialect === "postgres" ? Object.entries(FOLDED_COLUMNS).flatMap(([table, fields]) => foldedColumns(table, fields)) : [])
+  },
+  {
+    version: 10,
+    name: "the password among the window columns",
+    // An anonymous search's count tells readable events from the window index, reading no document (D34).
+    up: d => windowColumns(d, "events", [PASSWORD_COLUMN], [...WINDOW_COLUMNS, PASSWORD_COLUMN])
   }
 ];
 
