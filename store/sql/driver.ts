@@ -13,6 +13,7 @@ import Database from "better-sqlite3";
 import { Pool, PoolClient } from "pg";
 import { foldText } from "../../lib/store-query";
 import { StoreUnavailable, UniqueViolation } from "../errors";
+import { UPKEEP_EVERY_MS, vacuumWhereNeeded } from "./upkeep";
 
 export { StoreUnavailable, UniqueViolation } from "../errors";
 
@@ -291,7 +292,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
       client.release();
     }
   };
-  return {
+  const driver: SqlDriver = {
     ...runner,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
       return onClient(pool, async client => {
@@ -320,7 +321,12 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
       });
     },
     close: async () => {
+      clearInterval(upkeep);
       await Promise.all([pool.end(), locks.end()]);
     }
   };
+  // Where the server's autovacuum is off, the store keeps its tables vacuumed itself (store/sql/upkeep.ts).
+  const upkeep = setInterval(() => void vacuumWhereNeeded(driver).catch(() => undefined), UPKEEP_EVERY_MS);
+  upkeep.unref();
+  return driver;
 }
