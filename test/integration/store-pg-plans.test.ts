@@ -1,0 +1,41 @@
+/**
+ * PostgreSQL plans (store/sql/driver.ts PLANNED): the store's connections plan every execution of a
+ * prepared statement for its own parameters — a generic plan, which PostgreSQL otherwise adopts after
+ * five runs, cannot tell a search term found in every event from a rare one: a statement run seven
+ * times on one connection is planned seven times.
+ */
+import { openPostgres, SqlDriver } from "../../store/sql/driver";
+import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
+
+describe("PostgreSQL statements planned for their parameters", () => {
+  let db: TestDatabase | undefined;
+  let driver: SqlDriver;
+
+  beforeAll(async () => {
+    if (!(await postgresReachable())) return;
+    db = await createTestDatabase("plans");
+    driver = openPostgres(db.url);
+  });
+
+  afterAll(async () => {
+    await driver?.close();
+    await db?.drop();
+  });
+
+  test("every connection of the store plans each execution (no generic plan after five runs)", async () => {
+    if (!db) return console.warn("PostgreSQL is not reachable: skipped");
+    const settings = await Promise.all(Array.from({ length: 4 }, () => driver.all<{ plan_cache_mode: string }>("SHOW plan_cache_mode")));
+    for (const [row] of settings) expect(row.plan_cache_mode).toBe("force_custom_plan");
+    // one statement run seven times on one connection: planned seven times, never generically
+    await driver.run("CREATE TABLE skewed (id INTEGER PRIMARY KEY, tag TEXT NOT NULL)");
+    await driver.run("INSERT INTO skewed SELECT g, CASE WHEN g = 1 THEN 'rare' ELSE 'common' END FROM generate_series(1, 2000) g");
+    const counts = await driver.transaction(async tx => {
+      for (let i = 0; i < 7; i++) await tx.all("SELECT count(*) AS n FROM skewed WHERE tag = ?", [i % 2 ? "rare" : "common"]);
+      return tx.all<{ generic_plans: string; custom_plans: string }>(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE 'SELECT count(*) AS n FROM skewed%'");
+    });
+    expect(counts).toHaveLength(1);
+    expect(Number(counts[0].generic_plans)).toBe(0);
+    expect(Number(counts[0].custom_plans)).toBe(7);
+  });
+});
