@@ -78,16 +78,16 @@ function project(doc: Doc, projection: Record<string, 0 | 1>): Doc {
 
 export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection {
   const { table, site } = opts;
-  const compiler = new QueryCompiler(driver.dialect, { ...opts, columns: undefined });
-  // Counts read the typed columns where they answer a condition (store/sql/schema.ts LIST_COLUMNS).
-  const counter = opts.columns ? new QueryCompiler(driver.dialect, opts) : compiler;
-  // SQLite: a page in an order an index keeps walks that index and tests each row against a full-text
-  // index's matches; started from the matches, a common word's page read and sorted every match first
-  // (docs/lists.md#search).
-  const walker = driver.dialect === "sqlite" && opts.fts ? new QueryCompiler(driver.dialect, { ...opts, columns: undefined, fts: { ...opts.fts, probe: true } }) : compiler;
-  // SQLite: a count that reads the full-text index walks the window columns' index the same way
-  const probingCounter = driver.dialect === "sqlite" && opts.fts && opts.columns ? new QueryCompiler(driver.dialect, { ...opts, fts: { ...opts.fts, probe: true } }) : undefined;
   const sqlite = driver.dialect === "sqlite";
+  const compiler = new QueryCompiler(driver.dialect, { ...opts, columns: undefined });
+  // SQLite: the full-text index's matches probed row by row, never driving the read. A page in an order an
+  // index keeps walks that index, and a count the window columns' index; started from the matches, a
+  // common word's page read and sorted every match, and its count read every match's document
+  // (docs/lists.md#search).
+  const probed = sqlite && opts.fts ? { ...opts.fts, probe: true } : undefined;
+  const walker = probed ? new QueryCompiler(driver.dialect, { ...opts, columns: undefined, fts: probed }) : compiler;
+  // Counts read the typed columns where they answer a condition (store/sql/schema.ts LIST_COLUMNS).
+  const counter = opts.columns ? new QueryCompiler(driver.dialect, { ...opts, fts: probed ?? opts.fts }) : compiler;
   const docCol = sqlite ? "json(doc) AS doc" : "doc";
   const docParam = sqlite ? "jsonb(?)" : "?::jsonb";
   const toId = (id: number | string): number | string => (opts.textId ? String(id) : Number(id));
@@ -139,13 +139,11 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       return this.find({ _id: { $in: [...ids] } });
     },
     async count(query) {
-      let where = counter.where(query);
+      const where = counter.where(query);
       // A count of typed columns only is read from their covering index alone. SQLite's planner prices a
       // scan of the table below it (it does not count what computing the columns from each document costs),
       // so it is named; PostgreSQL chooses it from its statistics. A SQLite count that reads the full-text
-      // index walks that index too, testing each entry against the matches: started from the matches, it
-      // read the document of every one, a common word's 100 000 of them (docs/lists.md#search).
-      if (probingCounter && where.textIndex) where = probingCounter.where(query);
+      // index walks that index too, probing the matches.
       const from = sqlite && (where.docFree || where.textIndex) && opts.columnsIndex ? `${table} INDEXED BY ${opts.columnsIndex}` : table;
       const [row] = await driver.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${from} WHERE site = ? AND (${where.sql})`, [site, ...where.params]);
       return Number(row.n);

@@ -4,26 +4,24 @@
  * five runs, cannot tell a search term found in every event from a rare one: a statement run seven
  * times on one connection is planned seven times.
  */
-import { openPostgres, SqlDriver } from "../../store/sql/driver";
-import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
+import type { SqlDriver } from "../../store/sql/driver";
+import { openTestStore, TestStore } from "../helpers/test-store";
 
 describe("PostgreSQL statements planned for their parameters", () => {
-  let db: TestDatabase | undefined;
+  let opened: TestStore | undefined;
   let driver: SqlDriver;
 
   beforeAll(async () => {
-    if (!(await postgresReachable())) return;
-    db = await createTestDatabase("plans");
-    driver = openPostgres(db.url);
+    opened = await openTestStore("postgres", "plans");
+    if (opened) driver = opened.store.sql!;
   });
 
   afterAll(async () => {
-    await driver?.close();
-    await db?.drop();
+    await opened?.close();
   });
 
   test("every connection of the store plans each execution (no generic plan after five runs)", async () => {
-    if (!db) return console.warn("PostgreSQL is not reachable: skipped");
+    if (!opened) return console.warn("PostgreSQL is not reachable: skipped");
     const settings = await Promise.all(Array.from({ length: 4 }, () => driver.all<{ plan_cache_mode: string }>("SHOW plan_cache_mode")));
     for (const [row] of settings) expect(row.plan_cache_mode).toBe("force_custom_plan");
     // one statement run seven times on one connection: planned seven times, never generically

@@ -4,23 +4,21 @@
  * many times (a term's count) is, an untouched one is not — and the dead versions are gone after. Where
  * autovacuum runs, the store leaves vacuuming to it.
  */
-import { openPostgres, SqlDriver } from "../../store/sql/driver";
+import type { SqlDriver } from "../../store/sql/driver";
 import { vacuumWhereNeeded } from "../../store/sql/upkeep";
-import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
+import { openTestStore, TestStore } from "../helpers/test-store";
 
 describe("PostgreSQL upkeep where autovacuum is off", () => {
-  let db: TestDatabase | undefined;
+  let opened: TestStore | undefined;
   let driver: SqlDriver;
 
   beforeAll(async () => {
-    if (!(await postgresReachable())) return;
-    db = await createTestDatabase("upkeep");
-    driver = openPostgres(db.url);
+    opened = await openTestStore("postgres", "upkeep");
+    if (opened) driver = opened.store.sql!;
   });
 
   afterAll(async () => {
-    await driver?.close();
-    await db?.drop();
+    await opened?.close();
   });
 
   /** The dead row versions the server counts for `table`, once its statistics have caught up. */
@@ -36,7 +34,7 @@ describe("PostgreSQL upkeep where autovacuum is off", () => {
   }
 
   test("a table whose rows were updated many times is vacuumed; an untouched one is left", async () => {
-    if (!db) return console.warn("PostgreSQL is not reachable: skipped");
+    if (!opened) return console.warn("PostgreSQL is not reachable: skipped");
     const [setting] = await driver.all<{ a: string }>("SELECT current_setting('autovacuum') AS a");
     await driver.run("CREATE TABLE counted (id INTEGER PRIMARY KEY, doc JSONB NOT NULL)");
     await driver.run("CREATE INDEX ix_counted_doc ON counted ((doc -> 'count'))");
