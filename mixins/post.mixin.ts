@@ -18,7 +18,7 @@ import { sanitizeSlug, trashedSlug } from "../lib/slug";
 import { nowDb } from "../lib/dates";
 import { feedEntry } from "../lib/changes/feed";
 import { modifiedStamp } from "../lib/changes/modified";
-import { pageOf, Page, listLinks, pagingHeaders, totalPages } from "../lib/posts/paging";
+import { pageOf, Page, listLinks, pagingHeaders, totalFromPage, totalPages } from "../lib/posts/paging";
 import { imageUrlExtension } from "../lib/sanitize";
 import { parseInteger } from "../lib/query";
 import { SlugHold, SlugHolds } from "../lib/posts/write-order";
@@ -134,13 +134,14 @@ function postMethods(opts: PostOptions) {
       return res.statuses;
     },
 
-    /** One page of a query plus the total, 404 `{kind}-archive-page-not-found` past the end. */
+    /**
+     * One page of a query plus the total, 404 `{kind}-archive-page-not-found` past the end. The page is
+     * read first: one with room left gives the total, and only a full page is counted (docs/lists.md#counting-a-list).
+     */
     async pagedFind(query: Query, sort: Sort, page: Page): Promise<{ docs: PostDoc[]; total: number }> {
-      const [total, docs] = await Promise.all([
-        this.store.count(query),
-        this.store.find(query, { sort, skip: page.skip, limit: page.perPage }) as Promise<PostDoc[]>
-      ]);
+      const docs = (await this.store.find(query, { sort, skip: page.skip, limit: page.perPage })) as PostDoc[];
       if (page.page > 1 && docs.length === 0) throw new ApiError(`${opts.kind}-archive-page-not-found`, 404);
+      const total = totalFromPage(page, docs.length) ?? (await this.store.count(query));
       return { docs, total };
     },
     /** `pagedFind` for a query whose records are among `ids` (a list filtered by events). */

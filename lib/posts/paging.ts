@@ -17,6 +17,17 @@ export function pageOf(params: { page?: number; per_page?: number }): Page {
   return { page, perPage, skip: (page - 1) * perPage };
 }
 
+/**
+ * The total a page settles on its own, without counting: a page with room left ends the list, so the
+ * total is what came before it plus what it holds. A page past the end (empty, not the first) settles
+ * nothing: how far the list goes is then unknown. Undefined: count.
+ */
+export function totalFromPage(page: Page, found: number): number | undefined {
+  if (found >= page.perPage) return undefined;
+  if (found === 0 && page.skip > 0) return undefined;
+  return page.skip + found;
+}
+
 export function totalPages(total: number, perPage: number): number {
   return total === 0 ? 0 : Math.ceil(total / perPage);
 }
