@@ -11,6 +11,7 @@
 // jest.config.js project "other-zone").
 import moment from "moment-timezone";
 import { strtotime } from "locutus/php/datetime/strtotime";
+import { sameWeekdayCorrection } from "./next-weekday";
 
 export type DateInput = unknown;
 
@@ -307,7 +308,10 @@ function strtotimeWall(body: string, nowWall: () => string): string | null {
   if (plain !== undefined) return plain;
   const nowSeconds = Math.floor(fromDb(nowWall()).getTime() / 1000);
   const seconds = inUtc(() => strtotime(body === "" ? "now" : body, nowSeconds));
-  return seconds === false || !Number.isFinite(seconds) ? null : validDb(new Date(seconds * 1000));
+  if (seconds === false || !Number.isFinite(seconds)) return null;
+  // "next wednesday" read on a Wednesday is a week away, as in PHP (lib/next-weekday.ts)
+  const days = sameWeekdayCorrection(body, new Date(nowSeconds * 1000).getUTCDay());
+  return validDb(new Date((seconds + days * 86_400) * 1000));
 }
 
 /** The current wall clock in a zone given by name or by fixed offset. */
