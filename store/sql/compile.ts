@@ -61,17 +61,17 @@ export interface Compiled {
 /** The most values a SQLite `IN` list takes as placeholders (longer lists are one JSON parameter). */
 const SHORT_LIST = 64;
 
-/**
- * A SQLite `IN` list of values (booleans as 1/0): a short list of scalars as one placeholder per value,
- * which the planner answers from the index on the tested expression (a list read from `json_each` made it
- * scan the table), anything else as one JSON parameter.
- */
 /** Records whose link `field` holds one of `ids` (`{venues: 5}`, `{categories: {$in: [2, 3]}}`). */
 interface LinkMembership {
   field: string;
   ids: number[];
 }
 
+/**
+ * A SQLite `IN` list of values (booleans as 1/0): a short list of scalars as one placeholder per value,
+ * which the planner answers from the index on the tested expression (a list read from `json_each` made it
+ * scan the table), anything else as one JSON parameter.
+ */
 function sqliteList(values: readonly unknown[]): Compiled {
   const params = values.map(v => (typeof v === "boolean" ? (v ? 1 : 0) : v)) as Param[];
   if (params.length <= SHORT_LIST && params.every(v => typeof v === "number" || typeof v === "string"))
@@ -155,11 +155,17 @@ export class QueryCompiler {
 
   /** The ids of the records whose link field holds one of `ids` (a SELECT of the link table's key). */
   private linkedIds(field: string, ids: readonly number[]): Compiled {
+    const rows = this.linkRows("", { field, ids: [...ids] });
+    return { sql: `SELECT id FROM ${this.shape.links!.table} WHERE ${rows.sql}`, params: rows.params };
+  }
+
+  /** The condition on the link table's rows of one membership, its columns prefixed with `alias`. */
+  private linkRows(alias: string, m: LinkMembership): Compiled {
     const links = this.shape.links!;
-    const from = `SELECT id FROM ${links.table} WHERE site = ? AND type = '${links.type}' AND field = '${field}'`;
-    if (this.dialect === "postgres") return { sql: `${from} AND target = ANY(?::bigint[])`, params: [links.site, [...ids] as unknown as Param] };
-    const targets = sqliteList(ids);
-    return { sql: `${from} AND target IN ${targets.sql}`, params: [links.site, ...targets.params] };
+    const on = `${alias}site = ? AND ${alias}type = '${links.type}' AND ${alias}field = '${m.field}'`;
+    if (this.dialect === "postgres") return { sql: `${on} AND ${alias}target = ANY(?::bigint[])`, params: [links.site, [...m.ids] as unknown as Param] };
+    const targets = sqliteList(m.ids);
+    return { sql: `${on} AND ${alias}target IN ${targets.sql}`, params: [links.site, ...targets.params] };
   }
 
   /**
@@ -211,12 +217,8 @@ export class QueryCompiler {
     const links = this.shape.links!;
     const rank = [...links.fields];
     const [drive, ...probes] = [...memberships].sort((a, b) => rank.indexOf(a.field) - rank.indexOf(b.field));
-    const from = (alias: string, m: LinkMembership): Compiled => {
-      const targets = sqliteList(m.ids);
-      return { sql: `${alias}.site = ? AND ${alias}.type = '${links.type}' AND ${alias}.field = '${m.field}' AND ${alias}.target IN ${targets.sql}`, params: [links.site, ...targets.params] };
-    };
-    const driving = from("d", drive);
-    const checks = probes.map(m => from("p", m));
+    const driving = this.linkRows("d.", drive);
+    const checks = probes.map(m => this.linkRows("p.", m));
     const sql = `SELECT d.id FROM ${links.table} d WHERE ${driving.sql}${checks.map(c => ` AND EXISTS (SELECT 1 FROM ${links.table} p WHERE ${c.sql} AND p.id = d.id)`).join("")}`;
     return { sql: `id IN (${sql})`, params: [...driving.params, ...checks.flatMap(c => c.params)] };
   }
