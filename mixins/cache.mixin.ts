@@ -2,10 +2,13 @@
  * The action cache: reads answered from the cache (per caller, language and URL root), cleaned of what a
  * write made stale on every node.
  *
- * - `cachedRead(ctx, method)` runs a read method through this service's `cached` action, whose answer
- *   (body and response headers: Moleculer caches results, not meta) is cached under the method, its
- *   params and what the answer depends on in meta; the key begins with the site and the record the answer
- *   is the page of (lib/cache/staleness.ts).
+ * - `cachedRead(ctx, method)` answers a read method from the cache, or runs it and keeps its answer (body
+ *   and response headers) under the method, its params and what the answer depends on in meta; the key
+ *   begins with the site and the record the answer is the page of (lib/cache/staleness.ts). An answer
+ *   computed while a write cleaned its key is not kept (lib/cache/clean-mark.ts).
+ * - `keptPerRecord(ctx, kind, ids, variant, compute)`: records as others embed them, one kept entry per
+ *   record under that record's dependency (docs/caching.md#embedded-records), computed in one batch for
+ *   those not kept.
  * - Writes clean: the store mixin calls `cleanCaches(patterns)` after every write with what that write
  *   made stale (this node at once, the others by the `cache.clean.calendar` broadcast; with CACHER=redis
  *   the cache is shared anyway).
@@ -15,6 +18,7 @@ import type { CallMeta } from "../lib/meta";
 import { cacheKind, deploymentSettings } from "../lib/settings";
 import { createHash } from "crypto";
 import { EVERYTHING, keyPrefix, sitePatterns, type Dependency, type RecordKind } from "../lib/cache/staleness";
+import { cleanMark, mayKeep } from "../lib/cache/clean-mark";
 import { currentSiteId } from "../lib/sites/scope";
 import type { Ctx, ReadMethod } from "./types";
 
@@ -32,26 +36,87 @@ export interface CleanMessage {
   patterns?: string[];
 }
 
-type CachedParams = { method: string; params: Record<string, unknown> };
+/** A read's kept answer: its body and the response headers it set. */
+interface KeptRead {
+  body: unknown;
+  headers: Record<string, string> | null;
+}
 
-/** The key of a `cached` call: site and dependency first (lib/cache/staleness.ts), then a hash of the rest. */
-function cachedKey(service: string, ctx: Context<CachedParams, CallMeta>): string {
-  const { method, params } = ctx.params;
+/** A record's value as computed for others to embed, and whether it may be kept (false: it depends on the clock). */
+export interface Embedded<T> {
+  value: T;
+  keep: boolean;
+}
+
+/**
+ * What an answer depends on in meta (part of a kept answer's key). Absent and null stay apart: no caller
+ * (`undefined`) is a trusted internal caller, `null` an anonymous one (lib/callers.ts).
+ */
+function metaPart(meta: Record<string, unknown>): unknown[] {
+  return META_KEYS.map(k => (meta[k.slice(1)] === undefined ? "(absent)" : meta[k.slice(1)]));
+}
+
+/** The key of a read's answer: site and dependency first (lib/cache/staleness.ts), then a hash of the rest. */
+function cachedKey(service: string, method: string, params: unknown, meta: CallMeta): string {
   const kind = RECORD_PAGES[service];
-  const id = Number(params?.id);
+  const id = Number((params as { id?: unknown } | undefined)?.id);
   const dep: Dependency = kind && method === "getLinkedPage" && Number.isInteger(id) ? { kind, id } : { kind: "site" };
-  const meta = ctx.meta as Record<string, unknown>;
-  const rest = JSON.stringify([method, params, ...META_KEYS.map(k => meta[k.slice(1)] ?? null)]);
+  const rest = JSON.stringify([method, params, ...metaPart(meta as Record<string, unknown>)]);
   return `${keyPrefix("ACT", currentSiteId(), dep)}${service}:${createHash("sha1").update(rest).digest("base64url")}`;
 }
 
 const cacheMethods = {
   /** Answers `this[method](ctx)` from the cache when it can. */
   async cachedRead(ctx: Ctx<object>, method: string): Promise<unknown> {
-    if (!this.broker.cacher) return this.readMethod(method)(ctx);
-    const res: { body: unknown; headers: Record<string, string> | null } = await ctx.call(`${this.fullName}.cached`, { method, params: ctx.params });
-    if (res.headers) ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...res.headers };
-    return res.body;
+    const cacher = this.broker.cacher;
+    if (!cacher) return this.readMethod(method)(ctx);
+    const key = cachedKey(this.fullName, method, ctx.params, ctx.meta);
+    const mark = cleanMark(cacher);
+    let answer = await cacher.get(key) as KeptRead | null | undefined;
+    if (!answer) {
+      // the method's own response headers (Moleculer keeps results, not meta), kept beside its body
+      const outer = ctx.meta.$responseHeaders;
+      ctx.meta.$responseHeaders = undefined;
+      const body = await this.readMethod(method)(ctx);
+      answer = { body, headers: ctx.meta.$responseHeaders ?? null };
+      ctx.meta.$responseHeaders = outer;
+      if (mayKeep(cacher, mark, key)) await cacher.set(key, answer);
+    }
+    if (answer.headers) ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...answer.headers };
+    return answer.body;
+  },
+  /**
+   * Records by id as other records embed them (`{ [id]: value }`), one kept entry per record under the
+   * record's own dependency (`ACT:<site>:V7:…`), so a write of the record cleans its entries alone
+   * (lib/cache/staleness.ts). `variant` is what the value depends on besides the record and the meta an
+   * answer depends on (caller, language, site, roots). `compute` is given the ids not kept, in one batch,
+   * and answers the values of those it shows (an id the caller may not read is absent), each kept unless it
+   * depends on the clock or a write cleaned its key while it was computed (lib/cache/clean-mark.ts).
+   */
+  async keptPerRecord<T>(ctx: Ctx<object>, kind: RecordKind, ids: readonly number[], variant: unknown,
+    compute: (ids: number[]) => Promise<Map<number, Embedded<T>>>): Promise<Record<string, T>> {
+    const unique = [...new Set(ids)];
+    const cacher = this.broker.cacher;
+    const out: Record<string, T> = {};
+    if (!cacher) {
+      for (const [id, e] of await compute(unique)) out[String(id)] = e.value;
+      return out;
+    }
+    const site = currentSiteId();
+    const suffix = `${this.name}.embed:${createHash("sha1").update(JSON.stringify([variant, ...metaPart(ctx.meta as Record<string, unknown>)])).digest("base64url")}`;
+    const keyOf = (id: number) => `${keyPrefix("ACT", site, { kind, id })}${suffix}`;
+    const mark = cleanMark(cacher);
+    const kept = await Promise.all(unique.map(id => cacher.get(keyOf(id)) as Promise<{ value: T } | null | undefined>));
+    const missing = unique.filter((_, i) => !kept[i]);
+    unique.forEach((id, i) => { if (kept[i]) out[String(id)] = kept[i]!.value; });
+    if (!missing.length) return out;
+    const computed = await compute(missing);
+    await Promise.all([...computed].map(([id, e]) => {
+      out[String(id)] = e.value;
+      const key = keyOf(id);
+      return e.keep && mayKeep(cacher, mark, key) ? cacher.set(key, { value: e.value }) : undefined;
+    }));
+    return out;
   },
   /**
    * After every write, before it is answered (C16): cleans `patterns` (what the write made stale,
@@ -75,25 +140,6 @@ interface CacheSelf extends Service, CacheMethods {}
 
 const cacheSchema: ServiceSchema<ServiceSettingSchema, CacheMethods, object, CacheSelf> = {
   name: "cache",
-  actions: {
-    cached: {
-      visibility: "protected",
-      cache: {
-        keys: ["method", "params", ...META_KEYS],
-        keygen(action: { name?: string }, _opts: unknown, ctx: Context) {
-          return cachedKey(String(action.name ?? "").replace(/\.cached$/, ""), ctx as Context<CachedParams, CallMeta>);
-        }
-      },
-      async handler(ctx: Context<CachedParams, CallMeta>) {
-        const method = ctx.params.method;
-        const inner = ctx as unknown as Ctx;
-        inner.params = ctx.params.params;
-        ctx.meta.$responseHeaders = undefined;
-        const body = await this.readMethod(method)(inner);
-        return { body, headers: ctx.meta.$responseHeaders ?? null };
-      }
-    }
-  },
   events: {
     [CACHE_CLEAN_EVENT](ctx: Context<CleanMessage | undefined>) {
       // The writing node cleaned already; a shared (Redis) cache needs no second clean.

@@ -542,12 +542,15 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
           context: { type: "string", optional: true }
         },
         async handler(ctx: Ctx<{ ids: number[]; jsonLd?: boolean; password?: string; context?: string }>): Promise<Record<string, unknown>> {
-          const ids = [...new Set(ctx.params.ids)];
+          const { ids, ...variant } = ctx.params;
           if (!ids.length) return {};
-          const docs: LinkedDoc[] = (await this.store.findByIds(ids) as LinkedDoc[]).filter((d: LinkedDoc) => this.mayRead(ctx, d));
           const access = { password: ctx.params.password, context: ctx.params.context };
-          const items: unknown[] = await this.presentMany(ctx, docs, { jsonLd: !!ctx.params.jsonLd, reveal: (d: LinkedDoc) => this.passwordAccess(ctx, d, access) });
-          return Object.fromEntries(docs.map((d, i) => [String(d._id), items[i]]));
+          // one kept entry per record (docs/caching.md#embedded-records); a scheduled one's status moves with the clock
+          return this.keptPerRecord(ctx, spec.kind, ids, variant, async (missing: number[]) => {
+            const docs: LinkedDoc[] = (await this.store.findByIds(missing) as LinkedDoc[]).filter((d: LinkedDoc) => this.mayRead(ctx, d));
+            const items: unknown[] = await this.presentMany(ctx, docs, { jsonLd: !!ctx.params.jsonLd, reveal: (d: LinkedDoc) => this.passwordAccess(ctx, d, access) });
+            return new Map(docs.map((d, i) => [d._id, { value: items[i], keep: d.status !== "future" }]));
+          });
         }
       }
     },

@@ -31,8 +31,11 @@ import { HttpFeaturesMixin, type HttpFeaturesFace } from "../mixins/http-feature
 import { serviceRuns, type Ctx } from "../mixins/types";
 import type { StoredAnswer } from "../lib/http/idempotency";
 import { QuietError, ReplayAnswer } from "../lib/http/answers";
+import { cleanMark, mayKeep, type CleanMark } from "../lib/cache/clean-mark";
 
 type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string };
+/** A GET whose answer may be kept: its key, and the cacher's clean count when it arrived. */
+type KeyedReq = Req & { $responseKey?: string; $cleanMark?: CleanMark };
 type Res = ServerResponse & { $ctx?: Ctx };
 /** What moleculer-web tells the route hooks of the alias a request matched. */
 interface Alias { action?: string; path?: string; keys?: Array<{ name: string }> }
@@ -43,8 +46,8 @@ interface ApiSelf extends Service, HttpFeaturesFace {
   responseCacheOn?: boolean;
   /** Whether the routed services have started once (the namespace index's readiness wait). */
   routesStarted?: boolean;
-  answerKept(req: Req & { $responseKey?: string }, res: Res): Promise<boolean>;
-  keepResponse(ctx: Ctx, req: Req & { $responseKey?: string }, res: Res, out: unknown, data: unknown): Promise<unknown>;
+  answerKept(req: KeyedReq, res: Res): Promise<boolean>;
+  keepResponse(ctx: Ctx, req: KeyedReq, res: Res, out: unknown, data: unknown): Promise<unknown>;
 }
 
 const EXPOSED_HEADERS = "X-TEC-Total, X-TEC-TotalPages, X-WP-Total, X-WP-TotalPages, Link, ETag, Last-Modified, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed";
@@ -102,10 +105,12 @@ function prototypeKeyOf(v: unknown): string | undefined {
  * goes on to the routes, kept answer or not: moleculer-web writes the CORS headers there (and checks the
  * origin), and its answer is the kept one.
  */
-async function answerKept(this: ApiSelf, req: Req & { $responseKey?: string }, res: Res): Promise<boolean> {
+async function answerKept(this: ApiSelf, req: KeyedReq, res: Res): Promise<boolean> {
   // While a routed service is away, answers come from the services (503), not from what was kept.
   const key = this.responseCacheOn && ROUTED_SERVICES.every(name => serviceRuns(this.broker, name)) ? responseKey(req) : undefined;
   if (!key) return false;
+  // taken before anything is read: an answer computed across a write's clean is not kept (lib/cache/clean-mark.ts)
+  req.$cleanMark = cleanMark(this.broker.cacher);
   let kept = req.headers.origin === undefined ? await this.broker.cacher!.get(key) as KeptResponse | KeptRef | null : null;
   // a plain list page's key names its body's (lib/cache/staleness.ts)
   if (isKeptRef(kept)) kept = await this.broker.cacher!.get(kept.ref) as KeptResponse | null;
@@ -361,7 +366,7 @@ export default function apiService(): ServiceSchema {
     },
     answerKept,
     /** Keeps a GET's 200 answer `out` (serialised once, here), computed from the action's result `data`, for answerKept. */
-    async keepResponse(ctx: Ctx, req: Req & { $responseKey?: string }, res: Res, out: unknown, data: unknown): Promise<unknown> {
+    async keepResponse(ctx: Ctx, req: KeyedReq, res: Res, out: unknown, data: unknown): Promise<unknown> {
       const key = req.$responseKey;
       const status = ctx.meta.$statusCode ?? 200;
       if (!key || status !== 200 || out === null || out === undefined) return out;
@@ -373,14 +378,17 @@ export default function apiService(): ServiceSchema {
       const headers = keptHeaders(name => res.getHeader(name) ?? extra[name]);
       headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
       const kept: KeptResponse = { status, headers, body };
+      // not kept when a write cleaned its key since the request arrived (lib/cache/clean-mark.ts)
+      const fresh = (k: string) => mayKeep(this.broker.cacher, req.$cleanMark, k);
       if (!isListKey(key)) {
-        await this.broker.cacher!.set(key, kept);
+        if (fresh(key)) await this.broker.cacher!.set(key, kept);
         return body;
       }
       // A plain list page: its body under a key naming the events it shows, and the page's key naming that.
       const page = headers["content-type"].startsWith("application/json") ? listPageOf(data, headers) : undefined;
       if (!page) return body;
       const bodyKey = listBodyKey(key, page.total, page.ids);
+      if (!fresh(key) || !fresh(bodyKey)) return body;
       await this.broker.cacher!.set(bodyKey, kept);
       await this.broker.cacher!.set(key, { ref: bodyKey } satisfies KeptRef);
       return body;

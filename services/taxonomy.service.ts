@@ -345,16 +345,15 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       return withDescendants(ids, parents => this.store.find({ taxonomy, parent: { $in: parents } }) as Promise<TermDoc[]>);
     },
 
-    async embed(ctx) {
+    embed(ctx) {
       const roots = this.roots(ctx);
-      const out: Record<string, unknown> = {};
-      const docs = await this.fetchByIds(uniqueIds(ctx.params.ids));
-      // i18n: the embedding record's language (ctx.meta.language came along), language keys last (C9).
-      const shown = await this.localized(ctx, docs);
-      docs.forEach((doc, i) => {
-        out[String(doc._id)] = this.applyLanguage({ ...embeddedTerm(shown[i], roots) }, doc, ctx);
+      // one kept entry per term (docs/caching.md#embedded-records)
+      return this.keptPerRecord(ctx, "term", uniqueIds(ctx.params.ids), null, async missing => {
+        const docs = await this.fetchByIds(missing);
+        // i18n: the embedding record's language (ctx.meta.language came along), language keys last (C9).
+        const shown = await this.localized(ctx, docs);
+        return new Map(docs.map((doc, i) => [doc._id, { value: this.applyLanguage({ ...embeddedTerm(shown[i], roots) }, doc, ctx), keep: true }]));
       });
-      return out;
     },
 
     /**

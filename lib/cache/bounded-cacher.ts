@@ -9,6 +9,10 @@
  * A clean looks only at the entries its pattern can match: keys are grouped by their first three
  * segments (`RESP:1:E12`, lib/cache/staleness.ts), and a pattern whose fixed beginning names a group
  * (`RESP:1:B:**,12,**`) reads that group alone; a shorter one (`RESP:1:E**`) the groups it begins.
+ *
+ * It counts its cleans and remembers the patterns of the last ones (`cleans()`, `cleanedSince(mark, key)`),
+ * so that a value computed from the store while a write cleaned its key is not kept afterwards
+ * (lib/cache/clean-mark.ts).
  */
 import { Cachers, Utils, type ServiceBroker } from "moleculer";
 import { keyMatches } from "./key-pattern";
@@ -21,6 +25,9 @@ export interface BoundedCacherOptions {
   /** Most kept entries. */
   maxEntries: number;
 }
+
+/** How many of the latest cleans' patterns are remembered (an older mark counts as cleaned). */
+const REMEMBERED_CLEANS = 256;
 
 interface Entry {
   data: unknown;
@@ -51,6 +58,9 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
   private readonly entries = new Map<string, Entry>();
   private readonly groups = new Map<string, Set<string>>();
   private bytes = 0;
+  private cleaned = 0;
+  /** The patterns of the latest cleans, oldest first (the last `REMEMBERED_CLEANS`). */
+  private readonly recentCleans: string[][] = [];
   private readonly limits: BoundedCacherOptions;
   private sweeper?: NodeJS.Timeout;
 
@@ -71,6 +81,25 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
     this.entries.clear();
     this.groups.clear();
     this.bytes = 0;
+  }
+
+  /** How many cleans this cacher has run (lib/cache/clean-mark.ts). */
+  cleans(): number {
+    return this.cleaned;
+  }
+
+  /**
+   * Whether a clean run since `mark` (a `cleans()` value) may have covered `key`: one of its patterns
+   * matches it, or the mark is older than the cleans remembered.
+   */
+  cleanedSince(mark: number, key: string): boolean {
+    const since = this.cleaned - mark;
+    if (since <= 0) return false;
+    if (since > this.recentCleans.length) return true;
+    for (let i = this.recentCleans.length - since; i < this.recentCleans.length; i++) {
+      if (this.recentCleans[i].some(pattern => keyMatches(key, pattern, Utils.match))) return true;
+    }
+    return false;
   }
 
   /** Kept bytes and entries now (tests, metrics). */
@@ -137,7 +166,11 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
   }
 
   async clean(match: string | string[] = "**"): Promise<void> {
-    for (const pattern of Array.isArray(match) ? match : [match]) {
+    const patterns = Array.isArray(match) ? match : [match];
+    this.cleaned++;
+    this.recentCleans.push(patterns);
+    if (this.recentCleans.length > REMEMBERED_CLEANS) this.recentCleans.shift();
+    for (const pattern of patterns) {
       const wild = pattern.search(/[*?]/);
       const fixed = wild < 0 ? pattern : pattern.slice(0, wild);
       const exact = groupOf(fixed);

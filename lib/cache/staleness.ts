@@ -4,7 +4,8 @@
  *
  * Every kept answer's key begins `<space>:<site>:<dependency>:`, where the dependency is
  * - `E<id>`, `V<id>`, `O<id>`: the page of one event, venue or organizer (`GET …/events/{id}` and the
- *   like), which depends on that record and on what it embeds;
+ *   like), which depends on that record and on what it embeds; `V<id>`, `O<id>` and `T<id>` also hold a
+ *   venue, organizer or term as other records embed it (one entry per record, docs/caching.md#embedded-records);
  * - `L`: a plain page of the events list (only paging and filters on what a list selects by, see
  *   PLAIN_LIST_PARAMS): which events it shows and its total. Its value names the page's body, kept under
  * - `B`: that body, whose key ends with the page's total and the ids of the events it shows
@@ -18,9 +19,9 @@
 /** Kept answers of the gateway and of the services' `cached` actions. */
 export type CacheSpace = "RESP" | "ACT";
 
-export type RecordKind = "event" | "venue" | "organizer";
+export type RecordKind = "event" | "venue" | "organizer" | "term";
 
-const KIND_LETTER: Record<RecordKind, string> = { event: "E", venue: "V", organizer: "O" };
+const KIND_LETTER: Record<RecordKind, string> = { event: "E", venue: "V", organizer: "O", term: "T" };
 
 /** What one kept answer depends on: one record's page, or the rest of the site. */
 export type Dependency = { kind: RecordKind; id: number } | { kind: "list" } | { kind: "site" };
@@ -138,7 +139,8 @@ export function sitePatterns(site: number): string[] {
  *   PRESENTATION_FIELDS;
  * - a venue or organizer written alone: its page, the site's `S` answers, and every event page and list
  *   page (events embed it);
- * - an event of a series, a write of many records, terms, translations or anything else: all of the site.
+ * - an event of a series, a write of many records, terms (their counts included), translations or anything
+ *   else: all of the site.
  */
 export function stalePatterns(site: number, write: Write): string[] {
   const kind = COLLECTION_KIND[write.collection];
