@@ -18,7 +18,8 @@ import type { CallMeta } from "../lib/meta";
 import { cacheKind, deploymentSettings } from "../lib/settings";
 import { createHash } from "crypto";
 import { EVERYTHING, keyPrefix, sitePatterns, type Dependency, type RecordKind } from "../lib/cache/staleness";
-import { cleanMark, mayKeep } from "../lib/cache/clean-mark";
+import { cleanMark, keepUnlessCleaned } from "../lib/cache/clean-mark";
+import { openCleanLog } from "../lib/cache/clean-logs";
 import { currentSiteId } from "../lib/sites/scope";
 import type { Ctx, ReadMethod } from "./types";
 
@@ -71,16 +72,17 @@ const cacheMethods = {
     const cacher = this.broker.cacher;
     if (!cacher) return this.readMethod(method)(ctx);
     const key = cachedKey(this.fullName, method, ctx.params, ctx.meta);
-    const mark = cleanMark(cacher);
     let answer = await cacher.get(key) as KeptRead | null | undefined;
     if (!answer) {
+      // taken before the store is read: kept only if no write cleaned the key meanwhile (lib/cache/clean-mark.ts)
+      const mark = await cleanMark(this.cleanLog.log);
       // the method's own response headers (Moleculer keeps results, not meta), kept beside its body
       const outer = ctx.meta.$responseHeaders;
       ctx.meta.$responseHeaders = undefined;
       const body = await this.readMethod(method)(ctx);
       answer = { body, headers: ctx.meta.$responseHeaders ?? null };
       ctx.meta.$responseHeaders = outer;
-      if (mayKeep(cacher, mark, key)) await cacher.set(key, answer);
+      await keepUnlessCleaned(cacher, this.cleanLog.log, mark, key, answer);
     }
     if (answer.headers) ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...answer.headers };
     return answer.body;
@@ -105,16 +107,15 @@ const cacheMethods = {
     const site = currentSiteId();
     const suffix = `${this.name}.embed:${createHash("sha1").update(JSON.stringify([variant, ...metaPart(ctx.meta as Record<string, unknown>)])).digest("base64url")}`;
     const keyOf = (id: number) => `${keyPrefix("ACT", site, { kind, id })}${suffix}`;
-    const mark = cleanMark(cacher);
     const kept = await Promise.all(unique.map(id => cacher.get(keyOf(id)) as Promise<{ value: T } | null | undefined>));
     const missing = unique.filter((_, i) => !kept[i]);
     unique.forEach((id, i) => { if (kept[i]) out[String(id)] = kept[i]!.value; });
     if (!missing.length) return out;
+    const mark = await cleanMark(this.cleanLog.log);
     const computed = await compute(missing);
     await Promise.all([...computed].map(([id, e]) => {
       out[String(id)] = e.value;
-      const key = keyOf(id);
-      return e.keep && mayKeep(cacher, mark, key) ? cacher.set(key, { value: e.value }) : undefined;
+      return e.keep ? keepUnlessCleaned(cacher, this.cleanLog.log, mark, keyOf(id), { value: e.value }) : undefined;
     }));
     return out;
   },
@@ -124,6 +125,8 @@ const cacheMethods = {
    */
   async cleanCaches(patterns: string[] = sitePatterns(currentSiteId())): Promise<void> {
     if (!this.broker.cacher) return;
+    // recorded first: a reader that checks its keep after this sees the clean (lib/cache/clean-mark.ts)
+    await this.cleanLog.record(patterns);
     await this.broker.cacher.clean(patterns);
     // Other nodes clean their own caches; in one process there are none.
     if (this.broker.transit) await this.broker.broadcast(CACHE_CLEAN_EVENT, { origin: this.broker.nodeID, patterns } satisfies CleanMessage);
@@ -136,7 +139,10 @@ const cacheMethods = {
 } satisfies ThisType<CacheSelf>;
 
 export type CacheMethods = typeof cacheMethods;
-interface CacheSelf extends Service, CacheMethods {}
+interface CacheSelf extends Service, CacheMethods {
+  /** The log of the cacher's cleans (lib/cache/clean-logs.ts). */
+  cleanLog: ReturnType<typeof openCleanLog>;
+}
 
 const cacheSchema: ServiceSchema<ServiceSettingSchema, CacheMethods, object, CacheSelf> = {
   name: "cache",
@@ -147,7 +153,13 @@ const cacheSchema: ServiceSchema<ServiceSettingSchema, CacheMethods, object, Cac
       return this.broker.cacher?.clean(ctx.params?.patterns ?? EVERYTHING);
     }
   },
-  methods: cacheMethods
+  methods: cacheMethods,
+  created() {
+    this.cleanLog = openCleanLog(this.broker.cacher, deploymentSettings());
+  },
+  stopped() {
+    this.cleanLog.release();
+  }
 };
 
 export const CacheMixin = cacheSchema as unknown as ServiceSchema;

@@ -31,7 +31,8 @@ import { HttpFeaturesMixin, type HttpFeaturesFace } from "../mixins/http-feature
 import { serviceRuns, type Ctx } from "../mixins/types";
 import type { StoredAnswer } from "../lib/http/idempotency";
 import { QuietError, ReplayAnswer } from "../lib/http/answers";
-import { cleanMark, mayKeep, type CleanMark } from "../lib/cache/clean-mark";
+import { cleanMark, keepUnlessCleaned, type CleanMark } from "../lib/cache/clean-mark";
+import { openCleanLog } from "../lib/cache/clean-logs";
 
 type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string };
 /** A GET whose answer may be kept: its key, and the cacher's clean count when it arrived. */
@@ -44,6 +45,8 @@ interface Alias { action?: string; path?: string; keys?: Array<{ name: string }>
 interface ApiSelf extends Service, HttpFeaturesFace {
   /** Whether GET answers are kept (a cacher is configured). */
   responseCacheOn?: boolean;
+  /** The log of the cacher's cleans, which decides whether an answer may be kept (lib/cache/clean-logs.ts). */
+  cleanLog: ReturnType<typeof openCleanLog>;
   /** Whether the routed services have started once (the namespace index's readiness wait). */
   routesStarted?: boolean;
   answerKept(req: KeyedReq, res: Res): Promise<boolean>;
@@ -109,13 +112,13 @@ async function answerKept(this: ApiSelf, req: KeyedReq, res: Res): Promise<boole
   // While a routed service is away, answers come from the services (503), not from what was kept.
   const key = this.responseCacheOn && ROUTED_SERVICES.every(name => serviceRuns(this.broker, name)) ? responseKey(req) : undefined;
   if (!key) return false;
-  // taken before anything is read: an answer computed across a write's clean is not kept (lib/cache/clean-mark.ts)
-  req.$cleanMark = cleanMark(this.broker.cacher);
   let kept = req.headers.origin === undefined ? await this.broker.cacher!.get(key) as KeptResponse | KeptRef | null : null;
   // a plain list page's key names its body's (lib/cache/staleness.ts)
   if (isKeptRef(kept)) kept = await this.broker.cacher!.get(kept.ref) as KeptResponse | null;
   if (!kept || isKeptRef(kept)) {
     req.$responseKey = key;
+    // taken before the store is read: an answer computed across a write's clean is not kept (lib/cache/clean-mark.ts)
+    req.$cleanMark = await cleanMark(this.cleanLog.log);
     return false;
   }
   // what moleculer-web adds to a routed answer: the request id
@@ -378,19 +381,17 @@ export default function apiService(): ServiceSchema {
       const headers = keptHeaders(name => res.getHeader(name) ?? extra[name]);
       headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
       const kept: KeptResponse = { status, headers, body };
-      // not kept when a write cleaned its key since the request arrived (lib/cache/clean-mark.ts)
-      const fresh = (k: string) => mayKeep(this.broker.cacher, req.$cleanMark, k);
+      // not kept when a write cleaned its key since the request missed (lib/cache/clean-mark.ts)
+      const keep = (k: string, value: unknown) => keepUnlessCleaned(this.broker.cacher!, this.cleanLog.log, req.$cleanMark, k, value);
       if (!isListKey(key)) {
-        if (fresh(key)) await this.broker.cacher!.set(key, kept);
+        await keep(key, kept);
         return body;
       }
       // A plain list page: its body under a key naming the events it shows, and the page's key naming that.
       const page = headers["content-type"].startsWith("application/json") ? listPageOf(data, headers) : undefined;
       if (!page) return body;
       const bodyKey = listBodyKey(key, page.total, page.ids);
-      if (!fresh(key) || !fresh(bodyKey)) return body;
-      await this.broker.cacher!.set(bodyKey, kept);
-      await this.broker.cacher!.set(key, { ref: bodyKey } satisfies KeptRef);
+      if (await keep(bodyKey, kept)) await keep(key, { ref: bodyKey } satisfies KeptRef);
       return body;
     }
   },
@@ -399,6 +400,10 @@ export default function apiService(): ServiceSchema {
     // of its own with a memory cache, by the writer's `cache.clean.calendar` broadcast, which reaches this
     // node before the write's answer does (one NATS connection delivers a publisher's messages in order).
     this.responseCacheOn = !!this.broker.cacher;
+    this.cleanLog = openCleanLog(this.broker.cacher, deploymentSettings());
+  },
+  stopped() {
+    this.cleanLog?.release();
   },
   events: {
     [CACHE_CLEAN_EVENT](ctx: Context<CleanMessage | undefined>) {

@@ -139,7 +139,8 @@ const I18nService: ServiceSchema<I18nSettings, I18nMethods, I18nVars, I18nSelf> 
     /** One language's stored values of a page of records (one call per page; cached per language). */
     values: {
       params: { type: TYPE, ids: { type: "array", items: ID, max: 1000 }, language: LANGUAGE },
-      cache: { keys: ["type", "ids", "language"] },
+      // one site's values: record ids are numbered per site (docs/sites.md)
+      cache: { keys: ["type", "ids", "language", "#site"] },
       async handler(ctx: Ctx<ValuesParams>): Promise<ValuesAnswer> {
         const { type, ids, language } = ctx.params;
         const out: ValuesAnswer = {};

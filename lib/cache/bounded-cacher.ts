@@ -10,12 +10,12 @@
  * segments (`RESP:1:E12`, lib/cache/staleness.ts), and a pattern whose fixed beginning names a group
  * (`RESP:1:B:**,12,**`) reads that group alone; a shorter one (`RESP:1:E**`) the groups it begins.
  *
- * It counts its cleans and remembers the patterns of the last ones (`cleans()`, `cleanedSince(mark, key)`),
- * so that a value computed from the store while a write cleaned its key is not kept afterwards
- * (lib/cache/clean-mark.ts).
+ * It is its own log of cleans (lib/cache/clean-mark.ts): it counts them and remembers the patterns of the
+ * last ones, so that a value computed from the store while a write cleaned its key is not kept afterwards.
  */
 import { Cachers, Utils, type ServiceBroker } from "moleculer";
 import { keyMatches } from "./key-pattern";
+import type { CleanLog } from "./clean-mark";
 
 export interface BoundedCacherOptions {
   /** Seconds an entry lives (from when it was kept). */
@@ -54,7 +54,8 @@ function sizeOf(data: unknown): number {
   }
 }
 
-export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingResponse?: null }> {
+export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingResponse?: null }> implements CleanLog {
+  readonly shared = false;
   private readonly entries = new Map<string, Entry>();
   private readonly groups = new Map<string, Set<string>>();
   private bytes = 0;
@@ -84,12 +85,12 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
   }
 
   /** How many cleans this cacher has run (lib/cache/clean-mark.ts). */
-  cleans(): number {
+  mark(): number {
     return this.cleaned;
   }
 
   /**
-   * Whether a clean run since `mark` (a `cleans()` value) may have covered `key`: one of its patterns
+   * Whether a clean run since `mark` (a `mark()` value) may have covered `key`: one of its patterns
    * matches it, or the mark is older than the cleans remembered.
    */
   cleanedSince(mark: number, key: string): boolean {

@@ -3,33 +3,55 @@
  * (docs/caching.md#a-read-that-crosses-a-write). A read that misses computes its answer from the store and
  * then keeps it. A write that commits and cleans between the read's store access and its keep would be
  * undone by the keep: the old value would be served until its time to live ran out. So a reader takes a
- * mark before it reads the store, and keeps what it computed only if no clean since may have covered the
- * key it keeps it under.
+ * mark from the log of cleans after it missed and before it reads the store, and its value stays kept
+ * only if no clean since may have covered the key.
  *
- * A cacher that counts its cleans and remembers their patterns (the in-process BoundedMemoryCacher,
- * cleaned by this node's writes and by other nodes' clean broadcasts) gives a mark. A shared Redis cacher
- * is cleaned by the writing node alone and remembers nothing; no mark is given, and every value is kept.
+ * - The in-process cacher (lib/cache/bounded-cacher.ts) is its own log, cleaned by this node's writes and
+ *   by other nodes' clean broadcasts: the keep is checked before it is made, in the same turn.
+ * - A shared Redis cacher's log is kept in Redis (lib/cache/redis-clean-log.ts), written by each writer
+ *   before it cleans. A clean can land between a check and a keep there, so the value is kept first and
+ *   checked after: when a clean since the mark covered it, it is dropped again. (A reader may see it in
+ *   that one round trip.)
  */
 
-/** A cacher that counts the cleans it has run and can tell whether those since a mark covered a key. */
-export interface CountsCleans {
-  cleans(): number;
-  cleanedSince(mark: number, key: string): boolean;
+/** The cleans a cacher has run: how many, and whether those since a mark covered a key. */
+export interface CleanLog {
+  /** Whether the log is shared by several processes (checked after a keep) or this process's (before). */
+  readonly shared: boolean;
+  /** The number of cleans so far; undefined when the log cannot be read. */
+  mark(): number | undefined | Promise<number | undefined>;
+  /** Whether a clean since `mark` may have covered `key` (true when it cannot tell). */
+  cleanedSince(mark: number, key: string): boolean | Promise<boolean>;
 }
 
-/** The cacher's clean count before a read of the store; undefined when it keeps none. */
+/** A read's mark: undefined when there is a log and it could not be read (then nothing is kept). */
 export type CleanMark = number | undefined;
 
-function counting(cacher: unknown): cacher is CountsCleans {
-  const c = cacher as Partial<CountsCleans> | null | undefined;
-  return !!c && typeof c.cleans === "function" && typeof c.cleanedSince === "function";
+/** Where values are kept (a Moleculer cacher's public methods). */
+export interface KeepingCacher {
+  set(key: string, value: unknown): Promise<unknown>;
+  del(key: string): Promise<unknown>;
 }
 
-export function cleanMark(cacher: unknown): CleanMark {
-  return counting(cacher) ? cacher.cleans() : undefined;
+export async function cleanMark(log: CleanLog | undefined): Promise<CleanMark> {
+  return log ? log.mark() : 0;
 }
 
-/** Whether a value read after `mark` may be kept under `key`: no clean since covered it (or none can tell). */
-export function mayKeep(cacher: unknown, mark: CleanMark, key: string): boolean {
-  return mark === undefined || !counting(cacher) || !cacher.cleanedSince(mark, key);
+/** Keeps `value` under `key` unless a clean since `mark` covered the key (without a log: keeps it). */
+export async function keepUnlessCleaned(cacher: KeepingCacher, log: CleanLog | undefined, mark: CleanMark, key: string, value: unknown): Promise<boolean> {
+  if (!log) {
+    await cacher.set(key, value);
+    return true;
+  }
+  if (mark === undefined) return false;
+  if (!log.shared) {
+    // checked and kept in one turn: nothing runs between them in this process
+    if (log.cleanedSince(mark, key) !== false) return false;
+    await cacher.set(key, value);
+    return true;
+  }
+  await cacher.set(key, value);
+  if (!(await log.cleanedSince(mark, key))) return true;
+  await cacher.del(key);
+  return false;
 }

@@ -205,6 +205,26 @@ describe("sites: 50 calendars in one deployment", () => {
     expect(a.body.phone).not.toBe("222");
   });
 
+  test("translations are the site's own: one event id, a French title in one site, none in another", async () => {
+    const [a, b] = [sites[4], sites[5]];
+    expect(a.event).toBe(b.event);
+    const translated = await on(a, "POST", `/events/${a.event}`, { i18n_language: "fr", title: "Soirée d'ouverture A" });
+    expect(translated.status).toBe(200);
+    // read in French in the translating site first (kept), then in the other
+    expect((await on(a, "GET", `/events/${a.event}?i18n_language=fr`)).body.title).toBe("Soirée d'ouverture A");
+    expect((await on(a, "GET", `/events?i18n_language=fr`)).body.events[0].title).toBe("Soirée d'ouverture A");
+    const other = await on(b, "GET", `/events/${b.event}?i18n_language=fr`);
+    expect(other.status).toBe(200);
+    expect(other.body.title).toBe("Opening night 5 zebra5");
+    expect((await on(b, "GET", `/events?i18n_language=fr`)).body.events[0].title).toBe("Opening night 5 zebra5");
+    // both translated, same id, same language: each site reads its own values
+    expect((await on(b, "POST", `/events/${b.event}`, { i18n_language: "fr", title: "Soirée d'ouverture B" })).status).toBe(200);
+    expect((await on(a, "GET", `/events/${a.event}?i18n_language=fr&page=1`)).body.title).toBe("Soirée d'ouverture A");
+    expect((await on(b, "GET", `/events/${b.event}?i18n_language=fr&page=1`)).body.title).toBe("Soirée d'ouverture B");
+    expect((await on(a, "GET", `/events?i18n_language=fr&per_page=5`)).body.events[0].title).toBe("Soirée d'ouverture A");
+    expect((await on(b, "GET", `/events?i18n_language=fr&per_page=5`)).body.events[0].title).toBe("Soirée d'ouverture B");
+  });
+
   test("a key of one site is 401 on every other site, the default site's keys too", async () => {
     const [a, b] = sites;
     expect((await on(a, "GET", "/events?status=draft")).status).toBe(200);

@@ -1,13 +1,13 @@
 /**
  * A value computed across a clean of its key is not kept (lib/cache/clean-mark.ts): the in-process cacher
- * counts its cleans and remembers their patterns, and a mark taken before a read says whether one since
- * covered the key.
+ * is its own log of cleans (checked before a keep), a shared log is checked after one (the value dropped
+ * again when a clean covered it).
  */
 import { ServiceBroker } from "moleculer";
 import { BoundedMemoryCacher } from "../../lib/cache/bounded-cacher";
-import { cleanMark, mayKeep } from "../../lib/cache/clean-mark";
+import { cleanMark, keepUnlessCleaned, type CleanLog } from "../../lib/cache/clean-mark";
 
-describe("the clean mark", () => {
+describe("the in-process cacher as its log of cleans", () => {
   let broker: ServiceBroker;
   let cacher: BoundedMemoryCacher;
   beforeEach(async () => {
@@ -17,46 +17,73 @@ describe("the clean mark", () => {
   });
   afterEach(() => broker.stop());
 
-  test("a value may be kept unless a clean since the mark matched its key", async () => {
-    const mark = cleanMark(cacher);
-    expect(mark).toBe(cacher.cleans());
-    expect(mayKeep(cacher, mark, "RESP:1:E12:x")).toBe(true);
+  test("a clean since the mark covers the keys its patterns match, no others", async () => {
+    const mark = cacher.mark();
+    expect(cacher.cleanedSince(mark, "RESP:1:E12:x")).toBe(false);
     await cacher.clean(["RESP:1:S:**", "RESP:1:E7:**", "RESP:1:B:**,7,**"]); // event 7 written
-    expect(mayKeep(cacher, mark, "RESP:1:E12:x")).toBe(true);
-    expect(mayKeep(cacher, mark, "RESP:1:B:h:40:,3,12,")).toBe(true);
-    expect(mayKeep(cacher, mark, "RESP:1:E7:x")).toBe(false);
-    expect(mayKeep(cacher, mark, "RESP:1:B:h:40:,3,7,9,")).toBe(false);
-    expect(mayKeep(cacher, mark, "RESP:1:S:x")).toBe(false);
+    expect(cacher.cleanedSince(mark, "RESP:1:E12:x")).toBe(false);
+    expect(cacher.cleanedSince(mark, "RESP:1:B:h:40:,3,12,")).toBe(false);
+    expect(cacher.cleanedSince(mark, "RESP:1:E7:x")).toBe(true);
+    expect(cacher.cleanedSince(mark, "RESP:1:B:h:40:,3,7,9,")).toBe(true);
+    expect(cacher.cleanedSince(mark, "RESP:1:S:x")).toBe(true);
     await cacher.clean("RESP:1:**"); // the whole site
-    expect(mayKeep(cacher, mark, "RESP:1:E12:x")).toBe(false);
-    expect(mayKeep(cacher, mark, "RESP:2:E12:x")).toBe(true);
+    expect(cacher.cleanedSince(mark, "RESP:1:E12:x")).toBe(true);
+    expect(cacher.cleanedSince(mark, "RESP:2:E12:x")).toBe(false);
     // a mark taken after the cleans sees none of them
-    expect(mayKeep(cacher, cleanMark(cacher), "RESP:1:E7:x")).toBe(true);
+    expect(cacher.cleanedSince(cacher.mark(), "RESP:1:E7:x")).toBe(false);
   });
 
-  test("a mark older than the cleans remembered counts as cleaned", async () => {
-    const mark = cleanMark(cacher);
+  test("a mark older than the cleans remembered counts as cleaned; deletes of single keys are no cleans", async () => {
+    const mark = cacher.mark();
     for (let i = 0; i < 300; i++) await cacher.clean(`RESP:9:E${i}:**`);
-    expect(mayKeep(cacher, mark, "RESP:1:E1:x")).toBe(false);
-    const recent = cleanMark(cacher);
+    expect(cacher.cleanedSince(mark, "RESP:1:E1:x")).toBe(true);
+    const recent = cacher.mark();
     await cacher.clean("RESP:9:E1:**");
-    expect(mayKeep(cacher, recent, "RESP:1:E1:x")).toBe(true);
+    await cacher.del("RESP:1:E1:x");
+    expect(cacher.mark()).toBe(recent + 1);
+    expect(cacher.cleanedSince(recent, "RESP:1:E1:x")).toBe(false);
   });
 
-  test("every clean counts, deletes of single keys do not", async () => {
-    const before = cacher.cleans();
-    await cacher.clean(["a:**", "b:**"]);
-    await cacher.clean();
-    await cacher.del("c");
-    expect(cacher.cleans()).toBe(before + 2);
+  test("keepUnlessCleaned keeps what no clean covered, and nothing that one did", async () => {
+    const mark = await cleanMark(cacher);
+    await cacher.clean("ACT:1:V7:**");
+    expect(await keepUnlessCleaned(cacher, cacher, mark, "ACT:1:V8:x", "eight")).toBe(true);
+    expect(await keepUnlessCleaned(cacher, cacher, mark, "ACT:1:V7:x", "seven")).toBe(false);
+    expect(await cacher.get("ACT:1:V8:x")).toBe("eight");
+    expect(await cacher.get("ACT:1:V7:x")).toBeUndefined();
+  });
+});
+
+describe("keeping beside a shared log", () => {
+  /** A shared log whose answers the test sets, and a cacher that records what it was asked. */
+  function fixture(cleaned: boolean | "unreadable") {
+    const log: CleanLog = {
+      shared: true,
+      mark: () => (cleaned === "unreadable" ? undefined : 5),
+      cleanedSince: async () => cleaned !== false
+    };
+    const calls: string[] = [];
+    const cacher = { set: async (k: string) => { calls.push(`set ${k}`); }, del: async (k: string) => { calls.push(`del ${k}`); } };
+    return { log, cacher, calls };
+  }
+
+  test("kept first, checked after: dropped again when a clean since the mark covered the key", async () => {
+    const stale = fixture(true);
+    expect(await keepUnlessCleaned(stale.cacher, stale.log, await cleanMark(stale.log), "k", 1)).toBe(false);
+    expect(stale.calls).toEqual(["set k", "del k"]);
+    const fresh = fixture(false);
+    expect(await keepUnlessCleaned(fresh.cacher, fresh.log, await cleanMark(fresh.log), "k", 1)).toBe(true);
+    expect(fresh.calls).toEqual(["set k"]);
   });
 
-  test("a cacher that keeps no count (Redis) gives no mark, and everything may be kept", () => {
-    expect(cleanMark({ get: () => null })).toBeUndefined();
-    expect(cleanMark(null)).toBeUndefined();
-    expect(mayKeep({ get: () => null }, undefined, "k")).toBe(true);
-    const counting = { cleans: () => 3, cleanedSince: (mark: number) => mark < 3 };
-    expect(mayKeep(counting, 3, "k")).toBe(true);
-    expect(mayKeep(counting, 2, "k")).toBe(false);
+  test("a log that cannot be read keeps nothing; no log at all (no way to tell) keeps as before", async () => {
+    const away = fixture("unreadable");
+    const mark = await cleanMark(away.log);
+    expect(mark).toBeUndefined();
+    expect(await keepUnlessCleaned(away.cacher, away.log, mark, "k", 1)).toBe(false);
+    expect(away.calls).toEqual([]);
+    const none = fixture(false);
+    expect(await keepUnlessCleaned(none.cacher, undefined, await cleanMark(undefined), "k", 1)).toBe(true);
+    expect(none.calls).toEqual(["set k"]);
   });
 });
