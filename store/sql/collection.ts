@@ -143,7 +143,7 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
 
   return {
     async find(query, o = {}) {
-      let tail = compiler.orderBy(o.sort);
+      let tail = compiler.orderBy(o.sort, query);
       if (o.limit) tail += ` LIMIT ${Math.floor(o.limit)}`;
       if (o.skip) tail += `${o.limit ? "" : sqlite ? " LIMIT -1" : ""} OFFSET ${Math.floor(o.skip)}`;
       const docs = (await select(driver, query, tail, o.limit && keptOrder(o.sort, opts.orders ?? []) ? walker : compiler)).map(toDoc);
