@@ -57,13 +57,17 @@ function metaPart(meta: Record<string, unknown>): unknown[] {
   return META_KEYS.map(k => (meta[k.slice(1)] === undefined ? "(absent)" : meta[k.slice(1)]));
 }
 
-/** The key of a read's answer: site and dependency first (lib/cache/staleness.ts), then a hash of the rest. */
+/** After a key's site and dependency (lib/cache/staleness.ts): `label`, then a hash of what else the answer depends on. */
+function keySuffix(label: string, parts: unknown[], meta: CallMeta): string {
+  return `${label}:${createHash("sha1").update(JSON.stringify([...parts, ...metaPart(meta as Record<string, unknown>)])).digest("base64url")}`;
+}
+
+/** The key of a read's answer: site and dependency first, then the service and a hash of the rest. */
 function cachedKey(service: string, method: string, params: unknown, meta: CallMeta): string {
   const kind = RECORD_PAGES[service];
   const id = Number((params as { id?: unknown } | undefined)?.id);
   const dep: Dependency = kind && method === "getLinkedPage" && Number.isInteger(id) ? { kind, id } : { kind: "site" };
-  const rest = JSON.stringify([method, params, ...metaPart(meta as Record<string, unknown>)]);
-  return `${keyPrefix("ACT", currentSiteId(), dep)}${service}:${createHash("sha1").update(rest).digest("base64url")}`;
+  return keyPrefix("ACT", currentSiteId(), dep) + keySuffix(service, [method, params], meta);
 }
 
 const cacheMethods = {
@@ -105,7 +109,7 @@ const cacheMethods = {
       return out;
     }
     const site = currentSiteId();
-    const suffix = `${this.name}.embed:${createHash("sha1").update(JSON.stringify([variant, ...metaPart(ctx.meta as Record<string, unknown>)])).digest("base64url")}`;
+    const suffix = keySuffix(`${this.fullName}.embed`, [variant], ctx.meta);
     const keyOf = (id: number) => `${keyPrefix("ACT", site, { kind, id })}${suffix}`;
     const kept = await Promise.all(unique.map(id => cacher.get(keyOf(id)) as Promise<{ value: T } | null | undefined>));
     const missing = unique.filter((_, i) => !kept[i]);

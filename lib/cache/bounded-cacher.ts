@@ -15,7 +15,7 @@
  */
 import { Cachers, Utils, type ServiceBroker } from "moleculer";
 import { keyMatches } from "./key-pattern";
-import type { CleanLog } from "./clean-mark";
+import { REMEMBERED_CLEANS, type CleanLog } from "./clean-mark";
 
 export interface BoundedCacherOptions {
   /** Seconds an entry lives (from when it was kept). */
@@ -25,9 +25,6 @@ export interface BoundedCacherOptions {
   /** Most kept entries. */
   maxEntries: number;
 }
-
-/** How many of the latest cleans' patterns are remembered (an older mark counts as cleaned). */
-const REMEMBERED_CLEANS = 256;
 
 interface Entry {
   data: unknown;

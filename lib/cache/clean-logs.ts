@@ -4,12 +4,8 @@
  */
 import { cacheKind, type Settings } from "../settings";
 import type { CleanLog } from "./clean-mark";
+import { BoundedMemoryCacher } from "./bounded-cacher";
 import { acquireCleanLog } from "./redis-clean-log";
-
-function isCleanLog(v: unknown): v is CleanLog {
-  const c = v as Partial<CleanLog> | null | undefined;
-  return !!c && typeof c.mark === "function" && typeof c.cleanedSince === "function" && typeof c.shared === "boolean";
-}
 
 /** The log of `cacher`'s cleans, and how to let it go when the service that opened it stops. */
 export function openCleanLog(cacher: unknown, s: Pick<Settings, "cacher" | "namespace">): { log: CleanLog | undefined; record(patterns: readonly string[]): Promise<void>; release(): void } {
@@ -18,5 +14,5 @@ export function openCleanLog(cacher: unknown, s: Pick<Settings, "cacher" | "name
     return { log: held.log, record: patterns => held.log.record(patterns), release: () => held.release() };
   }
   // the in-process cacher records its own cleans
-  return { log: isCleanLog(cacher) ? cacher : undefined, record: async () => undefined, release: () => undefined };
+  return { log: cacher instanceof BoundedMemoryCacher ? cacher : undefined, record: async () => undefined, release: () => undefined };
 }

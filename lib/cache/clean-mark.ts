@@ -14,6 +14,9 @@
  *   that one round trip.)
  */
 
+/** How many of the latest cleans' patterns a log remembers (a mark older than them counts as cleaned). */
+export const REMEMBERED_CLEANS = 256;
+
 /** The cleans a cacher has run: how many, and whether those since a mark covered a key. */
 export interface CleanLog {
   /** Whether the log is shared by several processes (checked after a keep) or this process's (before). */

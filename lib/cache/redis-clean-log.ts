@@ -11,10 +11,7 @@
  */
 import Redis from "ioredis";
 import { keyMatches } from "./key-pattern";
-import type { CleanLog } from "./clean-mark";
-
-/** How many of the latest cleans' patterns are remembered (an older mark counts as cleaned). */
-const REMEMBERED = 256;
+import { REMEMBERED_CLEANS as REMEMBERED, type CleanLog } from "./clean-mark";
 
 const RECORD_SCRIPT = `
 local n = redis.call('INCR', KEYS[1])

@@ -223,12 +223,23 @@ export class QueryCompiler {
    * 435 µs where the venue's links probed took 97 µs (75 µs at 10 000 events; docs/lists.md#event-filters).
    */
   private linkedProbed(memberships: readonly LinkMembership[]): Compiled {
-    const links = this.shape.links!;
-    const [drive, ...probes] = this.drivingFirst(memberships);
+    const probed = this.probedIds(memberships, (table, rows) => `EXISTS (SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id)`);
+    return { sql: `id IN (${probed.sql})`, params: probed.params };
+  }
+
+  /**
+   * The ids of the links of the driving membership (the first in LINK_FIELDS' order) that every other
+   * membership holds too, each tested by `probe` (a condition on the link table `p`, correlated to `d.id`).
+   */
+  private probedIds(memberships: readonly LinkMembership[], probe: (table: string, rows: string) => string): Compiled {
+    const table = this.shape.links!.table;
+    const [drive, ...others] = this.drivingFirst(memberships);
     const driving = this.linkRows("d.", drive);
-    const checks = probes.map(m => this.linkRows("p.", m));
-    const sql = `SELECT d.id FROM ${links.table} d WHERE ${driving.sql}${checks.map(c => ` AND EXISTS (SELECT 1 FROM ${links.table} p WHERE ${c.sql} AND p.id = d.id)`).join("")}`;
-    return { sql: `id IN (${sql})`, params: [...driving.params, ...checks.flatMap(c => c.params)] };
+    const checks = others.map(m => this.linkRows("p.", m));
+    return {
+      sql: `SELECT d.id FROM ${table} d WHERE ${driving.sql}${checks.map(c => ` AND ${probe(table, c.sql)}`).join("")}`,
+      params: [...driving.params, ...checks.flatMap(c => c.params)]
+    };
   }
 
   /** The memberships in LINK_FIELDS' order: the first drives a probed read. */
@@ -248,17 +259,14 @@ export class QueryCompiler {
    * driving set is intersected.
    */
   private linkedChosen(memberships: readonly LinkMembership[]): Compiled {
-    const table = this.shape.links!.table;
-    const [drive, ...probes] = this.drivingFirst(memberships);
-    const counted = this.linkRows("", drive);
-    const size = `(SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${counted.sql} LIMIT ${PROBED_DRIVING_MAX + 1}) AS driving)`;
-    const driving = this.linkRows("d.", drive);
-    const checks = probes.map(m => this.linkRows("p.", m));
-    const probed = `SELECT d.id FROM ${table} d WHERE ${driving.sql}${checks.map(c => ` AND (SELECT 1 FROM ${table} p WHERE ${c.sql} AND p.id = d.id LIMIT 1) IS NOT NULL`).join("")}`;
+    const [drive] = this.drivingFirst(memberships);
+    const counted = this.linkedIds(drive.field, drive.ids);
+    const size = `(SELECT count(*) FROM (${counted.sql} LIMIT ${PROBED_DRIVING_MAX + 1}) AS driving)`;
+    const probed = this.probedIds(memberships, (table, rows) => `(SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id LIMIT 1) IS NOT NULL`);
     const sets = memberships.map(m => this.linkedIds(m.field, m.ids));
     return {
-      sql: `id = ANY(CASE WHEN ${size} <= ${PROBED_DRIVING_MAX} THEN ARRAY(${probed}) ELSE ARRAY(${sets.map(x => x.sql).join(" INTERSECT ")}) END)`,
-      params: [...counted.params, ...driving.params, ...checks.flatMap(c => c.params), ...sets.flatMap(x => x.params)]
+      sql: `id = ANY(CASE WHEN ${size} <= ${PROBED_DRIVING_MAX} THEN ARRAY(${probed.sql}) ELSE ARRAY(${sets.map(x => x.sql).join(" INTERSECT ")}) END)`,
+      params: [...counted.params, ...probed.params, ...sets.flatMap(x => x.params)]
     };
   }
 
@@ -269,10 +277,10 @@ export class QueryCompiler {
     return this.unindexed ? `+${c.column}` : c.column;
   }
 
-  /** A field's expression in a condition; `+expr` (which no index answers) while `unindexed`. */
-  private expr(field: string): string {
+  /** A field's expression; `+expr` (which no index answers) when `unindexed`. */
+  private expr(field: string, unindexed = this.unindexed): string {
     const e = fieldExpr(this.dialect, field);
-    return this.unindexed && field !== "_id" ? `+${e}` : e;
+    return unindexed && field !== "_id" ? `+${e}` : e;
   }
 
   /** Some element of the array field (in the document) is among `values`. */
@@ -513,7 +521,7 @@ export class QueryCompiler {
     if (keys.length === 0) return "";
     const unindexed = this.dialect === "sqlite" && query !== undefined && this.linksDrive(query);
     const terms = keys.map(([field, dir]) => {
-      const expr = (unindexed && field !== "_id" ? "+" : "") + fieldExpr(this.dialect, field);
+      const expr = this.expr(field, unindexed);
       if (this.dialect === "sqlite") return `${expr} ${dir === -1 ? "DESC" : "ASC"}`;
       return `${expr} ${dir === -1 ? "DESC NULLS LAST" : "ASC NULLS FIRST"}`;
     });
