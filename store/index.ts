@@ -11,7 +11,7 @@ import { FEED_COLLECTION, type Collection } from "./collection";
 import type { IdRegistry } from "./registry";
 import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
 import { sqlCollection, indexStatement, type TableOptions } from "./sql/collection";
-import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName } from "./sql/schema";
+import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
 import { pgSequences } from "./sql/sequences";
 import { hasNedbData, importNedb } from "./sql/nedb-import";
@@ -143,12 +143,16 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
         orders: indexes.filter(i => i.then).map(i => [i.field, ...i.then!, "_id"]),
         ...listColumnsOf(name) });
     },
-    async ensureIndexes(name, indexes) {
-      // A collection the schema does not list (a test's own) gets a table of the same shape.
-      if (!RECORD_TABLES[name]) await driver.run(recordTable(driver, tableName(name), {}));
-      // Link fields are answered from the link table (store/sql/schema.ts), not from an index of the document.
-      const links = linksOf(name);
-      for (const index of indexes) if (!(index.array && links.has(index.field))) await driver.run(indexStatement(driver, tableName(name), index.field, index));
+    ensureIndexes(name, indexes) {
+      // Under the store-wide lock, as migrations are: PostgreSQL's `IF NOT EXISTS` does not hold between
+      // nodes creating the same table or index at once (one of them fails on the catalog's unique key).
+      return driver.withLock(MIGRATION_LOCK, async () => {
+        // A collection the schema does not list (a test's own) gets a table of the same shape.
+        if (!RECORD_TABLES[name]) await driver.run(recordTable(driver, tableName(name), {}));
+        // Link fields are answered from the link table (store/sql/schema.ts), not from an index of the document.
+        const links = linksOf(name);
+        for (const index of indexes) if (!(index.array && links.has(index.field))) await driver.run(indexStatement(driver, tableName(name), index.field, index));
+      });
     },
     registry: (site = DEFAULT_SITE) => sqlRegistry(driver, site, sequences)
   };

@@ -112,6 +112,24 @@ function suite(name: string, open: () => Promise<{ driver: () => SqlDriver; conf
         await env.cleanup();
       }
     });
+
+    test("nodes starting at once create the services' indexes at once: every node starts", async () => {
+      const env = await open();
+      // Four nodes of one store: each its own pool (a store is opened once per process and URL).
+      const configs = [1, 2, 3, 4].map(n => ({ ...env.config, ...(env.config.databaseUrl ? { databaseUrl: `${env.config.databaseUrl}?application_name=node${n}` } : {}) }));
+      const indexes = [{ field: "status" }, { field: "slug" }, { field: "start_date" }, { field: "end_date" }, { field: "start_date", then: ["date"] }, { field: "translations", array: true }];
+      try {
+        const stores = await Promise.all(configs.map(c => acquireStore(c)));
+        for (let round = 0; round < 5; round++) {
+          const table = `nodes_${round}`;
+          const started = await Promise.allSettled(stores.flatMap(s => [s.ensureIndexes(table, indexes), s.ensureIndexes("events", indexes)]));
+          expect(started.filter(r => r.status === "rejected").map(r => String((r as PromiseRejectedResult).reason))).toEqual([]);
+        }
+      } finally {
+        await Promise.all(configs.map(c => releaseStore(c)));
+        await env.cleanup();
+      }
+    });
   });
 }
 
