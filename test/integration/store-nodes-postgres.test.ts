@@ -147,6 +147,9 @@ describe("many nodes on one PostgreSQL database", () => {
   }, 60_000);
 
   test("kill -9 of one record node mid-burst: every create answered 201 is there, none stored twice", async () => {
+    // every record node is up (one that died at start would leave the burst fewer nodes than it counts on)
+    expect(recordNodes.map(n => ({ exit: n.proc.exitCode ?? n.proc.signalCode, out: n.proc.exitCode === null && n.proc.signalCode === null ? "" : n.output().slice(-2000) })))
+      .toEqual(recordNodes.map(() => ({ exit: null, out: "" })));
     const victim = recordNodes[2];
     let answered = 0;
     const burst = pool(16, Array.from({ length: 300 }, (_, i) => async () => {
