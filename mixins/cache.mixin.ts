@@ -18,7 +18,7 @@ import type { CallMeta } from "../lib/meta";
 import { cacheKind, deploymentSettings } from "../lib/settings";
 import { createHash } from "crypto";
 import { EVERYTHING, keyPrefix, sitePatterns, type Dependency, type RecordKind } from "../lib/cache/staleness";
-import { cleanMark, keepUnlessCleaned } from "../lib/cache/clean-mark";
+import { cleanMark, keepUnlessCleaned, keptOrComputed } from "../lib/cache/clean-mark";
 import { openCleanLog } from "../lib/cache/clean-logs";
 import { currentSiteId } from "../lib/sites/scope";
 import type { Ctx, ReadMethod } from "./types";
@@ -76,18 +76,15 @@ const cacheMethods = {
     const cacher = this.broker.cacher;
     if (!cacher) return this.readMethod(method)(ctx);
     const key = cachedKey(this.fullName, method, ctx.params, ctx.meta);
-    let answer = await cacher.get(key) as KeptRead | null | undefined;
-    if (!answer) {
-      // taken before the store is read: kept only if no write cleaned the key meanwhile (lib/cache/clean-mark.ts)
-      const mark = await cleanMark(this.cleanLog.log);
+    const answer = await keptOrComputed<KeptRead>(cacher, this.cleanLog.log, key, async () => {
       // the method's own response headers (Moleculer keeps results, not meta), kept beside its body
       const outer = ctx.meta.$responseHeaders;
       ctx.meta.$responseHeaders = undefined;
       const body = await this.readMethod(method)(ctx);
-      answer = { body, headers: ctx.meta.$responseHeaders ?? null };
+      const headers = ctx.meta.$responseHeaders ?? null;
       ctx.meta.$responseHeaders = outer;
-      await keepUnlessCleaned(cacher, this.cleanLog.log, mark, key, answer);
-    }
+      return { body, headers };
+    });
     if (answer.headers) ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...answer.headers };
     return answer.body;
   },

@@ -6,8 +6,10 @@
  * language), `write` for a write in another language, `search` / `findByName` for list filters and
  * duplicate checks.
  *
- * After every write the service cleans its own cached answers (`cache.clean.i18n` on every node) and
- * broadcasts `cache.clean.calendar` (the record services' cached reads embed translated values).
+ * `values` answers are kept per site, type, language and ids (`i18n.values:<site>:…`), and kept only if no
+ * translation write of the site cleaned them while they were read (docs/caching.md#a-read-that-crosses-a-write).
+ * After every write the service cleans the site's kept values and the record services' kept reads of
+ * the site (they embed translated values), on every node (mixins/cache.mixin.ts `cleanCaches`).
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { isUniqueViolation } from "../store/errors";
@@ -20,6 +22,11 @@ import type { FieldValues } from "../lib/i18n/values";
 import { holdsValues, newTranslationDoc, nameFilter, searchFilter, SearchMode, translationId, writeUpdate } from "../lib/i18n/store-query";
 import { TRANSLATABLE, TRANSLATABLE_TYPES, TranslatableType } from "../lib/i18n/types";
 import type { SearchTerm } from "../lib/search";
+import { createHash } from "crypto";
+import type { openCleanLog } from "../lib/cache/clean-logs";
+import { keptOrComputed } from "../lib/cache/clean-mark";
+import { sitePatterns } from "../lib/cache/staleness";
+import { currentSiteId } from "../lib/sites/scope";
 
 // ---- action parameters and answers -------------------------------------------------------------------
 
@@ -96,15 +103,26 @@ const methods = {
     },
 
 
-    async cleanOwnCache() {
-      if (this.broker.cacher) await this.broker.cacher.clean(`${this.fullName}.**`);
+    /** One language's stored values of records of one type, read from the store. */
+    async readValues(type: TranslatableType, ids: number[], language: Language): Promise<ValuesAnswer> {
+      const out: ValuesAnswer = {};
+      const docs: Doc[] = await this.store.find({ type, lang: language, record_id: { $in: [...new Set(ids)] } }, { projection: { record_id: 1, fields: 1 } });
+      for (const doc of docs) if (holdsValues(doc)) out[String(doc.record_id)] = { ...doc.fields };
+      return out;
     },
 
-    /** C16: cached answers are gone before the write is answered, here and (by broadcast) elsewhere. */
+    /** Where the kept values of `site` live (their keys begin with it). */
+    valuesPrefix(site: number): string {
+      return `${this.fullName}.values:${site}:`;
+    },
+
+    /**
+     * C16: the site's kept values and the records' kept reads that embed them are gone before the write is
+     * answered, here and (by the cache mixin's broadcast) on every node.
+     */
     async changed() {
-      await this.cleanOwnCache();
-      await this.broker.broadcast("cache.clean.i18n");
-      await this.broker.broadcast("cache.clean.calendar");
+      const site = currentSiteId();
+      await this.cleanCaches([`${this.valuesPrefix(site)}**`, ...sitePatterns(site)]);
     }
   } satisfies ThisType<I18nSelf>;
 
@@ -116,6 +134,8 @@ interface I18nSettings extends ServiceSettingSchema {
 interface I18nVars {
   /** Per translation document: its writes, one after another (read-your-writes per language). */
   queues: KeyedQueue;
+  /** The log of the cacher's cleans (opened by the cache mixin, mixins/cache.mixin.ts). */
+  cleanLog: ReturnType<typeof openCleanLog>;
 }
 interface I18nSelf extends Service<I18nSettings>, I18nMethods, I18nVars, StoreFace {}
 
@@ -139,15 +159,14 @@ const I18nService: ServiceSchema<I18nSettings, I18nMethods, I18nVars, I18nSelf> 
     /** One language's stored values of a page of records (one call per page; cached per language). */
     values: {
       params: { type: TYPE, ids: { type: "array", items: ID, max: 1000 }, language: LANGUAGE },
-      // one site's values: record ids are numbered per site (docs/sites.md)
-      cache: { keys: ["type", "ids", "language", "#site"] },
       async handler(ctx: Ctx<ValuesParams>): Promise<ValuesAnswer> {
         const { type, ids, language } = ctx.params;
-        const out: ValuesAnswer = {};
-        if (!ids.length) return out;
-        const docs: Doc[] = await this.store.find({ type, lang: language, record_id: { $in: [...new Set(ids)] } }, { projection: { record_id: 1, fields: 1 } });
-        for (const doc of docs) if (holdsValues(doc)) out[String(doc.record_id)] = { ...doc.fields };
-        return out;
+        if (!ids.length) return {};
+        const cacher = this.broker.cacher;
+        if (!cacher) return this.readValues(type, ids, language);
+        // one site's values: record ids are numbered per site (docs/sites.md)
+        const key = this.valuesPrefix(currentSiteId()) + createHash("sha1").update(JSON.stringify([type, language, ids])).digest("base64url");
+        return keptOrComputed(cacher, this.cleanLog.log, key, () => this.readValues(type, ids, language));
       }
     },
 
@@ -220,15 +239,6 @@ const I18nService: ServiceSchema<I18nSettings, I18nMethods, I18nVars, I18nSelf> 
         const n: number = await this.store.removeMany({ type: ctx.params.type, record_id: ctx.params.id });
         if (n) await this.changed();
         return n;
-      }
-    }
-  },
-
-  events: {
-    /** Another node of this service wrote: drop the cached answers held here. */
-    "cache.clean.i18n": {
-      handler() {
-        return this.cleanOwnCache();
       }
     }
   },

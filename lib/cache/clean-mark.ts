@@ -36,6 +36,11 @@ export interface KeepingCacher {
   del(key: string): Promise<unknown>;
 }
 
+/** A cacher that is also read (a miss answers null or undefined). */
+export interface ReadingCacher extends KeepingCacher {
+  get(key: string): Promise<unknown>;
+}
+
 export async function cleanMark(log: CleanLog | undefined): Promise<CleanMark> {
   return log ? log.mark() : 0;
 }
@@ -57,4 +62,17 @@ export async function keepUnlessCleaned(cacher: KeepingCacher, log: CleanLog | u
   if (!(await log.cleanedSince(mark, key))) return true;
   await cacher.del(key);
   return false;
+}
+
+/**
+ * The value kept under `key`, or `compute()`'s, kept unless a clean covered the key while it was computed
+ * (the mark is taken after the miss, before `compute` reads the store).
+ */
+export async function keptOrComputed<T>(cacher: ReadingCacher, log: CleanLog | undefined, key: string, compute: () => Promise<T>): Promise<T> {
+  const kept = await cacher.get(key) as T | null | undefined;
+  if (kept !== null && kept !== undefined) return kept;
+  const mark = await cleanMark(log);
+  const value = await compute();
+  await keepUnlessCleaned(cacher, log, mark, key, value);
+  return value;
 }

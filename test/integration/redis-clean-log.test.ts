@@ -6,6 +6,7 @@
 import Redis from "ioredis";
 import { RedisCleanLog, acquireCleanLog } from "../../lib/cache/redis-clean-log";
 import { startService, succeed, Running } from "../helpers/harness";
+import { holdNext } from "../helpers/hold";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -82,33 +83,36 @@ describe("a read held across a write, with Redis as the cache", () => {
 
   test("the answer of a read that began before the write is sent, and not kept past the write's answer", async () => {
     const venue = await succeed(svc, "POST", "/venues", { venue: "Redis Hall", status: "publish" });
-    const venues = svc.broker.getLocalService("venues") as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    const own = venues.presentMany;
-    let release!: () => void;
-    const released = new Promise<void>(resolve => { release = resolve; });
-    let reached!: () => void;
-    const reachedP = new Promise<void>(resolve => { reached = resolve; });
-    let held = false;
-    venues.presentMany = async function (this: unknown, ...args: unknown[]) {
-      if (!held) {
-        held = true;
-        reached();
-        await released;
-      }
-      return own.apply(this, args);
-    };
+    const hold = holdNext(svc.broker, "venues", "presentMany");
     try {
       const inFlight = svc.get(`/venues/${venue.id}`);
-      await reachedP;
+      await hold.reached;
       await succeed(svc, "POST", `/venues/${venue.id}`, { venue: "Redis Hall, renamed" });
-      release();
+      hold.release();
       expect((await inFlight).body.venue).toBe("Redis Hall");
       expect((await svc.get(`/venues/${venue.id}`)).body.venue).toBe("Redis Hall, renamed");
       // and what is kept now is the renamed venue
       expect((await svc.get(`/venues/${venue.id}`)).body.venue).toBe("Redis Hall, renamed");
     } finally {
-      venues.presentMany = own;
-      release();
+      hold.restore();
+    }
+  });
+
+  test("a read of translations held across a translation write: answered, not kept past the write's answer", async () => {
+    const values = () => svc.broker.call("i18n.values", { type: "venue", ids: [4343], language: "de" });
+    const write = (name: string) => svc.broker.call("i18n.write", { type: "venue", id: 4343, language: "de", fields: { name }, originals: { name: "Original" }, original: "en" });
+    await write("Vorher");
+    const hold = holdNext(svc.broker, "i18n", "readValues", { after: true });
+    try {
+      const inFlight = values();
+      await hold.reached;
+      await write("Nachher");
+      hold.release();
+      expect(await inFlight).toEqual({ 4343: { name: "Vorher" } });
+      expect(await values()).toEqual({ 4343: { name: "Nachher" } });
+      expect(await values()).toEqual({ 4343: { name: "Nachher" } });
+    } finally {
+      hold.restore();
     }
   });
 });

@@ -5,6 +5,7 @@
  */
 import { startService, succeed, Running } from "../helpers/harness";
 import type { Json } from "../helpers/json";
+import { holdNext } from "../helpers/hold";
 
 describe("kept answers", () => {
   let svc: Running;
@@ -31,36 +32,13 @@ describe("kept answers", () => {
     expect(third.headers.get("etag")).not.toBe(first.headers.get("etag"));
   });
 
-  /**
-   * Holds the next call of a service's method until released: a read in flight has read the store and
-   * waits there while a write lands.
-   */
-  function holdNext(service: string, method: string) {
-    const svcObj = svc.broker.getLocalService(service) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    const own = svcObj[method];
-    let release!: () => void;
-    const released = new Promise<void>(resolve => { release = resolve; });
-    let reached!: () => void;
-    const reachedP = new Promise<void>(resolve => { reached = resolve; });
-    let held = false;
-    svcObj[method] = async function (this: unknown, ...args: unknown[]) {
-      if (!held) {
-        held = true;
-        reached();
-        await released;
-      }
-      return own.apply(this, args);
-    };
-    return { reached: reachedP, release: () => release(), restore: () => { svcObj[method] = own; release(); } };
-  }
-
   test("a read in flight across a write is answered but not kept: the read after the write's answer sees the write", async () => {
     const day = new Date(Date.now() + 6 * 86400000).toISOString().slice(0, 10);
     const venue = await succeed(svc, "POST", "/venues", { venue: "Slow Hall", status: "publish" });
     const event = await succeed(svc, "POST", "/events", { title: "Before", start_date: `${day} 10:00`, end_date: `${day} 11:00`, venue: venue.id });
 
     // an event's page (a kept answer of the gateway): held while it embeds its venue, after reading the event
-    let hold = holdNext("venues", "keptPerRecord");
+    let hold = holdNext(svc.broker, "venues", "keptPerRecord");
     try {
       const inFlight = svc.get(`/events/${event.id}`);
       await hold.reached;
@@ -73,7 +51,7 @@ describe("kept answers", () => {
     }
 
     // a venue's page (kept by the gateway and by the venues service's action cache): held after reading the venue
-    hold = holdNext("venues", "presentMany");
+    hold = holdNext(svc.broker, "venues", "presentMany");
     try {
       const inFlight = svc.get(`/venues/${venue.id}`);
       await hold.reached;
@@ -82,6 +60,23 @@ describe("kept answers", () => {
       expect((await inFlight).body.venue).toBe("Slow Hall");
       expect((await svc.get(`/venues/${venue.id}`)).body.venue).toBe("Renamed Hall");
       expect((await svc.get(`/events/${event.id}`)).body.venue.venue).toBe("Renamed Hall");
+    } finally {
+      hold.restore();
+    }
+  });
+
+  test("a read of translations in flight across a translation write is not kept: the next read sees the write", async () => {
+    const values = (language: string) => svc.broker.call("i18n.values", { type: "event", ids: [4242], language });
+    const write = (title: string) => svc.broker.call("i18n.write", { type: "event", id: 4242, language: "fr", fields: { title }, originals: { title: "Original" }, original: "en" });
+    await write("Avant");
+    const hold = holdNext(svc.broker, "i18n", "readValues", { after: true });
+    try {
+      const inFlight = values("fr");
+      await hold.reached;
+      await write("Après");
+      hold.release();
+      expect(await inFlight).toEqual({ 4242: { title: "Avant" } }); // it was read before the write
+      expect(await values("fr")).toEqual({ 4242: { title: "Après" } });
     } finally {
       hold.restore();
     }
