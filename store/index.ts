@@ -129,6 +129,7 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
   // A link field (store/sql/schema.ts) is an array field whatever the caller lists; the link table answers it.
   const linksOf = (name: string) => new Set(Object.hasOwn(LINK_FIELDS, name) ? LINK_FIELDS[name] : []);
   const arraysOf = (name: string, indexes: readonly IndexSpec[]) => new Set([...indexes.filter(i => i.array).map(i => i.field), ...linksOf(name)]);
+  let ddlQueue: Promise<unknown> = Promise.resolve();
   return {
     kind,
     location,
@@ -146,13 +147,16 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
     ensureIndexes(name, indexes) {
       // Under the store-wide lock, as migrations are: PostgreSQL's `IF NOT EXISTS` does not hold between
       // nodes creating the same table or index at once (one of them fails on the catalog's unique key).
-      return driver.withLock(MIGRATION_LOCK, async () => {
+      // The services of one process queue theirs, so a process waits on that lock with one connection.
+      const made = ddlQueue.then(() => driver.withLock(MIGRATION_LOCK, async () => {
         // A collection the schema does not list (a test's own) gets a table of the same shape.
         if (!RECORD_TABLES[name]) await driver.run(recordTable(driver, tableName(name), {}));
         // Link fields are answered from the link table (store/sql/schema.ts), not from an index of the document.
         const links = linksOf(name);
         for (const index of indexes) if (!(index.array && links.has(index.field))) await driver.run(indexStatement(driver, tableName(name), index.field, index));
-      });
+      }));
+      ddlQueue = made.catch(() => undefined);
+      return made;
     },
     registry: (site = DEFAULT_SITE) => sqlRegistry(driver, site, sequences)
   };
