@@ -6,6 +6,7 @@ import { createServer } from "net";
 import { BrokerOptions } from "moleculer";
 import { Settings, cacheKind } from "./lib/settings";
 import { BoundedMemoryCacher } from "./lib/cache/bounded-cacher";
+import { RedisCacher } from "./lib/cache/redis-cacher";
 import { FailoverDiscoverer, FailoverMiddleware } from "./lib/failover";
 import { SiteScopeMiddleware } from "./mixins/site-scope.middleware";
 
@@ -36,7 +37,7 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     heartbeatInterval: 2,
     heartbeatTimeout: 6,
     cacher: cache === "off" ? null : (cache === "redis"
-      ? { type: "Redis", options: { redis: s.cacher, prefix: `MOL-${s.namespace || "calendar"}`, ttl: 60 } }
+      ? new RedisCacher({ url: s.cacher!, prefix: `MOL-${s.namespace || "calendar"}`, logPrefix: `CL-${s.namespace || "calendar"}:`, ttl: 60 })
       : new BoundedMemoryCacher({ ttl: 60, maxBytes: s.cacheMaxMb * 1024 * 1024, maxEntries: 200_000 })) as BrokerOptions["cacher"],
     circuitBreaker: { enabled: false },
     tracking: { enabled: true, shutdownTimeout: 10000 },

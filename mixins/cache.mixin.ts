@@ -18,8 +18,8 @@ import type { CallMeta } from "../lib/meta";
 import { cacheKind, deploymentSettings } from "../lib/settings";
 import { createHash } from "crypto";
 import { EVERYTHING, keyPrefix, sitePatterns, type Dependency, type RecordKind } from "../lib/cache/staleness";
-import { cleanMark, keepUnlessCleaned, keptOrComputed } from "../lib/cache/clean-mark";
-import { openCleanLog } from "../lib/cache/clean-logs";
+import { cleanMark, keepUnlessCleaned, keptOrComputed, type CleanLog } from "../lib/cache/clean-mark";
+import { cleanLogOf } from "../lib/cache/clean-logs";
 import { currentSiteId } from "../lib/sites/scope";
 import type { Ctx, ReadMethod } from "./types";
 
@@ -76,7 +76,7 @@ const cacheMethods = {
     const cacher = this.broker.cacher;
     if (!cacher) return this.readMethod(method)(ctx);
     const key = cachedKey(this.fullName, method, ctx.params, ctx.meta);
-    const answer = await keptOrComputed<KeptRead>(cacher, this.cleanLog.log, key, async () => {
+    const answer = await keptOrComputed<KeptRead>(cacher, this.cleanLog, key, async () => {
       // the method's own response headers (Moleculer keeps results, not meta), kept beside its body
       const outer = ctx.meta.$responseHeaders;
       ctx.meta.$responseHeaders = undefined;
@@ -112,11 +112,11 @@ const cacheMethods = {
     const missing = unique.filter((_, i) => !kept[i]);
     unique.forEach((id, i) => { if (kept[i]) out[String(id)] = kept[i]!.value; });
     if (!missing.length) return out;
-    const mark = await cleanMark(this.cleanLog.log);
+    const mark = await cleanMark(this.cleanLog);
     const computed = await compute(missing);
     await Promise.all([...computed].map(([id, e]) => {
       out[String(id)] = e.value;
-      return e.keep ? keepUnlessCleaned(cacher, this.cleanLog.log, mark, keyOf(id), { value: e.value }) : undefined;
+      return e.keep ? keepUnlessCleaned(cacher, this.cleanLog, mark, keyOf(id), { value: e.value }) : undefined;
     }));
     return out;
   },
@@ -126,8 +126,6 @@ const cacheMethods = {
    */
   async cleanCaches(patterns: string[] = sitePatterns(currentSiteId())): Promise<void> {
     if (!this.broker.cacher) return;
-    // recorded first: a reader that checks its keep after this sees the clean (lib/cache/clean-mark.ts)
-    await this.cleanLog.record(patterns);
     await this.broker.cacher.clean(patterns);
     // Other nodes clean their own caches; in one process there are none.
     if (this.broker.transit) await this.broker.broadcast(CACHE_CLEAN_EVENT, { origin: this.broker.nodeID, patterns } satisfies CleanMessage);
@@ -142,7 +140,7 @@ const cacheMethods = {
 export type CacheMethods = typeof cacheMethods;
 interface CacheSelf extends Service, CacheMethods {
   /** The log of the cacher's cleans (lib/cache/clean-logs.ts). */
-  cleanLog: ReturnType<typeof openCleanLog>;
+  cleanLog: CleanLog | undefined;
 }
 
 const cacheSchema: ServiceSchema<ServiceSettingSchema, CacheMethods, object, CacheSelf> = {
@@ -156,10 +154,7 @@ const cacheSchema: ServiceSchema<ServiceSettingSchema, CacheMethods, object, Cac
   },
   methods: cacheMethods,
   created() {
-    this.cleanLog = openCleanLog(this.broker.cacher, deploymentSettings());
-  },
-  stopped() {
-    this.cleanLog.release();
+    this.cleanLog = cleanLogOf(this.broker.cacher);
   }
 };
 

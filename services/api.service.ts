@@ -31,8 +31,8 @@ import { HttpFeaturesMixin, type HttpFeaturesFace } from "../mixins/http-feature
 import { serviceRuns, type Ctx } from "../mixins/types";
 import type { StoredAnswer } from "../lib/http/idempotency";
 import { QuietError, ReplayAnswer } from "../lib/http/answers";
-import { cleanMark, keepUnlessCleaned, type CleanMark } from "../lib/cache/clean-mark";
-import { openCleanLog } from "../lib/cache/clean-logs";
+import { cleanMark, keepUnlessCleaned, type CleanLog, type CleanMark } from "../lib/cache/clean-mark";
+import { cleanLogOf } from "../lib/cache/clean-logs";
 
 type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string };
 /** A GET whose answer may be kept: its key, and the cacher's clean count when it arrived. */
@@ -46,7 +46,7 @@ interface ApiSelf extends Service, HttpFeaturesFace {
   /** Whether GET answers are kept (a cacher is configured). */
   responseCacheOn?: boolean;
   /** The log of the cacher's cleans, which decides whether an answer may be kept (lib/cache/clean-logs.ts). */
-  cleanLog: ReturnType<typeof openCleanLog>;
+  cleanLog: CleanLog | undefined;
   /** Whether the routed services have started once (the namespace index's readiness wait). */
   routesStarted?: boolean;
   answerKept(req: KeyedReq, res: Res): Promise<boolean>;
@@ -118,7 +118,7 @@ async function answerKept(this: ApiSelf, req: KeyedReq, res: Res): Promise<boole
   if (!kept || isKeptRef(kept)) {
     req.$responseKey = key;
     // taken before the store is read: an answer computed across a write's clean is not kept (lib/cache/clean-mark.ts)
-    req.$cleanMark = await cleanMark(this.cleanLog.log);
+    req.$cleanMark = await cleanMark(this.cleanLog);
     return false;
   }
   // what moleculer-web adds to a routed answer: the request id
@@ -382,7 +382,7 @@ export default function apiService(): ServiceSchema {
       headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
       const kept: KeptResponse = { status, headers, body };
       // not kept when a write cleaned its key since the request missed (lib/cache/clean-mark.ts)
-      const keep = (k: string, value: unknown) => keepUnlessCleaned(this.broker.cacher!, this.cleanLog.log, req.$cleanMark, k, value);
+      const keep = (k: string, value: unknown) => keepUnlessCleaned(this.broker.cacher!, this.cleanLog, req.$cleanMark, k, value);
       if (!isListKey(key)) {
         await keep(key, kept);
         return body;
@@ -400,10 +400,7 @@ export default function apiService(): ServiceSchema {
     // of its own with a memory cache, by the writer's `cache.clean.calendar` broadcast, which reaches this
     // node before the write's answer does (one NATS connection delivers a publisher's messages in order).
     this.responseCacheOn = !!this.broker.cacher;
-    this.cleanLog = openCleanLog(this.broker.cacher, deploymentSettings());
-  },
-  stopped() {
-    this.cleanLog?.release();
+    this.cleanLog = cleanLogOf(this.broker.cacher);
   },
   events: {
     [CACHE_CLEAN_EVENT](ctx: Context<CleanMessage | undefined>) {

@@ -23,7 +23,7 @@ import { holdsValues, newTranslationDoc, nameFilter, searchFilter, SearchMode, t
 import { TRANSLATABLE, TRANSLATABLE_TYPES, TranslatableType } from "../lib/i18n/types";
 import type { SearchTerm } from "../lib/search";
 import { createHash } from "crypto";
-import type { openCleanLog } from "../lib/cache/clean-logs";
+import type { CleanLog } from "../lib/cache/clean-mark";
 import { keptOrComputed } from "../lib/cache/clean-mark";
 import { sitePatterns } from "../lib/cache/staleness";
 import { currentSiteId } from "../lib/sites/scope";
@@ -135,7 +135,7 @@ interface I18nVars {
   /** Per translation document: its writes, one after another (read-your-writes per language). */
   queues: KeyedQueue;
   /** The log of the cacher's cleans (opened by the cache mixin, mixins/cache.mixin.ts). */
-  cleanLog: ReturnType<typeof openCleanLog>;
+  cleanLog: CleanLog | undefined;
 }
 interface I18nSelf extends Service<I18nSettings>, I18nMethods, I18nVars, StoreFace {}
 
@@ -166,7 +166,7 @@ const I18nService: ServiceSchema<I18nSettings, I18nMethods, I18nVars, I18nSelf> 
         if (!cacher) return this.readValues(type, ids, language);
         // one site's values: record ids are numbered per site (docs/sites.md)
         const key = this.valuesPrefix(currentSiteId()) + createHash("sha1").update(JSON.stringify([type, language, ids])).digest("base64url");
-        return keptOrComputed(cacher, this.cleanLog.log, key, () => this.readValues(type, ids, language));
+        return keptOrComputed(cacher, this.cleanLog, key, () => this.readValues(type, ids, language));
       }
     },
 

@@ -14,7 +14,7 @@
  * last ones, so that a value computed from the store while a write cleaned its key is not kept afterwards.
  */
 import { Cachers, Utils, type ServiceBroker } from "moleculer";
-import { keyMatches } from "./key-pattern";
+import { groupOf, groupsReached, keyMatches } from "./key-pattern";
 import { REMEMBERED_CLEANS, type CleanLog } from "./clean-mark";
 
 export interface BoundedCacherOptions {
@@ -32,16 +32,6 @@ interface Entry {
   size: number;
 }
 
-/** A key's group: its first three `:`-separated segments (the whole key when it has fewer). */
-function groupOf(key: string): string {
-  let at = -1;
-  for (let i = 0; i < 3; i++) {
-    at = key.indexOf(":", at + 1);
-    if (at < 0) return key;
-  }
-  return key.slice(0, at);
-}
-
 /** How large a kept value is, as the JSON it would be in a shared cacher. */
 function sizeOf(data: unknown): number {
   try {
@@ -52,7 +42,6 @@ function sizeOf(data: unknown): number {
 }
 
 export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingResponse?: null }> implements CleanLog {
-  readonly shared = false;
   private readonly entries = new Map<string, Entry>();
   private readonly groups = new Map<string, Set<string>>();
   private bytes = 0;
@@ -98,6 +87,13 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
       if (this.recentCleans[i].some(pattern => keyMatches(key, pattern, Utils.match))) return true;
     }
     return false;
+  }
+
+  /** Checked and kept in one turn of the event loop: nothing runs between them in this process. */
+  async keepIfClean(mark: number, key: string, value: unknown): Promise<boolean> {
+    if (this.cleanedSince(mark, key)) return false;
+    await this.set(key, value);
+    return true;
   }
 
   /** Kept bytes and entries now (tests, metrics). */
@@ -169,12 +165,7 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
     this.recentCleans.push(patterns);
     if (this.recentCleans.length > REMEMBERED_CLEANS) this.recentCleans.shift();
     for (const pattern of patterns) {
-      const wild = pattern.search(/[*?]/);
-      const fixed = wild < 0 ? pattern : pattern.slice(0, wild);
-      const exact = groupOf(fixed);
-      // the fixed beginning holds three separators: the pattern's keys are all in that one group
-      const groups = exact.length < fixed.length ? [exact] : [...this.groups.keys()].filter(g => g.startsWith(fixed) || fixed.startsWith(g));
-      for (const group of groups) {
+      for (const group of groupsReached(pattern, this.groups.keys())) {
         for (const key of [...(this.groups.get(group) ?? [])]) {
           const entry = this.entries.get(key);
           if (entry && keyMatches(key, pattern, Utils.match)) this.remove(key, entry);

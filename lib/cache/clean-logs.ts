@@ -1,18 +1,12 @@
 /**
- * Which log of cleans a process's cacher has (lib/cache/clean-mark.ts): the in-process cacher is its own,
- * a shared Redis cacher's is kept in that Redis (lib/cache/redis-clean-log.ts), no cacher has none.
+ * Which log of cleans a process's cacher has (lib/cache/clean-mark.ts): both of the service's cachers are
+ * their own (lib/cache/bounded-cacher.ts in memory, lib/cache/redis-cacher.ts in a shared Redis); no
+ * cacher, or another, has none.
  */
-import { cacheKind, type Settings } from "../settings";
 import type { CleanLog } from "./clean-mark";
 import { BoundedMemoryCacher } from "./bounded-cacher";
-import { acquireCleanLog } from "./redis-clean-log";
+import { RedisCacher } from "./redis-cacher";
 
-/** The log of `cacher`'s cleans, and how to let it go when the service that opened it stops. */
-export function openCleanLog(cacher: unknown, s: Pick<Settings, "cacher" | "namespace">): { log: CleanLog | undefined; record(patterns: readonly string[]): Promise<void>; release(): void } {
-  if (cacher && cacheKind(s) === "redis") {
-    const held = acquireCleanLog(s.cacher!, `CL-${s.namespace || "calendar"}:`);
-    return { log: held.log, record: patterns => held.log.record(patterns), release: () => held.release() };
-  }
-  // the in-process cacher records its own cleans
-  return { log: cacher instanceof BoundedMemoryCacher ? cacher : undefined, record: async () => undefined, release: () => undefined };
+export function cleanLogOf(cacher: unknown): CleanLog | undefined {
+  return cacher instanceof BoundedMemoryCacher || cacher instanceof RedisCacher ? cacher : undefined;
 }

@@ -6,25 +6,26 @@
  * mark from the log of cleans after it missed and before it reads the store, and its value stays kept
  * only if no clean since may have covered the key.
  *
- * - The in-process cacher (lib/cache/bounded-cacher.ts) is its own log, cleaned by this node's writes and
- *   by other nodes' clean broadcasts: the keep is checked before it is made, in the same turn.
- * - A shared Redis cacher's log is kept in Redis (lib/cache/redis-clean-log.ts), written by each writer
- *   before it cleans. A clean can land between a check and a keep there, so the value is kept first and
- *   checked after: when a clean since the mark covered it, it is dropped again. (A reader may see it in
- *   that one round trip.)
+ * Each of the service's cachers is its own log, and checks and keeps as one step no clean can come
+ * between:
+ * - the in-process cacher (lib/cache/bounded-cacher.ts), cleaned by this node's writes and by other
+ *   nodes' clean broadcasts, checks and keeps in one turn of the event loop;
+ * - the shared Redis cacher (lib/cache/redis-cacher.ts), whose writers record their patterns in Redis
+ *   before they clean, checks and keeps in one script.
  */
 
 /** How many of the latest cleans' patterns a log remembers (a mark older than them counts as cleaned). */
 export const REMEMBERED_CLEANS = 256;
 
-/** The cleans a cacher has run: how many, and whether those since a mark covered a key. */
+/** The cleans a cacher has run, and a keep that no clean since a mark covered. */
 export interface CleanLog {
-  /** Whether the log is shared by several processes (checked after a keep) or this process's (before). */
-  readonly shared: boolean;
   /** The number of cleans so far; undefined when the log cannot be read. */
   mark(): number | undefined | Promise<number | undefined>;
-  /** Whether a clean since `mark` may have covered `key` (true when it cannot tell). */
-  cleanedSince(mark: number, key: string): boolean | Promise<boolean>;
+  /**
+   * Keeps `value` under `key` unless a clean since `mark` may have covered the key (or it cannot tell),
+   * checked and kept as one step; whether it kept it.
+   */
+  keepIfClean(mark: number, key: string, value: unknown): Promise<boolean>;
 }
 
 /** A read's mark: undefined when there is a log and it could not be read (then nothing is kept). */
@@ -33,7 +34,6 @@ export type CleanMark = number | undefined;
 /** Where values are kept (a Moleculer cacher's public methods). */
 export interface KeepingCacher {
   set(key: string, value: unknown): Promise<unknown>;
-  del(key: string): Promise<unknown>;
 }
 
 /** A cacher that is also read (a miss answers null or undefined). */
@@ -52,16 +52,7 @@ export async function keepUnlessCleaned(cacher: KeepingCacher, log: CleanLog | u
     return true;
   }
   if (mark === undefined) return false;
-  if (!log.shared) {
-    // checked and kept in one turn: nothing runs between them in this process
-    if (log.cleanedSince(mark, key) !== false) return false;
-    await cacher.set(key, value);
-    return true;
-  }
-  await cacher.set(key, value);
-  if (!(await log.cleanedSince(mark, key))) return true;
-  await cacher.del(key);
-  return false;
+  return log.keepIfClean(mark, key, value);
 }
 
 /**

@@ -1,7 +1,6 @@
 /**
  * A value computed across a clean of its key is not kept (lib/cache/clean-mark.ts): the in-process cacher
- * is its own log of cleans (checked before a keep), a shared log is checked after one (the value dropped
- * again when a clean covered it).
+ * is its own log of cleans, and any log checks and keeps in one step.
  */
 import { ServiceBroker } from "moleculer";
 import { BoundedMemoryCacher } from "../../lib/cache/bounded-cacher";
@@ -54,26 +53,25 @@ describe("the in-process cacher as its log of cleans", () => {
   });
 });
 
-describe("keeping beside a shared log", () => {
-  /** A shared log whose answers the test sets, and a cacher that records what it was asked. */
+describe("keeping with any log", () => {
+  /** A log whose answers the test sets, and a cacher that records what it was asked. */
   function fixture(cleaned: boolean | "unreadable") {
-    const log: CleanLog = {
-      shared: true,
-      mark: () => (cleaned === "unreadable" ? undefined : 5),
-      cleanedSince: async () => cleaned !== false
-    };
     const calls: string[] = [];
-    const cacher = { set: async (k: string) => { calls.push(`set ${k}`); }, del: async (k: string) => { calls.push(`del ${k}`); } };
+    const log: CleanLog = {
+      mark: () => (cleaned === "unreadable" ? undefined : 5),
+      keepIfClean: async (mark, key) => { calls.push(`keepIfClean ${mark} ${key}`); return cleaned === false; }
+    };
+    const cacher = { set: async (k: string) => { calls.push(`set ${k}`); } };
     return { log, cacher, calls };
   }
 
-  test("kept first, checked after: dropped again when a clean since the mark covered the key", async () => {
+  test("the log checks and keeps in one step, from the reader's mark", async () => {
     const stale = fixture(true);
     expect(await keepUnlessCleaned(stale.cacher, stale.log, await cleanMark(stale.log), "k", 1)).toBe(false);
-    expect(stale.calls).toEqual(["set k", "del k"]);
+    expect(stale.calls).toEqual(["keepIfClean 5 k"]);
     const fresh = fixture(false);
     expect(await keepUnlessCleaned(fresh.cacher, fresh.log, await cleanMark(fresh.log), "k", 1)).toBe(true);
-    expect(fresh.calls).toEqual(["set k"]);
+    expect(fresh.calls).toEqual(["keepIfClean 5 k"]);
   });
 
   test("a log that cannot be read keeps nothing; no log at all (no way to tell) keeps as before", async () => {
