@@ -399,18 +399,25 @@ function parseInZoneOrThrow(expression: string, zone: string, now: Date): string
   return wall;
 }
 
-/** The last window computed: it changes at most once a second, and every list without dates asks for it. */
-let lastWindow: { key: string; window: { start: string; end: string } } | undefined;
+/**
+ * The windows computed lately, by strictness, zone and second: they change at most once a second, every
+ * list without dates asks for one, and the series horizon (lib/recurrence/expand.ts) for another, so one
+ * remembered window alone would be computed again at every list (two strtotime calls each).
+ */
+const recentWindows = new Map<string, { start: string; end: string }>();
+const RECENT_WINDOWS = 16;
 
 /** Default list window: start "yesterday 23:59", end "+24 months", evaluated in the site zone. */
 export function defaultListWindow(
   strict: boolean, siteZone: string, now: Date = new Date(),
 ): { start: string; end: string } {
   const key = `${strict}|${siteZone}|${Math.floor(now.getTime() / 1000)}`;
-  if (lastWindow?.key === key) return { ...lastWindow.window };
+  const known = recentWindows.get(key);
+  if (known) return { ...known };
   const start = parseInZoneOrThrow("yesterday 23:59", siteZone, now);
   const end = parseInZoneOrThrow("+24 months", siteZone, now);
   const window = strict ? { start, end } : { start: dayStart(start), end: dayEnd(end) };
-  lastWindow = { key, window };
+  if (recentWindows.size >= RECENT_WINDOWS) recentWindows.clear();
+  recentWindows.set(key, window);
   return { ...window };
 }
