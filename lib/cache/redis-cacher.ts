@@ -37,11 +37,12 @@ export interface RedisCacherOptions {
 }
 
 /**
- * Whether KEYS' `key` is matched by `pattern`, in the script: lib/cache/key-pattern.ts's rule for patterns
- * whose only wildcard is `**`; any other wildcard counts as a match (the keep is refused, the safe way).
+ * Patterns in the scripts: lib/cache/key-pattern.ts's rule for patterns whose only wildcard is `**`,
+ * split once (`compile`) and matched per key (`matches`); any other wildcard matches every key (a keep
+ * is refused, a clean deletes more: the safe ways).
  */
 const LUA_MATCHES = `
-local function matches(key, pattern)
+local function compile(pattern)
   local pieces = {}
   local from = 1
   while true do
@@ -51,9 +52,13 @@ local function matches(key, pattern)
     from = at + 2
   end
   for _, piece in ipairs(pieces) do
-    if string.find(piece, '*', 1, true) or string.find(piece, '?', 1, true) then return true end
+    if string.find(piece, '[*?]') then return { any = true } end
   end
-  if #pieces == 1 then return key == pattern end
+  return pieces
+end
+local function matches(key, pieces)
+  if pieces.any then return true end
+  if #pieces == 1 then return key == pieces[1] end
   local first, last = pieces[1], pieces[#pieces]
   if #key < #first + #last then return false end
   if string.sub(key, 1, #first) ~= first then return false end
@@ -96,7 +101,7 @@ if since > 0 then
   if #entries < since then return 0 end
   for _, entry in ipairs(entries) do
     for _, pattern in ipairs(cjson.decode(entry)) do
-      if matches(ARGV[2], pattern) then return 0 end
+      if matches(ARGV[2], compile(pattern)) then return 0 end
     end
   end
 end
@@ -129,25 +134,30 @@ local function group_of(text)
 end
 local reached = {}
 local known = nil
+local function reach(group, pieces)
+  reached[group] = reached[group] or {}
+  table.insert(reached[group], pieces)
+end
 for _, pattern in ipairs(patterns) do
+  local pieces = compile(pattern)
   local wild = string.find(pattern, '[*?]')
   local fixed = wild and string.sub(pattern, 1, wild - 1) or pattern
   local exact = group_of(fixed)
   if #exact < #fixed then
-    reached[exact] = true
+    reach(exact, pieces)
   else
     known = known or redis.call('ZRANGE', KEYS[3], 0, -1)
     for _, g in ipairs(known) do
-      if string.sub(g, 1, #fixed) == fixed or string.sub(fixed, 1, #g) == g then reached[g] = true end
+      if string.sub(g, 1, #fixed) == fixed or string.sub(fixed, 1, #g) == g then reach(g, pieces) end
     end
   end
 end
 local deleted = 0
-for group in pairs(reached) do
+for group, reaching in pairs(reached) do
   local set = ARGV[3] .. group
   for _, key in ipairs(redis.call('ZRANGE', set, 0, -1)) do
-    for _, pattern in ipairs(patterns) do
-      if matches(key, pattern) then
+    for _, pieces in ipairs(reaching) do
+      if matches(key, pieces) then
         redis.call('DEL', ARGV[2] .. key)
         redis.call('ZREM', set, key)
         deleted = deleted + 1
