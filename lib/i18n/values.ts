@@ -56,14 +56,18 @@ export function splitFields(
 }
 
 /**
- * `record` with `i18n_language` and `translations` as its last two keys (C9): moved to the end when
- * present, every other key untouched. Mutates and returns `record`.
+ * `record` with `i18n_language` and `translations` as its last two keys (C9). A record without them gets
+ * them added; one that has them is copied without them first (deleting keys would turn the record into a
+ * dictionary-mode object, slow to build and to serialise: the profile of a term's embed showed it).
  */
 export function withLanguageKeys<T extends Record<string, unknown>>(record: T, language: string, translations: readonly string[]): T & { i18n_language: string; translations: string[] } {
-  const r = record as Record<string, unknown>;
-  delete r.i18n_language;
-  delete r.translations;
+  let r = record as Record<string, unknown>;
+  if (hasOwn(r, "i18n_language") || hasOwn(r, "translations")) {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(r)) if (key !== "i18n_language" && key !== "translations") copy[key] = r[key];
+    r = copy;
+  }
   r.i18n_language = language;
   r.translations = orderLanguages(translations);
-  return record as T & { i18n_language: string; translations: string[] };
+  return r as T & { i18n_language: string; translations: string[] };
 }
