@@ -8,7 +8,9 @@
  *
  * A clean looks only at the entries its pattern can match: keys are grouped by their first three
  * segments (`RESP:1:E12`, lib/cache/staleness.ts), and a pattern whose fixed beginning names a group
- * (`RESP:1:B:**,12,**`) reads that group alone; a shorter one (`RESP:1:E**`) the groups it begins.
+ * (`RESP:1:B:**,12,**`) reads that group alone; a shorter one (`RESP:1:E**`) the groups it begins. List
+ * bodies are also indexed by the ids of the events they show (lib/cache/staleness.ts `bodyIds`), so the
+ * pattern of the bodies showing one event reads those bodies alone, not every body.
  *
  * It is its own log of cleans (lib/cache/clean-mark.ts): it counts them and remembers the patterns of the
  * last ones, so that a value computed from the store while a write cleaned its key is not kept afterwards.
@@ -16,6 +18,7 @@
 import { Cachers, Utils, type ServiceBroker } from "moleculer";
 import { groupOf, groupsReached, keyMatches } from "./key-pattern";
 import { REMEMBERED_CLEANS, type CleanLog } from "./clean-mark";
+import { ANY_SHOWN, bodyIds, bodyPatternId } from "./staleness";
 
 export interface BoundedCacherOptions {
   /** Seconds an entry lives (from when it was kept). */
@@ -44,6 +47,8 @@ function sizeOf(data: unknown): number {
 export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingResponse?: null }> implements CleanLog {
   private readonly entries = new Map<string, Entry>();
   private readonly groups = new Map<string, Set<string>>();
+  /** List bodies by `<group> <id>` of an event they show. */
+  private readonly bodiesShowing = new Map<string, Set<string>>();
   private bytes = 0;
   private cleaned = 0;
   /** The patterns of the latest cleans, oldest first (the last `REMEMBERED_CLEANS`). */
@@ -67,6 +72,7 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
     if (this.sweeper) clearInterval(this.sweeper);
     this.entries.clear();
     this.groups.clear();
+    this.bodiesShowing.clear();
     this.bytes = 0;
   }
 
@@ -117,6 +123,11 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
     const group = groupOf(key);
     const members = this.groups.get(group);
     if (members?.delete(key) && members.size === 0) this.groups.delete(group);
+    const body = bodyIds(key);
+    for (const id of body?.ids ?? []) {
+      const showing = this.bodiesShowing.get(`${body!.group} ${id}`);
+      if (showing?.delete(key) && showing.size === 0) this.bodiesShowing.delete(`${body!.group} ${id}`);
+    }
   }
 
   async get(key: string): Promise<Record<string, unknown> | null> {
@@ -146,6 +157,12 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
     const members = this.groups.get(group);
     if (members) members.add(key);
     else this.groups.set(group, new Set([key]));
+    const body = bodyIds(key);
+    for (const id of body?.ids ?? []) {
+      const showing = this.bodiesShowing.get(`${body!.group} ${id}`);
+      if (showing) showing.add(key);
+      else this.bodiesShowing.set(`${body!.group} ${id}`, new Set([key]));
+    }
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.limits.maxBytes && this.entries.size <= this.limits.maxEntries) break;
       this.remove(k, e);
@@ -165,6 +182,15 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
     this.recentCleans.push(patterns);
     if (this.recentCleans.length > REMEMBERED_CLEANS) this.recentCleans.shift();
     for (const pattern of patterns) {
+      const shown = bodyPatternId(pattern);
+      if (shown) {
+        const candidates = [...(this.bodiesShowing.get(`${shown.group} ${shown.id}`) ?? []), ...(this.bodiesShowing.get(`${shown.group} ${ANY_SHOWN}`) ?? [])];
+        for (const key of candidates) {
+          const entry = this.entries.get(key);
+          if (entry && keyMatches(key, pattern, Utils.match)) this.remove(key, entry);
+        }
+        continue;
+      }
       for (const group of groupsReached(pattern, this.groups.keys())) {
         for (const key of [...(this.groups.get(group) ?? [])]) {
           const entry = this.entries.get(key);

@@ -88,6 +88,35 @@ export function listBodyKey(listKey: string, total: number, ids: readonly number
   return `${space}:${site}:B:${rest.join(":")}:${total}:,${ids.join(",")},`;
 }
 
+const BODY_GROUP = /^[A-Z]+:\d+:B$/;
+const BODY_PATTERN = /^([A-Z]+:\d+:B):\*\*,(\d+),\*\*$/;
+
+/** What a key of a list body's group is indexed by, when its ids cannot be read from it (see bodyIds). */
+export const ANY_SHOWN = "*";
+
+/**
+ * The ids of the events a list body's key shows (`RESP:1:B:<hash>:<total>:,12,15,` → 12, 15), as written
+ * in the key, with the body's group (`RESP:1:B`); undefined for a key of any other group. Cachers index
+ * bodies by them, so that an event's write cleans the bodies showing it without reading every body. A key
+ * of a body group whose ids are not the only commas in it is indexed under ANY_SHOWN (every such clean
+ * reads it).
+ */
+export function bodyIds(key: string): { group: string; ids: string[] } | undefined {
+  const parts = key.split(":");
+  if (parts.length < 4) return undefined;
+  const group = parts.slice(0, 3).join(":");
+  if (!BODY_GROUP.test(group)) return undefined;
+  const tail = parts[parts.length - 1];
+  const clean = tail.length >= 2 && tail.startsWith(",") && tail.endsWith(",") && !key.slice(0, key.length - tail.length).includes(",");
+  return { group, ids: clean ? tail.slice(1, -1).split(",").filter(Boolean) : [ANY_SHOWN] };
+}
+
+/** For the pattern of the bodies that show one event (`RESP:1:B:**,12,**`, stalePatterns): the group and the id. */
+export function bodyPatternId(pattern: string): { group: string; id: string } | undefined {
+  const m = BODY_PATTERN.exec(pattern);
+  return m ? { group: m[1], id: m[2] } : undefined;
+}
+
 /** Whether a key is a plain list page's (its value names the body's key). */
 export function isListKey(key: string): boolean {
   const first = key.indexOf(":");

@@ -3,7 +3,7 @@
  * cachers' own pattern matcher, so a key either side of every rule is cleaned or kept as it must be.
  */
 import { Utils } from "moleculer";
-import { changedFields, dependencyOfUrl, inSeries, isListKey, keyPrefix, listBodyKey, presentational, sitePatterns, stalePatterns, type Dependency } from "../../lib/cache/staleness";
+import { ANY_SHOWN, bodyIds, bodyPatternId, changedFields, dependencyOfUrl, inSeries, isListKey, keyPrefix, listBodyKey, presentational, sitePatterns, stalePatterns, type Dependency } from "../../lib/cache/staleness";
 import { keyMatches } from "../../lib/cache/key-pattern";
 
 const NS = "/calendar/events/v1";
@@ -48,6 +48,19 @@ describe("what a write makes stale", () => {
     expect(isListKey(key("RESP", 2, { kind: "event", id: 4 }))).toBe(false);
     expect(bodyKey(2, [5, 17], 40)).toBe("RESP:2:B:abc-_123:40:,5,17,");
     expect(bodyKey(2, [])).toBe("RESP:2:B:abc-_123:40:,,");
+  });
+
+  test("a body's key names the events it shows; the pattern of the bodies showing one event names it", () => {
+    expect(bodyIds(bodyKey(1, [12, 15]))).toEqual({ group: "RESP:1:B", ids: ["12", "15"] });
+    expect(bodyIds(bodyKey(3, []))).toEqual({ group: "RESP:3:B", ids: [] });
+    expect(bodyIds("RESP:1:B:p,1,:3:,4,")).toEqual({ group: "RESP:1:B", ids: [ANY_SHOWN] });
+    expect(bodyIds("RESP:1:B:p:3")).toEqual({ group: "RESP:1:B", ids: [ANY_SHOWN] });
+    expect(bodyIds("RESP:1:E12:x")).toBeUndefined();
+    expect(bodyIds(listKey(1))).toBeUndefined();
+    const [pattern] = stalePatterns(1, { collection: "events", id: 12, changed: ["title"] }).filter(p => p.includes(":B:"));
+    expect(bodyPatternId(pattern)).toEqual({ group: "RESP:1:B", id: "12" });
+    expect(bodyPatternId("RESP:1:B:**")).toBeUndefined();
+    expect(bodyPatternId("RESP:1:E12:**")).toBeUndefined();
   });
 
   test("which fields a write changed, and whether only what no plain list depends on", () => {
