@@ -9,7 +9,8 @@
  * - `cleans` (a count) and `cleans:log` (the patterns of the last 256 cleans): the log of cleans;
  * - `group:<group>` and `groups`: kept keys by their first three segments (lib/cache/key-pattern.ts), and
  *   the groups, each a sorted set scored by expiry, so a clean reads the groups its patterns reach, not
- *   every key.
+ *   every key; and `group:<group> <id>`: list bodies by the events they show (lib/cache/staleness.ts
+ *   `bodyIds`), so an event's write reads the bodies showing it, not every body.
  *
  * The guarantee (C16 with many gateways, C45): a writer's clean is one script that records its patterns
  * and deletes what they match; a reader's keep is one script that reads the log and sets the value (and
@@ -23,6 +24,7 @@
 import Redis from "ioredis";
 import { Cachers, type ServiceBroker } from "moleculer";
 import { groupOf } from "./key-pattern";
+import { ANY_SHOWN } from "./staleness";
 import { REMEMBERED_CLEANS, type CleanLog } from "./clean-mark";
 
 export interface RedisCacherOptions {
@@ -79,16 +81,29 @@ end`;
  * its newest entry). Redis's clock decides, so every node agrees.
  */
 const LUA_FILE = `
+local function body_ids(name, key)
+  if not string.match(name, '^[A-Z]+:%d+:B$') then return nil end
+  local tail = string.match(key, ':([^:]*)$') or ''
+  if #tail >= 2 and string.sub(tail, 1, 1) == ',' and string.sub(tail, -1) == ','
+      and not string.find(string.sub(key, 1, #key - #tail), ',', 1, true) then
+    local ids = {}
+    for id in string.gmatch(tail, '[^,]+') do table.insert(ids, id) end
+    return ids
+  end
+  return { '${ANY_SHOWN}' }
+end
+local function file_under(set, key, expires, now, ttl)
+  redis.call('ZADD', set, expires, key)
+  redis.call('ZREMRANGEBYSCORE', set, '-inf', '(' .. now)
+  redis.call('EXPIRE', set, ttl)
+end
 local function file(groups, group, value, key, json, ttl, name)
   local now = tonumber(redis.call('TIME')[1])
   local expires = now + tonumber(ttl)
   redis.call('SET', value, json, 'EX', ttl)
-  redis.call('ZADD', group, expires, key)
-  redis.call('ZREMRANGEBYSCORE', group, '-inf', '(' .. now)
-  redis.call('EXPIRE', group, ttl)
-  redis.call('ZADD', groups, expires, name)
-  redis.call('ZREMRANGEBYSCORE', groups, '-inf', '(' .. now)
-  redis.call('EXPIRE', groups, ttl)
+  file_under(group, key, expires, now, ttl)
+  file_under(groups, name, expires, now, ttl)
+  for _, id in ipairs(body_ids(name, key) or {}) do file_under(group .. ' ' .. id, key, expires, now, ttl) end
 end`;
 
 /** KEYS: count, log, groups, group, value. ARGV: mark, key, JSON, ttl, group. 1 when kept. */
@@ -133,6 +148,7 @@ local function group_of(text)
   return string.sub(text, 1, at - 1)
 end
 local reached = {}
+local shown = {}
 local known = nil
 local function reach(group, pieces)
   reached[group] = reached[group] or {}
@@ -140,10 +156,13 @@ local function reach(group, pieces)
 end
 for _, pattern in ipairs(patterns) do
   local pieces = compile(pattern)
+  local body_group, id = string.match(pattern, '^([A-Z]+:%d+:B):%*%*,(%d+),%*%*$')
   local wild = string.find(pattern, '[*?]')
   local fixed = wild and string.sub(pattern, 1, wild - 1) or pattern
   local exact = group_of(fixed)
-  if #exact < #fixed then
+  if body_group then
+    table.insert(shown, { group = body_group, id = id, pieces = pieces })
+  elseif #exact < #fixed then
     reach(exact, pieces)
   else
     known = known or redis.call('ZRANGE', KEYS[3], 0, -1)
@@ -153,6 +172,18 @@ for _, pattern in ipairs(patterns) do
   end
 end
 local deleted = 0
+for _, body in ipairs(shown) do
+  local set = ARGV[3] .. body.group
+  for _, index in ipairs({ set .. ' ' .. body.id, set .. ' ${ANY_SHOWN}' }) do
+    for _, key in ipairs(redis.call('ZRANGE', index, 0, -1)) do
+      if matches(key, body.pieces) then
+        deleted = deleted + redis.call('DEL', ARGV[2] .. key)
+        redis.call('ZREM', set, key)
+        redis.call('ZREM', index, key)
+      end
+    end
+  end
+end
 for group, reaching in pairs(reached) do
   local set = ARGV[3] .. group
   for _, key in ipairs(redis.call('ZRANGE', set, 0, -1)) do

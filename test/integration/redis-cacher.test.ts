@@ -5,7 +5,7 @@
  * `CACHER=redis://…`, whose answer must not outlive the write (docs/caching.md#a-read-that-crosses-a-write).
  */
 import Redis from "ioredis";
-import { ServiceBroker } from "moleculer";
+import { ServiceBroker, Utils } from "moleculer";
 import { RedisCacher } from "../../lib/cache/redis-cacher";
 import { cleanMark, keepUnlessCleaned } from "../../lib/cache/clean-mark";
 import { startService, succeed, Running } from "../helpers/harness";
@@ -51,18 +51,34 @@ describe("the Redis cacher", () => {
   });
 
   test("a clean deletes exactly the keys its patterns match, in the groups they reach, and counts itself", async () => {
-    const keys = ["RESP:1:E7:a", "RESP:1:E7:b", "RESP:1:E12:a", "RESP:1:B:h:40:,3,7,9,", "RESP:1:B:h:40:,3,12,", "RESP:1:S:x", "RESP:2:E7:a", "ACT:1:V7:venues.embed:h"];
+    const keys = ["RESP:1:E7:a", "RESP:1:E7:b", "RESP:1:E12:a", "RESP:1:B:h:40:,3,7,9,", "RESP:1:B:h:40:,3,12,", "RESP:1:S:x", "RESP:2:E7:a", "ACT:1:V7:venues.embed:h",
+      "RESP:1:B:h,7,x:40:,3,", "RESP:1:B:h,8,x:40:,3,"]; // the last two: bodies whose ids cannot be read from their keys
     for (const k of keys) await cacher.set(k, k);
     const mark = (await cacher.mark())!;
     await cacher.clean(["RESP:1:S:**", "RESP:1:E7:**", "RESP:1:B:**,7,**"]); // event 7 written
     expect(await cacher.mark()).toBe(mark + 1);
     const left = async () => (await Promise.all(keys.map(async k => ((await cacher.get(k)) === undefined ? undefined : k)))).filter(Boolean);
-    expect(await left()).toEqual(["RESP:1:E12:a", "RESP:1:B:h:40:,3,12,", "RESP:2:E7:a", "ACT:1:V7:venues.embed:h"]);
+    expect(await left()).toEqual(["RESP:1:E12:a", "RESP:1:B:h:40:,3,12,", "RESP:2:E7:a", "ACT:1:V7:venues.embed:h", "RESP:1:B:h,8,x:40:,3,"]);
     await cacher.clean("RESP:1:**"); // the whole site's answers: every group under it
     expect(await left()).toEqual(["RESP:2:E7:a", "ACT:1:V7:venues.embed:h"]);
     await cacher.clean(); // everything
     expect(await left()).toEqual([]);
     expect(await cacher.mark()).toBe(mark + 3);
+  });
+
+  test("a clean deletes exactly the keys the framework's matcher matches, for every pattern the service cleans with", async () => {
+    const keys = ["RESP:1:S:a", "RESP:1:S:b", "RESP:1:E12:x", "RESP:1:E120:x", "RESP:1:E2:x", "RESP:1:L:p", "RESP:1:B:p:3:,12,4,",
+      "RESP:1:B:p:3:,4,120,", "RESP:2:B:p:1:,12,", "RESP:1:B:p,12,q:3:,4,", "RESP:1:B:p:3:12", "RESP:1:B:p:0:,,", "ACT:1:S:events:h",
+      "ACT:1:V3:venues:h", "ACT:10:S:x", "plain", "two:parts"];
+    const patterns = ["RESP:1:B:**,12,**", "RESP:1:B:**,4,**", "RESP:2:B:**,12,**", "RESP:1:E12:**", "RESP:1:E**", "RESP:1:**", "ACT:1:**",
+      "**", "RESP:1:S:a", "pl**", "two:**", "RESP:1:L:**", "RESP:1:B:**"];
+    for (const pattern of patterns) {
+      for (const k of keys) await cacher.set(k, k);
+      await cacher.clean(pattern);
+      const left = (await Promise.all(keys.map(async k => ((await cacher.get(k)) === undefined ? undefined : k)))).filter(Boolean);
+      expect({ pattern, left }).toEqual({ pattern, left: keys.filter(k => !Utils.match(k, pattern)) });
+      await cacher.clean();
+    }
   });
 
   test("a keep that a clean since its mark covered keeps nothing, and never sets the value, even for a moment", async () => {

@@ -75,6 +75,31 @@ describe("a slug held alone: the first free of base, base-2, base-3 …", () => 
     await expect(uniqueSlug("jazz", (c) => taken.has(c))).resolves.toBe("jazz-4");
   });
 
+  it("past ten, crosses a run of taken suffixes in growing steps and finds the first free one by halves", async () => {
+    const asked: string[] = [];
+    const taken = (upTo: number) => (c: string) => { asked.push(c); const n = Number(c.split("-")[1] ?? 1); return n <= upTo; };
+    await expect(uniqueSlug("jazz", taken(300))).resolves.toBe("jazz-301");
+    expect(asked.length).toBeLessThan(40); // one by one: 301
+    for (const upTo of [9, 10, 11, 12, 13, 16, 17, 40, 41]) {
+      await expect(uniqueSlug("jazz", taken(upTo))).resolves.toBe(`jazz-${upTo + 1}`);
+    }
+  });
+
+  it("a later hold of one base starts past the highest suffix it handed out beyond ten", async () => {
+    const holds = new SlugHolds();
+    const stored = new Set(["gig", ...Array.from({ length: 20 }, (_, i) => `gig-${i + 2}`)]);
+    const first = await holds.hold("gig", async c => stored.has(c));
+    expect(first.slug).toBe("gig-22");
+    stored.add("gig-22");
+    first.release();
+    // another node took 23 … 200 meanwhile
+    for (let n = 23; n <= 200; n++) stored.add(`gig-${n}`);
+    const asked: string[] = [];
+    const next = await holds.hold("gig", async c => { asked.push(c); return stored.has(c); });
+    expect(next.slug).toBe("gig-201");
+    expect(asked.length).toBeLessThan(25);
+  });
+
   it("accepts an async predicate", async () => {
     const taken = new Set(["jazz"]);
     await expect(uniqueSlug("jazz", async (c) => taken.has(c))).resolves.toBe("jazz-2");
