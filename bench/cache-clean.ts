@@ -1,12 +1,14 @@
 /**
- * `node dist/bench/redis-clean.js [kept keys]`: what one write's clean costs a shared Redis cache, with the
- * service's cacher (lib/cache/redis-cacher.ts: its key groups) beside Moleculer's own Redis cacher (a
- * `SCAN … MATCH` of every key per pattern), against the Redis of REDIS_URL (default the local one), under
- * namespaces of this run's own, deleted afterwards. The keys are those of a calendar's kept answers (event
- * pages, list bodies, embedded venues); the clean is an event title's write (docs/caching.md).
+ * `node dist/bench/cache-clean.js [kept keys]`: what one write's clean costs each cacher: the in-process one
+ * (lib/cache/bounded-cacher.ts), and for a shared Redis cache the service's (lib/cache/redis-cacher.ts)
+ * beside Moleculer's own Redis cacher (a `SCAN … MATCH` of every key per pattern), against the Redis of
+ * REDIS_URL (default the local one), under namespaces of this run's own, deleted afterwards. The keys are
+ * those of a calendar's kept answers (event pages, list bodies, embedded venues); the clean is an event
+ * title's write (docs/caching.md).
  */
 import Redis from "ioredis";
 import { Cachers, ServiceBroker } from "moleculer";
+import { BoundedMemoryCacher } from "../lib/cache/bounded-cacher";
 import { RedisCacher } from "../lib/cache/redis-cacher";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -40,6 +42,7 @@ async function measure(label: string, namespace: string, cacher: Cacher): Promis
 async function main(): Promise<void> {
   const run = `bench-clean-${process.pid}`;
   try {
+    await measure("the in-process cacher", `${run}-mem`, new BoundedMemoryCacher({ ttl: 60, maxBytes: 1e9, maxEntries: 1e7 }));
     await measure("Moleculer's Redis cacher", `${run}-mol`, new Cachers.Redis({ redis: REDIS_URL as unknown as Record<string, unknown>, prefix: `MOL-${run}-mol`, ttl: 60 }) as unknown as Cacher);
     await measure("the service's Redis cacher", `${run}-own`, new RedisCacher({ url: REDIS_URL, prefix: `MOL-${run}-own`, logPrefix: `CL-${run}-own:`, ttl: 60 }));
   } finally {
