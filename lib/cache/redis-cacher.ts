@@ -20,6 +20,10 @@
  *
  * While Redis cannot be reached: a read misses, a keep keeps nothing, a mark cannot be read (nothing is
  * kept), and a clean fails (the write's clean reports it, as every write's must).
+ *
+ * One Redis server (or a primary with replicas), not a Redis Cluster: the scripts read and write keys
+ * they do not declare (the groups a clean reaches). Nodes of a version before this cacher must not share
+ * a namespace with it: their keys are in no group and their cleans are not in this log.
  */
 import Redis from "ioredis";
 import { Cachers, type ServiceBroker } from "moleculer";
