@@ -17,6 +17,8 @@ import { call, duration, mapLimit, sleep, startLoad, tally, Timed, until } from 
 const REQUEST_TIMEOUT = 2000;
 const RECORD_SERVICES = "events,venues,organizers,taxonomy,i18n";
 const WORKERS = 6;
+/** How long a call may take to reach the record process through the gateway and NATS under this load. */
+const IN_TRANSIT_MS = 100;
 
 describe("the record services' process stops under load", () => {
   let nats: Nats;
@@ -113,8 +115,11 @@ describe("the record services' process stops under load", () => {
       expect(duration(a)).toBeGreaterThanOrEqual(REQUEST_TIMEOUT - 50);
     }
     if (signal === "SIGTERM") {
-      // a graceful stop finishes what it was sent (every call sent before the signal succeeds) and says goodbye
-      expect(answers.filter(a => a.start < killedAt && a.status >= 300)).toEqual([]);
+      // a graceful stop finishes what it was sent and says goodbye: every call the process had before the
+      // signal succeeds. A call the client sent in the last moments before it may still be on its way
+      // through the gateway and NATS when the process stops taking calls (then 503, as any call after):
+      // those of the last IN_TRANSIT_MS are not counted as sent to it.
+      expect(answers.filter(a => a.start < killedAt - IN_TRANSIT_MS && a.status >= 300)).toEqual([]);
       expect(timeouts).toEqual([]);
     } else {
       expect(timeouts.length).toBeLessThanOrEqual(WORKERS * 2);
