@@ -35,6 +35,25 @@ interface Entry {
   size: number;
 }
 
+/** Files `key` under `name` in `index`. */
+function fileIn(index: Map<string, Set<string>>, name: string, key: string): void {
+  const members = index.get(name);
+  if (members) members.add(key);
+  else index.set(name, new Set([key]));
+}
+
+/** Takes `key` out of `name` in `index`, and the name out when it is left empty. */
+function unfileFrom(index: Map<string, Set<string>>, name: string, key: string): void {
+  const members = index.get(name);
+  if (members?.delete(key) && members.size === 0) index.delete(name);
+}
+
+/** The names a list body is filed under in `bodiesShowing`: one per event it shows (none for other keys). */
+function showingNames(key: string): string[] {
+  const body = bodyIds(key);
+  return body ? body.ids.map(id => `${body.group} ${id}`) : [];
+}
+
 /** How large a kept value is, as the JSON it would be in a shared cacher. */
 function sizeOf(data: unknown): number {
   try {
@@ -120,13 +139,15 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
   private remove(key: string, entry: Entry): void {
     this.entries.delete(key);
     this.bytes -= entry.size;
-    const group = groupOf(key);
-    const members = this.groups.get(group);
-    if (members?.delete(key) && members.size === 0) this.groups.delete(group);
-    const body = bodyIds(key);
-    for (const id of body?.ids ?? []) {
-      const showing = this.bodiesShowing.get(`${body!.group} ${id}`);
-      if (showing?.delete(key) && showing.size === 0) this.bodiesShowing.delete(`${body!.group} ${id}`);
+    unfileFrom(this.groups, groupOf(key), key);
+    for (const name of showingNames(key)) unfileFrom(this.bodiesShowing, name, key);
+  }
+
+  /** Removes those of `keys` that are kept and that `pattern` matches. */
+  private removeMatching(keys: Iterable<string>, pattern: string): void {
+    for (const key of [...keys]) {
+      const entry = this.entries.get(key);
+      if (entry && keyMatches(key, pattern, Utils.match)) this.remove(key, entry);
     }
   }
 
@@ -153,16 +174,8 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
     if (entry.size > this.limits.maxBytes) return;
     this.entries.set(key, entry);
     this.bytes += entry.size;
-    const group = groupOf(key);
-    const members = this.groups.get(group);
-    if (members) members.add(key);
-    else this.groups.set(group, new Set([key]));
-    const body = bodyIds(key);
-    for (const id of body?.ids ?? []) {
-      const showing = this.bodiesShowing.get(`${body!.group} ${id}`);
-      if (showing) showing.add(key);
-      else this.bodiesShowing.set(`${body!.group} ${id}`, new Set([key]));
-    }
+    fileIn(this.groups, groupOf(key), key);
+    for (const name of showingNames(key)) fileIn(this.bodiesShowing, name, key);
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.limits.maxBytes && this.entries.size <= this.limits.maxEntries) break;
       this.remove(k, e);
@@ -183,20 +196,10 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
     if (this.recentCleans.length > REMEMBERED_CLEANS) this.recentCleans.shift();
     for (const pattern of patterns) {
       const shown = bodyPatternId(pattern);
-      if (shown) {
-        const candidates = [...(this.bodiesShowing.get(`${shown.group} ${shown.id}`) ?? []), ...(this.bodiesShowing.get(`${shown.group} ${ANY_SHOWN}`) ?? [])];
-        for (const key of candidates) {
-          const entry = this.entries.get(key);
-          if (entry && keyMatches(key, pattern, Utils.match)) this.remove(key, entry);
-        }
-        continue;
-      }
-      for (const group of groupsReached(pattern, this.groups.keys())) {
-        for (const key of [...(this.groups.get(group) ?? [])]) {
-          const entry = this.entries.get(key);
-          if (entry && keyMatches(key, pattern, Utils.match)) this.remove(key, entry);
-        }
-      }
+      const sets = shown
+        ? [this.bodiesShowing.get(`${shown.group} ${shown.id}`), this.bodiesShowing.get(`${shown.group} ${ANY_SHOWN}`)]
+        : groupsReached(pattern, this.groups.keys()).map(group => this.groups.get(group));
+      for (const keys of sets) if (keys) this.removeMatching(keys, pattern);
     }
   }
 

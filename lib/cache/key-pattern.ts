@@ -1,8 +1,8 @@
 /**
- * Kept keys are grouped by their first three `:`-separated segments (`RESP:1:E12`, lib/cache/staleness.ts),
- * so a clean reads only the groups its pattern can reach (both cachers: lib/cache/bounded-cacher.ts,
- * lib/cache/redis-cacher.ts). Also here: the cache-clean patterns of lib/cache/staleness.ts, matched without building a regular expression per
- * pattern: their only wildcard is `**` (any run of characters), so a key matches when it begins with the
+ * Kept keys are grouped by their first three `:`-separated segments (`RESP:1:E12`,
+ * lib/cache/staleness.ts), so a clean reads only the groups its pattern can reach (both cachers:
+ * lib/cache/bounded-cacher.ts, lib/cache/redis-cacher.ts). Also here: the cache-clean patterns of
+ * lib/cache/staleness.ts, matched without building a regular expression per pattern: their only wildcard is `**` (any run of characters), so a key matches when it begins with the
  * pattern's first piece, ends with its last, and holds the pieces between in order. Patterns with other
  * wildcards are the framework matcher's business (`fallback`).
  */
@@ -33,19 +33,19 @@ export function groupOf(key: string): string {
   return key.slice(0, at);
 }
 
-/** The one group every key of `pattern` is in, when its fixed beginning holds three separators. */
-export function exactGroupOf(pattern: string): string | undefined {
+/** What a pattern begins with before its first wildcard. */
+function fixedBeginning(pattern: string): string {
   const wild = pattern.search(/[*?]/);
-  const fixed = wild < 0 ? pattern : pattern.slice(0, wild);
-  const group = groupOf(fixed);
-  return group.length < fixed.length ? group : undefined;
+  return wild < 0 ? pattern : pattern.slice(0, wild);
 }
 
-/** The groups a pattern's keys can be in: its exact group, or those of `known` that begin with its fixed beginning (or that it begins with). */
+/**
+ * The groups a pattern's keys can be in: the one its fixed beginning names when that holds three
+ * separators, otherwise those of `known` that begin with it (or that it begins with).
+ */
 export function groupsReached(pattern: string, known: Iterable<string>): string[] {
-  const exact = exactGroupOf(pattern);
-  if (exact !== undefined) return [exact];
-  const wild = pattern.search(/[*?]/);
-  const fixed = wild < 0 ? pattern : pattern.slice(0, wild);
+  const fixed = fixedBeginning(pattern);
+  const exact = groupOf(fixed);
+  if (exact.length < fixed.length) return [exact];
   return [...known].filter(g => g.startsWith(fixed) || fixed.startsWith(g));
 }

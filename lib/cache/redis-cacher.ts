@@ -151,12 +151,12 @@ local function group_of(text)
   end
   return string.sub(text, 1, at - 1)
 end
+-- the sets to read, each with the group set its keys are filed in and the patterns that reach it
 local reached = {}
-local shown = {}
 local known = nil
-local function reach(group, pieces)
-  reached[group] = reached[group] or {}
-  table.insert(reached[group], pieces)
+local function reach(read, group, pieces)
+  reached[read] = reached[read] or { group = group, patterns = {} }
+  table.insert(reached[read].patterns, pieces)
 end
 for _, pattern in ipairs(patterns) do
   local pieces = compile(pattern)
@@ -165,37 +165,26 @@ for _, pattern in ipairs(patterns) do
   local fixed = wild and string.sub(pattern, 1, wild - 1) or pattern
   local exact = group_of(fixed)
   if body_group then
-    table.insert(shown, { group = body_group, id = id, pieces = pieces })
+    local set = ARGV[3] .. body_group
+    reach(set .. ' ' .. id, set, pieces)
+    reach(set .. ' ${ANY_SHOWN}', set, pieces)
   elseif #exact < #fixed then
-    reach(exact, pieces)
+    reach(ARGV[3] .. exact, ARGV[3] .. exact, pieces)
   else
     known = known or redis.call('ZRANGE', KEYS[3], 0, -1)
     for _, g in ipairs(known) do
-      if string.sub(g, 1, #fixed) == fixed or string.sub(fixed, 1, #g) == g then reach(g, pieces) end
+      if string.sub(g, 1, #fixed) == fixed or string.sub(fixed, 1, #g) == g then reach(ARGV[3] .. g, ARGV[3] .. g, pieces) end
     end
   end
 end
 local deleted = 0
-for _, body in ipairs(shown) do
-  local set = ARGV[3] .. body.group
-  for _, index in ipairs({ set .. ' ' .. body.id, set .. ' ${ANY_SHOWN}' }) do
-    for _, key in ipairs(redis.call('ZRANGE', index, 0, -1)) do
-      if matches(key, body.pieces) then
-        deleted = deleted + redis.call('DEL', ARGV[2] .. key)
-        redis.call('ZREM', set, key)
-        redis.call('ZREM', index, key)
-      end
-    end
-  end
-end
-for group, reaching in pairs(reached) do
-  local set = ARGV[3] .. group
-  for _, key in ipairs(redis.call('ZRANGE', set, 0, -1)) do
-    for _, pieces in ipairs(reaching) do
+for read, r in pairs(reached) do
+  for _, key in ipairs(redis.call('ZRANGE', read, 0, -1)) do
+    for _, pieces in ipairs(r.patterns) do
       if matches(key, pieces) then
-        redis.call('DEL', ARGV[2] .. key)
-        redis.call('ZREM', set, key)
-        deleted = deleted + 1
+        deleted = deleted + redis.call('DEL', ARGV[2] .. key)
+        redis.call('ZREM', r.group, key)
+        if read ~= r.group then redis.call('ZREM', read, key) end
         break
       end
     end
