@@ -320,6 +320,33 @@ function contract(name: string, make: () => Promise<Backend>) {
       expect(new Set(all.map(e => e._id)).size).toBe(24);
     });
 
+    test("updates of one record from many writers at once: none lost, each with its feed entry, chained in order", async () => {
+      const [events, feed] = await backend.site(["events", "changes"]);
+      const entry = (after: Doc) => ({ key: "post:1", type: "event", id: 1, action: "updated", modified_utc: "2030-01-01 00:00:00", before: null, after: { n: after.n, tags: after.tags }, at: 1 });
+      await events.insert({ _id: 1, slug: "gig", status: "publish", n: 0, tags: [] });
+      const writers = 30;
+      const answers = await Promise.all(Array.from({ length: writers }, (_, i) =>
+        events.updateOneChange({ _id: 1 }, { $inc: { n: 1 }, $push: { tags: i } }, { change: entry })));
+      const stored = await events.findOne({ _id: 1 });
+      expect(stored?.n).toBe(writers);
+      expect([...(stored?.tags as number[])].sort((a, b) => a - b)).toEqual(Array.from({ length: writers }, (_, i) => i));
+      // each writer was answered the document its own write left, one apart from the one before it
+      expect(answers.map(a => a!.after.n).sort((a, b) => (a as number) - (b as number))).toEqual(Array.from({ length: writers }, (_, i) => i + 1));
+      for (const a of answers) expect(a!.after.n).toBe((a!.before.n as number) + 1);
+      // one entry per write, numbered in the order the writes were stored: each entry's `before` is the previous one's `after`
+      const entries = await feed.find({}, { sort: { _id: 1 } });
+      expect(entries).toHaveLength(writers);
+      expect(entries.map(e => (e.after as Doc).n)).toEqual(Array.from({ length: writers }, (_, i) => i + 1));
+      entries.forEach((e, i) => expect(e.before).toEqual(i === 0 ? null : entries[i - 1].after));
+      // a conditional update whose condition a concurrent writer ended matches nothing (no entry)
+      const [toPublish, toTrash] = await Promise.all([
+        events.updateOneChange({ _id: 1, status: "publish" }, { $set: { status: "draft" } }, { change: entry }),
+        events.updateOneChange({ _id: 1, status: "publish" }, { $set: { status: "trash" } }, { change: entry })
+      ]);
+      expect([toPublish, toTrash].filter(Boolean)).toHaveLength(1);
+      expect(await feed.count({})).toBe(writers + 1);
+    });
+
     test("id registry: counters per sequence, the type of each post id, one image record per URL", async () => {
       const reg = await backend.registry();
       expect(await reg.allocate("posts", "tribe_events")).toBe(1);
