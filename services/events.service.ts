@@ -358,7 +358,7 @@ const methods = {
           const unique = !FLOATING_STATUSES.has(created.status) && created.status !== "trash";
           return (await this.store.insert(created, { change: this.feedEntryOf("created", created), unlessTaken: unique ? "slug" : undefined })) as EventDoc;
         }
-        const change = await this.store.updateOneChange({ _id: id }, { $set: inline }, { change: after => this.feedEntryOf("updated", after as EventDoc) });
+        const change = await this.store.updateOneChange({ _id: id }, { $set: inline }, { change: after => this.feedEntryOf("updated", after as EventDoc), expected: current });
         if (!change) throw new ApiError("rest-event-not-found", 404, { id });
         before = change.before as EventDoc;
         return change.after as EventDoc;

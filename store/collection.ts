@@ -36,6 +36,12 @@ export interface InsertOptions {
 export interface UpdateOptions {
   /** The feed entry of the updated document as it left the update (null: nothing to record). */
   change?: (after: Doc) => Doc | null;
+  /**
+   * The record as the caller last read it, for an update by `{ _id }` alone: a store may try the update
+   * on it before reading the record again (PostgreSQL's compare-and-set, store/sql/collection.ts); one
+   * that moved on since costs that read. Never changes what the update does.
+   */
+  expected?: Doc;
 }
 
 export interface Collection {

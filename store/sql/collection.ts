@@ -5,7 +5,7 @@
  * lock on SQLite, the row locked on PostgreSQL; there one record is first set only where it still holds
  * what was read, `setOneRow`), so concurrent writers of one record never lose a field.
  */
-import { FEED_CARRY, type Carry, type Collection } from "../collection";
+import { FEED_CARRY, type Carry, type Collection, type UpdateOptions } from "../collection";
 import type { Doc, Query, Sort } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";
 import { QueryCompiler, TableShape, fieldExpr } from "./compile";
@@ -134,14 +134,21 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
    * takes the transaction's path. One round trip to the server in place of five (`BEGIN`, the locked read,
    * the update, the feed entry, `COMMIT`): each waits its turn on a busy event loop (README "Benchmarks").
    */
-  async function setOneRow(query: Query, update: Doc, change?: (after: Doc) => Doc | null): Promise<Array<{ before: Doc; after: Doc }> | undefined> {
+  async function setOneRow(query: Query, update: Doc, o: UpdateOptions): Promise<Array<{ before: Doc; after: Doc }> | undefined> {
+    const { change } = o;
+    // the caller's copy stands for the first read when the update names its record alone
+    let known = o.expected && Object.keys(query).length === 1 && query._id !== undefined && query._id === o.expected._id ? o.expected : undefined;
     for (let attempt = 0; attempt < SET_ATTEMPTS; attempt++) {
-      const [row] = await select(driver, query, " LIMIT 1");
-      if (!row) return [];
-      const before = toDoc(row);
+      let before = known;
+      known = undefined;
+      if (!before) {
+        const [row] = await select(driver, query, " LIMIT 1");
+        if (!row) return [];
+        before = toDoc(row);
+      }
       const after = applyUpdate(before, update);
       let statement = `WITH r AS (UPDATE ${table} SET doc = ?::jsonb WHERE site = ? AND id = ? AND doc = ?::jsonb RETURNING id)`;
-      const params: Param[] = [body(after), site, row.id, body(before)];
+      const params: Param[] = [body(after), site, idParam(before._id), body(before)];
       const entry = change?.(after);
       if (entry) {
         const feed = appendStatement("postgres", opts.feedTable, site, entry, FEED_CARRY, { ...(await pgSeq(opts.feedTable))!, gate: "r" });
@@ -154,9 +161,10 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     return undefined;
   }
 
-  async function updateRows(query: Query, update: Doc, limit?: 1, change?: (after: Doc) => Doc | null): Promise<Array<{ before: Doc; after: Doc }>> {
+  async function updateRows(query: Query, update: Doc, limit?: 1, o: UpdateOptions = {}): Promise<Array<{ before: Doc; after: Doc }>> {
+    const { change } = o;
     if (!sqlite && limit === 1 && opts.sequences) {
-      const set = await setOneRow(query, update, change);
+      const set = await setOneRow(query, update, o);
       if (set) return set;
     }
     return driver.transaction(async tx => {
@@ -252,11 +260,11 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       return toDoc(row);
     },
     async updateOne(query, update, o = {}) {
-      const [change] = await updateRows(query, update, 1, o.change);
+      const [change] = await updateRows(query, update, 1, o);
       return change?.after ?? null;
     },
     async updateOneChange(query, update, o = {}) {
-      const [change] = await updateRows(query, update, 1, o.change);
+      const [change] = await updateRows(query, update, 1, o);
       return change ?? null;
     },
     async updateMany(query, update) {

@@ -345,6 +345,20 @@ function contract(name: string, make: () => Promise<Backend>) {
       ]);
       expect([toPublish, toTrash].filter(Boolean)).toHaveLength(1);
       expect(await feed.count({})).toBe(writers + 1);
+      // the caller's copy of the record (`expected`) never changes what an update does: a stale one, or
+      // one of another record, and the update still applies to the record as stored
+      const current = (await events.findOne({ _id: 1 }))!;
+      const stale = { ...current, n: 0, tags: [] };
+      const fromStale = await events.updateOneChange({ _id: 1 }, { $inc: { n: 1 } }, { change: entry, expected: stale });
+      expect(fromStale?.before.n).toBe(writers);
+      expect(fromStale?.after.n).toBe(writers + 1);
+      const fromFresh = await events.updateOneChange({ _id: 1 }, { $inc: { n: 1 } }, { change: entry, expected: fromStale!.after });
+      expect(fromFresh?.after).toMatchObject({ n: writers + 2, tags: current.tags });
+      await events.insert({ _id: 2, slug: "other", status: "publish", n: 100 });
+      expect((await events.updateOne({ _id: 2 }, { $inc: { n: 1 } }, { expected: fromFresh!.after }))?.n).toBe(101);
+      expect((await events.findOne({ _id: 1 }))?.n).toBe(writers + 2);
+      const last = await feed.find({}, { sort: { _id: -1 }, limit: 1 });
+      expect((last[0].before as Doc).n).toBe(writers + 1);
     });
 
     test("id registry: counters per sequence, the type of each post id, one image record per URL", async () => {
