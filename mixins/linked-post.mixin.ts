@@ -197,7 +197,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
     async applyWrite(record: LinkedDoc, set: Record<string, unknown>, unset: string[], action: "updated" | "deleted"): Promise<LinkedDoc> {
       const update: Record<string, unknown> = { $set: set };
       if (unset.length) update.$unset = Object.fromEntries(unset.map(k => [k, true]));
-      const updated: LinkedDoc | null = (await this.store.updateOne({ _id: record._id }, update, { change: after => this.feedEntryOf(action, after as LinkedDoc) })) as LinkedDoc | null;
+      const updated: LinkedDoc | null = (await this.store.updateOne({ _id: record._id }, update, { change: after => this.feedEntryOf(action, after as LinkedDoc), expected: record })) as LinkedDoc | null;
       if (!updated) throw new ApiError(codes.couldNotUpdate, 400);
       await this.announce(action, updated, true);
       return updated;
