@@ -10,7 +10,8 @@
  *   beside them the gateway's floor, `/health/live` (one call of an action that does nothing), the most
  *   any uncached row can reach on this gateway.
  * Each row's ratio is to a raw node:http server answering one real events page's bytes, measured in the
- * same run for each N (C47), the faster of two measures taken while the service is stopped. The read mix runs at the smallest N only (the issue's 10 000).
+ * same run for each N (C47), the faster of two measures taken while the service is stopped. The read mix
+ * runs at the smallest N only (the issue's 10 000).
  *
  * Prints the table and writes it as JSON (bench/results/latest.json, latest.txt).
  * Settings: BENCH_STORES (sqlite,postgres), BENCH_SIZES (10000,100000), BENCH_DURATION seconds per row

@@ -126,6 +126,22 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
   };
   const pgSeq = async (numbered: string): Promise<{ seq: string } | undefined> =>
     (opts.sequences ? { seq: await opts.sequences.of(site, numbered, numbered) } : undefined);
+  /**
+   * PostgreSQL: one statement writing a record (`write`, an INSERT or UPDATE of at most one row) and,
+   * when it wrote one, the feed entry `entry`; the feed's sequence moves only then. Answers whether the
+   * row was written.
+   */
+  const writtenWithEntry = async (write: string, params: Param[], entry: Doc | null | undefined): Promise<boolean> => {
+    let statement = `WITH r AS (${write} RETURNING id)`;
+    const all = [...params];
+    if (entry) {
+      const feed = appendStatement("postgres", opts.feedTable, site, entry, FEED_CARRY, { ...(await pgSeq(opts.feedTable))!, gate: "r" });
+      statement += `, ${feed.sql}`;
+      all.push(...feed.params);
+    }
+    const [row] = await driver.all<{ n: number | string }>(`${statement} SELECT COUNT(*) AS n FROM r`, all);
+    return Number(row.n) > 0;
+  };
 
   /**
    * PostgreSQL, one record: the row read, then one statement that stores the new document only where the
@@ -136,28 +152,17 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
    * the update, the feed entry, `COMMIT`): each waits its turn on a busy event loop (README "Benchmarks").
    */
   async function setOneRow(query: Query, update: Doc, o: UpdateOptions): Promise<Array<{ before: Doc; after: Doc }> | undefined> {
-    const { change } = o;
     // the caller's copy stands for the first read when the update names its record alone
-    let known = o.expected && Object.keys(query).length === 1 && query._id !== undefined && query._id === o.expected._id ? o.expected : undefined;
-    for (let attempt = 0; attempt < SET_ATTEMPTS; attempt++) {
-      let before = known;
-      known = undefined;
+    let before = o.expected && Object.keys(query).length === 1 && query._id !== undefined && query._id === o.expected._id ? o.expected : undefined;
+    for (let attempt = 0; attempt < SET_ATTEMPTS; attempt++, before = undefined) {
       if (!before) {
         const [row] = await select(driver, query, " LIMIT 1");
         if (!row) return [];
         before = toDoc(row);
       }
       const after = applyUpdate(before, update);
-      let statement = `WITH r AS (UPDATE ${table} SET doc = ?::jsonb WHERE site = ? AND id = ? AND doc = ?::jsonb RETURNING id)`;
-      const params: Param[] = [body(after), site, idParam(before._id), body(before)];
-      const entry = change?.(after);
-      if (entry) {
-        const feed = appendStatement("postgres", opts.feedTable, site, entry, FEED_CARRY, { ...(await pgSeq(opts.feedTable))!, gate: "r" });
-        statement += `, ${feed.sql}`;
-        params.push(...feed.params);
-      }
-      const [set] = await driver.all<{ n: number | string }>(`${statement} SELECT COUNT(*) AS n FROM r`, params);
-      if (Number(set.n) === 1) return [{ before, after }];
+      const set = `UPDATE ${table} SET doc = ?::jsonb WHERE site = ? AND id = ? AND doc = ?::jsonb`;
+      if (await writtenWithEntry(set, [body(after), site, idParam(before._id), body(before)], o.change?.(after))) return [{ before, after }];
     }
     return undefined;
   }
@@ -245,14 +250,7 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
         return doc;
       }
       // PostgreSQL: one statement; the feed's sequence moves only when the record was stored
-      let statement = `WITH r AS (${sql} RETURNING id)`;
-      if (o.change) {
-        const feed = appendStatement("postgres", opts.feedTable, site, o.change, FEED_CARRY, { ...(await pgSeq(opts.feedTable))!, gate: "r" });
-        statement += `, ${feed.sql}`;
-        params.push(...feed.params);
-      }
-      const [row] = await driver.all<{ n: number | string }>(`${statement} SELECT COUNT(*) AS n FROM r`, params);
-      if (Number(row.n) === 0) throw taken();
+      if (!(await writtenWithEntry(sql, params, o.change))) throw taken();
       return doc;
     },
     async append(doc, carry) {
