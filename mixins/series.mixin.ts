@@ -46,6 +46,11 @@ type Params = Record<string, unknown>;
 
 /** The store-wide lock of the horizon job (PostgreSQL advisory lock key; SQLite's write lock is per transaction). */
 export const SERIES_JOB_LOCK = 72_410_020;
+/**
+ * How long a call of the horizon job (`events.materialise`) may take: a batch over every series of a site,
+ * waiting its turn for the job's lock, not a request answered within the request timeout (10 s).
+ */
+export const SERIES_JOB_TIMEOUT_MS = 120_000;
 /** Compare-and-set attempts of a series change before giving up (503: nothing changed). */
 const REVISE_ATTEMPTS = 20;
 /** How many exceptions past its records an iCalendar answer fetches (the answer's own cap, C22). */
@@ -792,7 +797,7 @@ export const SeriesMixin: ServiceSchema = {
     // of every site (an internal call names its site in meta, docs/sites.md)
     const job = async () => {
       for (const site of await this.siteIds()) {
-        await this.broker.call("events.materialise", {}, { meta: { site } })
+        await this.broker.call("events.materialise", {}, { meta: { site }, timeout: SERIES_JOB_TIMEOUT_MS })
           .catch((err: Error) => this.logger.warn(`Series horizon job (site ${site}): ${err.message}`));
       }
     };

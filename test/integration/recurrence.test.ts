@@ -12,6 +12,7 @@ import { startService, succeed, Running } from "../helpers/harness";
 import { token } from "../helpers/events";
 import { icalSeen, listAll, seenOfRecords } from "../helpers/recurrence";
 import { Copy, fullLists, sorted, syncFeed } from "../helpers/sync-client";
+import { SERIES_JOB_TIMEOUT_MS } from "../../mixins/series.mixin";
 
 let svc: Running;
 /** Next year: the whole year lies inside the materialisation horizon (C55: two years ahead). */
@@ -502,7 +503,7 @@ describe("the horizon (C55)", () => {
     expect(last > new Date(limit.getTime() - 10 * 86_400_000).toISOString().slice(0, 10)).toBe(true);
     const later = new Date(Date.now() + 91 * 86_400_000).toISOString();
     // three runs at once (as on three nodes): the store's constraint keeps one row per occurrence
-    const runs = await Promise.all([1, 2, 3].map(() => svc.broker.call("events.materialise", { now: later })));
+    const runs = await Promise.all([1, 2, 3].map(() => svc.broker.call("events.materialise", { now: later }, { timeout: SERIES_JOB_TIMEOUT_MS })));
     expect(runs.some((r: Json) => r.extended > 0)).toBe(true);
     const after = await listAll(svc, far);
     expect(after.length).toBeGreaterThanOrEqual(before.length + 12);
@@ -542,7 +543,7 @@ describe("the change feed (C34)", () => {
     await ok("POST", `/events/${first.id}`, { recurrence: ["RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=6"] });
     const now = (await svc.get(`/events/${first.id}/occurrences`, "admin")).body.events;
     await ok("POST", `/events/${now[3].id}?scope=following`, { title: `Later ${tok}` });
-    await svc.broker.call("events.materialise", { now: new Date(Date.now() + 200 * 86_400_000).toISOString() });
+    await svc.broker.call("events.materialise", { now: new Date(Date.now() + 200 * 86_400_000).toISOString() }, { timeout: SERIES_JOB_TIMEOUT_MS });
     await syncFeed(svc, copy, { as: "admin", token: since, perPage: 500 });
     const lists = await fullLists(svc, "admin");
     const mine = (c: Copy) => new Map([...c].filter(([, r]) => typeof r.title === "string" && (r.title as string).includes(tok)));
