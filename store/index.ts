@@ -11,7 +11,7 @@ import { FEED_COLLECTION, type Collection } from "./collection";
 import type { IdRegistry } from "./registry";
 import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
 import { sqlCollection, indexStatement, type TableOptions } from "./sql/collection";
-import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName } from "./sql/schema";
+import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName, idWindowIndexName } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
 import { pgSequences } from "./sql/sequences";
 import { hasNedbData, importNedb } from "./sql/nedb-import";
@@ -116,11 +116,12 @@ function tableName(name: string): string {
 }
 
 /** A record table's typed columns and their covering index (store/sql/schema.ts LIST_COLUMNS), if it has them. */
-function listColumnsOf(name: string): Pick<TableOptions, "columns" | "columnsIndex"> {
+function listColumnsOf(name: string): Pick<TableOptions, "columns" | "columnsIndex" | "idColumnsIndex"> {
   if (!Object.hasOwn(LIST_COLUMNS, name)) return {};
   return {
     columns: new Map(LIST_COLUMNS[name].map(c => [c.field, { column: columnName(c.field), kind: c.kind }])),
-    columnsIndex: windowIndexName(name)
+    columnsIndex: windowIndexName(name),
+    idColumnsIndex: idWindowIndexName(name)
   };
 }
 

@@ -456,7 +456,7 @@ export class QueryCompiler {
     // SQLite, several link filters: the links drive. With a date index to walk, the planner walked the
     // whole window when the links matched few events or none (190 ms a page at 100 000 events, against
     // 0.3 ms read by id; docs/lists.md#event-filters), so no other condition of the query may use an index.
-    if (this.dialect === "sqlite" && !this.unindexed && this.linksDrive(query)) {
+    if (this.dialect === "sqlite" && !this.unindexed && this.drivenByLinks(query)) {
       this.unindexed = true;
       try {
         return this.conditions(query);
@@ -468,7 +468,7 @@ export class QueryCompiler {
   }
 
   /** Whether the query's `$and` holds two link memberships or more (`allOf` reads them from the link table first). */
-  private linksDrive(query: Query): boolean {
+  drivenByLinks(query: Query): boolean {
     const all = query?.$and;
     return Array.isArray(all) && all.filter(q => this.linkMembership(q) !== undefined).length >= 2;
   }
@@ -519,7 +519,7 @@ export class QueryCompiler {
   orderBy(sort: Sort | undefined, query?: Query): string {
     const keys = Object.entries(sort ?? {});
     if (keys.length === 0) return "";
-    const unindexed = this.dialect === "sqlite" && query !== undefined && this.linksDrive(query);
+    const unindexed = this.dialect === "sqlite" && query !== undefined && this.drivenByLinks(query);
     const terms = keys.map(([field, dir]) => {
       const expr = this.expr(field, unindexed);
       if (this.dialect === "sqlite") return `${expr} ${dir === -1 ? "DESC" : "ASC"}`;

@@ -65,6 +65,14 @@ export const columnName = (field: string): string => `c_${field}`;
 /** The covering index of a table's window columns. */
 export const windowIndexName = (table: string): string => `ix_${table}_window`;
 
+/**
+ * The index of the window columns keyed by id, `(site, id, columns)`: where a list's links drive (two
+ * link filters, store/sql/compile.ts `drivenByLinks`), its events are looked up by id and their window
+ * is read from this index instead of computed from each document (SQLite: the columns are VIRTUAL;
+ * docs/lists.md#event-filters).
+ */
+export const idWindowIndexName = (table: string): string => `ix_${table}_id_window`;
+
 /** The statements adding `added` to a table's window columns and making their covering index over `all`. */
 function windowColumns(d: SqlDriver, table: string, added: readonly ListColumn[], all = added): string[] {
   const add = added.map(({ field, kind }) => {
@@ -362,6 +370,15 @@ export const MIGRATIONS: Migration[] = [
     name: "the password among the window columns",
     // An anonymous search's count tells readable events from the window index, reading no document (D34).
     up: d => windowColumns(d, "events", [PASSWORD_COLUMN], [...WINDOW_COLUMNS, PASSWORD_COLUMN])
+  },
+  {
+    version: 11,
+    name: "the window columns keyed by id (SQLite)",
+    // A list filtered by two links tests each linked event's window from an index, not its document
+    // (idWindowIndexName). PostgreSQL stores the columns in the row: nothing to compute there.
+    up: d => (d.dialect === "sqlite"
+      ? [`CREATE INDEX IF NOT EXISTS ${idWindowIndexName("events")} ON events (site, id, ${LIST_COLUMNS.events.map(c => columnName(c.field)).join(", ")})`]
+      : [])
   }
 ];
 
