@@ -452,7 +452,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       ...["categories", "tags", "venues", "organizers"].map(field => ({ field, array: true })),
       ...TRANSLATION_INDEXES,
       // Recurring events (mixins/series.mixin.ts): membership, the job's lookup, one row per occurrence, exceptions.
-      { field: "series_id" }, { field: "series_horizon" }, { field: "series_key", unique: true, sparse: true },
+      { field: "series_id", sparse: true }, { field: "series_horizon", sparse: true }, { field: "series_key", unique: true, sparse: true },
       { field: "series_overrides", array: true }
     ]
   }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] }), SeriesMixin],

@@ -10,7 +10,7 @@ import * as path from "path";
 import { FEED_COLLECTION, type Collection } from "./collection";
 import type { IdRegistry } from "./registry";
 import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
-import { sqlCollection, indexStatement, type TableOptions } from "./sql/collection";
+import { sqlCollection, indexStatements, type TableOptions } from "./sql/collection";
 import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName, idWindowIndexName } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
 import { pgSequences } from "./sql/sequences";
@@ -21,6 +21,7 @@ import { sqlSites, SiteStore } from "./sites";
 export interface IndexSpec {
   field: string;
   unique?: boolean;
+  /** Only the records holding the field are indexed (SQL: a partial index unless unique; store/sql/collection.ts indexStatements). */
   sparse?: boolean;
   /** The field holds an array of scalars (links, languages, cells). */
   array?: boolean;
@@ -154,7 +155,10 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
         if (!RECORD_TABLES[name]) await driver.run(recordTable(driver, tableName(name), {}));
         // Link fields are answered from the link table (store/sql/schema.ts), not from an index of the document.
         const links = linksOf(name);
-        for (const index of indexes) if (!(index.array && links.has(index.field))) await driver.run(indexStatement(driver, tableName(name), index.field, index));
+        for (const index of indexes) {
+          if (index.array && links.has(index.field)) continue;
+          for (const statement of indexStatements(driver, tableName(name), index.field, index)) await driver.run(statement);
+        }
       }));
       ddlQueue = made.catch(() => undefined);
       return made;

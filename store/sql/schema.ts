@@ -275,7 +275,7 @@ const POSTGRES_LINK_TARGETS =
   "SELECT DISTINCT e::numeric::bigint FROM jsonb_array_elements(CASE WHEN jsonb_typeof(v) = 'array' THEN v ELSE jsonb_build_array(v) END) AS e " +
   "WHERE CASE WHEN jsonb_typeof(e) = 'number' THEN e::numeric = trunc(e::numeric) AND abs(e::numeric) < 9000000000000000000 ELSE false END $lt$";
 
-/** The index name `indexStatement` (store/sql/collection.ts) gives an array field's index. */
+/** The index name `indexName` (store/sql/collection.ts) gives an array field's index. */
 const arrayIndexName = (table: string, field: string) => `ix_${table}_${field.replace(/\./g, "_")}`;
 
 export const MIGRATIONS: Migration[] = [

@@ -288,6 +288,24 @@ function contract(name: string, make: () => Promise<Backend>) {
       expect(await venues.count({})).toBe(3);
     });
 
+    test("a sparse index: conditions needing the field read it, the others still find the records lacking it", async () => {
+      const coll = await backend.collection("events_sparse", [...EVENT_INDEXES, { field: "horizon", sparse: true }]);
+      const docs: Doc[] = [{ _id: 1, horizon: "2030-01-01" }, { _id: 2, horizon: "2031-01-01" }, { _id: 3 }, { _id: 4, horizon: null }, { _id: 5, horizon: 7 }];
+      for (const d of docs) await coll.insert(d);
+      const found = async (q: Record<string, unknown>) => sorted(await coll.find(q));
+      expect(await found({ horizon: { $lt: "2030-06-01" } })).toEqual([1]);
+      expect(await found({ horizon: { $gte: "2030-01-01" } })).toEqual([1, 2]);
+      expect(await found({ horizon: "2031-01-01" })).toEqual([2]);
+      expect(await found({ horizon: { $in: ["2031-01-01", 7] } })).toEqual([2, 5]);
+      expect(await found({ horizon: { $exists: false } })).toEqual([3]);
+      expect(await found({ horizon: null })).toEqual([3, 4]);
+      expect(await found({ horizon: { $ne: "2030-01-01" } })).toEqual([2, 3, 4, 5]);
+      await coll.updateOne({ _id: 3 }, { $set: { horizon: "2029-01-01" } });
+      await coll.updateOne({ _id: 1 }, { $unset: { horizon: true } });
+      expect(await found({ horizon: { $lt: "2030-06-01" } })).toEqual([3]);
+      expect(await found({ horizon: { $exists: false } })).toEqual([1]);
+    });
+
     test("a write and its change-feed entry are stored together; a refused write stores neither", async () => {
       const [events, feed] = await backend.site(["events", "changes"]);
       const entry = (id: number, status: string) => ({ key: `post:${id}`, type: "event", id, action: "created", modified_utc: "2030-01-01 00:00:00", before: null, after: { status }, at: 1 });

@@ -100,6 +100,21 @@ function suite(kind: "sqlite" | "postgres") {
       }
     });
 
+    test("a range on a field few events hold reads its sparse index, not every event", async () => {
+      if (!opened) return console.warn("PostgreSQL is not reachable: skipped");
+      // as the series' horizon job asks (mixins/series.mixin.ts): most events hold no horizon at all
+      await store.ensureIndexes("events", [{ field: "series_horizon", sparse: true }]);
+      const holder = store.collection("events", INDEXES, SITE + 2);
+      for (let i = 1; i <= 60; i++) await holder.insert({ _id: i, ...(i % 20 === 0 ? { series_horizon: `2030-0${i / 20}-01` } : {}) });
+      const behind = { series_horizon: { $lt: "2030-01-15" } };
+      expect((await holder.find(behind)).map(d => d._id)).toEqual([20]);
+      if (kind !== "sqlite") return;
+      await store.sql!.run("ANALYZE");
+      const where = new QueryCompiler(kind, { arrays: new Set(LINKS) }).where(behind);
+      const plan = (await store.sql!.all<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT id FROM events WHERE site = ? AND (${where.sql})`, [SITE + 2, ...where.params] as never[])).map(r => r.detail).join("\n");
+      expect(plan).toMatch(/SEARCH events USING INDEX ix_events_series_horizon_present \(site=\? AND <expr><\?\)/);
+    });
+
     test("the columns keep up with updates", async () => {
       if (!opened) return console.warn("PostgreSQL is not reachable: skipped");
       const window = QUERIES[0][1];
