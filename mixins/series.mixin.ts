@@ -35,6 +35,7 @@ import { settings } from "../lib/settings";
 import { originalLanguage } from "../lib/i18n/languages";
 import { EVENT_PARAMS } from "../lib/events/event-params";
 import { trashedSlug, untrashedSlug } from "../lib/slug";
+import { boundedEach } from "../lib/bounded-each";
 import {
   changedGroups, contextOf, firstKey, groupsOfWrite, groupValues, isFirst, isMember, linesOf, occurrenceRow, occurrenceSlug,
   readRecurrenceParam, recurrenceOf, Scope, scheduleOf, scopeOf, SeriesDoc, seriesKey, seriesOf, templateOf, WHOLE_SERIES
@@ -53,6 +54,13 @@ export const SERIES_JOB_LOCK = 72_410_020;
 export const SERIES_JOB_TIMEOUT_MS = 120_000;
 /** Compare-and-set attempts of a series change before giving up (503: nothing changed). */
 const REVISE_ATTEMPTS = 20;
+/**
+ * Occurrences a materialisation writes at once (lib/bounded-each.ts): each is its own statements (an id,
+ * its slug, the row with its feed entry), independent of the others'. On PostgreSQL they overlap on the
+ * pool's connections (10; some stay for other requests); on SQLite they share group commits. A daily
+ * series' 729 occurrences, created through the API: 2.4–2.6 s on PostgreSQL one after another.
+ */
+const OCCURRENCE_WRITES_AT_ONCE = 4;
 /** How many exceptions past its records an iCalendar answer fetches (the answer's own cap, C22). */
 const ICS_MORE_LIMIT = 1000;
 /** How many occurrences of one series an iCalendar answer looks at past the horizon. */
@@ -437,14 +445,13 @@ export const SeriesMixin: ServiceSchema = {
 
       // Identities (and dates in slugs) may move onto one another (every occurrence a day later): the moving
       // rows first give up their keys and slugs, then take the new ones, so no constraint sees two at once.
-      for (const k of plan.keep) {
-        if (!k.changed) continue;
+      const moving = plan.keep.filter(k => k.changed);
+      await boundedEach(moving, OCCURRENCE_WRITES_AT_ONCE, async k => {
         const before = byId.get(k.id)!;
         const slugMoves = !(before.series_overrides ?? []).includes("slug") && before.series_identity!.slice(0, 10) !== k.occurrence.identity.slice(0, 10);
         await this.store.updateOne({ _id: k.id }, { $set: { series_key: `${seriesKey(head._id, before.series_identity!)}~${k.id}`, ...(slugMoves && !FLOATING.has(before.status) ? { slug: "" } : {}) } });
-      }
-      for (const k of plan.keep) {
-        if (!k.changed) continue;
+      });
+      await boundedEach(moving, OCCURRENCE_WRITES_AT_ONCE, async k => {
         const before = byId.get(k.id)!;
         const set: Record<string, unknown> = {
           series_identity: k.occurrence.identity, series_key: seriesKey(head._id, k.occurrence.identity), modified: now, modified_utc: now
@@ -463,18 +470,21 @@ export const SeriesMixin: ServiceSchema = {
             throw err;
           }
         });
-      }
+      });
 
-      for (const d of plan.remove) {
+      await boundedEach(plan.remove, OCCURRENCE_WRITES_AT_ONCE, async d => {
         const before = byId.get(d.id)!;
         // only the writer whose delete removed the row counts it
-        if ((await this.store.removeMany({ _id: d.id })) !== 1) continue;
+        if ((await this.store.removeMany({ _id: d.id })) !== 1) return;
         pairs.push([before, null]);
         changes.push({ type: "event", id: d.id, action: "deleted", modified_utc: now, snapshot: null });
-      }
+      });
 
-      for (const occ of plan.create) {
-        const id = await this.allocateId("posts", "event");
+      // ids drawn in the occurrences' order first (a series' ids ascend with its dates), the rows then written at once
+      const ids: number[] = [];
+      for (let i = 0; i < plan.create.length; i++) ids.push(await this.allocateId("posts", "event"));
+      await boundedEach(plan.create, OCCURRENCE_WRITES_AT_ONCE, async (occ, i) => {
+        const id = ids[i];
         const created = await this.retryOnSlugConflict(async () => {
           const slug = await this.occurrenceSlugFor(template, occ.identity, id);
           try {
@@ -485,9 +495,8 @@ export const SeriesMixin: ServiceSchema = {
             throw err;
           }
         });
-        if (!created) continue;
-        pairs.push([null, created]);
-      }
+        if (created) pairs.push([null, created]);
+      });
 
       const bounded = recurrence.rule === null || recurrence.rule.count !== undefined || recurrence.rule.until !== undefined;
       const whole = bounded && expandSeries(series, WHOLE_SERIES, { limit: MAX_OCCURRENCES + 1 }).length === nextAll.length;
