@@ -67,6 +67,7 @@ function cleaningWrites(collection: string, col: Collection, clean: (patterns: s
 export interface StoreFace extends CacheMethods {
   store: Collection;
   allocateId(seq: Sequence, type: string): Promise<number>;
+  allocatePostIds(type: string, count: number): Promise<number[]>;
   typeOfId(id: number): Promise<string | undefined>;
   idRegistry(): Promise<IdRegistry>;
   storeCollection(name: string, indexes?: IndexSpec[]): Promise<Collection>;
@@ -96,6 +97,10 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       /** The next id of a sequence, shared with every service drawing from it. */
       allocateId(this: StoreSelf, seq: Sequence, type: string): Promise<number> {
         return siteRegistry(this.storeHandle!).allocate(seq, type);
+      },
+      /** `count` ids of the post sequence at once, ascending. */
+      allocatePostIds(this: StoreSelf, type: string, count: number): Promise<number[]> {
+        return siteRegistry(this.storeHandle!).allocatePosts(type, count);
       },
       /** Which post type owns an id, undefined when none. */
       typeOfId(this: StoreSelf, id: number): Promise<string | undefined> {

@@ -16,6 +16,8 @@ export interface ImageRecord {
 
 export interface IdRegistry {
   allocate(seq: Sequence, type: string): Promise<number>;
+  /** `count` post ids of `type` at once, ascending (one statement on the SQL stores). */
+  allocatePosts(type: string, count: number): Promise<number[]>;
   typeOf(id: number): Promise<string | undefined>;
   /** The image record made for `url`, made now if there is none. */
   imageForUrl(url: string, extension: string): Promise<ImageRecord>;

@@ -25,6 +25,7 @@ export interface MongoCol {
   findOne(query: Query): Promise<Doc | null>;
   countDocuments(query: Query): Promise<number>;
   insertOne(doc: Doc): Promise<unknown>;
+  insertMany(docs: Doc[]): Promise<unknown>;
   findOneAndUpdate(query: Query, update: Doc, opts: FindAndModifyOptions): Promise<{ value?: Doc | null } | null>;
   findOneAndReplace(query: Query, doc: Doc, opts: FindAndModifyOptions): Promise<{ value?: Doc | null } | null>;
   updateMany(query: Query, update: Doc): Promise<{ modifiedCount?: number; matchedCount?: number; result?: { nModified?: number; n?: number } }>;

@@ -34,6 +34,15 @@ function registry(db: MongoDb, site: number): IdRegistry {
       if (seq === "posts") await ids.insertOne({ _id: `${site}:${id}`, site, id, type });
       return id;
     },
+    async allocatePosts(type, count) {
+      if (count <= 0) return [];
+      // one counter move for the whole range
+      const res = await counters.findOneAndUpdate({ _id: `${site}:posts` }, { $inc: { seq: count } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
+      const last = res!.value!.seq as number;
+      const drawn = Array.from({ length: count }, (_, i) => last - count + 1 + i);
+      await ids.insertMany(drawn.map(id => ({ _id: `${site}:${id}`, site, id, type })));
+      return drawn;
+    },
     async typeOf(id) {
       return (await ids.findOne({ _id: `${site}:${id}` }))?.type;
     },

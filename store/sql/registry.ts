@@ -37,6 +37,17 @@ export function sqlRegistry(driver: SqlDriver, site: number, sequences?: PgSeque
           "INSERT INTO post_types (site, id, type) SELECT ?, COALESCE(MAX(id), 0) + 1, ? FROM post_types WHERE site = ? RETURNING id", [site, type, site]);
       return Number(row.id);
     },
+    async allocatePosts(type, count) {
+      if (count <= 0) return [];
+      // the ids drawn by one statement, as `allocate` draws one (SQLite: past the highest, a counter CTE numbering the rows)
+      const rows = sequences
+        ? await driver.all<{ id: number | string }>(
+          `INSERT INTO post_types (site, id, type) SELECT ?, nextval('${await sequences.of(site, "posts", NUMBERED.posts)}'), ? FROM generate_series(1, ?::int) RETURNING id`, [site, type, count])
+        : await driver.all<{ id: number | string }>(
+          "INSERT INTO post_types (site, id, type) WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?) " +
+          "SELECT ?, (SELECT COALESCE(MAX(id), 0) FROM post_types WHERE site = ?) + i, ? FROM k RETURNING id", [count, site, site, type]);
+      return rows.map(r => Number(r.id)).sort((a, b) => a - b);
+    },
     async typeOf(id) {
       const [row] = await driver.all<{ type: string }>("SELECT type FROM post_types WHERE site = ? AND id = ?", [site, id]);
       return row?.type;

@@ -400,6 +400,17 @@ function contract(name: string, make: () => Promise<Backend>) {
       expect((await reg.images([43, 44, 1])).sort((a, b) => a.id - b.id)).toEqual([image, other]);
       expect(await reg.allocate("posts", "tribe_events")).toBe(45);
       expect(await reg.allocate("terms", "post_tag")).toBe(2);
+      // many post ids at once (a series' occurrences): ascending, typed, shared with single draws
+      expect(await reg.allocatePosts("tribe_events", 5)).toEqual([46, 47, 48, 49, 50]);
+      expect(await reg.typeOf(48)).toBe("tribe_events");
+      expect(await reg.allocatePosts("tribe_events", 0)).toEqual([]);
+      const mixed = await Promise.all([reg.allocatePosts("tribe_events", 30), reg.allocate("posts", "tribe_venue"), reg.allocatePosts("tribe_events", 30)]);
+      const drawn = [...(mixed[0] as number[]), mixed[1] as number, ...(mixed[2] as number[])];
+      expect(new Set(drawn).size).toBe(61);
+      expect(Math.min(...drawn)).toBe(51);
+      expect(Math.max(...drawn)).toBe(111);
+      for (const run of [mixed[0], mixed[2]] as number[][]) expect(run).toEqual([...run].sort((a, b) => a - b));
+      expect(await reg.allocate("posts", "tribe_events")).toBe(112);
     });
   });
 }
