@@ -24,8 +24,9 @@ interface MongoDb {
 function registry(db: MongoDb, site: number): IdRegistry {
   const counters = db.collection("counters");
   const ids = db.collection("post_types");
-  const next = async (seq: string): Promise<number> => {
-    const res = await counters.findOneAndUpdate({ _id: `${site}:${seq}` }, { $inc: { seq: 1 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
+  /** Moves a counter on by `by`; answers its new value (the last of the ids drawn). */
+  const next = async (seq: string, by = 1): Promise<number> => {
+    const res = await counters.findOneAndUpdate({ _id: `${site}:${seq}` }, { $inc: { seq: by } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
     return res!.value!.seq as number;
   };
   return {
@@ -37,8 +38,7 @@ function registry(db: MongoDb, site: number): IdRegistry {
     async allocatePosts(type, count) {
       if (count <= 0) return [];
       // one counter move for the whole range
-      const res = await counters.findOneAndUpdate({ _id: `${site}:posts` }, { $inc: { seq: count } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
-      const last = res!.value!.seq as number;
+      const last = await next("posts", count);
       const drawn = Array.from({ length: count }, (_, i) => last - count + 1 + i);
       await ids.insertMany(drawn.map(id => ({ _id: `${site}:${id}`, site, id, type })));
       return drawn;

@@ -300,8 +300,7 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
  * unique index must never be missing, not even between a drop and its new version.
  */
 export function indexStatements(driver: SqlDriver, table: string, field: string, o: { unique?: boolean; sparse?: boolean; array?: boolean; unlessStatus?: string[]; thenById?: boolean; then?: string[] }): string[] {
-  const plain = indexStatement(driver, table, field, o);
-  if (!o.sparse || o.unique || o.then || o.unlessStatus?.length || (driver.dialect === "postgres" && o.array)) return [plain];
+  if (!o.sparse || o.unique || o.then || o.unlessStatus?.length || (driver.dialect === "postgres" && o.array)) return [indexStatement(driver, table, field, o)];
   const name = indexName(table, field, o);
   const expr = fieldExpr(driver.dialect, field);
   return [`DROP INDEX IF EXISTS ${name}`, `CREATE INDEX IF NOT EXISTS ${name}_present ON ${table} (site, ${expr}${o.thenById ? ", id" : ""}) WHERE ${expr} IS NOT NULL`];
