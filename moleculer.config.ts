@@ -9,6 +9,8 @@ import { BoundedMemoryCacher } from "./lib/cache/bounded-cacher";
 import { RedisCacher } from "./lib/cache/redis-cacher";
 import { FailoverDiscoverer, FailoverMiddleware } from "./lib/failover";
 import { SiteScopeMiddleware } from "./mixins/site-scope.middleware";
+import { TextInputMiddleware } from "./mixins/text-input.middleware";
+import { SERVICE_SCHEMAS } from "./services";
 
 /**
  * Whether the metrics port can be listened on. Moleculer's Prometheus reporter stops the process when its
@@ -46,7 +48,8 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     // A node that times out a call and misses a ping leaves the registry at once (lib/failover.ts).
     registry: { discoverer },
     // Each handler runs as work of the site its context names; calls and events carry it on (docs/sites.md).
-    middlewares: [FailoverMiddleware(discoverer), SiteScopeMiddleware()],
+    // Text no store keeps alike is refused where input enters the services (docs/errors.md#text-every-store-keeps).
+    middlewares: [FailoverMiddleware(discoverer), SiteScopeMiddleware(), TextInputMiddleware(Object.keys(SERVICE_SCHEMAS))],
     logger: { type: "Console", options: { level: s.logLevel, formatter: "short", colors: false } },
     metrics: s.metricsPort > 0
       ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: s.metricsPort, path: "/metrics" } }] }

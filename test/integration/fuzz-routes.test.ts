@@ -112,7 +112,7 @@ describe("fuzzing every route", () => {
   }
 
   function record(c: Case, problem: string | undefined): void {
-    if (problem && failures.length < 50) failures.push(`${c.method} ${c.url.slice(0, 300)} [${c.auth}] ${c.contentType ?? ""} body=${(c.body ?? "").slice(0, 300)} → ${problem}`);
+    if (problem && failures.length < 50) failures.push(`${c.method} ${c.url.slice(0, 300)} [${c.auth}] ${c.contentType ?? ""} body=${(c.body ?? "").slice(0, 3000)} → ${problem}`);
   }
 
   /**
