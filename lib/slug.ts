@@ -18,7 +18,14 @@ export function removeAccents(input: string): string {
     .replace(/\p{M}+/gu, "");
 }
 
-// WordPress sanitize_title (save context): the slug form of any text.
+/**
+ * The longest slug form, as WordPress's (sanitize_title encodes at most 200 bytes; `post_name` and a term's
+ * `slug` are 200 characters wide). It also keeps each slug inside what PostgreSQL's btree indexes take
+ * (~2 700 bytes an entry): a longer title answered 500 there (docs/records.md#event-slugs).
+ */
+export const SLUG_MAX = 200;
+
+// WordPress sanitize_title (save context): the slug form of any text, at most SLUG_MAX characters.
 export function sanitizeSlug(input: string): string {
   let s = removeAccents(stripTags(String(input ?? ""))).toLowerCase();
   s = s.replace(/&(?:nbsp|ndash|mdash|#160|#8211|#8212);/g, "-"); // dash-like entities → hyphen
@@ -26,7 +33,8 @@ export function sanitizeSlug(input: string): string {
   s = s.replace(/[\u00a0\u2013\u2014]/g, "-").replace(/\u00d7/g, "x"); // nbsp/en/em dash, ×
   s = s.replace(/[\s/.]+/g, "-");
   s = s.replace(/[^a-z0-9_-]/g, "");
-  return s.replace(/-+/g, "-").replace(/^-+|-+$/g, "");
+  s = s.replace(/-+/g, "-").replace(/^-+|-+$/g, "");
+  return s.length > SLUG_MAX ? s.slice(0, SLUG_MAX).replace(/-+$/, "") : s;
 }
 
 // Words WordPress never uses as a bare post slug (they get "-2").

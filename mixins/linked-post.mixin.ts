@@ -25,7 +25,7 @@ import {
 } from "../lib/capabilities";
 import { codesOf, LinkedKindSpec } from "../lib/linked/spec";
 import { geoPairProblems, LIST_LINK_ORDER, linkedSchemas } from "../lib/linked/params";
-import { LinkedDoc, matchesDuplicate, nameKey, presentRecord, writeChanges } from "../lib/linked/record";
+import { LinkedDoc, matchesDuplicate, nameKey, nameKeyCondition, namedBy, presentRecord, writeChanges } from "../lib/linked/record";
 import { allOf, idCondition, searchFragments, searchQuery, statusCondition } from "../lib/linked/query";
 import { LinkEntry, parseLinkEntries } from "../lib/linked/links";
 import type { SlugHold } from "../lib/posts/write-order";
@@ -217,9 +217,9 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
     async createOrReuseNow(ctx: Ctx, p: Record<string, unknown>): Promise<LinkedDoc> {
       // C9: name (and description) compared in the request's language, falling back to the original.
       const key = nameKey(String(p[spec.nameField]));
-      const candidates: LinkedDoc[] = await this.store.find({ status: { $ne: "trash" }, ...(await this.nameQuery(ctx, key, { name_key: key })) }, { sort: { _id: 1 } }) as LinkedDoc[];
+      const candidates: LinkedDoc[] = await this.store.find({ status: { $ne: "trash" }, ...(await this.nameQuery(ctx, key, { name_key: nameKeyCondition(key) })) }, { sort: { _id: 1 } }) as LinkedDoc[];
       const shown: LinkedDoc[] = await this.localized(ctx, candidates);
-      const at = shown.findIndex(d => matchesDuplicate(d, p.description) && this.mayRead(ctx, d));
+      const at = shown.findIndex((d, i) => namedBy(key, [d.name, candidates[i].name]) && matchesDuplicate(d, p.description) && this.mayRead(ctx, d));
       if (at < 0) return this.insertLinked(ctx, p);
       const found = candidates[at];
       if (!this.mayEdit(ctx, found)) return found;

@@ -30,7 +30,7 @@ import { embeddedTerm, rootsOf, Roots, TAXONOMIES, Taxonomy, taxonomyKey, TermDo
 import { INTERNAL_PARAMS, TERM_PARAMS } from "../lib/terms/term-params";
 import { buildTermQuery, termSearchCondition, termSlugCondition, paging, pagingHeaders, sortByInclude, termListEnvelope, termOrder } from "../lib/terms/term-query";
 import {
-  baseSlug, filterToken, findCreateConflict, givenSlug, loopSafeParent, nameKey, normaliseTermName, slugClashOutcome,
+  baseSlug, filterToken, findCreateConflict, givenSlug, loopSafeParent, nameKey, normaliseTermName, slugClashOutcome, TERM_NAME_MAX, termNameTooLong,
   termTokens, uniqueIds, uniqueTermSlug
 } from "../lib/terms/term-rules";
 import { ancestorIds, ancestorSlugs, loadAncestors, withDescendants } from "../lib/terms/term-tree";
@@ -311,14 +311,16 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       const tokens = termTokens(value);
       const ids: number[] = [];
       const known = new Map((await this.store.find({ taxonomy, _id: { $in: tokens.flatMap(t => ("id" in t ? [t.id] : [])) } })).map(d => [d._id as number, d]));
-      const byText = async (text: string): Promise<number | undefined> => {
+      const found = async (text: string): Promise<number | undefined> => {
         const slug = sanitizeSlug(text);
         const bySlug = slug === "" ? null : await this.store.findOne({ tax_slug: taxonomyKey({ taxonomy, slug }) });
         if (bySlug) return bySlug._id;
         // i18n: a name names the term in any of its languages.
         const key = nameKey(normaliseTermName(text));
         const byName = await this.store.find({ taxonomy, ...(await this.nameQuery(ctx, key, { name_lc: key }, { anyLanguage: true })) }, { sort: { _id: 1 }, limit: 1 });
-        if (byName.length > 0) return byName[0]._id;
+        return byName.length > 0 ? byName[0]._id : undefined;
+      };
+      const created = async (text: string): Promise<number | undefined> => {
         try {
           return (await this.insertTerm(ctx, taxonomy, { name: text, parent: 0 }, this.languageOf(ctx)))._id;
         } catch (err) {
@@ -328,8 +330,13 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
         }
       };
       const resolveAll = async (): Promise<number[]> => {
+        // a name no term may have (too long) and no term answers to refuses the event's parameter before any term is made
         for (const token of tokens) {
-          const id = "id" in token ? (known.has(token.id) ? token.id : undefined) : await byText(token.text);
+          if ("text" in token && termNameTooLong(normaliseTermName(token.text)) && (await found(token.text)) === undefined)
+            throw ApiError.invalidParam(TAXONOMIES[taxonomy].collection, "param.length", { max: TERM_NAME_MAX });
+        }
+        for (const token of tokens) {
+          const id = "id" in token ? (known.has(token.id) ? token.id : undefined) : ((await found(token.text)) ?? (await created(token.text)));
           if (id !== undefined) ids.push(id);
         }
         return uniqueIds(ids);
@@ -436,6 +443,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
     async insertTerm(ctx, taxonomy, input, lang) {
       const name = normaliseTermName(input.name);
       if (name === "") throw termError("empty_term_name", "name", "param.empty");
+      if (termNameTooLong(name)) throw ApiError.invalidParam("name", "param.length", { max: TERM_NAME_MAX });
       const { hierarchical } = TAXONOMIES[taxonomy];
       const parent = hierarchical ? input.parent : 0;
       const chain = parent > 0 ? await this.parentChain(parent) : [];
@@ -475,6 +483,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       if (input.name !== undefined) {
         const name = normaliseTermName(input.name);
         if (name === "") throw termError("empty_term_name", "name", "param.empty");
+        if (termNameTooLong(name)) throw ApiError.invalidParam("name", "param.length", { max: TERM_NAME_MAX });
         set.name = name;
         set.name_lc = nameKey(name);
       }

@@ -50,8 +50,38 @@ export type WriteMode = "create" | "update" | "duplicate";
 const MAP_FLAGS = ["show_map", "show_map_link"] as const;
 const REGION_INPUTS = ["state", "province", "country", "stateprovince"];
 
+/** The key a name is compared by (duplicates, D25): trimmed, lower-cased. */
 export function nameKey(name: string): string {
   return name.trim().toLowerCase();
+}
+
+/**
+ * The longest `name_key` stored, in characters: a longer name keeps its first ones
+ * (docs/records.md#duplicates). PostgreSQL's btree indexes take ~2 700 bytes an entry; a longer venue name
+ * answered 500 there.
+ */
+export const NAME_KEY_MAX = 200;
+
+/** The stored form of a key: at most NAME_KEY_MAX characters (whole code points). */
+export function storedNameKey(key: string): string {
+  if (key.length <= NAME_KEY_MAX) return key;
+  const points = Array.from(key);
+  return points.length <= NAME_KEY_MAX ? key : points.slice(0, NAME_KEY_MAX).join("");
+}
+
+/**
+ * The stored `name_key` values a name's records may hold: its stored form, and (a name longer than that)
+ * also the whole key, which an older version stored. The records found then share the stored form only:
+ * `namedBy` tells those of this very name.
+ */
+export function nameKeyCondition(key: string): string | { $in: string[] } {
+  const stored = storedNameKey(key);
+  return stored === key ? key : { $in: [stored, key] };
+}
+
+/** Whether one of a found record's names (original, shown) has this key; any does for a short key. */
+export function namedBy(key: string, names: readonly unknown[]): boolean {
+  return storedNameKey(key) === key || names.some(name => typeof name === "string" && nameKey(name) === key);
 }
 
 
@@ -63,7 +93,7 @@ export function writeChanges(spec: LinkedKindSpec, p: Record<string, unknown>, c
     if (sent(p[spec.nameField])) {
       const name = String(p[spec.nameField]).trim();
       set.name = name;
-      set.name_key = nameKey(name);
+      set.name_key = storedNameKey(nameKey(name));
     }
     if (mode === "create") set.description = sent(p.description) ? String(p.description) : "";
     else if (sent(p.description) && p.description !== "") set.description = String(p.description);

@@ -13,6 +13,17 @@ export function normaliseTermName(raw: string): string {
   return sanitizeTermName(raw);
 }
 
+/**
+ * The longest term name, in characters (after normalisation), as WordPress's `wp_terms.name` column: a
+ * longer one is 400 (WordPress's insert fails). It also keeps the name's key inside what PostgreSQL's
+ * btree indexes take (~2 700 bytes an entry; a longer name answered 500 there).
+ */
+export const TERM_NAME_MAX = 200;
+
+export function termNameTooLong(name: string): boolean {
+  return name.length > TERM_NAME_MAX && Array.from(name).length > TERM_NAME_MAX;
+}
+
 /** The case-insensitive key names are compared by. */
 export function nameKey(name: string): string {
   return name.toLowerCase();

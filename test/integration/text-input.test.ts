@@ -1,9 +1,11 @@
 /**
  * Text no store keeps alike (docs/errors.md#text-every-store-keeps): a NUL character or an unpaired
  * surrogate in any parameter, at any depth, is 400 `rest_invalid_param` naming it, on every route that
- * takes text and for internal callers (a Moleculer ValidationError), and nothing is written. PostgreSQL
- * cannot keep such text (it answered 500 before); runs on the embedded store and (TEST_STORE=postgres,
- * package.json `test:postgres`) on PostgreSQL.
+ * takes text and for internal callers (a Moleculer ValidationError), and nothing is written. And long
+ * text (docs/records.md#event-slugs, #duplicates, #creating-terms): slugs keep 200 characters, names of
+ * venues and organizers any length, term names at most 200. PostgreSQL answered 500 to each before (its
+ * text cannot hold NUL, its indexes ~2 700 bytes an entry); runs on the embedded store and
+ * (TEST_STORE=postgres, package.json `test:postgres`) on PostgreSQL.
  */
 import { Errors } from "moleculer";
 import * as http from "http";
@@ -23,8 +25,11 @@ afterAll(async () => { await svc.stop(); });
 async function everything(): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const c of ["events", "venues", "organizers", "categories", "tags"]) {
-    const res = await svc.request("GET", `/${c}?per_page=50&status=publish,draft,pending,private,future${c === "events" ? "&start_date=2000-01-01" : ""}`, { as: "admin" });
-    const body = res.status === 400 ? (await svc.request("GET", `/${c}?per_page=50`, { as: "admin" })).body : res.body;
+    const terms = c === "categories" || c === "tags";
+    const query = terms ? "hide_empty=false" : `status=publish,draft,pending,private,future${c === "events" ? "&start_date=2000-01-01" : ""}`;
+    const res = await svc.request("GET", `/${c}?per_page=50&${query}`, { as: "admin" });
+    expect(res.status).toBe(200);
+    const body = res.body;
     out[c] = ((body as Json)[c] as Json[]).map(r => [r.id, r.title ?? r.venue ?? r.organizer ?? r.name, r.count]);
   }
   return out;
@@ -122,3 +127,57 @@ describe("text every store keeps", () => {
     expect(((await list.json()) as Json).sites.map((s: Json) => s.host)).not.toContain("text-check.example");
   });
 });
+
+/** Words that do not compress (an index entry of them is as long as they are). */
+const words = (count: number, tail = ""): string => Array.from({ length: count }, (_, i) => `w${String(i).padStart(4, "0")}`).join(" ") + tail;
+
+describe("long text", () => {
+  test("a title of thousands of characters makes a slug of at most 200, found by it, and suffixed when taken", async () => {
+    const title = words(600);
+    const first = await succeed(svc, "POST", "/events", { ...EVENT, title });
+    const second = await succeed(svc, "POST", "/events", { ...EVENT, title });
+    expect(first.title).toBe(title);
+    expect(first.slug.length).toBeLessThanOrEqual(200);
+    expect(first.slug).toMatch(/^w0000-w0001-.*[^-]$/);
+    expect(second.slug).toBe(`${first.slug}-2`);
+    const bySlug = await svc.request("GET", `/events/by-slug/${first.slug}`);
+    expect({ status: bySlug.status, id: bySlug.body.id }).toEqual({ status: 200, id: first.id });
+    const renamed = await succeed(svc, "POST", `/events/${first.id}`, { slug: words(700) });
+    expect(renamed.slug.length).toBeLessThanOrEqual(200);
+  });
+
+  test("venues and organizers keep long names; duplicates are told apart by the whole name", async () => {
+    const a = await succeed(svc, "POST", "/venues", { venue: words(500, " A") });
+    const b = await succeed(svc, "POST", "/venues", { venue: words(500, " B") });
+    expect(b.id).not.toBe(a.id);
+    expect(b.venue).toBe(words(500, " B"));
+    const again = await succeed(svc, "POST", "/venues", { venue: words(500, " a") });
+    expect(again.id).toBe(a.id);
+    const inline = await succeed(svc, "POST", "/events", { ...EVENT, venue: { venue: words(500, " B") }, organizer: { organizer: words(400) } });
+    expect(inline.venue.id).toBe(b.id);
+    const organizer = await succeed(svc, "POST", "/organizers", { organizer: words(400) });
+    expect(organizer.id).toBe(inline.organizer[0].id);
+  });
+
+  test("term names: 200 characters fit, a longer one is refused on every route that would store it", async () => {
+    const fits = await svc.request("POST", "/categories", { as: "admin", body: { name: "🎉".repeat(200) } });
+    expect(fits.status).toBe(201);
+    const before = await everything();
+    const tag = await succeed(svc, "POST", "/tags", { name: "Short tag" });
+    const afterTag = await everything();
+    for (const [method, path, body, param] of [
+      ["POST", "/categories", { name: "🎉".repeat(201) }, "name"],
+      ["POST", "/tags", { name: words(100) }, "name"],
+      ["POST", `/tags/${tag.id}`, { name: words(100) }, "name"],
+      ["POST", "/events", { ...EVENT, categories: [words(60)] }, "categories"],
+      ["POST", "/events", { ...EVENT, tags: `ok, ${words(60)}` }, "tags"]
+    ] as Array<[string, string, Record<string, unknown>, string]>) {
+      const res = await svc.request(method, path, { as: "admin", body });
+      expect({ path, status: res.status, code: res.body.code, params: Object.keys(res.body.data?.params ?? {}) }).toEqual({ path, status: 400, code: "rest_invalid_param", params: [param] });
+      expect(res.body.data.params[param]).toMatch(/200/);
+    }
+    expect(await everything()).toEqual(afterTag);
+    expect(before).not.toEqual(afterTag);
+  });
+});
+

@@ -1,4 +1,4 @@
-import { LinkedDoc, matchesDuplicate, nameKey, presentRecord, writeChanges, PresentOptions } from "../../lib/linked/record";
+import { LinkedDoc, matchesDuplicate, NAME_KEY_MAX, nameKey, nameKeyCondition, namedBy, presentRecord, storedNameKey, writeChanges, PresentOptions } from "../../lib/linked/record";
 import { ORGANIZER, VENUE } from "../../lib/linked/kinds";
 
 const stored = (extra: Partial<LinkedDoc> = {}): LinkedDoc => ({
@@ -10,6 +10,36 @@ const stored = (extra: Partial<LinkedDoc> = {}): LinkedDoc => ({
 
 const opts = (extra: Partial<PresentOptions> = {}): PresentOptions => ({
   site: "http://localhost:3000", baseUrl: "http://localhost:3000", status: "publish", image: false, jsonLd: false, reveal: true, ...extra
+});
+
+describe("name keys (docs/records.md#duplicates)", () => {
+  const long = `${"Grand Hall ".repeat(30)}A`;
+  const key = nameKey(long);
+
+  test("a key is stored whole up to NAME_KEY_MAX characters, else its first ones, never half a pair", () => {
+    expect(storedNameKey("jazz hall")).toBe("jazz hall");
+    expect(storedNameKey(key)).toBe(key.slice(0, NAME_KEY_MAX));
+    const emoji = "🎉".repeat(NAME_KEY_MAX + 5);
+    expect(storedNameKey(emoji)).toBe("🎉".repeat(NAME_KEY_MAX));
+    expect(storedNameKey("🎉".repeat(NAME_KEY_MAX))).toBe("🎉".repeat(NAME_KEY_MAX));
+  });
+
+  test("a long name is looked up by its stored key and by the whole key an older version stored", () => {
+    expect(nameKeyCondition("jazz hall")).toBe("jazz hall");
+    expect(nameKeyCondition(key)).toEqual({ $in: [key.slice(0, NAME_KEY_MAX), key] });
+  });
+
+  test("records found by a long name's stored key are that name's only when one of their names has its whole key", () => {
+    expect(namedBy(key, [`${"Grand Hall ".repeat(30)}B`])).toBe(false);
+    expect(namedBy(key, [`${"GRAND HALL ".repeat(30)}a `])).toBe(true);
+    expect(namedBy(key, [undefined, long])).toBe(true);
+    // a short key found the record by its whole key (in any language): nothing to tell apart
+    expect(namedBy("jazz hall", ["Salle de jazz"])).toBe(true);
+  });
+
+  test("writeChanges stores the bounded key", () => {
+    expect(writeChanges(VENUE, { venue: long }, undefined, "create").set.name_key).toBe(key.slice(0, NAME_KEY_MAX));
+  });
 });
 
 describe("writeChanges", () => {

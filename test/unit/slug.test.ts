@@ -1,5 +1,5 @@
 import {
-  TRASH_SUFFIX, removeAccents, sanitizeSlug, trashedSlug, untrashedSlug,
+  SLUG_MAX, TRASH_SUFFIX, removeAccents, sanitizeSlug, trashedSlug, untrashedSlug,
 } from "../../lib/slug";
 
 describe("removeAccents", () => {
@@ -37,8 +37,20 @@ describe("sanitizeSlug", () => {
     expect(sanitizeSlug(input)).toBe(expected);
   });
 
+  it("is at most SLUG_MAX (200) characters, never ending in a hyphen", () => {
+    const words = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
+    const slug = sanitizeSlug(words);
+    expect(slug.length).toBeLessThanOrEqual(SLUG_MAX);
+    expect(slug.length).toBeGreaterThan(SLUG_MAX - 8);
+    expect(slug).toMatch(/^word0-word1-word2-.*[^-]$/);
+    expect(sanitizeSlug("x".repeat(5000))).toBe("x".repeat(SLUG_MAX));
+    // cut where a hyphen falls: the hyphen goes
+    expect(sanitizeSlug(`${"a".repeat(SLUG_MAX - 1)} b`)).toBe("a".repeat(SLUG_MAX - 1));
+    expect(sanitizeSlug("y".repeat(SLUG_MAX))).toBe("y".repeat(SLUG_MAX));
+  });
+
   it("is idempotent", () => {
-    for (const s of ["Jazz night", "Café Müller", "a / b", "x.y.z"]) {
+    for (const s of ["Jazz night", "Café Müller", "a / b", "x.y.z", "long title ".repeat(40)]) {
       expect(sanitizeSlug(sanitizeSlug(s))).toBe(sanitizeSlug(s));
     }
   });

@@ -1,7 +1,17 @@
 import {
   baseSlug, filterToken, findCreateConflict, givenSlug, loopSafeParent, nameKey, normaliseTermName, slugClashOutcome,
-  termTokens, uniqueIds, uniqueTermSlug
+  TERM_NAME_MAX, termNameTooLong, termTokens, uniqueIds, uniqueTermSlug
 } from "../../lib/terms/term-rules";
+
+describe("term name length (docs/records.md#creating-terms)", () => {
+  it("counts characters, not UTF-16 units: TERM_NAME_MAX of them fit, one more does not", () => {
+    expect(TERM_NAME_MAX).toBe(200);
+    expect(termNameTooLong("a".repeat(200))).toBe(false);
+    expect(termNameTooLong("a".repeat(201))).toBe(true);
+    expect(termNameTooLong("🎉".repeat(200))).toBe(false);
+    expect(termNameTooLong("🎉".repeat(201))).toBe(true);
+  });
+});
 
 describe("names and slugs", () => {
   it.each([
