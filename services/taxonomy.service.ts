@@ -422,7 +422,8 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
     /** Ids for a list of ids and slugs of the taxonomy (first-seen order); undefined when one names no term. */
     async resolveItems(taxonomy, items) {
       const tokens = items.map(filterToken);
-      const wantedIds = tokens.flatMap(t => ("id" in t ? [t.id] : []));
+      // digits past the safe integers name no term (and are no store's id: PostgreSQL's bigint refused them, 500)
+      const wantedIds = tokens.flatMap(t => ("id" in t && Number.isSafeInteger(t.id) ? [t.id] : []));
       const wantedSlugs = tokens.flatMap(t => ("text" in t ? [sanitizeSlug(t.text)] : []));
       const byId = new Set(wantedIds.length === 0 ? [] : (await this.store.find({ taxonomy, _id: { $in: wantedIds } })).map(d => d._id as number));
       const bySlug = new Map(wantedSlugs.length === 0 ? [] : (await this.store.find({ tax_slug: { $in: wantedSlugs.map(slug => taxonomyKey({ taxonomy, slug })) } })).map(d => [d.slug as string, d._id as number]));

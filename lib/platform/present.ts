@@ -37,7 +37,9 @@ export function pageOf(q: { page?: unknown; per_page?: unknown }): { page: numbe
   const num = (v: unknown, dflt: number) => (v === undefined ? dflt : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : typeof v === "number" ? v : NaN);
   const page = num(q.page, 1);
   const perPage = num(q.per_page, 20);
-  if (!Number.isInteger(page) || page < 1) return { bad: "page" };
+  // safe integers only: a page past them has no offset any store takes (PostgreSQL's bigint refused it, 500)
+  if (!Number.isSafeInteger(page) || page < 1) return { bad: "page" };
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100) return { bad: "per_page" };
+  if (!Number.isSafeInteger((page - 1) * perPage)) return { bad: "page" };
   return { page, perPage };
 }

@@ -507,6 +507,9 @@ describe("lists (docs/lists.md#category-and-tag-lists)", () => {
     expectInvalid(await svc.get("/tags?exclude=2389"), "exclude");
     expectInvalid(await svc.get("/tags?exclude="), "exclude");
     expectInvalid(await svc.get("/tags?include=2389&exclude=2389"), "include", "exclude");
+    // digits past the safe integers name no term on any store (PostgreSQL's bigint refused them: 500)
+    expectInvalid(await svc.get("/categories?include=99999999999999999999"), "include");
+    expectInvalid(await svc.get(`/tags?hide_empty=0&exclude=${ids.t01},99999999999999999999`), "exclude");
   });
 
   test("order and orderby over every attribute, ties by id", async () => {

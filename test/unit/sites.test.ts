@@ -91,6 +91,12 @@ describe("site fields of the platform API (C48)", () => {
     expect(pageOf({ page: "3", per_page: "100" })).toEqual({ page: 3, perPage: 100 });
     expect(pageOf({ per_page: "101" })).toEqual({ bad: "per_page" });
     expect(pageOf({ page: "0" })).toEqual({ bad: "page" });
+    // past the safe integers (the page, or its offset) no store takes the offset
+    expect(pageOf({ page: "99999999999999999999" })).toEqual({ bad: "page" });
+    expect(pageOf({ page: String(Number.MAX_SAFE_INTEGER), per_page: "100" })).toEqual({ bad: "page" });
+    expect(pageOf({ page: String(Number.MAX_SAFE_INTEGER), per_page: "1" })).toEqual({ page: Number.MAX_SAFE_INTEGER, perPage: 1 });
+    expect(pageOf({ page: "99999999999999999999", per_page: "x" })).toEqual({ bad: "page" });
+    expect(pageOf({ page: "2", per_page: "x" })).toEqual({ bad: "per_page" });
   });
 });
 
