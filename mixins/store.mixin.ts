@@ -81,7 +81,7 @@ export interface StoreFace extends CacheMethods {
 
 interface StoreSelf {
   name: string;
-  logger: { info(msg: string): void };
+  logger: { info(msg: string): void; warn(msg: string): void };
   broker: { fatal(message: string, err?: Error, needExit?: boolean): void };
   storeHandle?: Store;
   store: Collection;
@@ -135,7 +135,7 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
     async started(this: StoreSelf) {
       let store: Store;
       try {
-        store = await acquireStore({ ...storeConfig(), onNotice: (msg: string) => this.logger.info(msg) });
+        store = await acquireStore({ ...storeConfig(), onNotice: (msg: string, level?: "info" | "warn") => (level === "warn" ? this.logger.warn(msg) : this.logger.info(msg)) });
         await store.ensureIndexes(opts.collection, opts.indexes);
       } catch (err) {
         this.broker.fatal(`${this.name}: ${(err as Error).message}`, err as Error, true);

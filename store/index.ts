@@ -15,6 +15,7 @@ import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_T
 import { sqlRegistry } from "./sql/registry";
 import { pgSequences } from "./sql/sequences";
 import { hasNedbData, importNedb } from "./sql/nedb-import";
+import { textOrderNotice } from "./sql/text-order";
 import { openMongo, MongoStore } from "./mongo/store";
 import { sqlSites, SiteStore } from "./sites";
 
@@ -44,8 +45,8 @@ export interface StoreConfig {
   mongoUri?: string;
   /** How long the first connection may take before start-up gives up (ms). */
   connectTimeoutMs: number;
-  /** Told what the opening did worth knowing (an import). */
-  onNotice?: (message: string) => void;
+  /** Told what the opening did or found worth knowing: an import (`info`), a database that orders text unlike the others (`warn`). */
+  onNotice?: (message: string, level?: "info" | "warn") => void;
 }
 
 export interface Store {
@@ -84,6 +85,8 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
       try {
         await migrate(driver);
         await refreshStatistics(driver);
+        const notice = await textOrderNotice(driver, location);
+        if (notice) config.onNotice?.(notice, "warn");
         return { driver, kind: "postgres", location };
       } catch (err) {
         await driver.close().catch(() => undefined);
