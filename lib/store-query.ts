@@ -44,7 +44,3 @@ export function literalOf(re: RegExp): string | undefined {
   return out === "" ? undefined : out;
 }
 
-/** Case- and accent-insensitive form of a text ("Café" → "cafe"), the comparison of literal patterns. */
-export function foldText(text: string): string {
-  return text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
-}

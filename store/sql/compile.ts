@@ -10,7 +10,8 @@
  * the `i` flag. Anything else is refused as an UnsupportedQuery (a programming error, never user input).
  */
 import type { Dialect, Param } from "./driver";
-import { literalOf, foldText, Query, Sort } from "../../lib/store-query";
+import { literalOf, Query, Sort } from "../../lib/store-query";
+import { foldText } from "../../lib/fold";
 
 /** A record's row in a SQLite full-text index: its site and id in one integer (ids below 2^32). */
 export const FTS_SITE_STRIDE = 2 ** 32;

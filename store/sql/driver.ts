@@ -11,7 +11,7 @@
  */
 import Database from "better-sqlite3";
 import { Pool, PoolClient } from "pg";
-import { foldText } from "../../lib/store-query";
+import { foldText } from "../../lib/fold";
 import { StoreUnavailable, UniqueViolation } from "../errors";
 import { UPKEEP_EVERY_MS, vacuumWhereNeeded } from "./upkeep";
 

@@ -6,6 +6,7 @@
  */
 import type { SqlDriver } from "./driver";
 import { FTS_SITE_STRIDE, fieldExpr } from "./compile";
+import { foldFunctionSql } from "./fold-function";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -186,9 +187,17 @@ export const FTS_TABLES: Record<string, { table: string; columns: string[] }> = 
 const TRIGRAM_FOLDING = "trigram remove_diacritics 1";
 const TRIGRAM_EXACT = "trigram case_sensitive 1";
 
+/** A record row's rowid in a full-text table (`r`: the row's name in the statement). */
+const ftsRow = (r: string): string => `${r}.site * ${FTS_SITE_STRIDE} + ${r}.id`;
+/** A record row's folded texts, in the full-text table's column order. */
+const ftsValues = (r: string, fts: { columns: string[] }): string => fts.columns.map(c => `fold(json_extract(${r}.doc, '$.${c}'))`).join(", ");
+/** Every record of `table` into its full-text table. */
+const ftsFill = (table: string, fts: { table: string; columns: string[] }): string =>
+  `INSERT INTO ${fts.table} (rowid, ${fts.columns.join(", ")}) SELECT ${ftsRow(table)}, ${ftsValues(table, fts)} FROM ${table}`;
+
 function sqliteFullText(table: string, fts: { table: string; columns: string[] }, tokenizer: string): string[] {
-  const row = (r: string) => `${r}.site * ${FTS_SITE_STRIDE} + ${r}.id`;
-  const values = (r: string) => fts.columns.map(c => `fold(json_extract(${r}.doc, '$.${c}'))`).join(", ");
+  const row = ftsRow;
+  const values = (r: string) => ftsValues(r, fts);
   const cols = fts.columns.join(", ");
   return [
     // contentless (the texts stay in the records), folded as the exact comparison folds them
@@ -197,7 +206,7 @@ function sqliteFullText(table: string, fts: { table: string; columns: string[] }
     `CREATE TRIGGER IF NOT EXISTS ${fts.table}_au AFTER UPDATE OF doc ON ${table} BEGIN DELETE FROM ${fts.table} WHERE rowid = ${row("old")}; ` +
       `INSERT INTO ${fts.table} (rowid, ${cols}) VALUES (${row("new")}, ${values("new")}); END`,
     `CREATE TRIGGER IF NOT EXISTS ${fts.table}_ad AFTER DELETE ON ${table} BEGIN DELETE FROM ${fts.table} WHERE rowid = ${row("old")}; END`,
-    `INSERT INTO ${fts.table} (rowid, ${cols}) SELECT ${row(table)}, ${values(table)} FROM ${table}`
+    ftsFill(table, fts)
   ];
 }
 
@@ -379,6 +388,26 @@ export const MIGRATIONS: Migration[] = [
     up: d => (d.dialect === "sqlite"
       ? [`CREATE INDEX IF NOT EXISTS ${idWindowIndexName("events")} ON events (site, id, ${LIST_COLUMNS.events.map(c => columnName(c.field)).join(", ")})`]
       : [])
+  },
+  {
+    version: 12,
+    name: "one folding of text on every store",
+    // A term and the texts it is compared with fold alike on every store (lib/fold.ts): SQLite's full-text
+    // index is filled again with the new folding; PostgreSQL's fold() is replaced, its stored folded texts
+    // computed again (the columns made anew) and the indexes of fold() expressions rebuilt.
+    up: d => (d.dialect === "sqlite"
+      ? Object.entries(FTS_TABLES).flatMap(([table, fts]) => [
+        `INSERT INTO ${fts.table} (${fts.table}) VALUES ('delete-all')`,
+        ftsFill(table, fts)
+      ])
+      : [
+        foldFunctionSql(),
+        ...Object.entries(FOLDED_COLUMNS).flatMap(([table, fields]) => [
+          `ALTER TABLE ${table} ${fields.map(f => `DROP COLUMN IF EXISTS ${foldedName(f)}`).join(", ")}`,
+          ...foldedColumns(table, fields)
+        ]),
+        ...[...new Set(SEARCHED.filter(([table]) => !FOLDED_COLUMNS[table]).map(([table]) => table))].map(table => `REINDEX TABLE ${table}`)
+      ])
   }
 ];
 
