@@ -11,7 +11,7 @@ export interface RenderedError {
   body: { code: string; message: string; data: Record<string, unknown> };
 }
 
-interface ValidationItem { type: string; field?: string; expected?: unknown; actual?: unknown }
+interface ValidationItem { type: string; field?: string; expected?: unknown; actual?: unknown; max?: unknown }
 
 /** fastest-validator's error list → the WordPress pipeline's two 400s (missing first, then invalid). */
 function fromValidation(items: ValidationItem[]): ApiError {
@@ -24,7 +24,8 @@ function fromValidation(items: ValidationItem[]): ApiError {
     const name = top(item.field);
     if (reasons[name]) continue;
     const key = item.type.startsWith("param.") ? item.type : "param.invalid";
-    reasons[name] = { key, vars: item.expected !== undefined ? { type: String(item.expected) } : undefined };
+    const vars = { ...(item.expected !== undefined ? { type: String(item.expected) } : {}), ...(typeof item.max === "number" ? { max: item.max } : {}) };
+    reasons[name] = { key, vars: Object.keys(vars).length ? vars : undefined };
     if (key === "param.type") details[name] = { code: "rest_invalid_type", i18n: { key: "param.type", vars: { type: String(item.expected) } }, data: { param: name } };
   }
   return ApiError.invalidParams(reasons, details);

@@ -24,6 +24,8 @@ export interface ParamDoc {
   in?: "path" | "query" | "body";
   /** A value to show in /doc (OpenAPI `example`). */
   example?: unknown;
+  /** The most characters a string may have (OpenAPI `maxLength`). */
+  maxLength?: number;
 }
 
 export interface Rule {
@@ -88,11 +90,14 @@ export function boolean(o: RuleOptions): Rule {
 }
 
 /** String; `nonEmpty` rejects "" (after trimming when `trim`). */
-export function string(o: RuleOptions & { nonEmpty?: boolean; format?: string; enum?: readonly string[] }): Rule {
-  return rule(docOf(o, { type: "string", ...(o.format ? { format: o.format } : {}), ...(o.enum ? { enum: o.enum } : {}) }), (v, fail) => {
+export function string(o: RuleOptions & { nonEmpty?: boolean; format?: string; enum?: readonly string[]; maxLength?: number }): Rule {
+  const extra: Partial<ParamDoc> = { ...(o.format ? { format: o.format } : {}), ...(o.enum ? { enum: o.enum } : {}), ...(o.maxLength !== undefined ? { maxLength: o.maxLength } : {}) };
+  return rule(docOf(o, { type: "string", ...extra }), (v, fail) => {
     if (typeof v !== "string") return fail("param.type", { expected: "string" });
     if (o.nonEmpty && v.trim() === "") return fail("param.empty");
     if (o.enum && !o.enum.includes(v)) return fail("param.invalid");
+    // characters, as the stores count them (an emoji is one)
+    if (o.maxLength !== undefined && v.length > o.maxLength && [...v].length > o.maxLength) return fail("param.length", { max: o.maxLength });
     return v;
   }, o.required);
 }

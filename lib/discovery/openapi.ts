@@ -114,6 +114,7 @@ export function argSchema(arg: DocumentedArg): Record<string, unknown> {
   const schema: Record<string, unknown> = { type: openApiType(arg.doc) };
   if (arg.doc.items) schema.items = { ...arg.doc.items };
   if (arg.doc.enum) schema.enum = [...arg.doc.enum];
+  if (arg.doc.maxLength !== undefined) schema.maxLength = arg.doc.maxLength;
   if (arg.doc.example !== undefined) schema.example = structuredClone(arg.doc.example);
   return schema;
 }

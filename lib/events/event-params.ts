@@ -5,6 +5,7 @@
  */
 import { boolean, dateTime, idList, integer, looseFlag, schema, string, stringList, untyped, Rule } from "../params";
 import { REGISTERED_STATUSES } from "../capabilities";
+import { POST_PASSWORD_MAX } from "../posts/post-doc";
 import { isValidTimezone } from "../dates";
 import { isValidUrl, sanitizeUrl } from "../sanitize";
 import { knownUserIdsHere } from "../sites/callers";
@@ -68,7 +69,7 @@ export function eventWriteRules(required: boolean): Record<string, Rule> {
     venue: untyped({ description: "Venue IDs or venue data.", default: null, items: { type: "integer" } }),
     organizer: untyped({ description: "Organizer IDs or organizer data.", default: null, items: { type: "integer" } }),
     post_parent: integer({ description: "The ID of the parent event (extension).", positive: true }),
-    post_password: string({ description: "The password protecting the event content; empty to clear it (extension)." }),
+    post_password: string({ description: "The password protecting the event content; empty to clear it (extension).", maxLength: POST_PASSWORD_MAX }),
     // Recurring events (issue 20, C51–C53).
     recurrence: untyped({ description: "RFC 5545 recurrence lines (RRULE, RDATE, EXDATE) making the event the first of a series; [] ends the series (extension).", items: { type: "string" },
       example: ["RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630T235959Z", "EXDATE;TZID=Europe/Rome:20270112T190000"] }),

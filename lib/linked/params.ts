@@ -6,6 +6,7 @@
  */
 import { knownUserIdsHere } from "../sites/callers";
 import { isRegisteredStatus } from "../capabilities";
+import { POST_PASSWORD_MAX } from "../posts/post-doc";
 import { isValidUrl } from "../sanitize";
 import { allOptional, dateTime, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../params";
 import type { ParamReason } from "../errors";
@@ -140,7 +141,7 @@ function createRules(spec: LinkedKindSpec): Record<string, Rule> {
 
 function writeExtensions(spec: LinkedKindSpec): Record<string, Rule> {
   const rules: Record<string, Rule> = {
-    post_password: string({ description: `A password protecting the ${spec.kind}'s details ("" removes it)` })
+    post_password: string({ description: `A password protecting the ${spec.kind}'s details ("" removes it)`, maxLength: POST_PASSWORD_MAX })
   };
   if (spec.geo) {
     rules.geo_lat = coordinate({ description: "Latitude of the venue (with geo_lng)" }, 90);

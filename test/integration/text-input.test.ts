@@ -179,5 +179,26 @@ describe("long text", () => {
     expect(await everything()).toEqual(afterTag);
     expect(before).not.toEqual(afterTag);
   });
+
+  test("post passwords: 255 characters fit (and open the record), a longer one is refused on events, venues and organizers", async () => {
+    const fits = "p".repeat(254) + "🔑";
+    const event = await succeed(svc, "POST", "/events", { ...EVENT, title: "Locked long", post_password: fits });
+    const open = await svc.request("GET", `/events/${event.id}?password=${encodeURIComponent(fits)}`);
+    expect(open.status).toBe(200);
+    const listed = await svc.request("GET", `/events?search=locked%20long&password=${encodeURIComponent(fits)}`);
+    expect(listed.body.events.map((e: Json) => e.id)).toEqual([event.id]);
+    const before = await everything();
+    for (const [path, body] of [
+      ["/events", { ...EVENT, post_password: "q".repeat(256) }],
+      [`/events/${event.id}`, { post_password: "q".repeat(5000) }],
+      ["/venues", { venue: "Locked hall", post_password: "q".repeat(256) }],
+      ["/organizers", { organizer: "Locked org", post_password: "q".repeat(300) }]
+    ] as Array<[string, Record<string, unknown>]>) {
+      const res = await svc.request("POST", path, { as: "admin", body });
+      expect({ path, status: res.status, params: Object.keys(res.body.data?.params ?? {}) }).toEqual({ path, status: 400, params: ["post_password"] });
+      expect(res.body.data.params.post_password).toMatch(/255/);
+    }
+    expect(await everything()).toEqual(before);
+  });
 });
 
