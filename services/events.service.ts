@@ -324,11 +324,18 @@ const methods = {
     if (sent(p.post_parent)) fields.post_parent = p.post_parent;
     if (sent(p.image)) fields.image = await this.resolveImage(ctx, p.image);
 
-    const [categories, tags, venues, organizers] = await Promise.all([
-      p.categories !== undefined && p.categories !== null ? ctx.call("taxonomy.resolveForEvent", { taxonomy: "category", value: p.categories }) : undefined,
-      p.tags !== undefined && p.tags !== null ? ctx.call("taxonomy.resolveForEvent", { taxonomy: "tag", value: p.tags }) : undefined,
-      sent(p.venue) ? ctx.call("venues.link", { value: p.venue }) : undefined,
-      sent(p.organizer) ? ctx.call("organizers.link", { value: p.organizer }) : undefined
+    // Records made inline draw ids from two sequences (terms; venues and organizers share the posts'): each
+    // sequence is drawn in one order — categories before tags, the venue before organizers — so a request
+    // makes the same ids whenever it runs (the two sequences side by side).
+    const [[categories, tags], [venues, organizers]] = await Promise.all([
+      (async () => [
+        p.categories !== undefined && p.categories !== null ? await ctx.call("taxonomy.resolveForEvent", { taxonomy: "category", value: p.categories }) : undefined,
+        p.tags !== undefined && p.tags !== null ? await ctx.call("taxonomy.resolveForEvent", { taxonomy: "tag", value: p.tags }) : undefined
+      ])(),
+      (async () => [
+        sent(p.venue) ? await ctx.call("venues.link", { value: p.venue }) : undefined,
+        sent(p.organizer) ? await ctx.call("organizers.link", { value: p.organizer }) : undefined
+      ])()
     ]);
     if (categories) fields.categories = categories;
     if (tags) fields.tags = tags;
