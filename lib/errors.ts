@@ -68,3 +68,23 @@ export function isApiError(err: unknown): err is ApiError {
   const e = err as { type?: unknown; code?: unknown; data?: { i18n?: unknown } } | null | undefined;
   return !!e && typeof e.type === "string" && typeof e.code === "number" && !!e.data?.i18n;
 }
+
+/**
+ * Parameter checks run side by side, answered as if run one after the other: their values, or — when
+ * some were refused for their parameters (400 `rest_invalid_param`) — one error naming every refused
+ * parameter, in the order the checks are given, whichever finished first. Any other failure is thrown
+ * as it is (the first in that order).
+ */
+export async function allChecks<T extends readonly unknown[]>(checks: readonly [...{ [K in keyof T]: T[K] | Promise<T[K]> }]): Promise<T> {
+  const settled = await Promise.allSettled(checks);
+  const reasons: Record<string, ParamReason> = {};
+  for (const result of settled) {
+    if (result.status === "fulfilled") continue;
+    const err = result.reason as ApiError;
+    const params = isApiError(err) && err.type === "rest_invalid_param" ? err.data.params : undefined;
+    if (!params || Array.isArray(params)) throw err;
+    Object.assign(reasons, params);
+  }
+  if (Object.keys(reasons).length) throw ApiError.invalidParams(reasons);
+  return settled.map(result => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}

@@ -7,7 +7,7 @@ import { PostMixin, type PostFace } from "../mixins/post.mixin";
 import type { Ctx } from "../mixins/types";
 import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from "../mixins/translatable.mixin";
 import { searchTerms, SearchTerm } from "../lib/search";
-import { ApiError, ParamReason, throwIfInvalid } from "../lib/errors";
+import { allChecks, ApiError, ParamReason, throwIfInvalid } from "../lib/errors";
 import { settings } from "../lib/settings";
 import { SiteLocal } from "../lib/sites/scope";
 import { canCreatePost, canDeletePost, canEditPost, canReadPost, Capability, effectiveStatus, hasCap, REGISTERED_STATUSES, Who } from "../lib/capabilities";
@@ -173,7 +173,8 @@ const methods = {
     const p = ctx.params;
     const who: Who = this.who(ctx);
     const bounds: EventListFilters["bounds"] = listBounds(p, this.siteZone(), this.now());
-    const [categoryIds, tagIds] = await Promise.all([
+    // both refused: both named, whichever answered first
+    const [categoryIds, tagIds] = await allChecks([
       p.categories ? ctx.call("taxonomy.resolveFilter", { taxonomy: "category", values: p.categories, param: "categories" }) : undefined,
       p.tags ? ctx.call("taxonomy.resolveFilter", { taxonomy: "tag", values: p.tags, param: "tags" }) : undefined
     ]);
