@@ -182,3 +182,15 @@ export const segment: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 30 }).map(encode),
   fc.string({ unit: "binary", maxLength: 10 }).map(encode)
 );
+
+/** The least body a create of each collection takes, its texts starting with `label`. */
+export function baseBodies(label: string): Record<string, Array<[string, V]>> {
+  const text = (v: string): V => ({ t: "s", v });
+  return {
+    events: [["title", text(label)], ["start_date", text("tomorrow 10:00")], ["end_date", text("tomorrow 11:00")]],
+    venues: [["venue", text(`${label} venue`)]],
+    organizers: [["organizer", text(`${label} organizer`)]],
+    categories: [["name", text(`${label} category`)]],
+    tags: [["name", text(`${label} tag`)]]
+  };
+}

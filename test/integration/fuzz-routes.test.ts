@@ -10,7 +10,7 @@
 import fc from "fast-check";
 import { startService, Running, KEYS, KeyName } from "../helpers/harness";
 import { errorProblem, missingSecurityHeaders, pool, snapshot } from "../helpers/security";
-import { formEncode, objectJson, params, rawBody, segment, V } from "../helpers/fuzz";
+import { baseBodies, formEncode, objectJson, params, rawBody, segment, V } from "../helpers/fuzz";
 import { responseValidator, ResponseValidator, servedDocument } from "../helpers/contract";
 import type { Json } from "../helpers/json";
 
@@ -131,13 +131,7 @@ describe("fuzzing every route", () => {
   const NS_TEMPLATES = ["", "doc", "events", "venues", "organizers", "categories", "tags", "events/:id", "venues/:id", "organizers/:id", "categories/:id", "tags/:id",
     "events/by-slug/:slug", "venues/by-slug/:slug", "organizers/by-slug/:slug", "events/:id/extra", "nothing", ":seg", ":seg/:seg"];
   const ROOT_TEMPLATES = ["health/live", "health/ready", "docs", "docs/:seg", ":seg", "wp-json", "wp-json/:seg/v1"];
-  const BASE_BODIES: Record<string, Array<[string, V]>> = {
-    events: [["title", { t: "s", v: "Fuzzed" }], ["start_date", { t: "s", v: "tomorrow 10:00" }], ["end_date", { t: "s", v: "tomorrow 11:00" }]],
-    venues: [["venue", { t: "s", v: "Fuzzed venue" }]],
-    organizers: [["organizer", { t: "s", v: "Fuzzed organizer" }]],
-    categories: [["name", { t: "s", v: "Fuzzed category" }]],
-    tags: [["name", { t: "s", v: "Fuzzed tag" }]]
-  };
+  const BASE_BODIES = baseBodies("Fuzzed");
 
   /** A request to any route with hostile parameters in the query, the body or both. */
   function requestArb(): fc.Arbitrary<Case> {

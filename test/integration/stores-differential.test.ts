@@ -15,19 +15,13 @@ import fc from "fast-check";
 import { startNode, waitForHttp, Node } from "../helpers/processes";
 import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
 import { KEYS } from "../helpers/harness";
-import { formEncode, objectJson, params, V } from "../helpers/fuzz";
+import { baseBodies, formEncode, objectJson, params, V } from "../helpers/fuzz";
 
 const SEED = process.env.DIFF_SEED === "random" ? Date.now() % 1_000_000 : Number(process.env.DIFF_SEED ?? 20_261_127);
 const REQUESTS = Number(process.env.DIFF_REQUESTS ?? 1000);
 const NS = "/wp-json/calendar/events/v1";
 const COLLECTIONS = ["events", "events", "events", "venues", "organizers", "categories", "tags"];
-const BASE: Record<string, Array<[string, V]>> = {
-  events: [["title", { t: "s", v: "Differential" }], ["start_date", { t: "s", v: "tomorrow 10:00" }], ["end_date", { t: "s", v: "tomorrow 11:00" }]],
-  venues: [["venue", { t: "s", v: "Differential hall" }]],
-  organizers: [["organizer", { t: "s", v: "Differential org" }]],
-  categories: [["name", { t: "s", v: "Differential category" }]],
-  tags: [["name", { t: "s", v: "Differential tag" }]]
-};
+const BASE = baseBodies("Differential");
 
 interface Step { method: string; path: string; auth?: keyof typeof KEYS; body?: string; root?: string }
 
