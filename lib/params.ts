@@ -9,6 +9,7 @@
  */
 import { parseBoolean, parseIdList, parseInteger, parseList, isLooseTruthy } from "./query";
 import { isValidDateInput } from "./dates";
+import { longerThan } from "./text-input";
 
 /** A parameter counts as sent unless it is absent or JSON null. */
 export const sent = (v: unknown): boolean => v !== undefined && v !== null;
@@ -96,8 +97,7 @@ export function string(o: RuleOptions & { nonEmpty?: boolean; format?: string; e
     if (typeof v !== "string") return fail("param.type", { expected: "string" });
     if (o.nonEmpty && v.trim() === "") return fail("param.empty");
     if (o.enum && !o.enum.includes(v)) return fail("param.invalid");
-    // characters, as the stores count them (an emoji is one)
-    if (o.maxLength !== undefined && v.length > o.maxLength && [...v].length > o.maxLength) return fail("param.length", { max: o.maxLength });
+    if (o.maxLength !== undefined && longerThan(v, o.maxLength)) return fail("param.length", { max: o.maxLength });
     return v;
   }, o.required);
 }

@@ -11,6 +11,11 @@ const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00
 /** Nesting followed at most: deeper input is refused (the gateway refuses it too, lib/query.ts `carriesOperator`). */
 const MAX_DEPTH = 32;
 
+/** Whether a text has more than `max` characters, counted as the stores count them (an emoji is one). */
+export function longerThan(text: string, max: number): boolean {
+  return text.length > max && Array.from(text).length > max;
+}
+
 export function isStorableText(text: string): boolean {
   return !text.includes("\u0000") && !UNPAIRED.test(text);
 }

@@ -10,6 +10,7 @@ import { linkedJsonLd } from "./json-ld";
 import type { LinkedKindSpec } from "./spec";
 import type { PostDoc } from "../posts/post-doc";
 import { sent } from "../params";
+import { longerThan } from "../text-input";
 
 /** A stored venue or organizer (store `_id` = the record id). */
 export interface LinkedDoc extends PostDoc {
@@ -64,9 +65,7 @@ export const NAME_KEY_MAX = 200;
 
 /** The stored form of a key: at most NAME_KEY_MAX characters (whole code points). */
 export function storedNameKey(key: string): string {
-  if (key.length <= NAME_KEY_MAX) return key;
-  const points = Array.from(key);
-  return points.length <= NAME_KEY_MAX ? key : points.slice(0, NAME_KEY_MAX).join("");
+  return longerThan(key, NAME_KEY_MAX) ? Array.from(key).slice(0, NAME_KEY_MAX).join("") : key;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { sanitizeTermName } from "../sanitize";
 import { sanitizeSlug } from "../slug";
+import { longerThan } from "../text-input";
 import type { TermDoc } from "./term-record";
 
 /** D27: tags stripped, whitespace collapsed, trimmed, `&`, `<`, `>` as entities. */
@@ -21,7 +22,7 @@ export function normaliseTermName(raw: string): string {
 export const TERM_NAME_MAX = 200;
 
 export function termNameTooLong(name: string): boolean {
-  return name.length > TERM_NAME_MAX && Array.from(name).length > TERM_NAME_MAX;
+  return longerThan(name, TERM_NAME_MAX);
 }
 
 /** The case-insensitive key names are compared by. */

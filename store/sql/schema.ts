@@ -196,16 +196,14 @@ const ftsFill = (table: string, fts: { table: string; columns: string[] }): stri
   `INSERT INTO ${fts.table} (rowid, ${fts.columns.join(", ")}) SELECT ${ftsRow(table)}, ${ftsValues(table, fts)} FROM ${table}`;
 
 function sqliteFullText(table: string, fts: { table: string; columns: string[] }, tokenizer: string): string[] {
-  const row = ftsRow;
-  const values = (r: string) => ftsValues(r, fts);
   const cols = fts.columns.join(", ");
   return [
     // contentless (the texts stay in the records), folded as the exact comparison folds them
     `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts.table} USING fts5(${cols}, content='', contentless_delete=1, tokenize='${tokenizer}')`,
-    `CREATE TRIGGER IF NOT EXISTS ${fts.table}_ai AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts.table} (rowid, ${cols}) VALUES (${row("new")}, ${values("new")}); END`,
-    `CREATE TRIGGER IF NOT EXISTS ${fts.table}_au AFTER UPDATE OF doc ON ${table} BEGIN DELETE FROM ${fts.table} WHERE rowid = ${row("old")}; ` +
-      `INSERT INTO ${fts.table} (rowid, ${cols}) VALUES (${row("new")}, ${values("new")}); END`,
-    `CREATE TRIGGER IF NOT EXISTS ${fts.table}_ad AFTER DELETE ON ${table} BEGIN DELETE FROM ${fts.table} WHERE rowid = ${row("old")}; END`,
+    `CREATE TRIGGER IF NOT EXISTS ${fts.table}_ai AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts.table} (rowid, ${cols}) VALUES (${ftsRow("new")}, ${ftsValues("new", fts)}); END`,
+    `CREATE TRIGGER IF NOT EXISTS ${fts.table}_au AFTER UPDATE OF doc ON ${table} BEGIN DELETE FROM ${fts.table} WHERE rowid = ${ftsRow("old")}; ` +
+      `INSERT INTO ${fts.table} (rowid, ${cols}) VALUES (${ftsRow("new")}, ${ftsValues("new", fts)}); END`,
+    `CREATE TRIGGER IF NOT EXISTS ${fts.table}_ad AFTER DELETE ON ${table} BEGIN DELETE FROM ${fts.table} WHERE rowid = ${ftsRow("old")}; END`,
     ftsFill(table, fts)
   ];
 }
