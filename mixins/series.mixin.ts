@@ -10,6 +10,7 @@
  * row is changed by one atomic update, a removed row is counted (term counts, feed) only by the writer whose
  * delete removed it, and the scheduled job runs under the store-wide lock.
  */
+import { randomBytes } from "crypto";
 import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
 import type { CallMeta } from "../lib/meta";
 import type { Collection, Query } from "../store/collection";
@@ -38,7 +39,8 @@ import { trashedSlug, untrashedSlug } from "../lib/slug";
 import { boundedEach } from "../lib/bounded-each";
 import {
   changedGroups, contextOf, firstKey, groupsOfWrite, groupValues, isFirst, isMember, linesOf, occurrenceRow, occurrenceSlug,
-  readRecurrenceParam, recurrenceOf, Scope, scheduleOf, scopeOf, SeriesDoc, seriesKey, seriesOf, templateOf, WHOLE_SERIES
+  readRecurrenceParam, recurrenceOf, Scope, scheduleOf, scopeOf, SeriesDoc, seriesKey, seriesOf, templateOf, WHOLE_SERIES,
+  heldClaim, seriesClaim, unclaimed
 } from "../lib/events/series";
 
 type Ctx<P = Params> = Context<P, CallMeta>;
@@ -104,6 +106,7 @@ interface SeriesSelf extends ChangeSourceMethods {
   // this mixin's own
   languageOf(ctx: Ctx): string;
   seriesHorizon(now?: Date): string;
+  newSeriesClaim(now?: Date): string;
   materialise(head: SeriesDoc, o?: MaterialiseOptions): Promise<SeriesDoc>;
   materialiseOnce(head: SeriesDoc, o?: MaterialiseOptions): Promise<SeriesDoc | null>;
   updateRecorded(query: Query, update: Record<string, unknown>): Promise<SeriesDoc | null>;
@@ -342,6 +345,11 @@ export const SeriesMixin: ServiceSchema = {
       if (this.broker.transit) await this.cleanCaches();
     },
 
+    /** A claim on a series' planning for this writer (lib/events/series.ts `seriesClaim`). */
+    newSeriesClaim(this: SeriesSelf, now?: Date): string {
+      return seriesClaim(now ?? this.now(), randomBytes(6).toString("hex"));
+    },
+
     /** A free slug `{series slug}-{YYYY-MM-DD}` (then `-2`…, C54); empty while the series is a draft. */
     async occurrenceSlugFor(this: SeriesSelf, template: SeriesDoc, identity: string, id: number): Promise<string> {
       const base = occurrenceSlug(untrashedSlug(template.slug ?? ""), identity);
@@ -358,7 +366,8 @@ export const SeriesMixin: ServiceSchema = {
           series_id: first._id, series_identity: first.start_date, series_key: firstKey(first._id),
           series_overrides: [], series_lines: linesOf(recurrence, first), series_shared: {}, post_parent: 0,
           // behind every horizon until its occurrences are stored: an interrupted start is finished by the job
-          series_horizon: "", series_version: 0
+          // once this write's claim lapses (the job and lists leave a claimed series to its claimant)
+          series_horizon: "", series_version: 0, series_claim: this.newSeriesClaim()
         }
       }) as SeriesDoc;
       return this.materialise(head);
@@ -392,7 +401,7 @@ export const SeriesMixin: ServiceSchema = {
         // and its horizon falls behind until `materialise` has planned the new lines (a crash between the two
         // leaves the series to the next job run or list)
         const after = await this.updateRecorded({ _id: headId, series_version: version },
-          { $set: { ...change(head), series_version: version + 1, series_horizon: "", modified: now, modified_utc: now } });
+          { $set: { ...change(head), series_version: version + 1, series_horizon: "", series_claim: this.newSeriesClaim(), modified: now, modified_utc: now } });
         if (after) return after;
         if (attempt >= REVISE_ATTEMPTS) throw new ApiError("rest_service_unavailable", 503);
       }
@@ -402,15 +411,10 @@ export const SeriesMixin: ServiceSchema = {
      * Plans a series' stored occurrences against its expansion through the horizon (C53, C55): kept ids
      * get their new identity and times (unless an exception set its own), new occurrences are stored with
      * ids from the post sequence, the others are removed. Trashed occurrences stay as they are (an
-     * exclusion's trashed occurrence, C53). Counts and the change feed follow every row changed.
-     */
-    /**
-     * Plans a series' stored occurrences against its expansion through the horizon (C53, C55): kept ids
-     * get their new identity and times (unless an exception set its own), new occurrences are stored with
-     * ids from the post sequence, the others are removed. Trashed occurrences stay as they are (an
      * exclusion's trashed occurrence, C53). Counts and the change feed follow every row changed. The
      * series' lines are read from the store; when they change while this runs (another node), it runs
-     * again on the new ones.
+     * again on the new ones, unless that change's writer now holds the series' claim: it plans them itself.
+     * The claim `headIn` holds is this run's (the change or the job's claim that made it).
      */
     async materialise(this: SeriesSelf, headIn: SeriesDoc, o: MaterialiseOptions = {}): Promise<SeriesDoc> {
       let head = headIn;
@@ -419,6 +423,8 @@ export const SeriesMixin: ServiceSchema = {
         if (done) return done;
         const fresh = await this.findById(head._id);
         if (!fresh || !isFirst(fresh)) return head;
+        const claim = heldClaim(fresh, this.now());
+        if (claim !== undefined && claim !== headIn.series_claim) return fresh;
         head = fresh;
       }
       throw new ApiError("rest_service_unavailable", 503);
@@ -504,7 +510,7 @@ export const SeriesMixin: ServiceSchema = {
       if (changes.length) await this.recordChanges(changes, { emit: true });
       // the horizon is the series' as this run read it: a change of the series meanwhile (null) runs again
       return (await this.store.updateOne({ _id: head._id, series_version: head.series_version ?? 0 }, {
-        $set: { series_horizon: whole ? WHOLE_SERIES : horizon }
+        $set: { series_horizon: whole ? WHOLE_SERIES : horizon }, $unset: { series_claim: 1 }
       })) as SeriesDoc | null;
     },
 
@@ -519,13 +525,18 @@ export const SeriesMixin: ServiceSchema = {
       if (!always && this.seriesHorizonDone !== undefined && this.seriesHorizonDone >= needed) return 0;
       const behind = (await this.store.find({ series_horizon: { $lt: needed } })) as SeriesDoc[];
       let moved = 0;
-      for (const head of behind) {
-        if (!isFirst(head)) continue;
+      for (const found of behind) {
+        if (!isFirst(found)) continue;
+        // a series being started or changed is its writer's to plan (docs/recurrence.md#many-nodes), and
+        // one another node's job or list claimed is left to it: each series planned by one at a time
+        const head = (await this.store.updateOne({ _id: found._id, series_version: found.series_version ?? 0, $and: [unclaimed(this.now())] },
+          { $set: { series_claim: this.newSeriesClaim() } })) as SeriesDoc | null;
+        if (!head) continue;
         try {
           // a series trashed whole (its first event trashed, not as an exclusion) gets no new occurrences
           // until it is restored (updateAll plans it again then)
           if (head.status === "trash" && !recurrenceOf(head).exdates.includes(head.series_identity!)) {
-            await this.store.updateOne({ _id: head._id }, { $set: { series_horizon: horizon } });
+            await this.store.updateOne({ _id: head._id }, { $set: { series_horizon: horizon }, $unset: { series_claim: 1 } });
             continue;
           }
           await this.materialise(head, { horizon });
@@ -551,7 +562,7 @@ export const SeriesMixin: ServiceSchema = {
         changes.push({ type: "event", id: d._id, action: "deleted", modified_utc: now, snapshot: null });
       }
       const after = (await this.updateRecorded({ _id: head._id }, {
-        $unset: { series_id: 1, series_identity: 1, series_key: 1, series_overrides: 1, series_lines: 1, series_shared: 1, series_horizon: 1 },
+        $unset: { series_id: 1, series_identity: 1, series_key: 1, series_overrides: 1, series_lines: 1, series_shared: 1, series_horizon: 1, series_claim: 1 },
         $set: { modified: now, modified_utc: now }
       })) as SeriesDoc;
       await this.countDeltas(pairs);

@@ -30,9 +30,38 @@ export interface SeriesFields {
   series_horizon?: string;
   /** Counts the changes of a series' own fields (compare-and-set, mixins/series.mixin.ts). */
   series_version?: number;
+  /** Who plans the series' occurrences now, and until when (`seriesClaim`): the others leave it alone. */
+  series_claim?: string;
 }
 
 export type SeriesDoc = EventDoc & SeriesFields;
+
+/**
+ * How long a claim on a series' planning holds (docs/recurrence.md#materialisation): a writer that starts or
+ * changes a series claims it with the change itself, the horizon job claims what it moves; materialising
+ * clears the claim. One left by a node that stopped meanwhile lapses after this long, and the job then
+ * finishes the series.
+ */
+export const SERIES_CLAIM_MS = 120_000;
+
+/**
+ * A claim on a series' planning: its expiry (UTC ISO, so claims compare as strings with an instant)
+ * and the claimant's token.
+ */
+export function seriesClaim(now: Date, token: string): string {
+  return `${new Date(now.getTime() + SERIES_CLAIM_MS).toISOString()} ${token}`;
+}
+
+/** The claim on a first event that holds at `now`, if any. */
+export function heldClaim(head: Pick<SeriesFields, "series_claim">, now: Date): string | undefined {
+  const claim = head.series_claim;
+  return typeof claim === "string" && claim > now.toISOString() ? claim : undefined;
+}
+
+/** The store condition of a first event no claim holds on at `now`. */
+export function unclaimed(now: Date): Record<string, unknown> {
+  return { $or: [{ series_claim: { $exists: false } }, { series_claim: { $lte: now.toISOString() } }] };
+}
 
 /** A horizon past every date: the series is materialised whole. */
 export const WHOLE_SERIES = "9999-12-31 23:59:59";
@@ -168,7 +197,7 @@ export function scheduleOf(o: Occurrence, template: Pick<EventDoc, "timezone" | 
 }
 
 /** Fields a new occurrence does not copy from its series' template. */
-const NOT_COPIED = new Set(["_id", "slug", "series_lines", "series_shared", "series_horizon", "series_version", "series_overrides", "series_identity", "series_key",
+const NOT_COPIED = new Set(["_id", "slug", "series_lines", "series_shared", "series_horizon", "series_version", "series_claim", "series_overrides", "series_identity", "series_key",
   "post_parent", "prior_status"]);
 
 /** The row of a new occurrence of a series (its slug is chosen by the caller, C54). */

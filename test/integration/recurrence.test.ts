@@ -513,6 +513,28 @@ describe("the horizon (C55)", () => {
     expect(new Set(after.map(e => e.start_date)).size).toBe(after.length);
     expect((await svc.get(`/events/${first.id}/occurrences?per_page=1`, "admin")).body.total).toBe(after.length);
   });
+
+  test("the job running while series start materialises each series once: no ids are drawn twice", async () => {
+    // each round: a series of 12 started while the job runs over and over (as every node's timer would);
+    // the next event's id follows the series' last, so no occurrence was drawn by both
+    for (let round = 0; round < 6; round++) {
+      let starting = true;
+      const job = (async () => {
+        while (starting) {
+          await svc.broker.call("events.materialise", {}, { timeout: SERIES_JOB_TIMEOUT_MS });
+          // SQLite answers without giving the event loop a turn: let the create's request in
+          await new Promise(resolve => setImmediate(resolve));
+        }
+      })();
+      const { first } = await series({ start_date: `${Y}-03-0${1 + round} 10:00:00`, end_date: `${Y}-03-0${1 + round} 11:00:00`, recurrence: ["RRULE:FREQ=DAILY;COUNT=12"] });
+      starting = false;
+      await job;
+      const members = (await svc.get(`/events/${first.id}/occurrences?per_page=50`, "admin")).body.events as Json[];
+      expect(members.map(e => e.id)).toEqual(Array.from({ length: 12 }, (_, i) => (first.id as number) + i));
+      const next = await ok("POST", "/events", { title: "after the series", start_date: `${Y}-04-01 10:00:00`, end_date: `${Y}-04-01 11:00:00` });
+      expect(next.id).toBe((first.id as number) + 12);
+    }
+  });
 });
 
 describe("the change feed (C34)", () => {

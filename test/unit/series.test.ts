@@ -5,8 +5,8 @@
  */
 import ICAL from "ical.js";
 import {
-  changedGroups, firstKey, groupsOfWrite, groupValues, isFirst, isMember, occurrenceRow, occurrenceSlug, scopeOf, SeriesDoc, seriesKey,
-  templateOf, textSource
+  changedGroups, firstKey, groupsOfWrite, groupValues, heldClaim, isFirst, isMember, occurrenceRow, occurrenceSlug, scopeOf, SERIES_CLAIM_MS,
+  seriesClaim, SeriesDoc, seriesKey, templateOf, textSource, unclaimed
 } from "../../lib/events/series";
 import { inBounds, listBounds } from "../../lib/events/series-window";
 import { seriesCalendar, SeriesCalendarInfo } from "../../lib/recurrence/calendar";
@@ -77,6 +77,26 @@ describe("stored series members", () => {
     expect(textSource({ ...other, series_overrides: ["title"] })._id).toBe(11);
     expect(textSource({ ...other, series_overrides: ["cost"] })._id).toBe(10);
     expect(textSource(base)._id).toBe(10);
+  });
+
+  test("a claim on a series' planning holds until it lapses, and is never copied to an occurrence", () => {
+    const t = new Date("2027-03-01T10:00:00.000Z");
+    const claim = seriesClaim(t, "abc");
+    expect(claim).toBe(`${new Date(t.getTime() + SERIES_CLAIM_MS).toISOString()} abc`);
+    expect(heldClaim({ series_claim: claim }, t)).toBe(claim);
+    expect(heldClaim({ series_claim: claim }, new Date(t.getTime() + SERIES_CLAIM_MS - 1))).toBe(claim);
+    // at its expiry instant it still holds (the token sorts after the bare instant); a millisecond later not
+    expect(heldClaim({ series_claim: claim }, new Date(t.getTime() + SERIES_CLAIM_MS))).toBe(claim);
+    expect(heldClaim({ series_claim: claim }, new Date(t.getTime() + SERIES_CLAIM_MS + 1))).toBeUndefined();
+    expect(heldClaim({}, t)).toBeUndefined();
+    // the store's condition agrees: a held claim is not `$lte` the instant
+    const at = new Date(t.getTime() + SERIES_CLAIM_MS);
+    expect(unclaimed(at)).toEqual({ $or: [{ series_claim: { $exists: false } }, { series_claim: { $lte: at.toISOString() } }] });
+    expect(claim <= at.toISOString()).toBe(false);
+    expect(claim <= new Date(at.getTime() + 1).toISOString()).toBe(true);
+    const head = { ...base, series_id: 10, series_claim: claim, series_lines: ["RRULE:FREQ=DAILY"] } as SeriesDoc;
+    expect(occurrenceRow(head, { identity: "2027-03-02 10:00:00", start: "2027-03-02 10:00:00", end: "2027-03-02 11:00:00", utcStart: "2027-03-02 10:00:00", utcEnd: "2027-03-02 11:00:00" }, 11, "s", "2027-03-01 10:00:00"))
+      .not.toHaveProperty("series_claim");
   });
 });
 
