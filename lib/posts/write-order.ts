@@ -16,8 +16,15 @@ export interface SlugHold {
 
 export class SlugHolds {
   private readonly held = new Map<string, symbol>();
-  /** Highest suffix handed out per base: past ten, the search starts there (one lookup, not one per suffix). */
+  /**
+   * Highest suffix handed out per base while holds of that base are out (a burst of parallel writes of one
+   * title): past ten, the search starts there (one lookup, not one per suffix). Forgotten once the last of
+   * them is released, so a write on its own gets the answer the store's slugs give, the same on every
+   * node and in one process (a hint kept for good made one process skip a freed suffix another node gave).
+   */
   private readonly hints = new Map<string, number>();
+  /** Holds handed out per base and not yet released. */
+  private readonly out = new Map<string, number>();
 
   /**
    * `base` made unique (`base`, `base-2`, …, reserved words avoided) among the slugs `taken` says are stored
@@ -58,7 +65,27 @@ export class SlugHolds {
       } else lastTaken = middle;
     }
     this.hints.set(base, Math.max(this.hints.get(base) ?? 0, found.n));
-    return found.hold;
+    return this.counted(base, found.hold);
+  }
+
+  /** `hold`, counted among the base's holds out until it is released (once). */
+  private counted(base: string, hold: SlugHold): SlugHold {
+    this.out.set(base, (this.out.get(base) ?? 0) + 1);
+    let released = false;
+    return {
+      slug: hold.slug,
+      release: () => {
+        if (released) return;
+        released = true;
+        hold.release();
+        const left = (this.out.get(base) ?? 1) - 1;
+        if (left > 0) this.out.set(base, left);
+        else {
+          this.out.delete(base);
+          this.hints.delete(base);
+        }
+      }
+    };
   }
 
   /** `slug` held, unless another write holds it or the store has it (undefined). */

@@ -1,0 +1,178 @@
+/**
+ * Differential runs (test/integration/stores-differential.test.ts, topology-differential.test.ts): one
+ * random sequence of requests (creates, updates, deletes and reads of every collection, plausible input in
+ * many scripts mostly, the fuzzer's hostile parameters sometimes; fast-check, a fixed seed) sent to two
+ * deployments, each request to both at once, one after the other. Every answer's status and body must be
+ * the same on both, once what differs by nature is masked: the ports in URLs and the seconds of clock times
+ * (each service reads its own clock). DIFF_SEED=<n> replays a run, DIFF_SEED=random draws one;
+ * DIFF_REQUESTS sets the length (1 000).
+ */
+import fc from "fast-check";
+import { KEYS } from "./harness";
+import { baseBodies, formEncode, objectJson, params, V } from "./fuzz";
+
+export const SEED = process.env.DIFF_SEED === "random" ? Date.now() % 1_000_000 : Number(process.env.DIFF_SEED ?? 20_261_127);
+export const REQUESTS = Number(process.env.DIFF_REQUESTS ?? 1000);
+export const NS = "/wp-json/calendar/events/v1";
+const COLLECTIONS = ["events", "events", "events", "venues", "organizers", "categories", "tags"];
+const BASE = baseBodies("Differential");
+
+export interface Step { method: string; path: string; auth?: keyof typeof KEYS; body?: string; root?: string; site: number }
+
+// Plausible input, most of each run: words of many scripts (the folding), names reused (duplicates,
+// inline terms and venues), dates, statuses, passwords, list filters.
+const WORDS = ["Jazz", "café", "CAFE", "Straße", "strasse", "ΣΊΣΥΦΟΣ", "σίσυφος", "イベント", "東京", "🎉", "ﬁnance", "Øresund", "night", "Rock",
+  "a-b", "100%", "under_score", "x'y", "İstanbul", "ＡＢＣ", "Ça va", "naïve", "ß", "zeta", "_x", "10"];
+const s = (v: string): V => ({ t: "s", v });
+const text = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 4 }).map(ws => ws.join(" "));
+const names = fc.array(fc.constantFrom(...WORDS.slice(0, 12)), { minLength: 0, maxLength: 3 }).map(ws => ({ t: "arr", v: ws.map(s) }) as V);
+const when = fc.constantFrom("tomorrow 10:00", "tomorrow 12:00", "+3 days 09:00", "+40 days 18:30", "2030-01-01 10:00:00", "yesterday 08:00");
+const plausible: fc.Arbitrary<Array<[string, V]>> = fc.array(fc.oneof(
+  text.map(v => ["title", s(v)] as [string, V]),
+  text.map(v => ["description", s(v)] as [string, V]),
+  text.map(v => ["excerpt", s(v)] as [string, V]),
+  text.map(v => ["search", s(v)] as [string, V]),
+  text.map(v => ["venue", { t: "obj", v: [["venue", s(v)]] }] as [string, V]),
+  fc.integer({ min: 1, max: 40 }).map(v => ["venue", { t: "n", v: String(v) }] as [string, V]),
+  text.map(v => ["organizer", { t: "obj", v: [["organizer", s(v)]] }] as [string, V]),
+  names.map(v => ["categories", v] as [string, V]),
+  names.map(v => ["tags", v] as [string, V]),
+  when.map(v => ["start_date", s(v)] as [string, V]),
+  when.map(v => ["end_date", s(v)] as [string, V]),
+  fc.constantFrom("publish", "draft", "pending", "private", "future").map(v => ["status", s(v)] as [string, V]),
+  fc.constantFrom("", "pw", "ΣΊΣ").map(v => ["post_password", s(v)] as [string, V]),
+  fc.constantFrom("Free", "$5", "10 - 20", "€3,50").map(v => ["cost", s(v)] as [string, V]),
+  fc.boolean().map(v => ["featured", { t: "b", v }] as [string, V]),
+  text.map(v => ["name", s(v)] as [string, V]),
+  fc.constantFrom("name", "slug", "count", "id", "description").map(v => ["orderby", s(v)] as [string, V]),
+  fc.constantFrom("asc", "desc").map(v => ["order", s(v)] as [string, V]),
+  fc.constantFrom("0", "1").map(v => ["hide_empty", s(v)] as [string, V]),
+  fc.integer({ min: 1, max: 4 }).map(v => ["page", { t: "n", v: String(v) }] as [string, V]),
+  fc.constantFrom("2", "5", "50").map(v => ["per_page", s(v)] as [string, V]),
+  // translations (a write in another language) and recurring events
+  fc.constantFrom("fr", "pt-br", "zh-hans", "en").map(v => ["i18n_language", s(v)] as [string, V]),
+  fc.constantFrom("RRULE:FREQ=WEEKLY;COUNT=3", "RRULE:FREQ=DAILY;COUNT=4;INTERVAL=2", "RRULE:FREQ=MONTHLY;COUNT=2").map(v => ["recurrence", { t: "arr", v: [s(v)] }] as [string, V]),
+  fc.constantFrom("this", "following", "all").map(v => ["scope", s(v)] as [string, V])
+), { maxLength: 6 });
+/** Parameters of a request: plausible ones mostly, the fuzzer's hostile ones sometimes. */
+const anyParams = fc.oneof({ arbitrary: plausible, weight: 4 }, { arbitrary: params, weight: 1 });
+
+/** The roots of the languages (CONTRACT "Addresses"): most requests on the default one. */
+const ROOTS = ["", "", "", "", "/fr", "/zh-hans"];
+
+const step: fc.Arbitrary<Step> = fc.record({
+  kind: fc.constantFrom("create", "create", "update", "delete", "list", "list", "list", "get"),
+  collection: fc.constantFrom(...COLLECTIONS),
+  id: fc.integer({ min: 1, max: 40 }),
+  extra: anyParams,
+  base: fc.constantFrom(true, true, true, false),
+  auth: fc.constantFrom<Array<keyof typeof KEYS | undefined>>("admin", "admin", "admin", "editor", "author", undefined),
+  root: fc.constantFrom(...ROOTS),
+  // the default site mostly, the run's second site (`prepareSites`) a third of the time
+  site: fc.constantFrom(0, 0, 1)
+}).map(r => {
+  const body = objectJson([...(r.base ? BASE[r.collection] : []), ...r.extra]);
+  const made = ((): Omit<Step, "site"> => {
+    switch (r.kind) {
+      case "create": return { method: "POST", path: `/${r.collection}`, auth: r.auth, body };
+      case "update": return { method: "POST", path: `/${r.collection}/${r.id}`, auth: r.auth, body };
+      case "delete": return { method: "DELETE", path: `/${r.collection}/${r.id}`, auth: r.auth };
+      case "get": return { method: "GET", path: `/${r.collection}/${r.id}`, auth: r.auth };
+      default: {
+        const query = formEncode(r.extra);
+        return { method: "GET", path: `/${r.collection}${query ? `?${query}` : ""}`, auth: r.auth };
+      }
+    }
+  })();
+  return { ...made, root: r.root, site: r.site };
+});
+
+/** An answer as comparable text: the ports gone, clock times without their seconds. */
+function comparable(status: number, text: string, ports: readonly number[]): string {
+  return `${status} ${ports.reduce((t, port) => t.replaceAll(`:${port}`, ":PORT"), text)
+    .replace(/(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}):\d{2}/g, "$1:SS")
+    .replace(/"seconds":"\d{2}"/g, '"seconds":"SS"')}`;
+}
+
+/** A site of one side: the host that reaches it and its keys by role name. */
+export interface SiteAccess {
+  host: string;
+  keys: Partial<Record<keyof typeof KEYS, string>>;
+}
+
+/** One side of a differential run: where its requests go (in turn, when it has several gateways). */
+export interface Side {
+  label: string;
+  bases: readonly string[];
+  /** Every port its answers may name. */
+  ports: readonly number[];
+  /** The sites a step's `site` picks (`prepareSites`). */
+  sites: readonly SiteAccess[];
+}
+
+/** What the nodes of a differential run are started with: one base URL (the default site's host), sites by `X-Forwarded-Host`. */
+export const DIFF_ENV = { BASE_URL: "http://calendar.test", TRUST_PROXY: "1", PLATFORM_KEY: "diff-platform", RATE_LIMIT: "" };
+const SECOND_HOST = "second.calendar.test";
+
+/**
+ * The run's sites on one side, made through its platform API: the default one (the test keys) and a
+ * second one in another time zone with an administrator, an editor and an author of the same user ids.
+ */
+export async function prepareSites(base: string): Promise<SiteAccess[]> {
+  const platform = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${base}/platform/v1${path}`, { method: "POST", headers: { Authorization: `Bearer ${DIFF_ENV.PLATFORM_KEY}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    if (res.status !== 201) throw new Error(`platform ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const site = await platform("/sites", { host: SECOND_HOST, timezone: "Europe/Paris", name: "Second" });
+  const keys: SiteAccess["keys"] = { admin: site.api_key as string };
+  for (const [name, role, user] of [["editor", "editor", 2], ["author", "author", 3]] as const) {
+    keys[name] = (await platform(`/sites/${site.id}/keys`, { role, user_id: user })).key as string;
+  }
+  return [{ host: new URL(DIFF_ENV.BASE_URL).host, keys: KEYS }, { host: SECOND_HOST, keys }];
+}
+
+/**
+ * Sends the run's requests to both sides (a side with several gateways gets them in turn); answers the
+ * first differences (at most 10, each with its request) and the statuses side `a` answered.
+ */
+export async function differential(a: Side, b: Side, steps = fc.sample(step, { numRuns: REQUESTS, seed: SEED })): Promise<{ differences: string[]; statuses: Map<number, number>; requests: number; bySite: number[] }> {
+  const differences: string[] = [];
+  const statuses = new Map<number, number>();
+  /** Side `a`'s successes per site: the second site's requests must reach it, not stop at its door. */
+  const bySite: number[] = [];
+  let turn = 0;
+  for (const s of steps) {
+    const answers = await Promise.all([a, b].map(async side => {
+      const base = side.bases[turn % side.bases.length];
+      const site = side.sites[s.site % side.sites.length];
+      const headers: Record<string, string> = { "X-Forwarded-Host": site.host, ...(s.body !== undefined ? { "Content-Type": "application/json" } : {}) };
+      if (s.auth) headers.Authorization = `Bearer ${site.keys[s.auth] ?? KEYS[s.auth]}`;
+      const res = await fetch(`${base}${s.root ?? ""}${NS}${s.path}`, { method: s.method, headers, body: s.body });
+      if (side === a) {
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        if (res.status < 300) bySite[s.site] = (bySite[s.site] ?? 0) + 1;
+      }
+      return comparable(res.status, await res.text(), side.ports);
+    }));
+    turn++;
+    if (answers[0] !== answers[1] && differences.length < 10) {
+      // from a little before the first character that differs
+      let at = 0;
+      while (answers[0][at] === answers[1][at]) at++;
+      const from = Math.max(0, at - 120);
+      differences.push(`${s.method} ${s.root ?? ""}${s.path} [site ${s.site}, ${s.auth ?? "anonymous"}] ${s.body ?? ""}\n  at ${at}\n  ${a.label}: …${answers[0].slice(from, at + 200)}\n  ${b.label}: …${answers[1].slice(from, at + 200)}`);
+    }
+  }
+  return { differences, statuses, requests: steps.length, bySite };
+}
+
+/** The statuses of a run, as `200: n, 201: m, …`. */
+export function statusSummary(statuses: Map<number, number>): string {
+  return [...statuses].sort((x, y) => x[0] - y[0]).map(([status, n]) => `${status}: ${n}`).join(", ");
+}
+
+/** How many of a run's answers were successes: a run that only compared refusals would prove little. */
+export function successes(statuses: Map<number, number>): number {
+  return [...statuses].filter(([status]) => status < 300).reduce((n, [, k]) => n + k, 0);
+}
