@@ -17,7 +17,7 @@ export const NS = "/wp-json/calendar/events/v1";
 const COLLECTIONS = ["events", "events", "events", "venues", "organizers", "categories", "tags"];
 const BASE = baseBodies("Differential");
 
-export interface Step { method: string; path: string; auth?: keyof typeof KEYS; body?: string; root?: string; site: number }
+export interface Step { method: string; path: string; auth?: keyof typeof KEYS; body?: string; root?: string; site: number; headers?: Record<string, string> }
 
 // Plausible input, most of each run: words of many scripts (the folding), names reused (duplicates,
 // inline terms and venues), dates, statuses, passwords, list filters.
@@ -61,7 +61,7 @@ const anyParams = fc.oneof({ arbitrary: plausible, weight: 4 }, { arbitrary: par
 const ROOTS = ["", "", "", "", "/fr", "/zh-hans"];
 
 const step: fc.Arbitrary<Step> = fc.record({
-  kind: fc.constantFrom("create", "create", "update", "delete", "list", "list", "list", "get"),
+  kind: fc.constantFrom("create", "create", "update", "delete", "list", "list", "list", "get", "feed"),
   collection: fc.constantFrom(...COLLECTIONS),
   id: fc.integer({ min: 1, max: 40 }),
   extra: anyParams,
@@ -69,12 +69,17 @@ const step: fc.Arbitrary<Step> = fc.record({
   auth: fc.constantFrom<Array<keyof typeof KEYS | undefined>>("admin", "admin", "admin", "editor", "author", undefined),
   root: fc.constantFrom(...ROOTS),
   // the default site mostly, the run's second site (`prepareSites`) a third of the time
-  site: fc.constantFrom(0, 0, 1)
+  site: fc.constantFrom(0, 0, 1),
+  // a create now and then under one of a few idempotency keys: a repeat replays, another body is refused
+  idempotency: fc.option(fc.constantFrom("k1", "k2", "k3"), { freq: 15 }),
+  // the change feed, whole (see `comparable`): from the start, or resumed from a token (some not tokens at all)
+  feed: fc.record({ since: fc.option(fc.constantFrom("1", "2:5", "abc", "0", "99999"), { freq: 2 }) })
 }).map(r => {
   const body = objectJson([...(r.base ? BASE[r.collection] : []), ...r.extra]);
   const made = ((): Omit<Step, "site"> => {
     switch (r.kind) {
-      case "create": return { method: "POST", path: `/${r.collection}`, auth: r.auth, body };
+      case "create": return { method: "POST", path: `/${r.collection}`, auth: r.auth, body, ...(r.idempotency ? { headers: { "Idempotency-Key": r.idempotency } } : {}) };
+      case "feed": return { method: "GET", path: `/changes?per_page=500${r.feed.since !== null ? `&since=${r.feed.since}` : ""}`, auth: r.auth };
       case "update": return { method: "POST", path: `/${r.collection}/${r.id}`, auth: r.auth, body };
       case "delete": return { method: "DELETE", path: `/${r.collection}/${r.id}`, auth: r.auth };
       case "get": return { method: "GET", path: `/${r.collection}/${r.id}`, auth: r.auth };
@@ -87,8 +92,21 @@ const step: fc.Arbitrary<Step> = fc.record({
   return { ...made, root: r.root, site: r.site };
 });
 
+/**
+ * A feed page with its changes in one order: a series' occurrences are written four at once, each with its
+ * feed entry in its own transaction (docs/recurrence.md#the-horizon), so their entries follow one another
+ * in the order those commits happened to take. The run reads the feed whole (500 a page), so a page holds
+ * the same changes on both sides.
+ */
+function feedInOrder(text: string): string {
+  const page = JSON.parse(text) as { changes?: unknown[] };
+  if (!Array.isArray(page.changes)) return text;
+  return JSON.stringify({ ...page, changes: page.changes.map(c => JSON.stringify(c)).sort() });
+}
+
 /** An answer as comparable text: the ports gone, clock times without their seconds. */
-function comparable(status: number, text: string, ports: readonly number[]): string {
+function comparable(status: number, raw: string, ports: readonly number[], path: string): string {
+  const text = status === 200 && path.startsWith("/changes") ? feedInOrder(raw) : raw;
   return `${status} ${ports.reduce((t, port) => t.replaceAll(`:${port}`, ":PORT"), text)
     .replace(/(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}):\d{2}/g, "$1:SS")
     .replace(/"seconds":"\d{2}"/g, '"seconds":"SS"')}`;
@@ -146,14 +164,14 @@ export async function differential(a: Side, b: Side, steps = fc.sample(step, { n
     const answers = await Promise.all([a, b].map(async side => {
       const base = side.bases[turn % side.bases.length];
       const site = side.sites[s.site % side.sites.length];
-      const headers: Record<string, string> = { "X-Forwarded-Host": site.host, ...(s.body !== undefined ? { "Content-Type": "application/json" } : {}) };
+      const headers: Record<string, string> = { "X-Forwarded-Host": site.host, ...(s.body !== undefined ? { "Content-Type": "application/json" } : {}), ...s.headers };
       if (s.auth) headers.Authorization = `Bearer ${site.keys[s.auth] ?? KEYS[s.auth]}`;
       const res = await fetch(`${base}${s.root ?? ""}${NS}${s.path}`, { method: s.method, headers, body: s.body });
       if (side === a) {
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status < 300) bySite[s.site] = (bySite[s.site] ?? 0) + 1;
       }
-      return comparable(res.status, await res.text(), side.ports);
+      return comparable(res.status, await res.text(), side.ports, s.path);
     }));
     turn++;
     if (answers[0] !== answers[1] && differences.length < 10) {
@@ -161,7 +179,7 @@ export async function differential(a: Side, b: Side, steps = fc.sample(step, { n
       let at = 0;
       while (answers[0][at] === answers[1][at]) at++;
       const from = Math.max(0, at - 120);
-      differences.push(`${s.method} ${s.root ?? ""}${s.path} [site ${s.site}, ${s.auth ?? "anonymous"}] ${s.body ?? ""}\n  at ${at}\n  ${a.label}: …${answers[0].slice(from, at + 200)}\n  ${b.label}: …${answers[1].slice(from, at + 200)}`);
+      differences.push(`${s.method} ${s.root ?? ""}${s.path} [site ${s.site}, ${s.auth ?? "anonymous"}${s.headers ? `, ${JSON.stringify(s.headers)}` : ""}] ${s.body ?? ""}\n  at ${at}\n  ${a.label}: …${answers[0].slice(from, at + 200)}\n  ${b.label}: …${answers[1].slice(from, at + 200)}`);
     }
   }
   return { differences, statuses, requests: steps.length, bySite };
