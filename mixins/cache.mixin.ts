@@ -13,7 +13,7 @@
  *   made stale (this node at once, the others by the `cache.clean.calendar` broadcast; with CACHER=redis
  *   the cache is shared anyway).
  */
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context, Service, ServiceBroker, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { CallMeta } from "../lib/meta";
 import { cacheKind, deploymentSettings } from "../lib/settings";
 import { createHash } from "crypto";
@@ -24,6 +24,14 @@ import { currentSiteId } from "../lib/sites/scope";
 import type { Ctx, ReadMethod } from "./types";
 
 export const CACHE_CLEAN_EVENT = "cache.clean.calendar";
+
+/** Cleans `patterns` in this node's cacher and tells the other nodes to clean theirs (a shared Redis cache needs no second clean). */
+export async function cleanEverywhere(broker: ServiceBroker, patterns: string[]): Promise<void> {
+  if (!broker.cacher) return;
+  await broker.cacher.clean(patterns);
+  // Other nodes clean their own caches; in one process there are none.
+  if (broker.transit) await broker.broadcast(CACHE_CLEAN_EVENT, { origin: broker.nodeID, patterns } satisfies CleanMessage);
+}
 
 /** What an answer depends on besides its params. */
 const META_KEYS = ["#caller", "#language", "#languageParam", "#site", "#siteUrl", "#apiRoot", "#query", "#bodySlug"];
@@ -125,10 +133,7 @@ const cacheMethods = {
    * lib/cache/staleness.ts; by default all of the current site's kept answers).
    */
   async cleanCaches(patterns: string[] = sitePatterns(currentSiteId())): Promise<void> {
-    if (!this.broker.cacher) return;
-    await this.broker.cacher.clean(patterns);
-    // Other nodes clean their own caches; in one process there are none.
-    if (this.broker.transit) await this.broker.broadcast(CACHE_CLEAN_EVENT, { origin: this.broker.nodeID, patterns } satisfies CleanMessage);
+    await cleanEverywhere(this.broker, patterns);
   },
   /** The service's read method of that name, bound to it. */
   readMethod(method: string): ReadMethod {

@@ -26,6 +26,9 @@ import {
   GAP_GRACE_MS, ownerOf
 } from "../lib/changes/feed";
 import { ClaimResult, KEEP_MS, StoredAnswer } from "../lib/http/idempotency";
+import { feedPatterns } from "../lib/cache/staleness";
+import { currentSiteId } from "../lib/sites/scope";
+import { cleanEverywhere } from "../mixins/cache.mixin";
 
 /** Entries read per store query while filling a page. */
 const SCAN_BATCH = 200;
@@ -41,9 +44,13 @@ export interface FeedAnswer {
 }
 
 const methods = {
-    /** The feed's entries are no cached read's business: no cache clean per entry (the writers clean). */
+    /**
+     * An entry stored here moves the feed on: its kept pages go (docs/caching.md, `F`), nothing else (what
+     * the change is about, its writer cleaned). A term updated with nothing to change is recorded here alone,
+     * and its caller's next read of the feed, through any gateway, must show it.
+     */
     async cleanCaches(_patterns?: string[]): Promise<void> {
-      /* nothing cached depends on the feed */
+      await cleanEverywhere(this.broker, feedPatterns(currentSiteId()));
     },
 
     /** The changes of one write, stored in their order. */

@@ -10,6 +10,9 @@
  *   PLAIN_LIST_PARAMS): which events it shows and its total. Its value names the page's body, kept under
  * - `B`: that body, whose key ends with the page's total and the ids of the events it shows
  *   (`RESP:1:B:<hash>:<total>:,12,15,`), so a write of one of them cleans exactly the bodies showing it;
+ * - `F`: the change feed's pages (`GET …/changes`), which every stored change moves on: a record's write
+ *   (its entry is stored with it) and a change the `changes` service stores alone (a term updated with
+ *   nothing to change is still recorded, mixins/change-source.mixin.ts `recordTermUpdate`);
  * - `S`: anything else of the site (other lists, totals, terms, by-slug pages, documents), which any write
  *   of the site may change.
  * A write then cleans only the keys it can have made stale, as patterns whose only wildcard is `**`, which
@@ -24,10 +27,10 @@ export type RecordKind = "event" | "venue" | "organizer" | "term";
 const KIND_LETTER: Record<RecordKind, string> = { event: "E", venue: "V", organizer: "O", term: "T" };
 
 /** What one kept answer depends on: one record's page, or the rest of the site. */
-export type Dependency = { kind: RecordKind; id: number } | { kind: "list" } | { kind: "site" };
+export type Dependency = { kind: RecordKind; id: number } | { kind: "list" } | { kind: "feed" } | { kind: "site" };
 
 export function dependencyTag(dep: Dependency): string {
-  return dep.kind === "site" ? "S" : dep.kind === "list" ? "L" : `${KIND_LETTER[dep.kind]}${dep.id}`;
+  return dep.kind === "site" ? "S" : dep.kind === "list" ? "L" : dep.kind === "feed" ? "F" : `${KIND_LETTER[dep.kind]}${dep.id}`;
 }
 
 /** The beginning of every key of `space` under `dep` on `site`. */
@@ -38,6 +41,7 @@ export function keyPrefix(space: CacheSpace, site: number, dep: Dependency): str
 const RECORD_PATH = /\/(events|venues|organizers)\/(\d+)\/?(?:\?|$)/;
 const PATH_KIND: Record<string, RecordKind> = { events: "event", venues: "venue", organizers: "organizer" };
 const LIST_PATH = /^\/events\/?(?:\?|$)/;
+const FEED_PATH = /^\/changes\/?(?:\?|$)/;
 
 /**
  * The events list's parameters that make a page "plain": paging, and filters on fields that a write of
@@ -69,6 +73,7 @@ export function dependencyOfUrl(url: string, namespacePath: string): Dependency 
   const at = url.indexOf(namespacePath);
   if (at < 0) return { kind: "site" };
   const rest = url.slice(at + namespacePath.length);
+  if (FEED_PATH.test(rest)) return { kind: "feed" };
   if (LIST_PATH.test(rest)) {
     const q = rest.indexOf("?");
     return plainListQuery(q < 0 ? "" : rest.slice(q + 1)) ? { kind: "list" } : { kind: "site" };
@@ -161,13 +166,18 @@ export function sitePatterns(site: number): string[] {
   return SPACES.map(space => `${space}:${site}:**`);
 }
 
+/** The kept pages of one site's change feed (the gateway keeps them; no action caches the feed). */
+export function feedPatterns(site: number): string[] {
+  return [`RESP:${site}:F:**`];
+}
+
 /**
  * The patterns of the keys `write` on `site` may have made stale, in every space:
  * - an event written alone: the site's `S` answers, that event's page and the list bodies that show it;
  *   the plain list pages too (which events they show, their totals) unless it changed only
- *   PRESENTATION_FIELDS;
- * - a venue or organizer written alone: its page, the site's `S` answers, and every event page and list
- *   page (events embed it);
+ *   PRESENTATION_FIELDS; the feed's pages (its entry is stored with it);
+ * - a venue or organizer written alone: its page, the site's `S` answers, every event page and list
+ *   page (events embed it), and the feed's pages;
  * - an event of a series, a write of many records, terms (their counts included), translations or anything
  *   else: all of the site.
  */
@@ -179,12 +189,13 @@ export function stalePatterns(site: number, write: Write): string[] {
     return [
       ...SPACES.flatMap(space => [`${space}:${site}:S:**`, `${space}:${site}:${own}:**`]),
       `RESP:${site}:B:**,${write.id},**`,
-      ...(presentational(write) ? [] : [`RESP:${site}:L:**`])
+      ...(presentational(write) ? [] : [`RESP:${site}:L:**`]),
+      ...feedPatterns(site)
     ];
   }
   return [
     ...SPACES.flatMap(space => [`${space}:${site}:S:**`, `${space}:${site}:${own}:**`, `${space}:${site}:E**`]),
-    `RESP:${site}:L:**`, `RESP:${site}:B:**`
+    `RESP:${site}:L:**`, `RESP:${site}:B:**`, ...feedPatterns(site)
   ];
 }
 

@@ -5,8 +5,9 @@
  * deployments, each request to both at once, one after the other. Every answer's status and body must be
  * the same on both, once what differs by nature is masked: the ports in URLs and the seconds of clock times
  * (each service reads its own clock). DIFF_SEED=<n> replays a run, DIFF_SEED=random draws one;
- * DIFF_REQUESTS sets the length (1 000).
+ * DIFF_REQUESTS sets the length (1 000); DIFF_DUMP=<dir> writes the first differing answers whole.
  */
+import { writeFileSync } from "fs";
 import fc from "fast-check";
 import { KEYS } from "./harness";
 import { baseBodies, formEncode, objectJson, params, V } from "./fuzz";
@@ -60,7 +61,7 @@ const anyParams = fc.oneof({ arbitrary: plausible, weight: 4 }, { arbitrary: par
 /** The roots of the languages (CONTRACT "Addresses"): most requests on the default one. */
 const ROOTS = ["", "", "", "", "/fr", "/zh-hans"];
 
-const step: fc.Arbitrary<Step> = fc.record({
+export const step: fc.Arbitrary<Step> = fc.record({
   kind: fc.constantFrom("create", "create", "update", "delete", "list", "list", "list", "get", "feed"),
   collection: fc.constantFrom(...COLLECTIONS),
   id: fc.integer({ min: 1, max: 40 }),
@@ -160,7 +161,9 @@ export async function differential(a: Side, b: Side, steps = fc.sample(step, { n
   /** Side `a`'s successes per site: the second site's requests must reach it, not stop at its door. */
   const bySite: number[] = [];
   let turn = 0;
-  for (const s of steps) {
+  /** The request of a step, as a difference names it. */
+  const described = (s: Step) => `${s.method} ${s.root ?? ""}${s.path} [site ${s.site}, ${s.auth ?? "anonymous"}${s.headers ? `, ${JSON.stringify(s.headers)}` : ""}] ${s.body ?? ""}`;
+  for (const [n, s] of steps.entries()) {
     const answers = await Promise.all([a, b].map(async side => {
       const base = side.bases[turn % side.bases.length];
       const site = side.sites[s.site % side.sites.length];
@@ -179,7 +182,10 @@ export async function differential(a: Side, b: Side, steps = fc.sample(step, { n
       let at = 0;
       while (answers[0][at] === answers[1][at]) at++;
       const from = Math.max(0, at - 120);
-      differences.push(`${s.method} ${s.root ?? ""}${s.path} [site ${s.site}, ${s.auth ?? "anonymous"}${s.headers ? `, ${JSON.stringify(s.headers)}` : ""}] ${s.body ?? ""}\n  at ${at}\n  ${a.label}: …${answers[0].slice(from, at + 200)}\n  ${b.label}: …${answers[1].slice(from, at + 200)}`);
+      // DIFF_DUMP=<dir>: the first difference's two answers whole, as files
+      if (process.env.DIFF_DUMP && differences.length === 0) answers.forEach((text, i) => writeFileSync(`${process.env.DIFF_DUMP}/${i ? b.label : a.label}.txt`.replace(/ /g, "-"), text));
+      const before = steps.slice(Math.max(0, n - 3), n).map(p => `\n  after: ${described(p)}`).join("");
+      differences.push(`${described(s)} (request ${n + 1})${before}\n  at ${at}\n  ${a.label}: …${answers[0].slice(from, at + 200)}\n  ${b.label}: …${answers[1].slice(from, at + 200)}`);
     }
   }
   return { differences, statuses, requests: steps.length, bySite };

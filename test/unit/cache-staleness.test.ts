@@ -3,7 +3,7 @@
  * cachers' own pattern matcher, so a key either side of every rule is cleaned or kept as it must be.
  */
 import { Utils } from "moleculer";
-import { ANY_SHOWN, bodyIds, bodyPatternId, changedFields, dependencyOfUrl, inSeries, isListKey, keyPrefix, listBodyKey, presentational, sitePatterns, stalePatterns, type Dependency } from "../../lib/cache/staleness";
+import { ANY_SHOWN, bodyIds, bodyPatternId, changedFields, dependencyOfUrl, inSeries, isListKey, keyPrefix, feedPatterns, listBodyKey, presentational, sitePatterns, stalePatterns, type Dependency } from "../../lib/cache/staleness";
 import { keyMatches } from "../../lib/cache/key-pattern";
 
 const NS = "/calendar/events/v1";
@@ -34,6 +34,9 @@ describe("what an answer depends on, by URL", () => {
     ["/wp-json/calendar/events/v1/events/12/occurrences", { kind: "site" }],
     ["/wp-json/calendar/events/v1/events/by-slug/jazz", { kind: "site" }],
     ["/wp-json/calendar/events/v1/categories/12", { kind: "site" }],
+    ["/wp-json/calendar/events/v1/changes", { kind: "feed" }],
+    ["/fr/wp-json/calendar/events/v1/changes?since=Y2hnMTo2NQ&per_page=5", { kind: "feed" }],
+    ["/wp-json/calendar/events/v1/changes/", { kind: "feed" }],
     ["/wp-json/calendar/events/v1/", { kind: "site" }],
     ["/elsewhere/events/12", { kind: "site" }]
   ])("%s", (url, dep) => expect(dependencyOfUrl(url, NS)).toEqual(dep));
@@ -104,11 +107,18 @@ describe("what a write makes stale", () => {
       expect(cleaned(patterns, key(s, 12, { kind: "site" }))).toBe(false);
       expect(cleaned(patterns, key(s, 1, { kind: "event", id: 5 }))).toBe(false);
     }
+    // its feed entry is stored with it: the feed's pages move on
+    expect(cleaned(patterns, key("RESP", 2, { kind: "feed" }))).toBe(true);
+    expect(cleaned(patterns, key("RESP", 3, { kind: "feed" }))).toBe(false);
+    expect(cleaned(feedPatterns(2), key("RESP", 2, { kind: "feed" }))).toBe(true);
+    expect(cleaned(feedPatterns(2), key("RESP", 2, { kind: "site" }))).toBe(false);
+    expect(cleaned(feedPatterns(2), listKey(2))).toBe(false);
   });
 
   test("a venue or organizer: its page, the lists and every event page (they embed it)", () => {
     for (const [collection, kind] of [["venues", "venue"], ["organizers", "organizer"]] as const) {
       const patterns = stalePatterns(1, { collection, id: 3 });
+      expect(cleaned(patterns, key("RESP", 1, { kind: "feed" }))).toBe(true);
       for (const s of spaces) {
         expect(cleaned(patterns, key(s, 1, { kind, id: 3 }))).toBe(true);
         expect(cleaned(patterns, key(s, 1, { kind, id: 4 }))).toBe(false);
