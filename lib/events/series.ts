@@ -37,7 +37,7 @@ export interface SeriesFields {
 export type SeriesDoc = EventDoc & SeriesFields;
 
 /**
- * How long a claim on a series' planning holds (docs/recurrence.md#materialisation): a writer that starts or
+ * How long a claim on a series' planning holds (docs/recurrence.md#many-nodes): a writer that starts or
  * changes a series claims it with the change itself, the horizon job claims what it moves; materialising
  * clears the claim. One left by a node that stopped meanwhile lapses after this long, and the job then
  * finishes the series.
