@@ -44,16 +44,17 @@ export interface FeedAnswer {
 }
 
 const methods = {
-    /**
-     * An entry stored here moves the feed on: its kept pages go (docs/caching.md, `F`), nothing else (what
-     * the change is about, its writer cleaned). A term updated with nothing to change is recorded here alone,
-     * and its caller's next read of the feed, through any gateway, must show it.
-     */
+    /** No clean per stored entry: `recordBatch` cleans the feed's pages once for all of a write's entries. */
     async cleanCaches(_patterns?: string[]): Promise<void> {
-      await cleanEverywhere(this.broker, feedPatterns(currentSiteId()));
+      /* see recordBatch */
     },
 
-    /** The changes of one write, stored in their order. */
+    /**
+     * The changes of one write, stored in their order. They move the feed on: its kept pages go
+     * (docs/caching.md, `F`), nothing else (what the changes are about, their writer cleaned). A term
+     * updated with nothing to change is recorded here alone, and its caller's next read of the feed,
+     * through any gateway, must show it.
+     */
     async recordBatch(changes: ChangeInput[]): Promise<number> {
       const store: Collection = this.store;
       for (const c of changes) {
@@ -61,6 +62,7 @@ const methods = {
         // the same statement (store/collection.ts `append`)
         await store.append(feedEntry(c), FEED_CARRY);
       }
+      await cleanEverywhere(this.broker, feedPatterns(currentSiteId()));
       return changes.length;
     },
 
