@@ -128,9 +128,10 @@ export function sameAnswer(x: string, y: string): boolean {
   if (x === y || masked(x) === masked(y)) return true;
   const skeleton = (t: string) => masked(t.replace(CLOCK_TIME, "$2TIME"));
   if (skeleton(x) !== skeleton(y)) return false;
-  const times = (t: string) => [...t.matchAll(CLOCK_TIME)].map(m => Date.parse(`${m[1]}T${m[3]}:${m[4]}Z`));
+  const times = (t: string) => [...t.matchAll(CLOCK_TIME)].map(m => ({ text: m[0], at: Date.parse(`${m[1]}T${m[3]}:${m[4]}Z`) }));
   const [tx, ty] = [times(x), times(y)];
-  return tx.length === ty.length && tx.every((t, i) => Math.abs(t - ty[i]) <= CLOCK_SLACK_MS);
+  // (a floating draft's `0000-00-00 00:00:00` is no instant: equal as text)
+  return tx.length === ty.length && tx.every((t, i) => t.text === ty[i].text || Math.abs(t.at - ty[i].at) <= CLOCK_SLACK_MS);
 }
 
 /** A site of one side: the host that reaches it and its keys by role name. */

@@ -8,6 +8,8 @@ describe("differential answers", () => {
   it("are the same across a minute's, an hour's and a day's boundary when the readings are seconds apart", () => {
     expect(sameAnswer('{"date":"2026-11-27 18:45:12","modified":"2026-11-27 18:45:59"}', '{"date":"2026-11-27 18:45:12","modified":"2026-11-27 18:46:00"}')).toBe(true);
     expect(sameAnswer('{"modified_utc":"2026-11-27T23:59:58Z"}', '{"modified_utc":"2026-11-28T00:00:01Z"}')).toBe(true);
+    // with a time that is no instant (a floating draft's date) beside them
+    expect(sameAnswer('{"date_utc":"0000-00-00 00:00:00","modified":"2026-11-27 18:45:59"}', '{"date_utc":"0000-00-00 00:00:00","modified":"2026-11-27 18:46:00"}')).toBe(true);
   });
   it("are the same when clock times within one minute are further apart than the slack (their seconds are masked)", () => {
     expect(sameAnswer('{"modified":"2026-11-27 18:45:01"}', '{"modified":"2026-11-27 18:45:50"}')).toBe(true);
