@@ -443,7 +443,8 @@ export const SeriesMixin: ServiceSchema = {
       const nextIds = new Set(next.map(x => x.identity));
       const trashedKept = new Set(others.filter(d => d.status === "trash" && nextIds.has(d.series_identity!)).map(d => d.series_identity!));
       const live = others.filter(d => d.status !== "trash");
-      const plan = planOccurrences(live.map(d => ({ id: d._id, identity: d.series_identity!, start: d.start_date, end: d.end_date })),
+      // an occurrence with its own times (a `schedule` override) keeps them: only a new identity moves it
+      const plan = planOccurrences(live.map(d => ({ id: d._id, identity: d.series_identity!, ...((d.series_overrides ?? []).includes("schedule") ? {} : { start: d.start_date, end: d.end_date }) })),
         next.filter(x => !trashedKept.has(x.identity)), o.move ? { move: o.move } : {});
       const byId = new Map(live.map(d => [d._id, d]));
       const changes: ChangeInput[] = [];
@@ -529,7 +530,8 @@ export const SeriesMixin: ServiceSchema = {
         if (!isFirst(found)) continue;
         // a series being started or changed is its writer's to plan (docs/recurrence.md#many-nodes), and
         // one another node's job or list claimed is left to it: each series planned by one at a time
-        const head = (await this.store.updateOne({ _id: found._id, series_version: found.series_version ?? 0, $and: [unclaimed(this.now())] },
+        // (and still behind: one another node planned meanwhile is not planned again)
+        const head = (await this.store.updateOne({ _id: found._id, series_version: found.series_version ?? 0, series_horizon: { $lt: needed }, $and: [unclaimed(this.now())] },
           { $set: { series_claim: this.newSeriesClaim() } })) as SeriesDoc | null;
         if (!head) continue;
         try {
