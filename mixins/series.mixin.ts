@@ -444,7 +444,8 @@ export const SeriesMixin: ServiceSchema = {
       const trashedKept = new Set(others.filter(d => d.status === "trash" && nextIds.has(d.series_identity!)).map(d => d.series_identity!));
       const live = others.filter(d => d.status !== "trash");
       // an occurrence with its own times (a `schedule` override) keeps them: only a new identity moves it
-      const plan = planOccurrences(live.map(d => ({ id: d._id, identity: d.series_identity!, ...((d.series_overrides ?? []).includes("schedule") ? {} : { start: d.start_date, end: d.end_date }) })),
+      const storedTimes = (d: SeriesDoc) => ((d.series_overrides ?? []).includes("schedule") ? {} : { start: d.start_date, end: d.end_date });
+      const plan = planOccurrences(live.map(d => ({ id: d._id, identity: d.series_identity!, ...storedTimes(d) })),
         next.filter(x => !trashedKept.has(x.identity)), o.move ? { move: o.move } : {});
       const byId = new Map(live.map(d => [d._id, d]));
       const changes: ChangeInput[] = [];

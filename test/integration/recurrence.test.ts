@@ -11,7 +11,7 @@ import type { Json } from "../helpers/json";
 import { startService, succeed, Running } from "../helpers/harness";
 import { token } from "../helpers/events";
 import { icalSeen, listAll, seenOfRecords } from "../helpers/recurrence";
-import { Copy, feedPage, fullLists, sorted, syncFeed } from "../helpers/sync-client";
+import { Copy, fullLists, sorted, syncFeed } from "../helpers/sync-client";
 import { SERIES_JOB_TIMEOUT_MS } from "../../mixins/series.mixin";
 
 let svc: Running;
@@ -322,24 +322,13 @@ describe("scopes of updates and deletes (C53)", () => {
     const { first, tok, byStart } = await weekly();
     const third = byStart[at("04-20")];
     await ok("POST", `/events/${third}`, { start_date: `${Y}-04-21 18:00:00`, end_date: `${Y}-04-21 19:30:00` });
-    /** The feed's end for the administrator, and the changes after `since`. */
-    const feedAfter = async (since?: string): Promise<{ next: string; changes: Json[] }> => {
-      const changes: Json[] = [];
-      let token = since;
-      for (;;) {
-        const page = (await feedPage(svc, { per_page: 500, ...(token ? { since: token } : {}) }, "admin")).body;
-        changes.push(...(page.changes as Json[]));
-        token = page.next_token as string;
-        if (!page.has_more) return { next: token, changes };
-      }
-    };
-    const mark = (await feedAfter()).next;
+    const { token: mark } = await syncFeed(svc, new Map(), { as: "admin", perPage: 500 });
     // one more occurrence: the series is planned again, the others keep their ids and times
     await ok("POST", `/events/${first.id}`, { recurrence: ["RRULE:FREQ=WEEKLY;COUNT=7"], scope: "all" });
     const listed = idsByStart(await listAll(svc, `search=${tok}&${WINDOW}`));
     expect(Object.keys(listed)).toHaveLength(7);
     expect(listed[`${Y}-04-21 18:00:00`]).toBe(third);
-    const after = (await feedAfter(mark)).changes;
+    const after = (await syncFeed(svc, new Map(), { as: "admin", perPage: 500, token: mark })).seen;
     expect(after.some(c => c.action === "created")).toBe(true);
     expect(after.filter(c => c.id === third)).toEqual([]);
   });
