@@ -25,24 +25,41 @@ export const TEST_API_KEYS = (Object.keys(KEYS) as KeyName[])
   .map(name => `${KEYS[name]}:${name.replace(/\d$/, "").replace("admin", "administrator")}:${USER_IDS[name]}`)
   .join(",");
 
-/**
- * A port that is free now, below the kernel's ephemeral range (32768 and up here): a child process binds
- * it a second or two later, and a port from the ephemeral range could meanwhile be handed to another
- * test's listen(0) or connection.
- */
 /** The ports of that range fetch refuses to reach (the Fetch standard's "bad ports"): a run drew 10080 once. */
 const FETCH_BAD_PORTS = new Set([10080]);
+/** The test ports: below the kernel's ephemeral range (32768 and up here), so no listen(0) or outgoing connection takes one. */
+const PORTS_FROM = 10_000;
+const PORTS_TO = 32_000;
+/** Slices of that range, one per jest worker (JEST_WORKER_ID; the workers beyond this many share). */
+const SLICES = 8;
+/** The ports this process has handed out: none is handed out twice while its slice has others. */
+const handedOut = new Set<number>();
 
+/**
+ * A port that is free now for a server a test starts, drawn from this jest worker's own slice of the
+ * range and never one this process handed out before. A child process binds its port a second or two
+ * later: two workers drawing from one range, or one worker drawing twice, could hand the same free port
+ * to two nodes, and the one that lost the race exited while its tests spoke to the winner. That is the one
+ * way found for what a CI run showed: a differential run's first site refused as existing on a fresh node.
+ */
 export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = 10_000 + Math.floor(Math.random() * 22_000);
+  const width = Math.floor((PORTS_TO - PORTS_FROM) / SLICES);
+  const worker = Number(process.env.JEST_WORKER_ID ?? 1);
+  const from = PORTS_FROM + ((Number.isInteger(worker) && worker > 0 ? worker - 1 : 0) % SLICES) * width;
+  for (let tries = 0; ; tries++) {
+    const port = from + Math.floor(Math.random() * width);
     if (FETCH_BAD_PORTS.has(port)) continue;
+    // a slice whose ports are nearly all used up lets an old one come again
+    if (handedOut.has(port) && tries < width) continue;
     const free = await new Promise<boolean>(resolve => {
       const srv = net.createServer();
       srv.once("error", () => resolve(false));
       srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
     });
-    if (free) return port;
+    if (free) {
+      handedOut.add(port);
+      return port;
+    }
   }
 }
 
