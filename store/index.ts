@@ -15,7 +15,7 @@ import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_T
 import { sqlRegistry } from "./sql/registry";
 import { pgSequences } from "./sql/sequences";
 import { hasNedbData, importNedb } from "./sql/nedb-import";
-import { textOrderNotice } from "./sql/text-order";
+import { caseFoldNotice, textOrderNotice } from "./sql/text-order";
 import { openMongo, MongoStore } from "./mongo/store";
 import { sqlSites, SiteStore } from "./sites";
 
@@ -85,8 +85,7 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
       try {
         await migrate(driver);
         await refreshStatistics(driver);
-        const notice = await textOrderNotice(driver, location);
-        if (notice) config.onNotice?.(notice, "warn");
+        for (const notice of [await textOrderNotice(driver, location), await caseFoldNotice(driver, location)]) if (notice) config.onNotice?.(notice, "warn");
         return { driver, kind: "postgres", location };
       } catch (err) {
         await driver.close().catch(() => undefined);

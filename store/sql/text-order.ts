@@ -1,4 +1,6 @@
 /**
+ * What a PostgreSQL database's locale changes against the other stores, told at opening.
+ *
  * Whether a PostgreSQL database compares text in byte order, as SQLite and MongoDB do. JSON strings compare
  * in the database's default collation, so a database made with a language's collation (`en_US.UTF-8`, an
  * ICU locale: the default of many installs and of the official container image) orders lists by a name
@@ -17,4 +19,22 @@ export async function textOrderNotice(driver: SqlDriver, location: string): Prom
   return `PostgreSQL at ${location} does not compare text in byte order (its collation is ${row?.collation ?? "unknown"}, or an ICU locale): ` +
     "lists ordered by a name (categories and tags with orderby=name, slug or description) will not order as on SQLite and MongoDB. " +
     "Create the database with LC_COLLATE 'C' (README, \"Scaling out\").";
+}
+
+const CASE_PROBE = `SELECT lower('ДЖАЗ Ωμέγα') = 'джаз ωμέγα' AS folds,
+  (SELECT datctype FROM pg_database WHERE datname = current_database()) AS ctype`;
+
+/**
+ * undefined when the database lower-cases letters beyond ASCII; else a notice naming its LC_CTYPE and the
+ * remedy. Searches and name matches fold text in the database (store/sql/fold-function.ts, whose `lower`
+ * follows LC_CTYPE): under `C` or `POSIX` only ASCII letters are lower-cased, so a search in Cyrillic or
+ * Greek (the Bulgarian locale, any title) would match case-sensitively there and not on SQLite or MongoDB.
+ * Accented Latin letters fold either way (their marks are stripped first).
+ */
+export async function caseFoldNotice(driver: SqlDriver, location: string): Promise<string | undefined> {
+  const [row] = await driver.all<{ folds: boolean; ctype: string | null }>(CASE_PROBE);
+  if (row?.folds) return undefined;
+  return `PostgreSQL at ${location} lower-cases ASCII letters only (its LC_CTYPE is ${row?.ctype ?? "unknown"}): ` +
+    "searches and name matches in Cyrillic, Greek and other scripts will be case-sensitive, unlike on SQLite and MongoDB. " +
+    "Create the database with a UTF-8 LC_CTYPE such as 'C.UTF-8' (README, \"Scaling out\").";
 }

@@ -35,10 +35,13 @@ async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** A new, empty database (C collation, UTF-8; `icuLocale`: that ICU locale's collation instead) and the URL to reach it. */
-export async function createTestDatabase(label = "t", o: { icuLocale?: string } = {}): Promise<TestDatabase> {
+/**
+ * A new, empty database (C collation, UTF-8 character classes; `icuLocale`: that ICU locale's collation
+ * instead; `ctype`: that LC_CTYPE instead) and the URL to reach it.
+ */
+export async function createTestDatabase(label = "t", o: { icuLocale?: string; ctype?: string } = {}): Promise<TestDatabase> {
   const name = `calendar_${label}_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`.toLowerCase();
-  const locale = o.icuLocale ? `LOCALE 'C.UTF-8' LOCALE_PROVIDER icu ICU_LOCALE '${o.icuLocale}'` : "LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'";
+  const locale = o.icuLocale ? `LOCALE 'C.UTF-8' LOCALE_PROVIDER icu ICU_LOCALE '${o.icuLocale}'` : `LC_COLLATE 'C' LC_CTYPE '${o.ctype ?? "C.UTF-8"}'`;
   await admin(c => c.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' ${locale}`));
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
