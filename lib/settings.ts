@@ -16,6 +16,8 @@ export interface Settings {
   mongoUri?: string;
   /** DATABASE_CONNECT_TIMEOUT (ms): how long start-up waits for PostgreSQL or MongoDB. */
   databaseConnectTimeout: number;
+  /** DATABASE_POOL_MAX: the most PostgreSQL connections one process opens for its queries (default 10). */
+  databasePoolMax: number;
   transporter?: string;
   services: string[];
   cacher?: string;
@@ -52,6 +54,13 @@ function parseCacheMaxMb(v: string | undefined): number {
   if (v === undefined || v.trim() === "") return 32;
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`CACHE_MAX_MB must be a positive number of megabytes, got "${v}"`);
+  return n;
+}
+
+function parsePoolMax(v: string | undefined): number {
+  if (v === undefined || v.trim() === "") return 10;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`DATABASE_POOL_MAX must be a whole number of connections, 1 or more, got "${v}"`);
   return n;
 }
 
@@ -99,6 +108,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     dataDir: dataDir === ":memory:" ? dataDir : path.resolve(dataDir),
     ...storeSettings(env),
     databaseConnectTimeout: Number(env.DATABASE_CONNECT_TIMEOUT || env.MONGO_CONNECT_TIMEOUT || 30000),
+    databasePoolMax: parsePoolMax(env.DATABASE_POOL_MAX),
     transporter: env.TRANSPORTER || undefined,
     services: services.includes("all") ? [...ALL_SERVICES] : services,
     cacher: env.CACHER || undefined,

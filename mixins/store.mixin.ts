@@ -26,7 +26,7 @@ export interface StoreOptions {
 
 export function storeConfig(): StoreConfig {
   const s = settings();
-  return { dataDir: s.dataDir, databaseUrl: s.databaseUrl, mongoUri: s.mongoUri, connectTimeoutMs: s.databaseConnectTimeout };
+  return { dataDir: s.dataDir, databaseUrl: s.databaseUrl, mongoUri: s.mongoUri, connectTimeoutMs: s.databaseConnectTimeout, poolMax: s.databasePoolMax };
 }
 
 /** A lock's number: a 31-bit hash of its name, above the store's own locks (store/sql/schema.ts). */

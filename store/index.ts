@@ -45,6 +45,8 @@ export interface StoreConfig {
   mongoUri?: string;
   /** How long the first connection may take before start-up gives up (ms). */
   connectTimeoutMs: number;
+  /** PostgreSQL: the most connections this process opens for queries (DATABASE_POOL_MAX; default 10). */
+  poolMax?: number;
   /** Told what the opening did or found worth knowing: an import (`info`), a database that orders text unlike the others (`warn`). */
   onNotice?: (message: string, level?: "info" | "warn") => void;
 }
@@ -81,7 +83,7 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
     const location = redact(config.databaseUrl);
     const deadline = Date.now() + config.connectTimeoutMs;
     for (;;) {
-      const driver = openPostgres(config.databaseUrl, { connectTimeoutMs: Math.min(5000, config.connectTimeoutMs) });
+      const driver = openPostgres(config.databaseUrl, { max: config.poolMax, connectTimeoutMs: Math.min(5000, config.connectTimeoutMs) });
       try {
         await migrate(driver);
         await refreshStatistics(driver);

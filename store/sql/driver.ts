@@ -225,7 +225,9 @@ const UNAVAILABLE = new Set(["55000", "57014", "ECONNREFUSED", "ECONNRESET", "ET
 function pgError(err: unknown): unknown {
   const e = err as { code?: string; constraint?: string; message?: string };
   if (e.code === "23505") return new UniqueViolation(e.constraint ?? "unique", err);
-  if ((e.code && UNAVAILABLE.has(e.code)) || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout/i.test(e.message ?? ""))
+  // class 53, insufficient resources: the server refused a connection (53300, its max_connections or the
+  // database's connection limit reached), ran out of memory or disk; the request may succeed later (503)
+  if ((e.code && (UNAVAILABLE.has(e.code) || e.code.startsWith("53"))) || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout/i.test(e.message ?? ""))
     return new StoreUnavailable(`the database cannot be reached: ${e.message}`);
   return err;
 }
@@ -287,7 +289,8 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   // An idle connection dropped by the server is replaced on the next query; never an unhandled error.
   pool.on("error", () => undefined);
   const runner = pgRunner(query => pool.query(query));
-  const locks = new Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 30_000, statement_timeout: 30_000, query_timeout: 35_000 });
+  // the locks' own connections (migrations, jobs): never more than the queries'
+  const locks = new Pool({ connectionString: url, max: Math.min(4, opts.max ?? 10), connectionTimeoutMillis: 30_000, statement_timeout: 30_000, query_timeout: 35_000 });
   locks.on("error", () => undefined);
   const onClient = async <T>(from: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> => {
     let client: PoolClient;

@@ -1,9 +1,11 @@
 /**
  * A PostgreSQL database that goes away while the service runs: requests that need it answer 503
  * `rest_service_unavailable` (the contract's error JSON) within the deadlines, never hang, and the
- * service answers again as soon as the database is back, without a restart.
+ * service answers again as soon as the database is back, without a restart. A server that refuses a
+ * connection for its limits (too many clients) is unavailable the same way, never a 500.
  */
 import { Client } from "pg";
+import { openPostgres, StoreUnavailable } from "../../store/sql/driver";
 import { startService, Running } from "../helpers/harness";
 import { createTestDatabase, PG_ADMIN_URL, TestDatabase } from "../helpers/postgres";
 
@@ -51,4 +53,25 @@ describe("PostgreSQL down and back", () => {
     expect(back.status).toBe(201);
     expect((await svc.request("GET", `/events/${back.body.id}`, { as: "admin" })).body.title).toBe("After");
   }, 60_000);
+
+  test("a connection refused for the connection limit (too many clients, 53300) is the store unavailable", async () => {
+    // the limit binds roles that are not superusers: one of its own, allowed to connect, on a database at 0
+    const role = `calendar_limited_${process.pid}`;
+    const limited = await createTestDatabase("limit");
+    const dbName = new URL(limited.url).pathname.slice(1);
+    await admin(`CREATE ROLE ${role} LOGIN`);
+    await admin(`ALTER DATABASE ${dbName} CONNECTION LIMIT 0`);
+    const url = new URL(limited.url);
+    url.username = role;
+    const driver = openPostgres(url.toString(), { max: 2, connectTimeoutMs: 5000 });
+    try {
+      const refused = await driver.all("SELECT 1 AS one").then(() => undefined, (err: unknown) => err);
+      expect(refused).toBeInstanceOf(StoreUnavailable);
+      expect(String((refused as Error).message)).toMatch(/too many connections/);
+    } finally {
+      await driver.close();
+      await limited.drop();
+      await admin(`DROP ROLE IF EXISTS ${role}`);
+    }
+  }, 30_000);
 });

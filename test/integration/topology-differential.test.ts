@@ -30,7 +30,9 @@ describe("the same answers from one process and from many nodes", () => {
     nats = await startNats();
     const [one, many] = [await createTestDatabase("topo_one"), await createTestDatabase("topo_many")];
     dbs.push(one, many);
-    const common = { ...DIFF_ENV, DATA_DIR: ":memory:", SERIES_JOB_MS: "300" };
+    // 4 connections per node (README "Scaling out"): this file and store-nodes-postgres may run at once on
+    // the two jest workers, and at the default of 10 they took more than the server's 100
+    const common = { ...DIFF_ENV, DATA_DIR: ":memory:", SERIES_JOB_MS: "300", DATABASE_POOL_MAX: "4" };
     single = await startNode({ ...common, DATABASE_URL: one.url, CACHER: "off" }, { http: true });
     const env = { ...common, DATABASE_URL: many.url, TRANSPORTER: nats.url, NAMESPACE: `topo-${process.pid}-${Date.now().toString(36)}`, CACHER: REDIS_URL };
     // the first node makes the schema; the others start together (migrations run under a store lock)

@@ -150,6 +150,19 @@ describe("docker-compose.yml", () => {
     }
   });
 
+  test("the postgres profile's connections fit the server's max_connections (every node at DATABASE_POOL_MAX plus its locks)", () => {
+    const command = (services.postgres?.command ?? []) as string[];
+    const setting = command.map(arg => /^max_connections=(\d+)$/.exec(arg)).find(m => m);
+    // PostgreSQL's default, less the 3 connections it keeps for superusers
+    const room = (setting ? Number(setting[1]) : 100) - 3;
+    const wanted = pgContainers.reduce((sum, [, svc]) => {
+      const pool = readSettings(containerEnv(svc)).databasePoolMax;
+      return sum + (svc.deploy?.replicas ?? 1) * (pool + Math.min(4, pool));
+    }, 0);
+    expect(wanted).toBeGreaterThan(0);
+    expect(wanted).toBeLessThanOrEqual(room);
+  });
+
   test("each container's settings pass the start-up checks (C23 topology) and the key holders get API_KEYS", () => {
     for (const [name, svc] of appContainers) {
       const env = containerEnv(svc);

@@ -1,5 +1,6 @@
 /**
- * Settings read from the environment (lib/settings.ts): SITE_NAME and its default (C57).
+ * Settings read from the environment (lib/settings.ts): SITE_NAME and its default (C57), CACHER,
+ * DATABASE_POOL_MAX.
  */
 import { cacheKind, readSettings } from "../../lib/settings";
 
@@ -27,4 +28,16 @@ describe("CACHER: where kept answers live", () => {
     ["redis://127.0.0.1:6379", "redis"],
     ["rediss://cache.example:6380/2", "redis"]
   ])("CACHER=%s → %s", (cacher, kind) => expect(cacheKind(readSettings({ CACHER: cacher }))).toBe(kind));
+});
+
+describe("DATABASE_POOL_MAX: PostgreSQL connections per process", () => {
+  test.each([
+    [undefined, 10],
+    ["", 10],
+    ["3", 3],
+    [" 25 ", 25]
+  ])("DATABASE_POOL_MAX=%j → %d", (value, max) => expect(readSettings({ DATABASE_POOL_MAX: value }).databasePoolMax).toBe(max));
+  test.each(["0", "-2", "2.5", "many"])("DATABASE_POOL_MAX=%j stops the start with a message naming it", value => {
+    expect(() => readSettings({ DATABASE_POOL_MAX: value })).toThrow(/DATABASE_POOL_MAX must be a whole number/);
+  });
 });
