@@ -4,6 +4,10 @@
  * JavaScript is compared with (docs/lists.md#search). Until migration 12 it was `lower(unaccent(t))`, which
  * folded otherwise: "ß" to "ss" but not the final sigma, the Japanese voicing marks or the ligatures, so a
  * search found "Straße", "ΣΊΣΥΦΟΣ" or "イベント" on one store and not on the other.
+ *
+ * `lower` follows the database's LC_CTYPE, which under `C` or `POSIX` lower-cases ASCII letters only; given
+ * a `collation` (one whose case mapping is Unicode's, FOLD_COLLATIONS), the non-ASCII branch lower-cases
+ * under it instead, whatever the database's LC_CTYPE (migration 13, store/sql/schema.ts).
  */
 import { FOLDED_LETTERS, markRanges } from "../../lib/fold";
 
@@ -15,9 +19,13 @@ function escape(cp: number): string {
 /** A text as an SQL string literal (standard conforming: only quotes doubled). */
 const literal = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
-export function foldFunctionSql(): string {
+/** Collations that lower-case every script, in the order tried: ICU's root locale, then glibc's C.UTF-8. */
+export const FOLD_COLLATIONS = ["und-x-icu", "C.utf8", "C.UTF-8"] as const;
+
+export function foldFunctionSql(collation?: (typeof FOLD_COLLATIONS)[number]): string {
   const marks = markRanges().map(([a, b]) => (a === b ? escape(a) : `${escape(a)}-${escape(b)}`)).join("");
-  let expr = `lower(regexp_replace(normalize(t, NFKD), ${literal(`[${marks}]+`)}, '', 'g'))`;
+  const under = collation ? ` COLLATE "${collation}"` : "";
+  let expr = `lower(regexp_replace(normalize(t, NFKD), ${literal(`[${marks}]+`)}, '', 'g')${under})`;
   const letters = Object.entries(FOLDED_LETTERS);
   const single = letters.filter(([, to]) => [...to].length === 1);
   expr = `translate(${expr}, ${literal(single.map(([from]) => from).join(""))}, ${literal(single.map(([, to]) => to).join(""))})`;

@@ -6,7 +6,7 @@
  */
 import type { SqlDriver } from "./driver";
 import { FTS_SITE_STRIDE, fieldExpr } from "./compile";
-import { foldFunctionSql } from "./fold-function";
+import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -398,16 +398,46 @@ export const MIGRATIONS: Migration[] = [
         `INSERT INTO ${fts.table} (${fts.table}) VALUES ('delete-all')`,
         ftsFill(table, fts)
       ])
-      : [
-        foldFunctionSql(),
-        ...Object.entries(FOLDED_COLUMNS).flatMap(([table, fields]) => [
-          `ALTER TABLE ${table} ${fields.map(f => `DROP COLUMN IF EXISTS ${foldedName(f)}`).join(", ")}`,
-          ...foldedColumns(table, fields)
-        ]),
-        ...[...new Set(SEARCHED.filter(([table]) => !FOLDED_COLUMNS[table]).map(([table]) => table))].map(table => `REINDEX TABLE ${table}`)
-      ])
+      : [foldFunctionSql(), ...refolding()])
+  },
+  {
+    version: 13,
+    name: "fold() lower-cases every script whatever the database's LC_CTYPE (PostgreSQL)",
+    // Under an LC_CTYPE of C or POSIX, `lower` left Cyrillic and Greek letters as they were, so folded
+    // searches there were case-sensitive where SQLite's are not. Where that is so (and only there: a database
+    // whose `lower` folds them keeps its function and its stored texts), fold() lower-cases under the first
+    // of FOLD_COLLATIONS the server has, and the stored folded texts and fold() indexes are made again as
+    // migration 12 made them. A server with none of them keeps the old function (store/sql/text-order.ts
+    // then warns at every opening).
+    up: d => (d.dialect === "sqlite" ? [] : [refoldWhereLowerIsAscii()])
   }
 ];
+
+/** PostgreSQL: the stored folded texts computed again (the columns made anew) and the indexes of fold() expressions rebuilt. */
+function refolding(): string[] {
+  return [
+    ...Object.entries(FOLDED_COLUMNS).flatMap(([table, fields]) => [
+      `ALTER TABLE ${table} ${fields.map(f => `DROP COLUMN IF EXISTS ${foldedName(f)}`).join(", ")}`,
+      ...foldedColumns(table, fields)
+    ]),
+    ...[...new Set(SEARCHED.filter(([table]) => !FOLDED_COLUMNS[table]).map(([table]) => table))].map(table => `REINDEX TABLE ${table}`)
+  ];
+}
+
+/** Migration 13 as one block: whether `lower` folds beyond ASCII here is known only in the database. */
+function refoldWhereLowerIsAscii(): string {
+  const quoted = (tag: string, sql: string) => `$${tag}$${sql}$${tag}$`;
+  const choices = FOLD_COLLATIONS.map((c, i) =>
+    `${i === 0 ? "IF" : "ELSIF"} EXISTS (SELECT 1 FROM pg_collation WHERE collname = ${quoted("name", c)}) THEN EXECUTE ${quoted(`fold${i}`, foldFunctionSql(c))};`);
+  return [
+    "DO $migration$ BEGIN",
+    "IF lower('ДЖАЗ') = 'джаз' THEN RETURN; END IF;",
+    ...choices,
+    "ELSE RETURN; END IF;",
+    ...refolding().map(sql => `EXECUTE ${quoted("step", sql)};`),
+    "END $migration$"
+  ].join("\n");
+}
 
 /**
  * The planner's statistics, made when the store opens (after the migrations): they let it choose between

@@ -21,15 +21,16 @@ export async function textOrderNotice(driver: SqlDriver, location: string): Prom
     "Create the database with LC_COLLATE 'C' (README, \"Scaling out\").";
 }
 
-const CASE_PROBE = `SELECT lower('ДЖАЗ Ωμέγα') = 'джаз ωμέγα' AS folds,
+const CASE_PROBE = `SELECT fold('ДЖАЗ ΩΜΈΓΑ') = 'джаз ωμεγα' AS folds,
   (SELECT datctype FROM pg_database WHERE datname = current_database()) AS ctype`;
 
 /**
- * undefined when the database lower-cases letters beyond ASCII; else a notice naming its LC_CTYPE and the
- * remedy. Searches and name matches fold text in the database (store/sql/fold-function.ts, whose `lower`
- * follows LC_CTYPE): under `C` or `POSIX` only ASCII letters are lower-cased, so a search in Cyrillic or
- * Greek (the Bulgarian locale, any title) would match case-sensitively there and not on SQLite or MongoDB.
- * Accented Latin letters fold either way (their marks are stripped first).
+ * undefined when the database's fold() lower-cases letters beyond ASCII; else a notice naming its LC_CTYPE
+ * and the remedy. Searches and name matches fold text in the database (store/sql/fold-function.ts): under
+ * an LC_CTYPE of `C` or `POSIX`, `lower` changes ASCII letters only, and migration 13 could lower-case under
+ * a Unicode collation only if the server had one (ICU's or C.UTF-8); without, a search in Cyrillic or Greek
+ * (the Bulgarian locale, any title) matches case-sensitively there and not on SQLite or MongoDB. Accented
+ * Latin letters fold either way (their marks are stripped first).
  */
 export async function caseFoldNotice(driver: SqlDriver, location: string): Promise<string | undefined> {
   const [row] = await driver.all<{ folds: boolean; ctype: string | null }>(CASE_PROBE);

@@ -26,6 +26,19 @@ function scan(docs: Array<{ _id: number; title: string }>, term: string): number
   return docs.filter(d => foldText(d.title).includes(foldText(term))).map(d => d._id);
 }
 
+/** The code points (hex) of whole Unicode blocks whose text PostgreSQL's fold() folds unlike `foldText`. */
+async function foldedApart(config: StoreConfig): Promise<string[]> {
+  const store = await acquireStore(config);
+  try {
+    const blocks: Array<[number, number]> = [[0x20, 0x24f], [0x370, 0x4ff], [0x590, 0x6ff], [0x900, 0x97f], [0x1e00, 0x1fff], [0x3040, 0x30ff], [0xfb00, 0xfb4f], [0xff00, 0xffef]];
+    const texts = blocks.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => `${String.fromCodePoint(a + i)}Xy`));
+    const rows = await store.sql!.all<{ f: string }>("SELECT fold(x) AS f FROM unnest(?::text[]) WITH ORDINALITY AS u(x, i) ORDER BY i", [texts as unknown as string]);
+    return texts.filter((t, i) => rows[i].f !== foldText(t)).map(t => t.codePointAt(0)!.toString(16));
+  } finally {
+    await releaseStore(config);
+  }
+}
+
 function suite(kind: "sqlite" | "postgres") {
   describe(`folding on ${kind}`, () => {
     let config: StoreConfig;
@@ -95,15 +108,16 @@ function suite(kind: "sqlite" | "postgres") {
     if (kind === "postgres") {
       test("PostgreSQL's fold() is foldText over whole blocks: Latin, Greek, Cyrillic, Hebrew, Arabic, Devanagari, kana, full-width forms", async () => {
         if (!reachable) return console.warn("PostgreSQL is not reachable: skipped");
-        const store = await acquireStore(config);
+        expect(await foldedApart(config)).toEqual([]);
+      });
+
+      test("the same on a database whose LC_CTYPE is C (fold() lower-cases under a Unicode collation there, migration 13)", async () => {
+        if (!reachable) return console.warn("PostgreSQL is not reachable: skipped");
+        const db = await createTestDatabase("fold_c", { ctype: "C" });
         try {
-          const blocks: Array<[number, number]> = [[0x20, 0x24f], [0x370, 0x4ff], [0x590, 0x6ff], [0x900, 0x97f], [0x1e00, 0x1fff], [0x3040, 0x30ff], [0xfb00, 0xfb4f], [0xff00, 0xffef]];
-          const texts = blocks.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => `${String.fromCodePoint(a + i)}Xy`));
-          const rows = await store.sql!.all<{ f: string }>("SELECT fold(x) AS f FROM unnest(?::text[]) WITH ORDINALITY AS u(x, i) ORDER BY i", [texts as unknown as string]);
-          const differ = texts.filter((t, i) => rows[i].f !== foldText(t)).map(t => t.codePointAt(0)!.toString(16));
-          expect(differ).toEqual([]);
+          expect(await foldedApart({ dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 20_000 })).toEqual([]);
         } finally {
-          await releaseStore(config);
+          await db.drop();
         }
       });
     }

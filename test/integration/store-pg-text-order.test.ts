@@ -1,12 +1,14 @@
 /**
  * PostgreSQL's locale against the other stores (store/sql/text-order.ts): JSON strings compare in the
  * database's collation, so a database made with a language's collation orders lists by a name unlike SQLite
- * and MongoDB; and `lower` follows LC_CTYPE, so under `C` a folded search matches letters beyond ASCII
- * case-sensitively. Opening such a store warns, naming the setting and the remedy; a database made as the
- * README says (C collation, C.UTF-8 character classes) opens without either. What each warning is about is
- * shown through the store: the terms' name order, a search in Cyrillic.
+ * and MongoDB (opening such a store warns, naming the collation and the remedy; shown through the terms'
+ * name order); and `lower` follows LC_CTYPE, which under `C` changes ASCII letters only, so fold() lower-cases
+ * under a Unicode collation there (migration 13): a search in Cyrillic finds what SQLite finds, on a new
+ * database and on one whose texts were stored before.
  */
 import { acquireStore, releaseStore, StoreConfig } from "../../store";
+import { openPostgres } from "../../store/sql/driver";
+import { migrate } from "../../store/sql/schema";
 import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
 
 const NAMES = ["zeta", "Émile", "_x", "10", "B", "a"];
@@ -65,20 +67,58 @@ describe("PostgreSQL databases that do not order text by bytes", () => {
     }
   });
 
-  test("a database whose LC_CTYPE is C warns at opening, naming it and the remedy (a Cyrillic search there is case-sensitive)", async () => {
+  test("a database whose LC_CTYPE is C folds Cyrillic as SQLite does and opens without a notice (migration 13's collation)", async () => {
     if (!reachable) return console.warn("PostgreSQL is not reachable: skipped");
     const db = await createTestDatabase("ctype_c", { ctype: "C" });
     try {
       const { notices, order, found } = await openAndOrder(db);
-      const warnings = notices.filter(([, level]) => level === "warn").map(([msg]) => msg);
-      expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatch(/lower-cases ASCII letters only \(its LC_CTYPE is C\)/);
-      expect(warnings[0]).toMatch(/UTF-8 LC_CTYPE/);
-      expect(warnings[0]).not.toMatch(/postgres:\/\/[^*]*@/);
-      // byte order holds (the collation is C): only the case folding differs
+      expect(notices.filter(([, level]) => level === "warn")).toEqual([]);
       expect(order).toEqual(["10", "B", "_x", "a", "zeta", "Émile"]);
-      // what the warning is about: SQLite finds it
-      expect(found).toEqual([]);
+      expect(found).toEqual(["ДЖАЗ вечер"]);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  test("an older C-ctype database, its texts stored before migration 13, finds them case-insensitively after it", async () => {
+    if (!reachable) return console.warn("PostgreSQL is not reachable: skipped");
+    const db = await createTestDatabase("ctype_up", { ctype: "C" });
+    try {
+      const driver = openPostgres(db.url);
+      try {
+        await migrate(driver, 12);
+        // what migration 13 is about: here lower() keeps Cyrillic capitals
+        const [before] = await driver.all<{ folded: string }>("SELECT fold('ДЖАЗ') AS folded");
+        expect(before.folded).toBe("ДЖАЗ");
+        await driver.run("INSERT INTO events (site, id, doc) VALUES (1, 1, ?::jsonb)", [JSON.stringify({ title: "ДЖАЗ ВЕЧЕР", status: "publish" })]);
+        const stored = await driver.all<{ f: string }>("SELECT f_title AS f FROM events WHERE id = 1");
+        expect(stored[0].f).toBe("ДЖАЗ ВЕЧЕР");
+        await migrate(driver);
+        const after = await driver.all<{ f: string; folded: string }>("SELECT f_title AS f, fold('ДЖАЗ') AS folded FROM events WHERE id = 1");
+        expect(after).toEqual([{ f: "джаз вечер", folded: "джаз" }]);
+      } finally {
+        await driver.close();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+
+  test("a database whose lower() already folds keeps migration 12's fold() (no rewrite)", async () => {
+    if (!reachable) return console.warn("PostgreSQL is not reachable: skipped");
+    const db = await createTestDatabase("ctype_utf8");
+    try {
+      const driver = openPostgres(db.url);
+      try {
+        await migrate(driver, 12);
+        const [twelve] = await driver.all<{ src: string }>("SELECT prosrc AS src FROM pg_proc WHERE proname = 'fold'");
+        await migrate(driver);
+        const [thirteen] = await driver.all<{ src: string }>("SELECT prosrc AS src FROM pg_proc WHERE proname = 'fold'");
+        expect(thirteen.src).toBe(twelve.src);
+        expect(thirteen.src).not.toMatch(/COLLATE/);
+      } finally {
+        await driver.close();
+      }
     } finally {
       await db.drop();
     }
