@@ -32,9 +32,17 @@ export interface SyncRunner {
   run(sql: string, params?: Param[]): number;
 }
 
+export interface TransactionOptions {
+  /**
+   * No deadline on its statements (PostgreSQL; SQLite has none): a schema migration may rewrite a large
+   * table or build an index over it, which outlasts the deadlines that keep a request from hanging.
+   */
+  unbounded?: boolean;
+}
+
 export interface SqlDriver extends SqlRunner {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: SqlRunner) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   /** Runs `fn` holding the store-wide lock `key` (migrations, scheduled jobs): one holder across all nodes. */
   withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -232,7 +240,7 @@ function pgError(err: unknown): unknown {
   return err;
 }
 
-interface PgQuery { name?: string; text: string; values?: Param[] }
+interface PgQuery { name?: string; text: string; values?: Param[]; query_timeout?: number }
 type PgQueryFn = (query: PgQuery) => Promise<{ rows: unknown[]; rowCount: number | null }>;
 
 /**
@@ -282,10 +290,14 @@ function pgRunner(q: PgQueryFn): SqlRunner {
  */
 export const PLANNED = "-c plan_cache_mode=force_custom_plan";
 
-export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs?: number } = {}): SqlDriver {
+/** How long an unbounded transaction's statement may take before the client stops waiting (a day: a lost connection, not a slow migration). */
+const UNBOUNDED_QUERY_MS = 86_400_000;
+
+export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs?: number; statementTimeoutMs?: number } = {}): SqlDriver {
   // Never a hang: a connection, a statement and a query each have a deadline (an answer then is a 503);
   // each statement planned for its parameters (PLANNED).
-  const pool = new Pool({ connectionString: url, max: opts.max ?? 10, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000, statement_timeout: 10_000, query_timeout: 12_000, options: PLANNED });
+  const statementTimeoutMs = opts.statementTimeoutMs ?? 10_000;
+  const pool = new Pool({ connectionString: url, max: opts.max ?? 10, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000, statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 2000, options: PLANNED });
   // An idle connection dropped by the server is replaced on the next query; never an unhandled error.
   pool.on("error", () => undefined);
   const runner = pgRunner(query => pool.query(query));
@@ -307,11 +319,13 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   };
   const driver: SqlDriver = {
     ...runner,
-    transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
+    transaction<T>(fn: (tx: SqlRunner) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
       return onClient(pool, async client => {
-        const tx = pgRunner(query => client.query(query));
+        const tx = pgRunner(query => client.query(o.unbounded ? { ...query, query_timeout: UNBOUNDED_QUERY_MS } : query));
         await tx.run("BEGIN");
         try {
+          // the server's deadline lifted for this transaction alone (SET LOCAL ends with it)
+          if (o.unbounded) await tx.run("SET LOCAL statement_timeout = 0");
           const out = await fn(tx);
           await tx.run("COMMIT");
           return out;

@@ -478,7 +478,7 @@ export async function migrate(driver: SqlDriver, upTo = Infinity): Promise<numbe
         if ((await tx.all("SELECT version FROM schema_migrations WHERE version = ?", [m.version])).length) return;
         for (const statement of m.up(driver)) await tx.run(statement);
         await tx.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [m.version, m.name, new Date().toISOString()]);
-      });
+      }, { unbounded: true });
       applied.push(m.version);
     }
     return applied;

@@ -151,3 +151,45 @@ suite("migrations on PostgreSQL", async () => {
     cleanup: () => db.drop()
   };
 });
+
+describe("a migration outlasts the deadlines of requests (PostgreSQL)", () => {
+  test("statements of an unbounded transaction (a migration's) run past the statement and query deadlines; others stop at them", async () => {
+    const db = await createTestDatabase("unbounded");
+    // deadlines of 300 ms (the service's are 10 s): a statement of 600 ms is past them
+    const driver = openPostgres(db.url, { statementTimeoutMs: 300 });
+    try {
+      const refused = await driver.all("SELECT pg_sleep(0.6)").then(() => undefined, (err: unknown) => err);
+      expect(String(refused)).toMatch(/statement timeout|timeout/i);
+      const inside = await driver.transaction(tx => tx.all("SELECT pg_sleep(0.6) AS slept"), { unbounded: true });
+      expect(inside).toHaveLength(1);
+      // the lifted deadline ends with the transaction (SET LOCAL)
+      const [after] = await driver.all<{ statement_timeout: string }>("SHOW statement_timeout");
+      expect(after.statement_timeout).toBe("300ms");
+      const bounded = await driver.transaction(tx => tx.all("SELECT pg_sleep(0.6)")).then(() => undefined, (err: unknown) => err);
+      expect(String(bounded)).toMatch(/timeout/i);
+    } finally {
+      await driver.close();
+      await db.drop();
+    }
+  });
+
+  test("migrate() runs each migration unbounded", async () => {
+    const db = await createTestDatabase("unbounded_migrate");
+    const driver = openPostgres(db.url, { statementTimeoutMs: 300 });
+    const seen: string[] = [];
+    const transaction = driver.transaction.bind(driver);
+    // what each migration's transaction is asked for
+    driver.transaction = (fn, opts) => {
+      seen.push(opts?.unbounded ? "unbounded" : "bounded");
+      return transaction(fn, opts);
+    };
+    try {
+      await migrate(driver);
+      expect(seen.length).toBe(MIGRATIONS.length);
+      expect(new Set(seen)).toEqual(new Set(["unbounded"]));
+    } finally {
+      await driver.close();
+      await db.drop();
+    }
+  });
+});
