@@ -7,7 +7,7 @@
  * database and on one whose texts were stored before.
  */
 import { acquireStore, releaseStore, StoreConfig } from "../../store";
-import { openPostgres } from "../../store/sql/driver";
+import { openPostgres, SqlDriver } from "../../store/sql/driver";
 import { migrate } from "../../store/sql/schema";
 import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
 
@@ -30,14 +30,33 @@ async function openAndOrder(db: TestDatabase | undefined): Promise<{ notices: Ar
   }
 }
 
+/** `fn` on a new database made with `opts` (test/helpers/postgres.ts), dropped afterwards. */
+async function onDatabase(label: string, opts: { icuLocale?: string; ctype?: string }, fn: (db: TestDatabase) => Promise<void>): Promise<void> {
+  const db = await createTestDatabase(label, opts);
+  try {
+    await fn(db);
+  } finally {
+    await db.drop();
+  }
+}
+
+/** `fn` with a driver of its own on `db`, closed afterwards. */
+async function withDriver(db: TestDatabase, fn: (driver: SqlDriver) => Promise<void>): Promise<void> {
+  const driver = openPostgres(db.url);
+  try {
+    await fn(driver);
+  } finally {
+    await driver.close();
+  }
+}
+
 describe("PostgreSQL databases that do not order text by bytes", () => {
   let reachable = false;
   beforeAll(async () => { reachable = await postgresReachable(); });
 
   test("a C database opens without a notice and orders names by bytes, as SQLite", async () => {
     if (!reachable) return console.warn("PostgreSQL is not reachable: skipped");
-    const db = await createTestDatabase("order_c");
-    try {
+    await onDatabase("order_c", {}, async db => {
       const { notices, order, found } = await openAndOrder(db);
       expect(notices.filter(([, level]) => level === "warn")).toEqual([]);
       expect(order).toEqual(["10", "B", "_x", "a", "zeta", "Émile"]);
@@ -45,15 +64,12 @@ describe("PostgreSQL databases that do not order text by bytes", () => {
       const sqlite = await openAndOrder(undefined);
       expect(sqlite.order).toEqual(order);
       expect(sqlite.found).toEqual(found);
-    } finally {
-      await db.drop();
-    }
+    });
   });
 
   test("an ICU en-US database warns at opening, naming the collation and the remedy (its order is the language's)", async () => {
     if (!reachable) return console.warn("PostgreSQL is not reachable: skipped");
-    const db = await createTestDatabase("order_icu", { icuLocale: "en-US" });
-    try {
+    await onDatabase("order_icu", { icuLocale: "en-US" }, async db => {
       const { notices, order } = await openAndOrder(db);
       const warnings = notices.filter(([, level]) => level === "warn").map(([msg]) => msg);
       expect(warnings).toHaveLength(1);
@@ -62,30 +78,23 @@ describe("PostgreSQL databases that do not order text by bytes", () => {
       expect(warnings[0]).not.toMatch(/postgres:\/\/[^*]*@/);
       // what the warning is about: this is not the other stores' order
       expect(order).not.toEqual(["10", "B", "_x", "a", "zeta", "Émile"]);
-    } finally {
-      await db.drop();
-    }
+    });
   });
 
   test("a database whose LC_CTYPE is C folds Cyrillic as SQLite does and opens without a notice (migration 13's collation)", async () => {
     if (!reachable) return console.warn("PostgreSQL is not reachable: skipped");
-    const db = await createTestDatabase("ctype_c", { ctype: "C" });
-    try {
+    await onDatabase("ctype_c", { ctype: "C" }, async db => {
       const { notices, order, found } = await openAndOrder(db);
       expect(notices.filter(([, level]) => level === "warn")).toEqual([]);
       expect(order).toEqual(["10", "B", "_x", "a", "zeta", "Émile"]);
       expect(found).toEqual(["ДЖАЗ вечер"]);
-    } finally {
-      await db.drop();
-    }
+    });
   });
 
   test("an older C-ctype database, its texts stored before migration 13, finds them case-insensitively after it", async () => {
     if (!reachable) return console.warn("PostgreSQL is not reachable: skipped");
-    const db = await createTestDatabase("ctype_up", { ctype: "C" });
-    try {
-      const driver = openPostgres(db.url);
-      try {
+    await onDatabase("ctype_up", { ctype: "C" }, async db => {
+      await withDriver(db, async driver => {
         await migrate(driver, 12);
         // what migration 13 is about: here lower() keeps Cyrillic capitals
         const [before] = await driver.all<{ folded: string }>("SELECT fold('ДЖАЗ') AS folded");
@@ -96,31 +105,21 @@ describe("PostgreSQL databases that do not order text by bytes", () => {
         await migrate(driver);
         const after = await driver.all<{ f: string; folded: string }>("SELECT f_title AS f, fold('ДЖАЗ') AS folded FROM events WHERE id = 1");
         expect(after).toEqual([{ f: "джаз вечер", folded: "джаз" }]);
-      } finally {
-        await driver.close();
-      }
-    } finally {
-      await db.drop();
-    }
+      });
+    });
   });
 
   test("a database whose lower() already folds keeps migration 12's fold() (no rewrite)", async () => {
     if (!reachable) return console.warn("PostgreSQL is not reachable: skipped");
-    const db = await createTestDatabase("ctype_utf8");
-    try {
-      const driver = openPostgres(db.url);
-      try {
+    await onDatabase("ctype_utf8", {}, async db => {
+      await withDriver(db, async driver => {
         await migrate(driver, 12);
         const [twelve] = await driver.all<{ src: string }>("SELECT prosrc AS src FROM pg_proc WHERE proname = 'fold'");
         await migrate(driver);
         const [thirteen] = await driver.all<{ src: string }>("SELECT prosrc AS src FROM pg_proc WHERE proname = 'fold'");
         expect(thirteen.src).toBe(twelve.src);
         expect(thirteen.src).not.toMatch(/COLLATE/);
-      } finally {
-        await driver.close();
-      }
-    } finally {
-      await db.drop();
-    }
+      });
+    });
   });
 });
