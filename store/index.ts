@@ -154,16 +154,17 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
       // Under the store-wide lock, as migrations are: PostgreSQL's `IF NOT EXISTS` does not hold between
       // nodes creating the same table or index at once (one of them fails on the catalog's unique key).
       // The services of one process queue theirs, so a process waits on that lock with one connection.
-      const made = ddlQueue.then(() => driver.withLock(MIGRATION_LOCK, async () => {
+      // An index new to a large table takes as long as it takes: neither the wait nor the build has a deadline.
+      const made = ddlQueue.then(() => driver.withLock(MIGRATION_LOCK, () => driver.transaction(async tx => {
         // A collection the schema does not list (a test's own) gets a table of the same shape.
-        if (!RECORD_TABLES[name]) await driver.run(recordTable(driver, tableName(name), {}));
+        if (!RECORD_TABLES[name]) await tx.run(recordTable(driver, tableName(name), {}));
         // Link fields are answered from the link table (store/sql/schema.ts), not from an index of the document.
         const links = linksOf(name);
         for (const index of indexes) {
           if (index.array && links.has(index.field)) continue;
-          for (const statement of indexStatements(driver, tableName(name), index.field, index)) await driver.run(statement);
+          for (const statement of indexStatements(driver, tableName(name), index.field, index)) await tx.run(statement);
         }
-      }));
+      }, { unbounded: true }), { unbounded: true }));
       ddlQueue = made.catch(() => undefined);
       return made;
     },

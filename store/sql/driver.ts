@@ -40,11 +40,16 @@ export interface TransactionOptions {
   unbounded?: boolean;
 }
 
+export interface LockOptions {
+  /** No deadline on the wait for the lock (PostgreSQL): a node starting behind another's long migration waits for it. */
+  unbounded?: boolean;
+}
+
 export interface SqlDriver extends SqlRunner {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: SqlRunner) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   /** Runs `fn` holding the store-wide lock `key` (migrations, scheduled jobs): one holder across all nodes. */
-  withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
+  withLock<T>(key: number, fn: () => Promise<T>, opts?: LockOptions): Promise<T>;
   close(): Promise<void>;
   /**
    * SQLite only: runs `fn` as one atomic unit of the next group commit (under a savepoint, so a unit that
@@ -293,7 +298,7 @@ export const PLANNED = "-c plan_cache_mode=force_custom_plan";
 /** How long an unbounded transaction's statement may take before the client stops waiting (a day: a lost connection, not a slow migration). */
 const UNBOUNDED_QUERY_MS = 86_400_000;
 
-export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs?: number; statementTimeoutMs?: number } = {}): SqlDriver {
+export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs?: number; statementTimeoutMs?: number; lockTimeoutMs?: number } = {}): SqlDriver {
   // Never a hang: a connection, a statement and a query each have a deadline (an answer then is a 503);
   // each statement planned for its parameters (PLANNED).
   const statementTimeoutMs = opts.statementTimeoutMs ?? 10_000;
@@ -302,7 +307,8 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   pool.on("error", () => undefined);
   const runner = pgRunner(query => pool.query(query));
   // the locks' own connections (migrations, jobs): never more than the queries'
-  const locks = new Pool({ connectionString: url, max: Math.min(4, opts.max ?? 10), connectionTimeoutMillis: 30_000, statement_timeout: 30_000, query_timeout: 35_000 });
+  const lockTimeoutMs = opts.lockTimeoutMs ?? 30_000;
+  const locks = new Pool({ connectionString: url, max: Math.min(4, opts.max ?? 10), connectionTimeoutMillis: 30_000, statement_timeout: lockTimeoutMs, query_timeout: lockTimeoutMs + 5000 });
   locks.on("error", () => undefined);
   const onClient = async <T>(from: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> => {
     let client: PoolClient;
@@ -335,11 +341,20 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
         }
       });
     },
-    withLock<T>(key: number, fn: () => Promise<T>): Promise<T> {
+    withLock<T>(key: number, fn: () => Promise<T>, o: LockOptions = {}): Promise<T> {
       // The lock is held by a connection of a pool of its own, so work under a lock never waits for the
       // connection its own lock holds.
       return onClient(locks, async client => {
-        await client.query("SELECT pg_advisory_lock($1)", [key]);
+        if (o.unbounded) {
+          // the session's deadline lifted for the wait alone, and put back before the connection goes back
+          await client.query("SET statement_timeout = 0");
+          try {
+            const wait: PgQuery = { text: "SELECT pg_advisory_lock($1)", values: [key], query_timeout: UNBOUNDED_QUERY_MS };
+            await client.query(wait);
+          } finally {
+            await client.query("RESET statement_timeout");
+          }
+        } else await client.query("SELECT pg_advisory_lock($1)", [key]);
         try {
           return await fn();
         } finally {

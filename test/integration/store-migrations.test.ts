@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { openPostgres, openSqlite, SqlDriver } from "../../store/sql/driver";
-import { appliedVersions, LINK_TABLE, migrate, MIGRATIONS } from "../../store/sql/schema";
+import { appliedVersions, LINK_TABLE, migrate, MIGRATION_LOCK, MIGRATIONS } from "../../store/sql/schema";
 import { acquireStore, releaseStore, StoreConfig } from "../../store";
 import { createTestDatabase, TestDatabase } from "../helpers/postgres";
 
@@ -189,6 +189,39 @@ describe("a migration outlasts the deadlines of requests (PostgreSQL)", () => {
       expect(new Set(seen)).toEqual(new Set(["unbounded"]));
     } finally {
       await driver.close();
+      await db.drop();
+    }
+  });
+
+  test("a node starting behind another's long migration waits for its lock past the lock deadline, then finds the schema made", async () => {
+    const db = await createTestDatabase("unbounded_lock");
+    const holder = openPostgres(db.url);
+    // a lock deadline of 300 ms (the service's is 30 s); the other node holds the migration lock 900 ms
+    const waiter = openPostgres(db.url, { lockTimeoutMs: 300 });
+    try {
+      let release!: () => void;
+      const held = new Promise<void>(resolve => { release = resolve; });
+      let locked!: () => void;
+      const isLocked = new Promise<void>(resolve => { locked = resolve; });
+      await migrate(holder, 3);
+      const holding = holder.withLock(MIGRATION_LOCK, async () => {
+        locked();
+        await held;
+      }, { unbounded: true });
+      await isLocked;
+      // a bounded wait gives up at the deadline
+      const bounded = await waiter.withLock(MIGRATION_LOCK, async () => "got it").then(() => "got it", (err: unknown) => String(err));
+      expect(bounded).toMatch(/timeout/i);
+      setTimeout(() => release(), 900);
+      const started = Date.now();
+      expect(await migrate(waiter)).toEqual(MIGRATIONS.filter(m => m.version > 3).map(m => m.version));
+      expect(Date.now() - started).toBeGreaterThan(300);
+      await holding;
+      // the waiter's lock connection is back to its deadline
+      const again = await waiter.withLock(MIGRATION_LOCK, async () => "got it");
+      expect(again).toBe("got it");
+    } finally {
+      await Promise.all([holder.close(), waiter.close()]);
       await db.drop();
     }
   });
