@@ -85,7 +85,7 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
     for (;;) {
       const driver = openPostgres(config.databaseUrl, { max: config.poolMax, connectTimeoutMs: Math.min(5000, config.connectTimeoutMs) });
       try {
-        await migrate(driver);
+        await migrate(driver, Infinity, () => config.onNotice?.(`PostgreSQL at ${location}: another node holds the schema lock (a migration or an index build); waiting for it`));
         await refreshStatistics(driver);
         for (const notice of [await textOrderNotice(driver, location), await caseFoldNotice(driver, location)]) if (notice) config.onNotice?.(notice, "warn");
         return { driver, kind: "postgres", location };

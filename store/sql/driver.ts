@@ -43,6 +43,8 @@ export interface TransactionOptions {
 export interface LockOptions {
   /** No deadline on the wait for the lock (PostgreSQL): a node starting behind another's long migration waits for it. */
   unbounded?: boolean;
+  /** Told once when the lock is held elsewhere and the wait begins (PostgreSQL), so a long wait is not silent. */
+  onWait?: () => void;
 }
 
 export interface SqlDriver extends SqlRunner {
@@ -323,6 +325,14 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
       client.release();
     }
   };
+  /** `fn` while `client` holds the advisory lock `key`, which it gives back afterwards. */
+  const runHolding = async <T>(client: PoolClient, key: number, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
+    }
+  };
   const driver: SqlDriver = {
     ...runner,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
@@ -345,6 +355,11 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
       // The lock is held by a connection of a pool of its own, so work under a lock never waits for the
       // connection its own lock holds.
       return onClient(locks, async client => {
+        if (o.onWait) {
+          const { rows } = await client.query("SELECT pg_try_advisory_lock($1) AS got", [key]);
+          if ((rows[0] as { got: boolean }).got) return runHolding(client, key, fn);
+          o.onWait();
+        }
         if (o.unbounded) {
           // the session's deadline lifted for the wait alone, and put back before the connection goes back
           await client.query("SET statement_timeout = 0");
@@ -355,11 +370,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
             await client.query("RESET statement_timeout");
           }
         } else await client.query("SELECT pg_advisory_lock($1)", [key]);
-        try {
-          return await fn();
-        } finally {
-          await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
-        }
+        return runHolding(client, key, fn);
       });
     },
     close: async () => {

@@ -467,8 +467,8 @@ export async function appliedVersions(driver: SqlDriver): Promise<number[]> {
 }
 
 /** Brings the schema up to `upTo` (all migrations by default); answers the versions it applied. */
-export async function migrate(driver: SqlDriver, upTo = Infinity): Promise<number[]> {
-  // a node starting while another migrates waits for it, however long its migration takes
+export async function migrate(driver: SqlDriver, upTo = Infinity, onWait?: () => void): Promise<number[]> {
+  // a node starting while another migrates waits for it, however long its migration takes (`onWait` told)
   return driver.withLock(MIGRATION_LOCK, async () => {
     const done = new Set(await appliedVersions(driver));
     const applied: number[] = [];
@@ -483,5 +483,5 @@ export async function migrate(driver: SqlDriver, upTo = Infinity): Promise<numbe
       applied.push(m.version);
     }
     return applied;
-  }, { unbounded: true });
+  }, { unbounded: true, onWait });
 }

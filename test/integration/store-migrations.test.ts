@@ -193,7 +193,7 @@ describe("a migration outlasts the deadlines of requests (PostgreSQL)", () => {
     }
   });
 
-  test("a node starting behind another's long migration waits for its lock past the lock deadline, then finds the schema made", async () => {
+  test("a node starting behind another's long migration waits for its lock past the lock deadline, says so once, then finds the schema made", async () => {
     const db = await createTestDatabase("unbounded_lock");
     const holder = openPostgres(db.url);
     // a lock deadline of 300 ms (the service's is 30 s); the other node holds the migration lock 900 ms
@@ -203,7 +203,10 @@ describe("a migration outlasts the deadlines of requests (PostgreSQL)", () => {
       const held = new Promise<void>(resolve => { release = resolve; });
       let locked!: () => void;
       const isLocked = new Promise<void>(resolve => { locked = resolve; });
-      await migrate(holder, 3);
+      let holderWaits = 0;
+      await migrate(holder, 3, () => holderWaits++);
+      // nobody held the lock: no wait told
+      expect(holderWaits).toBe(0);
       const holding = holder.withLock(MIGRATION_LOCK, async () => {
         locked();
         await held;
@@ -214,8 +217,11 @@ describe("a migration outlasts the deadlines of requests (PostgreSQL)", () => {
       expect(bounded).toMatch(/timeout/i);
       setTimeout(() => release(), 900);
       const started = Date.now();
-      expect(await migrate(waiter)).toEqual(MIGRATIONS.filter(m => m.version > 3).map(m => m.version));
+      let waits = 0;
+      expect(await migrate(waiter, Infinity, () => waits++)).toEqual(MIGRATIONS.filter(m => m.version > 3).map(m => m.version));
       expect(Date.now() - started).toBeGreaterThan(300);
+      // the wait was told, once (the service logs it: store/index.ts)
+      expect(waits).toBe(1);
       await holding;
       // the waiter's lock connection is back to its deadline
       const again = await waiter.withLock(MIGRATION_LOCK, async () => "got it");
