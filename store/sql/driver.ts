@@ -325,14 +325,6 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
       client.release();
     }
   };
-  /** `fn` while `client` holds the advisory lock `key`, which it gives back afterwards. */
-  const runHolding = async <T>(client: PoolClient, key: number, fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
-    }
-  };
   const driver: SqlDriver = {
     ...runner,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
@@ -355,22 +347,26 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
       // The lock is held by a connection of a pool of its own, so work under a lock never waits for the
       // connection its own lock holds.
       return onClient(locks, async client => {
-        if (o.onWait) {
-          const { rows } = await client.query("SELECT pg_try_advisory_lock($1) AS got", [key]);
-          if ((rows[0] as { got: boolean }).got) return runHolding(client, key, fn);
-          o.onWait();
+        // told when the lock is held elsewhere: tried first, then waited for
+        const free = o.onWait ? ((await client.query("SELECT pg_try_advisory_lock($1) AS got", [key])).rows[0] as { got: boolean }).got : false;
+        if (!free) {
+          o.onWait?.();
+          if (o.unbounded) {
+            // the session's deadline lifted for the wait alone, and put back before the connection goes back
+            await client.query("SET statement_timeout = 0");
+            try {
+              const wait: PgQuery = { text: "SELECT pg_advisory_lock($1)", values: [key], query_timeout: UNBOUNDED_QUERY_MS };
+              await client.query(wait);
+            } finally {
+              await client.query("RESET statement_timeout");
+            }
+          } else await client.query("SELECT pg_advisory_lock($1)", [key]);
         }
-        if (o.unbounded) {
-          // the session's deadline lifted for the wait alone, and put back before the connection goes back
-          await client.query("SET statement_timeout = 0");
-          try {
-            const wait: PgQuery = { text: "SELECT pg_advisory_lock($1)", values: [key], query_timeout: UNBOUNDED_QUERY_MS };
-            await client.query(wait);
-          } finally {
-            await client.query("RESET statement_timeout");
-          }
-        } else await client.query("SELECT pg_advisory_lock($1)", [key]);
-        return runHolding(client, key, fn);
+        try {
+          return await fn();
+        } finally {
+          await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
+        }
       });
     },
     close: async () => {
