@@ -10,7 +10,8 @@
  *   beside them the gateway's floor, `/health/live` (one call of an action that does nothing), the most
  *   any uncached row can reach on this gateway.
  * Each row's ratio is to a raw node:http server answering one real events page's bytes, measured in the
- * same run for each N (C47), the faster of two measures taken while the service is stopped. The read mix
+ * same run for each N (C47), the faster of two measures taken while the service is stopped; each uncached
+ * row also as a share of the gateway floor's req/s (column "floor"). The read mix
  * runs at the smallest N only (the issue's 10 000).
  *
  * Prints the table and writes it as JSON (bench/results/latest.json, latest.txt).
@@ -30,6 +31,7 @@ const LOAD: LoadOptions = { connections: CONNECTIONS, duration: DURATION };
 /** C47: search is measured on a fixed list of words of 3+ letters. */
 const SEARCH_WORDS = ["jazz", "concert", "benchmark", "number", "event", "night", "café", "music"];
 const WRITE_RATES = [0, 5, 50];
+const FLOOR_CASE = "gateway floor (/health/live)";
 
 interface Row {
   store: StoreKind;
@@ -37,6 +39,11 @@ interface Row {
   case: string;
   measure: Measure;
   ratio: number;
+  /**
+   * An uncached row's req/s over the gateway floor's of the same store and N: how many requests of this
+   * kind cost one call of an action that does nothing, whatever the machine's raw baseline that run.
+   */
+  ofFloor?: number;
   /** The writes beside a read mix: their own latency. */
   writes?: { perSec: number; p50: number; p99: number; errors: number };
 }
@@ -161,7 +168,7 @@ async function benchSize(kind: StoreKind, n: number, rows: Row[], extra: Record<
     server = await startServer({ ...store.env, CACHER: "off" });
     const uncached: Array<[string, () => string]> = [
       // the floor under every uncached row: a request through the same gateway to an action that does nothing
-      ["gateway floor (/health/live)", () => "/health/live"],
+      [FLOOR_CASE, () => "/health/live"],
       ["single event, uncached", p.single],
       ["filtered list, uncached", p.filtered],
       ["search, uncached", p.search],
@@ -179,7 +186,11 @@ async function benchSize(kind: StoreKind, n: number, rows: Row[], extra: Record<
     extra[`${kind}_${n}_baseline_rps`] = base;
     extra[`${kind}_${n}_baseline_runs_rps`] = baselines.join(" / ");
     extra[`${kind}_${n}_baseline_body_bytes`] = Buffer.byteLength(listBody);
-    for (const r of measured) rows.push({ ...r, ratio: +(r.measure.rps / base).toFixed(3) });
+    const floor = measured.find(r => r.case === FLOOR_CASE)?.measure.rps;
+    for (const r of measured) {
+      const ofFloor = floor && r.case.endsWith(", uncached") ? { ofFloor: +(r.measure.rps / floor).toFixed(3) } : {};
+      rows.push({ ...r, ratio: +(r.measure.rps / base).toFixed(3), ...ofFloor });
+    }
     process.stderr.write(`  baseline ${base} req/s (runs: ${baselines.join(", ")})\n`);
   } finally {
     await store.drop();
@@ -188,10 +199,10 @@ async function benchSize(kind: StoreKind, n: number, rows: Row[], extra: Record<
 
 function report(rows: Row[], extra: Record<string, unknown>): void {
   const lines: string[] = [`read bench (${new Date().toISOString()}, ${os.cpus().length} cores, node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per row)`, ""];
-  lines.push(`${"store".padEnd(9)} ${"N".padStart(7)} ${"case".padEnd(28)} ${"req/s".padStart(7)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"ratio".padStart(6)} ${"err".padStart(4)}  writes (rate, p50, p99 ms)`);
+  lines.push(`${"store".padEnd(9)} ${"N".padStart(7)} ${"case".padEnd(28)} ${"req/s".padStart(7)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"ratio".padStart(6)} ${"err".padStart(4)} ${"floor".padStart(6)}  writes (rate, p50, p99 ms)`);
   for (const r of rows) {
     const w = r.writes ? `${r.writes.perSec}/s, ${r.writes.p50}, ${r.writes.p99}${r.writes.errors ? ` (${r.writes.errors} failed)` : ""}` : "";
-    lines.push(`${r.store.padEnd(9)} ${String(r.n).padStart(7)} ${r.case.padEnd(28)} ${String(r.measure.rps).padStart(7)} ${String(r.measure.p50).padStart(5)} ${String(r.measure.p99).padStart(5)} ${r.ratio.toFixed(3).padStart(6)} ${String(r.measure.errors + r.measure.non2xx).padStart(4)}  ${w}`);
+    lines.push(`${r.store.padEnd(9)} ${String(r.n).padStart(7)} ${r.case.padEnd(28)} ${String(r.measure.rps).padStart(7)} ${String(r.measure.p50).padStart(5)} ${String(r.measure.p99).padStart(5)} ${r.ratio.toFixed(3).padStart(6)} ${String(r.measure.errors + r.measure.non2xx).padStart(4)} ${(r.ofFloor?.toFixed(3) ?? "").padStart(6)}  ${w}`);
   }
   // latency growth of the uncached filtered list from the smallest N to the largest (the issue's ≤ 1.5×)
   const small = Math.min(...SIZES);
