@@ -158,7 +158,7 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
    * A writer that changed the row meanwhile (committed, or holding its lock until it commits) makes the
    * set miss, and the record is read again. Answers undefined when the row kept changing: the caller then
    * takes the transaction's path. One round trip to the server in place of five (`BEGIN`, the locked read,
-   * the update, the feed entry, `COMMIT`): each waits its turn on a busy event loop (README "Benchmarks").
+   * the update, the feed entry, `COMMIT`): each waits its turn on a busy event loop (docs/benchmarks.md).
    */
   async function setOneRow(query: Query, update: Doc, o: UpdateOptions): Promise<Array<{ before: Doc; after: Doc }> | undefined> {
     // the caller's copy stands for the first read when the update names its record alone

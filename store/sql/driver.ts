@@ -293,7 +293,7 @@ function pgRunner(q: PgQueryFn): SqlRunner {
  * after five runs, a generic plan that cannot tell a search term found in every event from one in seven,
  * nor a two-year window from a day's. Measured at
  * 100 000 events, 32 connections, the cache off: `search=jazz` 204 → 765 requests in 8 s, `search=event`
- * 60 → 318, the default list 291 → 366 (README "Benchmarks").
+ * 60 → 318, the default list 291 → 366 (docs/benchmarks.md).
  */
 export const PLANNED = "-c plan_cache_mode=force_custom_plan";
 
