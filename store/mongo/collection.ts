@@ -1,12 +1,14 @@
 /**
  * The store operations (store/collection.ts) on MongoDB, through the driver bundled by
  * moleculer-db-adapter-mongo (3.x). The queries are MongoDB's own (lib/store-query.ts), but for the
- * document-level `$not`, which MongoDB spells `$nor` with one clause.
+ * document-level `$not`, which MongoDB spells `$nor` with one clause, and literal patterns compared
+ * without case, which are asked of the documents' folded texts (store/mongo/folded.ts).
  */
 import type { Collection } from "../collection";
 import type { MongoCol } from "./driver";
 import type { Query, Doc } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";
+import { foldedQuery, foldedUpdate, withFolded, withoutFolded } from "./folded";
 
 /** A document-level `$not` is MongoDB's `$nor` with one clause. */
 export function toMongoQuery(query: Query): Query {
@@ -22,12 +24,16 @@ export function toMongoQuery(query: Query): Query {
   return out;
 }
 
+/** A query of the services as MongoDB is asked it. */
+const asked = (query: Query): Query => toMongoQuery(foldedQuery(query));
+
 /** Updates (operators) or replaces (a plain document) the first match; answers it as it was or as it is now. */
 async function findAndModify(col: MongoCol, query: Query, update: Doc, which: "before" | "after"): Promise<Doc | null> {
   const opts = { returnOriginal: which === "before", returnDocument: which };
   const replacing = !Object.keys(update).some(k => k.startsWith("$"));
-  const res = replacing ? await col.findOneAndReplace(toMongoQuery(query), update, opts) : await col.findOneAndUpdate(toMongoQuery(query), update, opts);
-  return res?.value ?? null;
+  const stored = foldedUpdate(update);
+  const res = replacing ? await col.findOneAndReplace(asked(query), stored, opts) : await col.findOneAndUpdate(asked(query), stored, opts);
+  return withoutFolded(res?.value ?? null);
 }
 
 /** A MongoDB collection (driver 3.x as bundled by moleculer-db-adapter-mongo). */
@@ -37,26 +43,26 @@ export function mongoCollection(col: MongoCol, counters?: MongoCol, counterId = 
       if (!counters) throw new Error("append needs the database's counters collection");
       const res = await counters.findOneAndUpdate({ _id: counterId }, { $inc: { seq: 1 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
       const stored = { ...doc, _id: res!.value!.seq };
-      await col.insertOne(stored);
+      await col.insertOne(withFolded(stored));
       return stored;
     },
-    find(query, opts = {}) {
-      let cursor = col.find(toMongoQuery(query));
+    async find(query, opts = {}) {
+      let cursor = col.find(asked(query));
       if (opts.projection) cursor = cursor.project(opts.projection);
       if (opts.sort) cursor = cursor.sort(opts.sort);
       if (opts.skip) cursor = cursor.skip(opts.skip);
       if (opts.limit) cursor = cursor.limit(opts.limit);
-      return cursor.toArray();
+      return (await cursor.toArray()).map(withoutFolded);
     },
-    findByIds: async ids => (ids.length ? col.find({ _id: { $in: [...ids] } }).toArray() : []),
-    count: query => col.countDocuments(toMongoQuery(query)),
+    findByIds: async ids => (ids.length ? (await col.find({ _id: { $in: [...ids] } }).toArray()).map(withoutFolded) : []),
+    count: query => col.countDocuments(asked(query)),
     async idsWhere(field, value) {
-      const docs: Doc[] = await col.find({ [field]: value }).project({ _id: 1 }).toArray();
+      const docs: Doc[] = await col.find(asked({ [field]: value })).project({ _id: 1 }).toArray();
       return docs.map(doc => doc._id);
     },
-    findOne: query => col.findOne(toMongoQuery(query)),
+    findOne: async query => withoutFolded(await col.findOne(asked(query))),
     async insert(doc) {
-      await col.insertOne(doc);
+      await col.insertOne(withFolded(doc));
       return doc;
     },
     async updateOne(query, update) {
@@ -67,11 +73,11 @@ export function mongoCollection(col: MongoCol, counters?: MongoCol, counterId = 
       return before ? { before, after: applyUpdate(before, update) } : null;
     },
     async updateMany(query, update) {
-      const res = await col.updateMany(toMongoQuery(query), update);
+      const res = await col.updateMany(asked(query), foldedUpdate(update));
       return res.modifiedCount ?? res.result?.nModified ?? 0;
     },
     async removeMany(query) {
-      const res = await col.deleteMany(toMongoQuery(query));
+      const res = await col.deleteMany(asked(query));
       return res.deletedCount ?? 0;
     },
     async ensureIndex(field, opts = {}) {

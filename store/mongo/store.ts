@@ -12,12 +12,14 @@ import { UniqueViolation } from "../errors";
 import type { IdRegistry, ImageRecord } from "../registry";
 import type { IndexSpec, Store } from "../index";
 import { mongoCollection } from "./collection";
+import { FOLDED, withFolded } from "./folded";
 
 export interface MongoStore extends Store {
   close(): Promise<void>;
 }
 
-interface MongoDb {
+/** A database of the driver: its collections by name. */
+export interface MongoDb {
   collection(name: string): MongoCol;
 }
 
@@ -135,15 +137,33 @@ export async function openMongo(uri: string, connectTimeoutMs: number): Promise<
     }
   }
   const db = (adapter as unknown as { db: MongoDb }).db;
+  return mongoStore(db, uri.replace(/\/\/[^@]*@/, "//***@"), () => adapter.disconnect());
+}
+
+/**
+ * Documents stored before their texts had folded copies (store/mongo/folded.ts) get them, a batch at a
+ * time; one that a write gave copies meanwhile is left as that write left it.
+ */
+async function foldStoredTexts(col: MongoCol): Promise<void> {
+  for (;;) {
+    const batch = await col.find({ [FOLDED]: { $exists: false } }).limit(500).toArray();
+    if (!batch.length) return;
+    for (const doc of batch) await col.updateMany({ _id: doc._id, [FOLDED]: { $exists: false } }, { $set: { [FOLDED]: withFolded(doc)[FOLDED] } });
+  }
+}
+
+/** The store over a connected database (`location` for messages; `close` ends the connection). */
+export function mongoStore(db: MongoDb, location: string, close: () => Promise<void>): MongoStore {
   return {
     kind: "mongo",
-    location: uri.replace(/\/\/[^@]*@/, "//***@"),
+    location,
     collection: (name: string, _indexes: readonly IndexSpec[], site = 1) => siteCollection(db, name, site),
     async ensureIndexes(name, indexes) {
       const col = db.collection(name);
       for (const index of indexes) await col.createIndex({ site: 1, [index.field]: 1 }, { unique: !!index.unique, sparse: !!index.sparse });
+      await foldStoredTexts(col);
     },
     registry: (site = 1) => registry(db, site),
-    close: () => adapter.disconnect()
+    close
   };
 }
