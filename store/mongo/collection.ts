@@ -9,6 +9,7 @@ import type { MongoCol } from "./driver";
 import type { Query, Doc } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";
 import { foldedQuery, foldedUpdate, withFolded, withoutFolded } from "./folded";
+import { UniqueViolation } from "../errors";
 
 /** A document-level `$not` is MongoDB's `$nor` with one clause. */
 export function toMongoQuery(query: Query): Query {
@@ -24,6 +25,22 @@ export function toMongoQuery(query: Query): Query {
   return out;
 }
 
+/** The server's duplicate-key error (code 11000) as the store's UniqueViolation, naming the index; others as they are. */
+function storeError(err: unknown): unknown {
+  if ((err as { code?: number })?.code !== 11000) return err;
+  const index = /index: (\S+)/.exec((err as Error).message ?? "")?.[1] ?? "unique index";
+  return new UniqueViolation(index, err);
+}
+
+/** Runs a write, its duplicate-key error told as the SQL stores tell theirs. */
+async function writing<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    throw storeError(err);
+  }
+}
+
 /** A query of the services as MongoDB is asked it. */
 const asked = (query: Query): Query => toMongoQuery(foldedQuery(query));
 
@@ -32,7 +49,7 @@ async function findAndModify(col: MongoCol, query: Query, update: Doc, which: "b
   const opts = { returnOriginal: which === "before", returnDocument: which };
   const replacing = !Object.keys(update).some(k => k.startsWith("$"));
   const stored = foldedUpdate(update);
-  const res = replacing ? await col.findOneAndReplace(asked(query), stored, opts) : await col.findOneAndUpdate(asked(query), stored, opts);
+  const res = await writing(() => (replacing ? col.findOneAndReplace(asked(query), stored, opts) : col.findOneAndUpdate(asked(query), stored, opts)));
   return withoutFolded(res?.value ?? null);
 }
 
@@ -43,7 +60,7 @@ export function mongoCollection(col: MongoCol, counters?: MongoCol, counterId = 
       if (!counters) throw new Error("append needs the database's counters collection");
       const res = await counters.findOneAndUpdate({ _id: counterId }, { $inc: { seq: 1 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
       const stored = { ...doc, _id: res!.value!.seq };
-      await col.insertOne(withFolded(stored));
+      await writing(() => col.insertOne(withFolded(stored)));
       return stored;
     },
     async find(query, opts = {}) {
@@ -62,7 +79,7 @@ export function mongoCollection(col: MongoCol, counters?: MongoCol, counterId = 
     },
     findOne: async query => withoutFolded(await col.findOne(asked(query))),
     async insert(doc) {
-      await col.insertOne(withFolded(doc));
+      await writing(() => col.insertOne(withFolded(doc)));
       return doc;
     },
     async updateOne(query, update) {
@@ -73,7 +90,7 @@ export function mongoCollection(col: MongoCol, counters?: MongoCol, counterId = 
       return before ? { before, after: applyUpdate(before, update) } : null;
     },
     async updateMany(query, update) {
-      const res = await col.updateMany(asked(query), foldedUpdate(update));
+      const res = await writing(() => col.updateMany(asked(query), foldedUpdate(update)));
       return res.modifiedCount ?? res.result?.nModified ?? 0;
     },
     async removeMany(query) {

@@ -160,7 +160,10 @@ export function mongoStore(db: MongoDb, location: string, close: () => Promise<v
     collection: (name: string, _indexes: readonly IndexSpec[], site = 1) => siteCollection(db, name, site),
     async ensureIndexes(name, indexes) {
       const col = db.collection(name);
-      for (const index of indexes) await col.createIndex({ site: 1, [index.field]: 1 }, { unique: !!index.unique, sparse: !!index.sparse });
+      // A uniqueness that holds only outside some statuses (a slug, docs/records.md#event-slugs) cannot be
+      // a partial index of MongoDB 4.4 (its filters take no `$nin`): that index is a plain one there, and
+      // the services' own checks keep such values unique within a node (README "MongoDB").
+      for (const index of indexes) await col.createIndex({ site: 1, [index.field]: 1 }, { unique: !!index.unique && !index.unlessStatus, sparse: !!index.sparse });
       await foldStoredTexts(col);
     },
     registry: (site = 1) => registry(db, site),
