@@ -29,10 +29,11 @@ function foldedCopy(value: unknown): unknown {
   return Object.keys(out).length ? out : undefined;
 }
 
-/** The document as stored: with the folded copies of its texts (never a copy of the copies). */
+/** The document as stored: with the folded copies of its texts (not of its key, nor of the copies). */
 export function withFolded(doc: Doc): Doc {
   const { [FOLDED]: _old, ...fields } = doc;
-  return { ...fields, [FOLDED]: foldedCopy(fields) ?? {} };
+  const { _id: _key, site: _site, ...texts } = fields;
+  return { ...fields, [FOLDED]: foldedCopy(texts) ?? {} };
 }
 
 /** The document as the services see it: without the folded copies. */

@@ -12,6 +12,8 @@ describe("folded copies of a document's texts", () => {
     const doc = { _id: 7, title: "Café Ölfass", n: 3, tags: ["Jazz"], lc: { title: "straße" }, empty: {}, [FOLDED]: { stale: "x" } };
     expect(withFolded(doc)).toEqual({ _id: 7, title: "Café Ölfass", n: 3, tags: ["Jazz"], lc: { title: "straße" }, empty: {}, [FOLDED]: { title: "cafe olfass", lc: { title: "strasse" } } });
     expect(withFolded({ _id: 1, n: 2 })[FOLDED]).toEqual({});
+    // a string key (a translation's `event:1:fr`) and the site are not texts
+    expect(withFolded({ _id: "Event:1:FR", site: 1, lang: "FR" })[FOLDED]).toEqual({ lang: "fr" });
     expect(withoutFolded(withFolded(doc))).toEqual({ _id: 7, title: "Café Ölfass", n: 3, tags: ["Jazz"], lc: { title: "straße" }, empty: {} });
     expect(withoutFolded(null)).toBeNull();
   });
