@@ -44,3 +44,15 @@ export function literalOf(re: RegExp): string | undefined {
   return out === "" ? undefined : out;
 }
 
+/**
+ * A literal pattern with its anchors: the text it matches, and whether it must start and end the value
+ * (`^`, an unescaped `$`); undefined for real patterns.
+ */
+export function anchoredLiteral(re: RegExp): { text: string; start: boolean; end: boolean } | undefined {
+  const src = re.source;
+  const start = src.startsWith("^");
+  const end = src.endsWith("$") && !src.endsWith("\\$");
+  const text = literalOf(new RegExp(src.slice(start ? 1 : 0, end ? -1 : undefined), re.flags));
+  return text === undefined ? undefined : { text, start, end };
+}
+

@@ -10,7 +10,7 @@
  */
 import { foldText } from "../../lib/fold";
 import { escapeRegex } from "../../lib/search";
-import { literalOf, type Doc, type Query } from "../../lib/store-query";
+import { anchoredLiteral, type Doc, type Query } from "../../lib/store-query";
 
 export const FOLDED = "_folded";
 
@@ -63,12 +63,9 @@ export function foldedUpdate(update: Doc): Doc {
 /** The pattern asked of a folded copy, or undefined when `re` is not a literal compared without case. */
 function foldedPattern(re: unknown): RegExp | undefined {
   if (!(re instanceof RegExp) || re.flags !== "i") return undefined;
-  const src = re.source;
-  const start = src.startsWith("^");
-  const end = src.endsWith("$") && !src.endsWith("\\$");
-  const literal = literalOf(new RegExp(src.slice(start ? 1 : 0, end ? -1 : undefined), "i"));
-  if (literal === undefined) return undefined;
-  return new RegExp(`${start ? "^" : ""}${escapeRegex(foldText(literal))}${end ? "$" : ""}`);
+  const anchored = anchoredLiteral(re);
+  if (!anchored) return undefined;
+  return new RegExp(`${anchored.start ? "^" : ""}${escapeRegex(foldText(anchored.text))}${anchored.end ? "$" : ""}`);
 }
 
 /** The conditions of one field, with its literal patterns moved onto its folded copy. */

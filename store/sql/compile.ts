@@ -10,7 +10,7 @@
  * the `i` flag. Anything else is refused as an UnsupportedQuery (a programming error, never user input).
  */
 import type { Dialect, Param } from "./driver";
-import { literalOf, Query, Sort } from "../../lib/store-query";
+import { anchoredLiteral, Query, Sort } from "../../lib/store-query";
 import { foldText } from "../../lib/fold";
 
 /** A record's row in a SQLite full-text index: its site and id in one integer (ids below 2^32). */
@@ -298,11 +298,9 @@ export class QueryCompiler {
 
   /** A literal pattern, optionally anchored (`^lit`, `lit$`, `^lit$`). */
   private literal(field: string, re: RegExp): Compiled {
-    const src = re.source;
-    const start = src.startsWith("^");
-    const end = src.endsWith("$") && !src.endsWith("\\$");
-    const lit = literalOf(new RegExp(src.slice(start ? 1 : 0, end ? -1 : undefined), re.flags));
-    if (lit === undefined) throw new UnsupportedQuery(`pattern ${re}`);
+    const anchored = anchoredLiteral(re);
+    if (!anchored) throw new UnsupportedQuery(`pattern ${re}`);
+    const { text: lit, start, end } = anchored;
     const raw = textExpr(this.dialect, field);
     const text = re.flags === "i" ? this.shape.folded?.get(field) ?? `fold(${raw})` : raw;
     const value = re.flags === "i" ? foldText(lit) : lit;

@@ -38,6 +38,13 @@ interface UniqueIndex {
   sparse: boolean;
 }
 
+/** A document's key in a unique index; undefined where a sparse index skips it (a field missing). */
+function indexKey(index: UniqueIndex, doc: Doc): string | undefined {
+  const values = index.fields.map(f => valueAt(doc, f));
+  if (index.sparse && values.some(v => v === undefined)) return undefined;
+  return JSON.stringify(values.map(v => v ?? null));
+}
+
 let nextObjectId = 1;
 
 class StandInCollection implements MongoCol {
@@ -52,12 +59,8 @@ class StandInCollection implements MongoCol {
   /** Refuses `doc` where another document (not `self`) holds its key in a unique index. */
   private checkUnique(doc: Doc, self?: Doc): void {
     for (const index of this.uniques) {
-      const values = index.fields.map(f => valueAt(doc, f));
-      if (index.sparse && values.some(v => v === undefined)) continue;
-      const key = JSON.stringify(values.map(v => v ?? null));
-      const clash = this.docs.find(other => other !== self && !(index.sparse && index.fields.some(f => valueAt(other, f) === undefined)) &&
-        JSON.stringify(index.fields.map(f => valueAt(other, f) ?? null)) === key);
-      if (clash) throw duplicateKey(index.name);
+      const key = indexKey(index, doc);
+      if (key !== undefined && this.docs.some(other => other !== self && indexKey(index, other) === key)) throw duplicateKey(index.name);
     }
   }
 
@@ -162,8 +165,8 @@ class StandInCollection implements MongoCol {
     // as the server: an index the documents already break is not made
     const keys = new Set<string>();
     for (const doc of this.docs) {
-      if (index.sparse && fields.some(f => valueAt(doc, f) === undefined)) continue;
-      const key = JSON.stringify(fields.map(f => valueAt(doc, f) ?? null));
+      const key = indexKey(index, doc);
+      if (key === undefined) continue;
       if (keys.has(key)) throw duplicateKey(name);
       keys.add(key);
     }
