@@ -28,7 +28,7 @@ const REFERENCE_EXCEPTIONS: Record<string, string> = {};
 // ---------------------------------------------------------------------------------------------------
 // Files
 
-const SOURCE_DIRS = ["lib", "mixins", "services", "test", "bench", "scripts"];
+const SOURCE_DIRS = ["lib", "mixins", "services", "net", "test", "bench", "scripts"];
 const SOURCE_EXT = /\.(ts|js|mjs|cjs)$/;
 const SKIP_DIRS = new Set(["node_modules", "dist", "results", "coverage", "data"]);
 
