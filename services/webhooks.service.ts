@@ -71,6 +71,8 @@ export interface RetryParams { id: number; delivery_id: string }
 interface SiteWork {
   running: boolean;
   again: boolean;
+  /** Whether the next pass fans out too (new changes may be in the feed), or only sends. */
+  fanOut: boolean;
   endpoints?: { at: number; list: EndpointDoc[] };
 }
 
@@ -229,16 +231,20 @@ const methods = {
   work(site: number): SiteWork {
     let w = this.sites.get(site);
     if (!w) {
-      w = { running: false, again: false };
+      w = { running: false, again: false, fanOut: false };
       this.sites.set(site, w);
     }
     return w;
   },
 
-  /** A pass (fan-out, then sending) for the site, now or right after the one running. */
-  wake(site: number): void {
+  /**
+   * A pass for the site, now or right after the one running: a fan-out (when new changes may have been
+   * recorded) then the sending of what is due. An attempt's end asks only for sending.
+   */
+  wake(site: number, fanOut = true): void {
     if (this.stopping) return;
     const w = this.work(site);
+    if (fanOut) w.fanOut = true;
     if (w.running) {
       w.again = true;
       return;
@@ -246,11 +252,13 @@ const methods = {
     w.running = true;
     w.again = false;
     setImmediate(() => {
-      this.inSite(site, () => this.pass(site))
+      const fan = w.fanOut;
+      w.fanOut = false;
+      this.inSite(site, () => this.pass(site, fan))
         .catch((err: Error) => this.logger.warn(`Webhooks of site ${site}: ${err.message}`))
         .finally(() => {
           w.running = false;
-          if (w.again && !this.stopping) this.wake(site);
+          if (w.again && !this.stopping) this.wake(site, false);
         });
     });
   },
@@ -270,41 +278,57 @@ const methods = {
 
   // Passes ----------------------------------------------------------------------------------------------
 
-  async pass(site: number): Promise<void> {
+  async pass(site: number, fanOut: boolean): Promise<void> {
     const endpoints = await this.endpointsOf(site);
     if (!endpoints.length) return;
-    await this.fanOut(site);
+    if (fanOut) await this.fanOut(site);
     await this.sendDue(site);
   },
 
-  /** Adds the deliveries of the changes after the cursor, while this node holds the site's fan-out lease. */
+  /**
+   * Adds the deliveries of the changes after the cursor, while this node holds the site's fan-out lease.
+   * The lease is kept between passes (renewed as the cursor moves, taken again when it runs low), so a
+   * pass with nothing new writes nothing; a node that stops hands it over, one that dies lets it expire.
+   */
   async fanOut(site: number): Promise<void> {
     const ws = this.ws();
-    const claimed = await ws.claimCursor(this.owner, Date.now(), Date.now() + FAN_OUT_LEASE_MS);
-    if (claimed === undefined) return;
-    let seq: number = claimed;
-    try {
-      for (;;) {
-        const batch = await ws.feedAfter(seq, FAN_OUT_BATCH);
-        const { entries, blocked } = contiguousPrefix(seq, batch, Date.now(), GAP_GRACE_MS);
-        if (!entries.length) {
-          // a young gap: look again soon (a write still committing, or a number never used)
-          if (blocked) this.retryLater(site, 200);
-          return;
-        }
-        const endpoints = (await this.endpointsOf(site)).filter(e => e.active);
-        await this.fanOutEntries(site, entries, endpoints);
-        seq = entries[entries.length - 1]._id;
-        if (!(await ws.advanceCursor(this.owner, seq, Date.now(), Date.now() + FAN_OUT_LEASE_MS))) return;
-        if (blocked) {
-          this.retryLater(site, 200);
-          return;
-        }
-        if (batch.length < FAN_OUT_BATCH) return;
-      }
-    } finally {
-      await ws.releaseCursor(this.owner).catch(() => undefined);
+    const cursor = await ws.cursor();
+    if (!cursor) return;
+    const now = Date.now();
+    const mine = cursor.owner === this.owner && cursor.lease_until - now > FAN_OUT_LEASE_MS / 3;
+    if (!mine && cursor.lease_until >= now && cursor.owner !== this.owner) return;
+    let seq: number = cursor.seq;
+    // nothing new: nothing to claim
+    const first = await ws.feedAfter(seq, 1);
+    if (!first.length) return;
+    if (!mine) {
+      const claimed = await ws.claimCursor(this.owner, now, now + FAN_OUT_LEASE_MS, cursor.owner === this.owner && cursor.lease_until >= now);
+      if (claimed === undefined) return;
+      seq = claimed;
     }
+    for (;;) {
+      const batch = await ws.feedAfter(seq, FAN_OUT_BATCH);
+      const { entries, blocked } = contiguousPrefix(seq, batch, Date.now(), GAP_GRACE_MS);
+      if (!entries.length) {
+        // a young gap: look again soon (a write still committing, or a number never used)
+        if (blocked) this.retryLater(site, 200);
+        return;
+      }
+      const endpoints = (await this.endpointsOf(site)).filter(e => e.active);
+      await this.fanOutEntries(site, entries, endpoints);
+      seq = entries[entries.length - 1]._id;
+      if (!(await ws.advanceCursor(this.owner, seq, Date.now(), Date.now() + FAN_OUT_LEASE_MS))) return;
+      if (blocked) {
+        this.retryLater(site, 200);
+        return;
+      }
+      if (batch.length < FAN_OUT_BATCH) return;
+    }
+  },
+
+  /** Hands the fan-out leases this node holds over (a graceful stop). */
+  async releaseLeases(): Promise<void> {
+    for (const site of this.sites.keys()) await this.inSite(site, () => this.ws().releaseCursor(this.owner)).catch(() => undefined);
   },
 
   /** The deliveries of some entries: payload once per change, one delivery per matching endpoint. */
@@ -367,7 +391,7 @@ const methods = {
       const room = Math.min(cfg.endpointConcurrency - this.inFlightOf(site, endpoint._id), cfg.concurrency - this.inFlight);
       if (room <= 0) continue;
       const now = Date.now();
-      const due = await ws.due(endpoint._id, now, maxSeq, room * 2);
+      const due = await ws.due(endpoint._id, now, maxSeq, room * 4);
       let started = 0;
       for (const d of due) {
         if (started >= room || this.inFlight >= cfg.concurrency) break;
@@ -407,7 +431,7 @@ const methods = {
         if (left > 0) this.perEndpoint.set(key, left);
         else this.perEndpoint.delete(key);
         this.attempts.delete(done);
-        this.wake(site);
+        this.wake(site, false);
       });
     this.attempts.add(done);
   },
@@ -429,7 +453,8 @@ const methods = {
   async attempt(site: number, d: DeliveryDoc, lease: number): Promise<void> {
     const ws = this.ws();
     const cfg = deploymentSettings().webhooks;
-    const endpoint = await ws.endpoint(d.endpoint);
+    // the site's endpoints as kept (a write of one, on any node, empties that list: `webhooks.changed`)
+    const endpoint = (await this.endpointsOf(site)).find(e => e._id === d.endpoint) ?? (await ws.endpoint(d.endpoint));
     const body = await this.payloadOf(site, d.seq);
     if (!endpoint || body === undefined) {
       await ws.settle(d, lease, { $set: { status: "failed" }, $unset: { due: 1 } });
@@ -456,7 +481,8 @@ const methods = {
     const code = status ?? null;
     if (outcome.kind === "delivered") {
       if (await ws.settle(d, lease, { $set: { status: "delivered", last_status_code: code, delivered_utc: nowDb(new Date(now)) }, $unset: { due: 1 } })) await ws.releaseNext(d, Date.now());
-      if (endpoint.failing_since !== undefined) await ws.updateEndpoint(endpoint._id, { $unset: { failing_since: 1 } });
+      // the failing streak ends (a conditional write: only when one was recorded, by any node)
+      await ws.updateEndpoint(endpoint._id, { $unset: { failing_since: 1 } }, { failing_since: { $exists: true } });
       return;
     }
     if (outcome.kind === "retry") await ws.settle(d, lease, { $set: { due: now + outcome.retryInMs, last_status_code: code } });
@@ -579,6 +605,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
     await Promise.allSettled([...this.attempts]);
     const deadline = Date.now() + 5000;
     while ([...this.sites.values()].some(w => w.running) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20));
+    await this.releaseLeases();
   }
 } as ServiceSchema<ServiceSettingSchema, WebhooksMethods, WebhooksVars, WebhooksSelf>;
 

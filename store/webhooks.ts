@@ -97,6 +97,11 @@ export class WebhookStore {
     return (await this.c.feed.find({ _id: { $gt: seq } }, { sort: { _id: 1 }, limit })) as ChangeDoc[];
   }
 
+  /** The fan-out cursor (null before the site's first endpoint). */
+  async cursor(): Promise<CursorDoc | null> {
+    return (await this.c.cursor.findOne({ _id: CURSOR_ID })) as CursorDoc | null;
+  }
+
   /** The fan-out position (0 before the first endpoint); never leased. */
   async cursorSeq(): Promise<number> {
     const doc = (await this.c.cursor.findOne({ _id: CURSOR_ID })) as CursorDoc | null;
@@ -113,9 +118,13 @@ export class WebhookStore {
     }
   }
 
-  /** Takes the fan-out lease until `until` unless another node holds one; answers the position or undefined. */
-  async claimCursor(owner: string, nowMs: number, until: number): Promise<number | undefined> {
-    const doc = (await this.c.cursor.updateOne({ _id: CURSOR_ID, lease_until: { $lt: nowMs } }, { $set: { lease_until: until, owner } })) as CursorDoc | null;
+  /**
+   * Takes the fan-out lease until `until` unless another node holds one (`renew`: renews this owner's
+   * lease while it still stands); answers the position or undefined.
+   */
+  async claimCursor(owner: string, nowMs: number, until: number, renew = false): Promise<number | undefined> {
+    const free = renew ? { owner, lease_until: { $gte: nowMs } } : { lease_until: { $lt: nowMs } };
+    const doc = (await this.c.cursor.updateOne({ _id: CURSOR_ID, ...free }, { $set: { lease_until: until, owner } })) as CursorDoc | null;
     return doc ? doc.seq : undefined;
   }
 
@@ -173,10 +182,13 @@ export class WebhookStore {
     await this.c.deliveries.updateOne({ _id: d._id, due: d.due }, { $set: { due: until, waiting: true } });
   }
 
-  /** The next delivery of the same record waiting behind `d` (which just ended) made due now. */
+  /**
+   * The deliveries of the same record waiting behind `d` (which just ended) made due now: the first of
+   * them goes next, the others wait again behind it. A claimed delivery is no longer waiting, so none
+   * in flight is touched.
+   */
   async releaseNext(d: DeliveryDoc, nowMs: number): Promise<void> {
-    const [next] = await this.c.deliveries.find({ chain: d.chain, status: "pending", seq: { $gt: d.seq } }, { sort: { seq: 1 }, limit: 1 });
-    if (next?.waiting) await this.c.deliveries.updateOne({ _id: next._id, due: next.due }, { $set: { due: nowMs }, $unset: { waiting: 1 } });
+    await this.c.deliveries.updateMany({ chain: d.chain, waiting: true }, { $set: { due: nowMs }, $unset: { waiting: 1 } });
   }
 
   /** Claims an attempt: the delivery's `due` as read is replaced by the lease's end; null when another node was first. */
