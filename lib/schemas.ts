@@ -10,6 +10,7 @@ import { CHANGES_PARAMS } from "./changes/params";
 import { linkedSchemas } from "./linked/params";
 import { ORGANIZER, VENUE } from "./linked/kinds";
 import { API_PARAMS } from "./discovery/api-params";
+import { WEBHOOK_PARAMS } from "./webhooks/params";
 
 let table: ReadonlyMap<string, ParamsSchema> | undefined;
 
@@ -22,6 +23,7 @@ function buildTable(): ReadonlyMap<string, ParamsSchema> {
   for (const [action, schema] of Object.entries(termSchemasByAction("taxonomy"))) out.set(action, schema);
   out.set("changes.list", CHANGES_PARAMS.list);
   for (const [action, schema] of Object.entries(API_PARAMS)) out.set(action, schema);
+  for (const [action, schema] of Object.entries(WEBHOOK_PARAMS)) out.set(`webhooks.${action}`, schema);
   return out;
 }
 

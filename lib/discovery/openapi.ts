@@ -7,16 +7,17 @@
  */
 import { ROUTES, RouteDef } from "../routes";
 import { NAMESPACE_PATH } from "../settings";
-import { LANGUAGES, translate } from "../messages";
+import { hasMessage, LANGUAGES, translate } from "../messages";
 import { changesPage, componentSchemas, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
 import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
+import { deliverySchema, endpointSchema, listOfSchema, webhooksDocument } from "../webhooks/schemas";
 
 export const OPENAPI_VERSION = "3.1.0";
 
 export type Verb = "get" | "post" | "put" | "patch" | "delete";
 
 /** What an operation does, which decides its responses. */
-export type OperationKind = "list" | "create" | "read" | "update" | "remove";
+export type OperationKind = "list" | "create" | "read" | "update" | "remove" | "accept";
 
 /** `/events/(?P<id>\d+)` → `/events/{id}`. */
 export function openApiPath(pattern: string): string {
@@ -32,7 +33,9 @@ export function verbOf(methods: readonly string[]): "get" | "post" | "delete" | 
 }
 
 const KIND_BY_OPERATION: Record<string, OperationKind> = {
-  list: "list", occurrences: "list", create: "create", get: "read", getBySlug: "read", update: "update", updateBySlug: "update", remove: "remove", removeBySlug: "remove"
+  list: "list", occurrences: "list", create: "create", get: "read", getBySlug: "read", update: "update", updateBySlug: "update", remove: "remove", removeBySlug: "remove",
+  // webhooks: the delivery log is a list; a manual retry is accepted (sent in the background)
+  deliveries: "list", retry: "accept"
 };
 const KIND_BY_VERB: Record<Verb, OperationKind> = { get: "read", post: "update", put: "update", patch: "update", delete: "remove" };
 
@@ -54,12 +57,13 @@ const RESPONSES: Record<OperationKind, string[]> = {
   read: ["200", "304"],
   create: ["201", "409", "413", "422"],
   update: ["200", "412", "413"],
-  remove: ["200", "410", "412"]
+  remove: ["200", "410", "412"],
+  accept: ["202"]
 };
 
 /** The catalog key describing each status. */
 const STATUS_TEXT: Record<string, string> = {
-  "200": "doc.ok", "201": "doc.created", "304": "doc.not_modified", "400": "doc.bad_request", "401": "doc.unauthorized",
+  "200": "doc.ok", "201": "doc.created", "202": "doc.accepted", "304": "doc.not_modified", "400": "doc.bad_request", "401": "doc.unauthorized",
   "403": "doc.forbidden", "404": "doc.not_found", "409": "doc.conflict", "410": "doc.gone", "412": "doc.precondition_failed",
   "408": "doc.request_timeout", "413": "doc.payload_too_large", "422": "doc.idempotency_mismatch", "429": "doc.too_many_requests",
   "431": "doc.header_too_large", "500": "doc.server_error",
@@ -85,6 +89,7 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
   const resource = resourceOf(route);
   if (resource === "changes") return json(changesPage());
   if (resource === "doc") return json(openApiObject());
+  if (resource === "webhooks") return json(webhookAnswer(route, kind));
   const component = RESOURCE_COMPONENTS[resource];
   if (!component) return undefined;
   const content: Record<string, unknown> = json(kind === "list" ? listEnvelope(resource) : { $ref: componentRef(component) });
@@ -93,12 +98,26 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
   return content;
 }
 
+/** What a webhooks route answers (lib/webhooks/schemas.ts). */
+function webhookAnswer(route: RouteDef, kind: OperationKind): JsonSchema {
+  if (route.pattern.endsWith("/deliveries")) return listOfSchema(deliverySchema(), "The endpoint's deliveries, newest first");
+  if (route.pattern.endsWith("/retry")) return deliverySchema();
+  if (route.pattern === "/webhooks") return kind === "list" ? listOfSchema(endpointSchema(false), "The site's webhook endpoints") : endpointSchema(true);
+  return endpointSchema(route.pattern.endsWith("/secret"));
+}
+
+/** A status's description: the catalogs' text, or English where they have none (202). */
+function statusText(status: string, lang: string): string {
+  const key = STATUS_TEXT[status];
+  return hasMessage(key) ? translate(key, lang) : status === "202" ? "Accepted: the work is done in the background." : key;
+}
+
 function responses(route: RouteDef, kind: OperationKind, lang: string): Record<string, unknown> {
   const statuses = [...new Set([...RESPONSES[kind], ...COMMON_ERRORS])].sort();
   const out: Record<string, unknown> = {};
   for (const status of statuses) {
-    const response: Record<string, unknown> = { description: translate(STATUS_TEXT[status], lang) };
-    if (status === "200" || status === "201") {
+    const response: Record<string, unknown> = { description: statusText(status, lang) };
+    if (status === "200" || status === "201" || status === "202") {
       const content = successContent(route, kind);
       if (content) response.content = content;
     } else if (status !== "304") {
@@ -251,6 +270,8 @@ export function openApiDocument(apiRoot: string, lang: string): Record<string, u
     info: { version: "1.0.0", title: translate("doc.title", lang), description: translate("doc.description", lang) },
     components: { schemas: componentSchemas() },
     servers: [{ url: `${apiRoot}/${NAMESPACE_PATH}/` }],
-    paths
+    paths,
+    // what the webhooks POST to their endpoints (docs/webhooks.md#payload)
+    webhooks: webhooksDocument()
   };
 }
