@@ -54,6 +54,8 @@ export function mongoSites(client: MongoClientLike, db: MongoDb, hooks: { dropSi
       await sites.createIndex({ host: 1 }, { unique: true });
       await keys.createIndex({ hash: 1 }, { unique: true });
       await keys.createIndex({ site: 1 }, {});
+      // the counters collection made outside any transaction (the changes below move it in theirs)
+      await counters.findOneAndUpdate({ _id: `${SITES_DB_SITE}:sites` }, { $inc: { seq: 0 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
     },
     async version() {
       return Number((await counters.findOne({ _id: `${SITES_DB_SITE}:sites` }))?.seq ?? 0);

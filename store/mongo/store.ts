@@ -144,7 +144,13 @@ export function mongoStore(client: MongoClientLike, base: string, location: stri
     const key = `${site}/${name}`;
     let made = prepared.get(key);
     if (!made) {
-      made = createIndexes(client.db(siteDatabase(base, site)).collection(name), name === FEED_COLLECTION && !indexes.length ? FEED_INDEXES : indexes);
+      const db = client.db(siteDatabase(base, site));
+      made = (async () => {
+        await createIndexes(db.collection(name), name === FEED_COLLECTION && !indexes.length ? FEED_INDEXES : indexes);
+        // the collection's counter (its appends', store/mongo/collection.ts) made outside any transaction,
+        // so no transaction has to create the counters collection
+        await db.collection("counters").findOneAndUpdate({ _id: `${site}:${name}` }, { $inc: { seq: 0 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
+      })();
       prepared.set(key, made);
       made.catch(() => prepared.delete(key));
     }
