@@ -21,6 +21,10 @@ export interface CallMeta {
   query?: Record<string, unknown>;
   /** A `slug` sent in the body of a by-slug update: the new slug (D4). */
   bodySlug?: string;
+  /** An idempotent create's claim (lib/http/idempotency.ts `producedBy`): marked with its record in the create's transaction. */
+  idempotencyClaim?: string;
+  /** The action that reads the record that create makes (`events.get`…): only that create marks the claim. */
+  idempotencyRead?: string;
   $statusCode?: number;
   $responseHeaders?: Record<string, string>;
   $location?: string;

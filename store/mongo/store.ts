@@ -7,7 +7,10 @@
  */
 import MongoAdapter from "moleculer-db-adapter-mongo";
 import type { MongoCol } from "./driver";
-import { FEED_CARRY, FEED_COLLECTION, type Collection } from "../collection";
+import { FEED_CARRY, FEED_COLLECTION, type Collection, type Doc } from "../collection";
+import { termDeltas } from "../../lib/terms/term-counts";
+import { feedEntry } from "../../lib/changes/feed";
+import { nowDb } from "../../lib/dates";
 import { UniqueViolation } from "../errors";
 import type { IdRegistry, ImageRecord } from "../registry";
 import type { IndexSpec, Store } from "../index";
@@ -68,8 +71,75 @@ function registry(db: MongoDb, site: number): IdRegistry {
   };
 }
 
+/**
+ * Term counts on MongoDB (docs/records.md#term-counts): after a write of events, each term whose
+ * published events changed moves its `count`, it and its ancestors their `tree_count`, and its `updated`
+ * feed entry is appended. Separate operations after the write here (no multi-document transaction
+ * without a replica set, README "The store"); the SQL stores do this in the write's own transaction
+ * (store/sql/term-counts.ts).
+ */
+async function applyTermCounts(db: MongoDb, site: number, pairs: ReadonlyArray<readonly [Doc | null | undefined, Doc | null | undefined]>): Promise<void> {
+  const deltas = termDeltas(pairs);
+  if (!deltas.size) return;
+  const terms = siteCollection(db, "terms", site);
+  const modified_utc = nowDb();
+  for (const [id, { delta }] of deltas) {
+    const doc = await terms.updateOne({ _id: id }, { $inc: { count: delta, tree_count: delta }, $set: { modified_utc } });
+    if (!doc) continue;
+    const seen = new Set<number>([id]);
+    for (let parent = Number(doc.parent) || 0; parent > 0 && !seen.has(parent);) {
+      seen.add(parent);
+      const up = await terms.updateOne({ _id: parent }, { $inc: { tree_count: delta } });
+      parent = up ? Number(up.parent) || 0 : 0;
+    }
+    await siteCollection(db, FEED_COLLECTION, site).append(feedEntry({ type: doc.taxonomy === "tag" ? "tag" : "category", id, action: "updated", modified_utc, snapshot: {} }), FEED_CARRY);
+  }
+}
+
 /** A collection of one site: `site` added to every query and document, `_id` kept as the services see it. */
 function siteCollection(db: MongoDb, name: string, site: number): Collection {
+  const col = counted(db, name, site, plainCollection(db, name, site));
+  return col;
+}
+
+/** The events collection moves term counts after each of its writes (applyTermCounts); others as they are. */
+function counted(db: MongoDb, name: string, site: number, col: Collection): Collection {
+  if (name !== "events") return col;
+  const before = (q: Doc) => col.find(q);
+  return {
+    ...col,
+    insert: async (doc, o) => {
+      const stored = await col.insert(doc, o);
+      await applyTermCounts(db, site, [[null, stored]]);
+      return stored;
+    },
+    updateOne: async (q, u, o) => (await col.updateOneChange(q, u, o).then(async change => {
+      if (change) await applyTermCounts(db, site, [[change.before, change.after]]);
+      return change;
+    }))?.after ?? null,
+    updateOneChange: async (q, u, o) => {
+      const change = await col.updateOneChange(q, u, o);
+      if (change) await applyTermCounts(db, site, [[change.before, change.after]]);
+      return change;
+    },
+    updateMany: async (q, u) => {
+      const was = await before(q);
+      const n = await col.updateMany(q, u);
+      const now = new Map((await col.findByIds(was.map(d => d._id))).map(d => [d._id, d]));
+      await applyTermCounts(db, site, was.map(d => [d, now.get(d._id)] as const));
+      return n;
+    },
+    removeMany: async q => {
+      const was = await before(q);
+      const n = await col.removeMany(q);
+      const left = new Set((await col.findByIds(was.map(d => d._id))).map(d => d._id));
+      await applyTermCounts(db, site, was.filter(d => !left.has(d._id)).map(d => [d, null] as const));
+      return n;
+    }
+  };
+}
+
+function plainCollection(db: MongoDb, name: string, site: number): Collection {
   const col = db.collection(name);
   const inner = mongoCollection(col, db.collection("counters"), `${site}:${name}`);
   const scoped = (q: Record<string, unknown>) => ({ $and: [{ site }, q] });
@@ -92,6 +162,9 @@ function siteCollection(db: MongoDb, name: string, site: number): Collection {
         throw new UniqueViolation(`${name}.${guard}`);
       const stored = strip(await inner.insert({ ...doc, site }));
       if (o.change) await siteCollection(db, FEED_COLLECTION, site).append(o.change, FEED_CARRY);
+      // a separate operation here (no transaction without a replica set): a crash between the two leaves
+      // the claim unmarked, and a retry runs the create again
+      if (o.claim) await siteCollection(db, o.claim.collection, site).updateOne({ _id: o.claim.id }, { $set: { produced: o.claim.produced } });
       return stored;
     },
     append: async (doc, carry) => {
