@@ -25,6 +25,8 @@ export interface CallMeta {
   idempotencyClaim?: string;
   /** The action that reads the record that create makes (`events.get`…): only that create marks the claim. */
   idempotencyRead?: string;
+  /** The answer is not to be kept by the gateway's response cache (a change feed page held back, services/changes.service.ts). */
+  $notKept?: boolean;
   $statusCode?: number;
   $responseHeaders?: Record<string, string>;
   $location?: string;

@@ -37,6 +37,8 @@ import { cleanLogOf } from "../lib/cache/clean-logs";
 type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string };
 /** A GET whose answer may be kept: its key, and the cacher's clean count when it arrived. */
 type KeyedReq = Req & { $responseKey?: string; $cleanMark?: CleanMark };
+/** A node as the registry and `$node.connected` describe it. */
+interface GatewayNode { id: string; services?: Array<{ name: string }> }
 type Res = ServerResponse & { $ctx?: Ctx };
 /** What moleculer-web tells the route hooks of the alias a request matched. */
 interface Alias { action?: string; path?: string; keys?: Array<{ name: string }> }
@@ -51,6 +53,7 @@ interface ApiSelf extends Service, HttpFeaturesFace {
   routesStarted?: boolean;
   answerKept(req: KeyedReq, res: Res): Promise<boolean>;
   keepResponse(ctx: Ctx, req: KeyedReq, res: Res, out: unknown, data: unknown): Promise<unknown>;
+  refuseSecondGateway(node: GatewayNode | undefined): void;
 }
 
 const EXPOSED_HEADERS = "X-TEC-Total, X-TEC-TotalPages, X-WP-Total, X-WP-TotalPages, Link, ETag, Last-Modified, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed";
@@ -368,11 +371,23 @@ export default function apiService(): ServiceSchema {
       await this.httpBefore(ctx, req, res, alias);
     },
     answerKept,
+    /**
+     * Two gateways each keeping answers in their own memory cannot promise read-your-writes (C16, C45):
+     * of two such gateways that meet on the bus, the one whose node id sorts last stops, naming CACHER
+     * (a shared Redis cacher, or none, keeps the promise; README "Scaling out").
+     */
+    refuseSecondGateway(node: GatewayNode | undefined) {
+      if (!node || !this.broker.transit || cacheKind(deploymentSettings()) !== "memory") return;
+      if (node.id === this.broker.nodeID || !(node.services ?? []).some(svc => svc.name === "api")) return;
+      if (this.broker.nodeID < node.id) return;
+      this.broker.fatal(`Another gateway (node ${node.id}) serves this deployment and CACHER is the in-process cache (the default): a page kept by one gateway ` +
+        "could be answered after a write answered through the other (C16). Set CACHER=redis://host:port to share kept answers between gateways, or CACHER=off.", undefined, true);
+    },
     /** Keeps a GET's 200 answer `out` (serialised once, here), computed from the action's result `data`, for answerKept. */
     async keepResponse(ctx: Ctx, req: KeyedReq, res: Res, out: unknown, data: unknown): Promise<unknown> {
       const key = req.$responseKey;
       const status = ctx.meta.$statusCode ?? 200;
-      if (!key || status !== 200 || out === null || out === undefined) return out;
+      if (!key || status !== 200 || out === null || out === undefined || ctx.meta.$notKept) return out;
       const meta = ctx.meta as CallMeta & { $responseType?: string };
       const body = typeof out === "string" ? out : JSON.stringify(out);
       if (typeof out !== "string") meta.$responseType = "application/json; charset=utf-8";
@@ -401,8 +416,14 @@ export default function apiService(): ServiceSchema {
     // node before the write's answer does (one NATS connection delivers a publisher's messages in order).
     this.responseCacheOn = !!this.broker.cacher;
     this.cleanLog = cleanLogOf(this.broker.cacher);
+    // ...but with two gateways, the clean reaches the other one on another path than the write's answer
+    // reaches its client: that one could answer a kept, stale page after the write was answered (C16, C45).
+    for (const node of this.broker.registry.getNodeList({ onlyAvailable: true, withServices: true }) as unknown as GatewayNode[]) this.refuseSecondGateway(node);
   },
   events: {
+    "$node.connected"(ctx: Context<{ node: GatewayNode }>) {
+      this.refuseSecondGateway(ctx.params.node);
+    },
     [CACHE_CLEAN_EVENT](ctx: Context<CleanMessage | undefined>) {
       if (this.broker.transit && cacheKind(deploymentSettings()) !== "redis") return this.broker.cacher?.clean(ctx.params?.patterns ?? EVERYTHING);
     }

@@ -109,6 +109,9 @@ const methods = {
         changes.push({ ...head, action: doc.action === "deleted" ? "updated" : doc.action, modified_utc: doc.modified_utc, record });
       }
       const more = (await store.find({ _id: { $gt: cursor } }, { sort: { _id: 1 }, limit: 1 })).length > 0;
+      // a page held back at the horizon changes when that transaction ends, which may be no write of this
+      // deployment's services (no clean follows): never kept (services/api.service.ts keepResponse)
+      if (horizon !== undefined && more) ctx.meta.$notKept = true;
       return { changes, next_token: encodeToken(cursor), has_more: more };
     },
 

@@ -33,9 +33,10 @@ describe("PostgreSQL change feed across a transaction held open for 30 s", () =>
     config = { dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 5000 };
     node = await startNode({ DATABASE_URL: db.url, RATE_LIMIT: "", CACHER: "", LOG_LEVEL: "warn", SERIES_JOB_MS: "0" }, { http: true });
     base = node.base!;
-    await waitForHttp(`${base}/health/ready`, 200, 30_000);
-  }, 60_000);
+    await waitForHttp(`${base}/health/ready`, 200, 90_000);
+  }, 120_000);
   afterAll(async () => {
+    if (node && (node.proc.exitCode !== null || node.proc.signalCode !== null)) console.warn(`the node exited: ${node.output().slice(-3000)}`);
     await node?.stop("SIGKILL");
     await db?.drop();
   }, 30_000);
