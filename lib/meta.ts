@@ -21,6 +21,12 @@ export interface CallMeta {
   query?: Record<string, unknown>;
   /** A `slug` sent in the body of a by-slug update: the new slug (D4). */
   bodySlug?: string;
+  /** An idempotent create's claim (lib/http/idempotency.ts `producedBy`): marked with its record in the create's transaction. */
+  idempotencyClaim?: string;
+  /** The action that reads the record that create makes (`events.get`…): only that create marks the claim. */
+  idempotencyRead?: string;
+  /** The answer is not to be kept by the gateway's response cache (a change feed page held back, services/changes.service.ts). */
+  $notKept?: boolean;
   $statusCode?: number;
   $responseHeaders?: Record<string, string>;
   $location?: string;

@@ -21,7 +21,7 @@ import { settings } from "../lib/settings";
 import { FieldMask, parseFields, shapeBody } from "../lib/http/fields";
 import { bodyModified, callerScope, httpDate, ifMatchPasses, newestModified, notModified, strongEtag } from "../lib/http/etag";
 import {
-  ClaimResult, IDEMPOTENCY_HEADER, isCreateAction, isValidKey, keyId, leaseMs, requestFingerprint, settlement, StoredAnswer
+  ClaimResult, IDEMPOTENCY_HEADER, isCreateAction, isValidKey, keyId, leaseMs, ProducedRecord, readActionOfCreate, requestFingerprint, settlement, StoredAnswer
 } from "../lib/http/idempotency";
 import { ReplayAnswer } from "../lib/http/answers";
 import { eventsCalendar, ICS_CONTENT_TYPE, ICS_MAX_EVENTS, wantsIcs } from "../lib/ics";
@@ -223,7 +223,25 @@ const httpFeatures = {
         const { state: _state, ...answer } = claim;
         throw new ReplayAnswer(answer);
       }
+      if (claim.state === "produced") throw new ReplayAnswer(await this.producedAnswer(ctx, req, action, claim.record, { id, fingerprint }));
       req.$http!.claim = { id, fingerprint };
+      // the create marks the claim with its record in its own transaction (store/key-store.ts)
+      ctx.meta.idempotencyClaim = id;
+      ctx.meta.idempotencyRead = readActionOfCreate(action);
+    },
+
+    /**
+     * The answer of a create whose record was stored but whose answer was never kept (its node died after
+     * the commit): the record as the create would have answered it (201, `Location`), kept now for the
+     * repeats that follow.
+     */
+    async producedAnswer(ctx: Ctx, req: Req, action: string, record: ProducedRecord, claim: { id: string; fingerprint: string }): Promise<StoredAnswer> {
+      const data = await this.broker.call<Record<string, unknown>, { id: number }>(record.read, { id: record.id }, { parentCtx: ctx, meta: sideMeta(ctx.meta) });
+      const shaped = req.$http?.fields ? shapeBody(action, data, req.$http.fields) : data;
+      const self = (data.rest_url ?? (data.urls as Record<string, unknown> | undefined)?.self) as string | undefined;
+      const answer: StoredAnswer = { status: 201, body: JSON.stringify(shaped), contentType: "application/json; charset=utf-8", ...(self ? { location: self } : {}) };
+      await this.broker.call("changes.settleKey", { ...claim, answer }).catch((err: Error) => this.logger.warn(`Idempotency key not settled: ${err.message}`));
+      return answer;
     },
 
     /**

@@ -11,10 +11,11 @@
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from "http";
 import type { ServiceSchema } from "moleculer";
-import { settings } from "../lib/settings";
+import { deploymentSettings, settings } from "../lib/settings";
 import { callerForKey } from "../lib/sites/callers";
 import { currentSiteId, DEFAULT_SITE_ID } from "../lib/sites/scope";
 import { acquireStore, releaseStore, Store } from "../store";
+import { useStoredAdminKey } from "../lib/api-keys";
 import { siteDirectory } from "../store/site-directory";
 import { storeConfig } from "./store.mixin";
 import { siteDoor } from "./site-door";
@@ -66,7 +67,14 @@ export const HttpGuardsMixin: ServiceSchema & MergedHook = {
     gw.settings.server?.on("request", siteDoor(guarded, directory));
   },
   async started() {
-    await (this as unknown as GuardedGateway).rateLimiter?.ready();
+    const gw = this as unknown as GuardedGateway;
+    await gw.rateLimiter?.ready();
+    // PostgreSQL without API_KEYS: the deployment's generated administrator key is the store's (C40)
+    const s = deploymentSettings();
+    if (s.databaseUrl && s.apiKeys === undefined) {
+      const store = await (gw.siteStore ??= acquireStore(storeConfig()));
+      await useStoredAdminKey(store.sql!, s, msg => console.log(`\n  ${msg}\n`));
+    }
   },
   async stopped() {
     const gw = this as unknown as GuardedGateway;

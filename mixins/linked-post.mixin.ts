@@ -7,6 +7,7 @@
  * Order of checks on every routed action (docs/errors.md#order-of-checks): params schema → the record named by the path
  * (400 `params.id` / `params.slug`) → the remaining input checks (image, coordinates) → permission → handler.
  */
+import { producedBy } from "../lib/http/idempotency";
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PostMixin, type PostFace } from "./post.mixin";
 import type { Ctx } from "./types";
@@ -257,7 +258,9 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
           image,
           ...inline
         };
-        return (await this.store.insert(doc, { change: this.feedEntryOf("created", doc as LinkedDoc) })) as LinkedDoc;
+        // an idempotent create's claim is marked with this record in its transaction (C21, C41)
+        const claim = ctx.meta.idempotencyRead === `${spec.plural}.get` ? producedBy(ctx.meta, id) : undefined;
+        return (await this.store.insert(doc, { change: this.feedEntryOf("created", doc as LinkedDoc), claim })) as LinkedDoc;
       } finally {
         hold?.release();
       }

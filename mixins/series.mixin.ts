@@ -37,6 +37,7 @@ import { originalLanguage } from "../lib/i18n/languages";
 import { EVENT_PARAMS } from "../lib/events/event-params";
 import { trashedSlug, untrashedSlug } from "../lib/slug";
 import { boundedEach } from "../lib/bounded-each";
+import { termDeltas } from "../lib/terms/term-counts";
 import {
   changedGroups, contextOf, firstKey, groupsOfWrite, groupValues, isFirst, isMember, linesOf, occurrenceRow, occurrenceSlug,
   readRecurrenceParam, recurrenceOf, Scope, scheduleOf, scopeOf, SeriesDoc, seriesKey, seriesOf, templateOf, WHOLE_SERIES,
@@ -71,8 +72,6 @@ const ICS_EXPANSION_LIMIT = 5000;
 
 const FLOATING = new Set(["draft", "pending", "auto-draft"]);
 const present = (v: unknown) => v !== undefined && v !== null;
-const publishedTerms = (doc: Pick<EventDoc, "status" | "categories" | "tags"> | undefined | null): number[] =>
-  doc && doc.status === "publish" ? [...doc.categories, ...doc.tags] : [];
 
 /** What the series mixin needs of the events service it is mixed into. */
 interface SeriesSelf extends ChangeSourceMethods {
@@ -329,20 +328,18 @@ export const SeriesMixin: ServiceSchema = {
       return bad;
     },
 
-    /** Term count deltas of many records' changes, applied at once (docs/records.md#term-counts). */
+    /**
+     * After writes of events that moved term counts (docs/records.md#term-counts): the counts themselves
+     * moved with each write, in its transaction (store/sql/term-counts.ts; MongoDB: store/mongo/store.ts);
+     * here the site's kept answers are cleaned (terms, their lists and the events embedding them show the
+     * counts; C16) and each term's update is told on the bus, before the write is answered.
+     */
     async countDeltas(this: SeriesSelf, pairs: Array<[EventDoc | null | undefined, EventDoc | null | undefined]>) {
-      const deltas: Record<string, number> = {};
-      for (const [before, after] of pairs) {
-        for (const id of publishedTerms(before)) deltas[id] = (deltas[id] ?? 0) - 1;
-        for (const id of publishedTerms(after)) deltas[id] = (deltas[id] ?? 0) + 1;
-      }
-      for (const id of Object.keys(deltas)) if (deltas[id] === 0) delete deltas[id];
-      if (!Object.keys(deltas).length) return;
-      await this.broker.call("taxonomy.adjustCounts", { deltas });
-      // Over a bus the counts changed in the taxonomy service's process, whose own clean may reach a gateway
-      // after this write's answer: clean from here too, which reaches every gateway before the answer does
-      // (C16). In one process the taxonomy's clean has already cleaned the one cache.
-      if (this.broker.transit) await this.cleanCaches();
+      const deltas = termDeltas(pairs);
+      if (!deltas.size) return;
+      await this.cleanCaches();
+      const now = this.nowDb();
+      for (const [id, { type }] of deltas) this.broker.emit(`calendar.${type}.updated`, { id, modified_utc: now });
     },
 
     /** A claim on a series' planning for this writer (lib/events/series.ts `seriesClaim`). */

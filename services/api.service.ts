@@ -43,6 +43,8 @@ type KeyedReq = Req & {
   /** Ends this request's computation of its key, which other requests of that key wait for (lib/cache/single-flight.ts). */
   $endFlight?: (outcome: Flight<void>) => void;
 };
+/** A node as the registry and `$node.connected` describe it. */
+interface GatewayNode { id: string; services?: Array<{ name: string }> }
 type Res = ServerResponse & { $ctx?: Ctx };
 /** What moleculer-web tells the route hooks of the alias a request matched. */
 interface Alias { action?: string; path?: string; keys?: Array<{ name: string }> }
@@ -59,6 +61,7 @@ interface ApiSelf extends Service, HttpFeaturesFace {
   routesStarted?: boolean;
   answerKept(req: KeyedReq, res: Res): Promise<boolean>;
   keepResponse(ctx: Ctx, req: KeyedReq, res: Res, out: unknown, data: unknown): Promise<unknown>;
+  refuseSecondGateway(node: GatewayNode | undefined): void;
 }
 
 const EXPOSED_HEADERS = "X-TEC-Total, X-TEC-TotalPages, X-WP-Total, X-WP-TotalPages, Link, ETag, Last-Modified, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed";
@@ -398,11 +401,23 @@ export default function apiService(): ServiceSchema {
       await this.httpBefore(ctx, req, res, alias);
     },
     answerKept,
+    /**
+     * Two gateways each keeping answers in their own memory cannot promise read-your-writes (C16, C45):
+     * of two such gateways that meet on the bus, the one whose node id sorts last stops, naming CACHER
+     * (a shared Redis cacher, or none, keeps the promise; README "Scaling out").
+     */
+    refuseSecondGateway(node: GatewayNode | undefined) {
+      if (!node || !this.broker.transit || cacheKind(deploymentSettings()) !== "memory") return;
+      if (node.id === this.broker.nodeID || !(node.services ?? []).some(svc => svc.name === "api")) return;
+      if (this.broker.nodeID < node.id) return;
+      this.broker.fatal(`Another gateway (node ${node.id}) serves this deployment and CACHER is the in-process cache (the default): a page kept by one gateway ` +
+        "could be answered after a write answered through the other (C16). Set CACHER=redis://host:port to share kept answers between gateways, or CACHER=off.", undefined, true);
+    },
     /** Keeps a GET's 200 answer `out` (serialised once, here), computed from the action's result `data`, for answerKept. */
     async keepResponse(ctx: Ctx, req: KeyedReq, res: Res, out: unknown, data: unknown): Promise<unknown> {
       const key = req.$responseKey;
       const status = ctx.meta.$statusCode ?? 200;
-      if (!key || status !== 200 || out === null || out === undefined) return out;
+      if (!key || status !== 200 || out === null || out === undefined || ctx.meta.$notKept) return out;
       const meta = ctx.meta as CallMeta & { $responseType?: string };
       const body = typeof out === "string" ? out : JSON.stringify(out);
       if (typeof out !== "string") meta.$responseType = "application/json; charset=utf-8";
@@ -432,8 +447,14 @@ export default function apiService(): ServiceSchema {
     this.responseCacheOn = !!this.broker.cacher;
     this.cleanLog = cleanLogOf(this.broker.cacher);
     this.responseFlights = new Flights();
+    // ...but with two gateways, the clean reaches the other one on another path than the write's answer
+    // reaches its client: that one could answer a kept, stale page after the write was answered (C16, C45).
+    for (const node of this.broker.registry.getNodeList({ onlyAvailable: true, withServices: true }) as unknown as GatewayNode[]) this.refuseSecondGateway(node);
   },
   events: {
+    "$node.connected"(ctx: Context<{ node: GatewayNode }>) {
+      this.refuseSecondGateway(ctx.params.node);
+    },
     [CACHE_CLEAN_EVENT](ctx: Context<CleanMessage | undefined>) {
       if (this.broker.transit && cacheKind(deploymentSettings()) !== "redis") return this.broker.cacher?.clean(ctx.params?.patterns ?? EVERYTHING);
     }

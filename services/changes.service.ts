@@ -31,6 +31,8 @@ import { ClaimResult, KEEP_MS, StoredAnswer } from "../lib/http/idempotency";
 import { feedPatterns } from "../lib/cache/staleness";
 import { currentSiteId } from "../lib/sites/scope";
 import { cleanEverywhere } from "../mixins/cache.mixin";
+import { feedHorizon } from "../store/sql/feed";
+import type { Store } from "../store";
 
 /** Entries read per store query while filling a page. */
 const SCAN_BATCH = 200;
@@ -79,9 +81,13 @@ const methods = {
       const picked: Array<{ doc: ChangeDoc; decision: Exclude<Decision, "skip"> }> = [];
       let cursor = start;
       let scanned = 0;
+      // PostgreSQL: entries up to the oldest transaction still running (store/sql/feed.ts), its gaps final
+      const sql = this.storeHandle?.sql;
+      const horizon = sql?.dialect === "postgres" ? await feedHorizon(sql) : undefined;
+      const within = (after: number) => (horizon === undefined ? { $gt: after } : { $gt: after, $lt: horizon });
       scan: while (picked.length < perPage && scanned < SCAN_LIMIT) {
-        const batch = (await store.find({ _id: { $gt: cursor } }, { sort: { _id: 1 }, limit: SCAN_BATCH })) as ChangeDoc[];
-        const { entries, blocked } = contiguousPrefix(cursor, batch, nowMs, this.gapGraceMs());
+        const batch = (await store.find({ _id: within(cursor) }, { sort: { _id: 1 }, limit: SCAN_BATCH })) as ChangeDoc[];
+        const { entries, blocked } = horizon === undefined ? contiguousPrefix(cursor, batch, nowMs, this.gapGraceMs()) : { entries: batch, blocked: false };
         for (const doc of entries) {
           cursor = doc._id;
           scanned += 1;
@@ -105,13 +111,18 @@ const methods = {
         changes.push({ ...head, action: doc.action === "deleted" ? "updated" : doc.action, modified_utc: doc.modified_utc, record });
       }
       const more = (await store.find({ _id: { $gt: cursor } }, { sort: { _id: 1 }, limit: 1 })).length > 0;
+      // a page held back at the horizon changes when that transaction ends, which may be no write of this
+      // deployment's services (no clean follows): never kept (services/api.service.ts keepResponse)
+      if (horizon !== undefined && more) ctx.meta.$notKept = true;
       return { changes, next_token: encodeToken(cursor), has_more: more };
     },
 
     /**
-     * How long a reader waits at a gap in the sequence: a number is drawn before its entry is stored, and
-     * writers (of this process or of other nodes) store theirs concurrently, so a gap may be an entry
-     * still being written; one still open after the grace is a number drawn and never used.
+     * MongoDB: how long a reader waits at a gap in the sequence: a number is drawn before its entry is
+     * stored, and writers (of this process or of other nodes) store theirs concurrently, so a gap may be an
+     * entry still being written; one still open after the grace is a number drawn and never used. SQLite
+     * has no gaps a reader could see (its writers number under the database's lock, one after another);
+     * PostgreSQL reads up to the horizon instead (store/sql/feed.ts).
      */
     gapGraceMs(): number {
       return GAP_GRACE_MS;
@@ -147,6 +158,8 @@ const methods = {
 
 type ChangesMethods = typeof methods;
 interface ChangesVars {
+  /** The process's store (store mixin). */
+  storeHandle?: Store;
   /** The idempotency key store, once opened. */
   keyStore?: Promise<KeyStore>;
   sweepTimer?: NodeJS.Timeout;

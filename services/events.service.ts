@@ -24,6 +24,7 @@ import type { Query, Sort } from "../store/collection";
 import { modifiedRange } from "../lib/changes/modified";
 import { NearInput, NEAR_ACTION, readNear, requireGeolocation, venuesNear, withDistance } from "../lib/geo/near-query";
 import { sent } from "../lib/params";
+import { producedBy } from "../lib/http/idempotency";
 import { SeriesMixin, type SeriesFace } from "../mixins/series.mixin";
 import { listBounds } from "../lib/events/series-window";
 import { isMember, textSource } from "../lib/events/series";
@@ -364,7 +365,9 @@ const methods = {
             ticketed: false, post_parent: 0, post_password: "", ...inline
           } as unknown as EventDoc;
           const unique = !FLOATING_STATUSES.has(created.status) && created.status !== "trash";
-          return (await this.store.insert(created, { change: this.feedEntryOf("created", created), unlessTaken: unique ? "slug" : undefined })) as EventDoc;
+          // an idempotent create's claim is marked with this record in its transaction (C21, C41)
+          const claim = ctx.meta.idempotencyRead === "events.get" ? producedBy(ctx.meta, id) : undefined;
+          return (await this.store.insert(created, { change: this.feedEntryOf("created", created), unlessTaken: unique ? "slug" : undefined, claim })) as EventDoc;
         }
         const change = await this.store.updateOneChange({ _id: id }, { $set: inline }, { change: after => this.feedEntryOf("updated", after as EventDoc), expected: current });
         if (!change) throw new ApiError("rest-event-not-found", 404, { id });

@@ -5,8 +5,9 @@
  * and list-query building live in lib/terms/*; this file orders the checks and talks to the store.
  *
  * Order of every routed write (docs/errors.md#order-of-checks): params schema → existence checks (`id`, `parent`) →
- * capability (docs/authorization.md#term-capabilities) → handler rules. Writes that touch the tree (and every count change) run one at
- * a time in this process, so `tree_count` (what `hide_empty` reads) always matches the counts.
+ * capability (docs/authorization.md#term-capabilities) → handler rules. Writes that touch the tree run one at a time in this
+ * process. Counts and `tree_count` (what `hide_empty` reads) are the database's: triggers keep them with
+ * every event write and term move, in the same transaction (store/sql/term-counts.ts, issue 41).
  */
 import { Context, Errors, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { isUniqueViolation } from "../store/errors";
@@ -25,7 +26,6 @@ import { nowDb } from "../lib/dates";
 import { sanitizeSlug } from "../lib/slug";
 import type { CallMeta } from "../lib/meta";
 import { settings } from "../lib/settings";
-import { SiteLocal } from "../lib/sites/scope";
 import { embeddedTerm, rootsOf, Roots, TAXONOMIES, Taxonomy, taxonomyKey, TermDoc, termRecord, TermRecord } from "../lib/terms/term-record";
 import { INTERNAL_PARAMS, TERM_PARAMS } from "../lib/terms/term-params";
 import { buildTermQuery, termSearchCondition, termSlugCondition, paging, pagingHeaders, sortByInclude, termListEnvelope, termOrder } from "../lib/terms/term-query";
@@ -35,6 +35,7 @@ import {
 } from "../lib/terms/term-rules";
 import { ancestorIds, ancestorSlugs, loadAncestors, withDescendants } from "../lib/terms/term-tree";
 import { sent } from "../lib/params";
+import { producedBy } from "../lib/http/idempotency";
 
 // ---------------------------------------------------------------------------------------------------------
 // Parameter and result types
@@ -69,7 +70,6 @@ export interface TermWriteParams {
 export interface ResolveForEventParams { taxonomy: Taxonomy; value?: unknown }
 export interface ResolveFilterParams { taxonomy: Taxonomy; values: string[]; param: string }
 export interface EmbedParams { ids: number[] }
-export interface AdjustCountsParams { deltas: Record<string, number> }
 /** What `events.links` answers: the terms of an event, or null when the id is not an event. */
 export type EventLinks = { categories: number[]; tags: number[] } | null;
 
@@ -95,7 +95,6 @@ type TaxonomyMethods = {
   resolveForEvent(ctx: Ctx<ResolveForEventParams>): Promise<number[]>;
   resolveFilter(params: ResolveFilterParams): Promise<number[]>;
   embed(ctx: Ctx<EmbedParams>): Promise<Record<string, unknown>>;
-  adjustCounts(deltas: Record<string, number>): Promise<Record<string, number>>;
 
   roots(ctx: Ctx<unknown>): Roots;
   findTerm(taxonomy: Taxonomy, id: number): Promise<TermDoc | undefined>;
@@ -109,7 +108,6 @@ type TaxonomyMethods = {
   deleteTerm(ctx: Ctx<unknown>, current: TermDoc, roots: Roots): Promise<TermRecord>;
   slugTaken(taxonomy: Taxonomy, slug: string, exceptId?: number): Promise<boolean>;
   parentChain(parent: number): Promise<TermDoc[]>;
-  shiftTreeCount(fromId: number, delta: number, seen?: Set<number>): Promise<void>;
   exclusive<T>(work: () => Promise<T>): Promise<T>;
 };
 
@@ -118,8 +116,6 @@ interface TaxonomyVars {
   allocateId(seq: Sequence, type: string): Promise<number>;
   /** The tree and count writes of this process, one after another. */
   treeWrites: KeyedQueue;
-  /** Count deltas waiting for the next pass of adjustCounts, and that pass. */
-  pendingCounts: SiteLocal<{ deltas: Record<string, number>; flush?: Promise<Record<string, number>> }>;
 }
 
 
@@ -190,9 +186,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
     /** docs/lists.md#event-filters: ids for the events list filters (categories include their descendants); unknown → 400. */
     resolveFilter: { params: INTERNAL_PARAMS.resolveFilter, async handler(ctx: Ctx<ResolveFilterParams>) { return this.resolveFilter(ctx.params); } },
     /** docs/records.md#embedded-terms: embedded term objects by id, one call per page of events. */
-    embed: { params: INTERNAL_PARAMS.embed, async handler(ctx: Ctx<EmbedParams>) { return this.embed(ctx); } },
-    /** docs/records.md#term-counts: count deltas (published events carrying each term); answers the new counts by id. */
-    adjustCounts: { params: INTERNAL_PARAMS.adjustCounts, async handler(ctx: Ctx<AdjustCountsParams>) { return this.adjustCounts(ctx.params.deltas); } }
+    embed: { params: INTERNAL_PARAMS.embed, async handler(ctx: Ctx<EmbedParams>) { return this.embed(ctx); } }
   },
 
   methods: {
@@ -363,36 +357,6 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       });
     },
 
-    /**
-     * Count deltas arriving together are merged and applied in one pass under the write lock (events
-     * await the pass that carries theirs, so counts are current before their write is answered: C16).
-     */
-    adjustCounts(deltas) {
-      // per site (docs/sites.md): a pass applies one site's deltas, as that site's work
-      const pending = this.pendingCounts.here();
-      for (const [key, delta] of Object.entries(deltas)) if (delta) pending.deltas[key] = (pending.deltas[key] ?? 0) + delta;
-      if (!pending.flush) {
-        pending.flush = new Promise<void>(resolve => setImmediate(resolve)).then(() => this.exclusive(async () => {
-          const batch: Record<string, number> = pending.deltas;
-          pending.deltas = {};
-          pending.flush = undefined;
-          const counts: Record<string, number> = {};
-          const modified_utc = nowDb();
-          for (const [key, delta] of Object.entries(batch)) {
-            if (!delta) continue;
-            const doc = await this.store.updateOne({ _id: Number(key) }, { $inc: { count: delta, tree_count: delta }, $set: { modified_utc } });
-            if (!doc) continue;
-            counts[key] = doc.count;
-            await this.shiftTreeCount(doc.parent, delta, new Set([doc._id]));
-          }
-          return counts;
-        })).then(counts => this.recordCountChanges(counts));
-      }
-      const flush: Promise<Record<string, number>> = pending.flush;
-      return flush.then(counts => Object.fromEntries(Object.keys(deltas).filter(k => k in counts).map(k => [k, counts[k]])));
-    },
-
-
     // Building blocks -----------------------------------------------------------------------------------
 
     roots(ctx) {
@@ -467,7 +431,9 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
           description: input.description ?? "", description_lc: (input.description ?? "").toLowerCase(), parent, count: 0, tree_count: 0, lang, translations: [lang], modified_utc: nowDb()
         };
         try {
-          await this.store.insert(doc);
+          // an idempotent create's claim is marked with this term in its transaction (C21, C41)
+          const claim = ctx.meta.idempotencyRead === `taxonomy.${TAXONOMIES[taxonomy].collection}.get` ? producedBy(ctx.meta, id) : undefined;
+          await this.store.insert(doc, { claim });
           await this.recordChanges([this.changeOf(termType(doc), "created", doc)], { emit: true }); // change feed
           return doc;
         } catch (err) {
@@ -529,10 +495,8 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
         if (isUniqueViolation(err)) throw termError("duplicate_term_slug", "slug", "param.invalid");
         throw err;
       }
-      if (parentChanged && current.tree_count !== 0) {
-        await this.shiftTreeCount(current.parent, -current.tree_count, new Set([current._id]));
-        await this.shiftTreeCount(parent, current.tree_count, new Set([current._id]));
-      }
+      // (its tree_count leaves its old ancestors and joins the new ones in the update's own transaction:
+      // store/sql/term-counts.ts)
       return (updated as TermDoc | null) ?? ({ ...current, ...inline } as TermDoc);
     },
 
@@ -545,7 +509,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
         if (TAXONOMIES[current.taxonomy].hierarchical) {
           await this.store.updateMany({ taxonomy: current.taxonomy, parent: current._id }, { $set: { parent: current.parent, modified_utc: nowDb() } });
         }
-        if (current.count !== 0) await this.shiftTreeCount(current.parent, -current.count, new Set([current._id]));
+        // (the ancestors lose its own count with the delete itself, its children's moved with them: store/sql/term-counts.ts)
         const removed = await this.store.removeMany({ _id: current._id, taxonomy: current.taxonomy });
         if (removed !== 1) throw new Error(`term ${current._id} was not removed`);
       } catch (err) {
@@ -569,17 +533,6 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
       return [start, ...ancestorIds(start, byId).map(id => byId.get(id)!)];
     },
 
-    /** Adds `delta` to `tree_count` of a term and each of its ancestors (cycle-safe). */
-    async shiftTreeCount(fromId, delta, seen = new Set<number>()) {
-      let id = fromId;
-      while (delta !== 0 && id > 0 && !seen.has(id)) {
-        seen.add(id);
-        const doc = await this.store.updateOne({ _id: id }, { $inc: { tree_count: delta } });
-        if (!doc) break;
-        id = doc.parent;
-      }
-    },
-
     /** Runs tree and count writes of this process one after another. */
     exclusive<T>(work: () => Promise<T>): Promise<T> {
       return this.treeWrites.run("tree", work);
@@ -588,7 +541,6 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
 
   created() {
     this.treeWrites = new KeyedQueue();
-    this.pendingCounts = new SiteLocal(() => ({ deltas: {} }));
   }
 };
 

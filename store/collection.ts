@@ -31,6 +31,12 @@ export interface InsertOptions {
    * already holds the new document's (non-empty) value of it: the check and the insert are one statement.
    */
   unlessTaken?: string;
+  /**
+   * The idempotency claim this insert answers (store/key-store.ts): the document `id` of collection
+   * `collection` gets `produced` (the new record's kind and id) in the same transaction, so a create whose
+   * answer was never kept (its node died) is answered from its record on a retry, never run twice (C21, C41).
+   */
+  claim?: { collection: string; id: string; produced: Doc };
 }
 
 export interface UpdateOptions {

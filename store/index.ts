@@ -13,6 +13,7 @@ import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
 import { sqlCollection, indexStatements, type TableOptions } from "./sql/collection";
 import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName, idWindowIndexName } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
+import { recountStatements } from "./sql/term-counts";
 import { pgSequences } from "./sql/sequences";
 import { hasNedbData, importNedb } from "./sql/nedb-import";
 import { caseFoldNotice, textOrderNotice } from "./sql/text-order";
@@ -106,6 +107,8 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
     // A DATA_DIR of the NeDB version: its records are imported once, into the new database (C39).
     if (fresh && file !== ":memory:" && hasNedbData(config.dataDir)) {
       const counts = await importNedb(driver, config.dataDir);
+      // the imported terms' counts and the imported events' triggers both counted: counted again from the events
+      for (const statement of recountStatements("sqlite")) await driver.run(statement);
       config.onNotice?.(`Imported the NeDB data of ${config.dataDir} into ${file}: ${Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(", ")} (the old files are kept as *.db.imported)`);
     }
     await refreshStatistics(driver);

@@ -4,7 +4,7 @@
  * (a primary key), and conditional updates to take over an expired record or a lapsed lease.
  */
 import type { Collection } from "./collection";
-import { ClaimResult, StoredAnswer } from "../lib/http/idempotency";
+import { ClaimResult, ProducedRecord, StoredAnswer } from "../lib/http/idempotency";
 import { isUniqueViolation } from "./errors";
 
 interface KeyDoc {
@@ -14,7 +14,12 @@ interface KeyDoc {
   lease_until: number;
   expires_at: number;
   answer?: StoredAnswer;
+  /** The record the claimed create stored, marked in the create's own transaction (InsertOptions.claim). */
+  produced?: ProducedRecord;
 }
+
+/** The collection of the claims (a site's). */
+export const KEYS_COLLECTION = "idempotency_keys";
 
 /** The operations the claims need. */
 interface Backend {
@@ -71,6 +76,9 @@ export function keyStore(backend: Backend, now: () => number = Date.now): KeySto
         if (held.fingerprint !== fingerprint) return { state: "mismatch" };
         if (held.state === "done" && held.answer) return { state: "done", ...held.answer };
         if (held.lease_until > t) return { state: "in_progress" };
+        // The first request's lease lapsed after its create stored the record (its answer was never kept:
+        // its node died): answered from that record, never created again.
+        if (held.produced) return { state: "produced", record: held.produced };
         // The first request's lease lapsed (its node went away): this one takes over.
         if (await backend.update({ _id: id, state: "running", lease_until: held.lease_until }, { lease_until: t + leaseMs })) return { state: "claimed" };
       }

@@ -62,11 +62,29 @@ export interface StoredAnswer {
   location?: string;
 }
 
+/** What a claimed create stored (its action's service reads it back): kept with the claim in the create's transaction. */
+export interface ProducedRecord {
+  /** The action that reads it (`events.get`, `taxonomy.tags.get`…). */
+  read: string;
+  id: number;
+}
+
 export type ClaimResult =
   | { state: "claimed" }
+  | { state: "produced"; record: ProducedRecord }
   | { state: "mismatch" }
   | { state: "in_progress" }
   | ({ state: "done" } & StoredAnswer);
+
+/** The action reading what a create action made (`events.create` → `events.get`). */
+export function readActionOfCreate(action: string): string {
+  return action.replace(/\.create$/, ".get");
+}
+
+/** The claim a create answers, as the gateway hands it to the action (`ctx.meta.idempotencyClaim`). */
+export function producedBy(meta: { idempotencyClaim?: string; idempotencyRead?: string } | undefined, id: number): { collection: string; id: string; produced: { read: string; id: number } } | undefined {
+  return meta?.idempotencyClaim && meta.idempotencyRead ? { collection: "idempotency_keys", id: meta.idempotencyClaim, produced: { read: meta.idempotencyRead, id } } : undefined;
+}
 
 /** What to do with the claim once the answer is known. */
 export function settlement(status: number): "store" | "release" | "keep" {

@@ -33,6 +33,9 @@ import type { Query } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";
 import { foldedQuery, foldedUpdate, withFolded, withoutFolded } from "./folded";
 import { UniqueViolation } from "../errors";
+import { termDeltas, type CountedDoc } from "../../lib/terms/term-counts";
+import { feedEntry } from "../../lib/changes/feed";
+import { nowDb } from "../../lib/dates";
 
 /** A document-level `$not` is MongoDB's `$nor` with one clause. */
 export function toMongoQuery(query: Query): Query {
@@ -182,6 +185,35 @@ async function appendIn(scope: SiteScope, session: MongoSession, name: string, d
   return strip(stored);
 }
 
+/** The collection whose writes move term counts (docs/records.md#term-counts). */
+const COUNTED = "events";
+
+/**
+ * Term counts on MongoDB, in the event write's own transaction (as the SQL stores' triggers,
+ * store/sql/term-counts.ts): each term whose published events changed moves its `count`, it and its
+ * ancestors their `tree_count`, and its `updated` feed entry is appended.
+ */
+async function countTermsIn(scope: SiteScope, session: MongoSession, pairs: ReadonlyArray<readonly [CountedDoc | null | undefined, CountedDoc | null | undefined]>): Promise<void> {
+  const deltas = termDeltas(pairs);
+  if (!deltas.size) return;
+  const { db, site } = scope;
+  const terms = db.collection("terms");
+  const modified_utc = nowDb();
+  for (const [id, { delta, type }] of deltas) {
+    const res = await terms.findOneAndUpdate(asked({ $and: [{ site }, { _id: id }] }), { $inc: { count: delta, tree_count: delta }, $set: { modified_utc } },
+      { returnOriginal: false, returnDocument: "after", session });
+    const doc = res?.value;
+    if (!doc) continue;
+    const seen = new Set<number>([id]);
+    for (let parent = Number(doc.parent) || 0; parent > 0 && !seen.has(parent);) {
+      seen.add(parent);
+      const up = await terms.findOneAndUpdate(asked({ $and: [{ site }, { _id: parent }] }), { $inc: { tree_count: delta } }, { returnOriginal: false, returnDocument: "after", session });
+      parent = up?.value ? Number(up.value.parent) || 0 : 0;
+    }
+    await appendIn(scope, session, FEED_COLLECTION, feedEntry({ type, id, action: "updated", modified_utc, snapshot: {} }), FEED_CARRY);
+  }
+}
+
 /** The collection `name` of one site, with the indexes its service lists. */
 export function mongoCollection(scope: SiteScope, name: string, indexes: readonly IndexSpec[]): Collection {
   const { client, db, site } = scope;
@@ -193,6 +225,8 @@ export function mongoCollection(scope: SiteScope, name: string, indexes: readonl
   /** An update as stored: a replacement as a stored document, operators with their folded copies. */
   const storedUpdate = (update: Doc): Doc => (isOperators(update) ? foldedUpdate(update) : stored(update));
   const ready = () => scope.prepared(name, indexes);
+  /** Whether this collection's writes move term counts: each then runs in a transaction with them. */
+  const counted = name === COUNTED;
   const feedReady = () => (name === FEED_COLLECTION ? Promise.resolve() : scope.prepared(FEED_COLLECTION, FEED_INDEXES));
 
   /** The record's update, the fix of its derived keys and its feed entry, in `session`'s transaction. */
@@ -208,13 +242,14 @@ export function mongoCollection(scope: SiteScope, name: string, indexes: readonl
     if (fix) await col.updateOne({ _id: before._id }, fix, { session });
     const entry = change?.(strip(after));
     if (entry) await appendIn(scope, session, FEED_COLLECTION, entry, FEED_CARRY);
+    if (counted) await countTermsIn(scope, session, [[before, after]]);
     return { before: strip(before), after: strip(after) };
   }
 
   async function updateFirst(query: Query, update: Doc, change?: (after: Doc) => Doc | null): Promise<{ before: Doc; after: Doc } | null> {
     await ready();
-    if (change || touchesDerived(update, keys)) {
-      if (change) await feedReady();
+    if (change || counted || touchesDerived(update, keys)) {
+      if (change || counted) await feedReady();
       return inTransaction(client, session => updateIn(session, query, update, change));
     }
     // one statement: the record as it was, the update applied to it as the server applied it
@@ -245,17 +280,21 @@ export function mongoCollection(scope: SiteScope, name: string, indexes: readonl
     async insert(doc, o = {}) {
       await ready();
       const guard = o.unlessTaken && doc[o.unlessTaken] !== undefined && doc[o.unlessTaken] !== "" ? o.unlessTaken : undefined;
-      if (!guard && !o.change) {
+      const counts = counted && termDeltas([[null, doc]]).size > 0;
+      if (!guard && !o.change && !o.claim && !counts) {
         await writing(() => col.insertOne(stored(doc)));
         return doc;
       }
-      if (o.change) await feedReady();
-      // the check, the record and its feed entry: one transaction (a concurrent insert of the same value
-      // conflicts with this one on the unique key, or is seen by the check when this one runs again)
+      if (o.change || counts) await feedReady();
+      // the check, the record, its feed entry, its terms' counts and the idempotency claim it answers: one
+      // transaction (a concurrent insert of the same value conflicts with this one on the unique key, or is
+      // seen by the check when this one runs again)
       await inTransaction(client, async session => {
         if (guard && (await col.findOne(scoped({ [guard]: doc[guard] }), { session }))) throw new UniqueViolation(`${name}.${guard}`);
         await col.insertOne(stored(doc), { session });
         if (o.change) await appendIn(scope, session, FEED_COLLECTION, o.change, FEED_CARRY);
+        if (counts) await countTermsIn(scope, session, [[null, doc]]);
+        if (o.claim) await db.collection(o.claim.collection).updateOne(asked({ $and: [{ site }, { _id: o.claim.id }] }), { $set: { produced: o.claim.produced } }, { session });
       });
       return doc;
     },
@@ -269,6 +308,23 @@ export function mongoCollection(scope: SiteScope, name: string, indexes: readonl
     updateOneChange: (query, update, o = {}) => updateFirst(query, update, o.change),
     async updateMany(query, update) {
       await ready();
+      if (counted) {
+        await feedReady();
+        return inTransaction(client, async session => {
+          const was = await col.find(scoped(query), { session }).toArray();
+          if (!was.length) return 0;
+          const ids = was.map(d => d._id);
+          const res = await col.updateMany({ _id: { $in: ids } }, storedUpdate(update), { session });
+          const now = new Map<unknown, Doc>();
+          for (const doc of await col.find({ _id: { $in: ids } }, { session }).toArray()) {
+            const fix = derivedFix(doc, keys);
+            if (fix) await col.updateOne({ _id: doc._id }, fix, { session });
+            now.set(doc._id, doc);
+          }
+          await countTermsIn(scope, session, was.map(d => [d, now.get(d._id)] as const));
+          return res.modifiedCount ?? res.result?.nModified ?? 0;
+        });
+      }
       if (!touchesDerived(update, keys)) {
         const res = await writing(() => col.updateMany(scoped(query), storedUpdate(update)));
         return res.modifiedCount ?? res.result?.nModified ?? 0;
@@ -285,8 +341,18 @@ export function mongoCollection(scope: SiteScope, name: string, indexes: readonl
       });
     },
     async removeMany(query) {
-      const res = await col.deleteMany(scoped(query));
-      return res.deletedCount ?? 0;
+      if (!counted) {
+        const res = await col.deleteMany(scoped(query));
+        return res.deletedCount ?? 0;
+      }
+      await feedReady();
+      return inTransaction(client, async session => {
+        const was = await col.find(scoped(query), { session }).toArray();
+        if (!was.length) return 0;
+        const res = await col.deleteMany({ _id: { $in: was.map(d => d._id) } }, { session });
+        await countTermsIn(scope, session, was.map(d => [d, null] as const));
+        return res.deletedCount ?? 0;
+      });
     },
     async ensureIndex(field, opts = {}) {
       await createIndexes(col, [{ field, unique: opts.unique, sparse: opts.sparse }]);

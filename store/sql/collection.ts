@@ -5,7 +5,7 @@
  * lock on SQLite, the row locked on PostgreSQL; there one record is first set only where it still holds
  * what was read, `setOneRow`), so concurrent writers of one record never lose a field.
  */
-import { FEED_CARRY, type Carry, type Collection, type UpdateOptions } from "../collection";
+import { FEED_CARRY, FEED_COLLECTION, type Carry, type Collection, type InsertOptions, type UpdateOptions } from "../collection";
 import type { Doc, Query, Sort } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";
 import { QueryCompiler, TableShape, fieldExpr } from "./compile";
@@ -56,7 +56,7 @@ function keptOrder(sort: Sort | undefined, orders: ReadonlyArray<readonly string
  * statement. It answers `id, doc`; on PostgreSQL it is a CTE `f`, drawing a number only for each row of
  * `gate` when one is given.
  */
-function appendStatement(dialect: Dialect, table: string, site: number, doc: Doc, carry?: Carry, pg?: { seq: string; gate?: string }): { sql: string; params: Param[] } {
+function appendStatement(dialect: Dialect, table: string, site: number, doc: Doc, carry?: Carry, pg?: { seq?: string; gate?: string }): { sql: string; params: Param[] } {
   const sqlite = dialect === "sqlite";
   const docParam = sqlite ? "jsonb(?)" : "?::jsonb";
   const { _id, ...rest } = doc;
@@ -70,10 +70,14 @@ function appendStatement(dialect: Dialect, table: string, site: number, doc: Doc
     const key = doc[carry.match] as Param;
     params.push(site, sqlite ? key : JSON.stringify(key));
   }
-  if (sqlite || !pg) {
+  // PostgreSQL's feed: numbered by the writing transaction (store/sql/term-counts.ts feed_id), never by a
+  // sequence a reader could see move past a change still being committed (store/sql/feed.ts)
+  const feed = !sqlite && table === FEED_COLLECTION;
+  if (sqlite || (!pg?.seq && !feed)) {
     return { sql: `INSERT INTO ${table} (site, id, doc) SELECT ?, COALESCE(MAX(id), 0) + 1, ${value} FROM ${table} WHERE site = ? RETURNING id, json(doc) AS doc`, params: [site, ...params, site] };
   }
-  return { sql: `f AS (INSERT INTO ${table} (site, id, doc) SELECT ?, nextval('${pg.seq}'), ${value}${pg.gate ? ` FROM ${pg.gate}` : ""} RETURNING id, doc)`, params: [site, ...params] };
+  const number = feed ? "feed_id(?::integer, ?::jsonb)" : `nextval('${pg!.seq}')`;
+  return { sql: `f AS (INSERT INTO ${table} (site, id, doc) SELECT ?, ${number}, ${value}${pg?.gate ? ` FROM ${pg.gate}` : ""} RETURNING id, doc)`, params: [site, ...(feed ? [site, JSON.stringify(doc.key ?? null)] : []), ...params] };
 }
 
 /** The fields a projection keeps (inclusion: those named and `_id`; exclusion: all but those named). */
@@ -89,6 +93,11 @@ function project(doc: Doc, projection: Record<string, 0 | 1>): Doc {
   for (const [k, v] of named) if (v && k in doc) out[k] = doc[k];
   return out;
 }
+
+const tableName = (name: string): string => {
+  if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`not a collection name: ${name}`);
+  return name;
+};
 
 export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection {
   const { table, site } = opts;
@@ -133,6 +142,26 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     }
     return docs;
   };
+  // An idempotency claim marked with the record its create produced (InsertOptions.claim), in the insert's statement or unit.
+  const claimStatement = (claim: NonNullable<InsertOptions["claim"]>): string =>
+    `UPDATE ${tableName(claim.collection)} SET doc = ${sqlite ? "jsonb_set(doc, '$.produced', jsonb(?))" : "jsonb_set(doc, '{produced}', ?::jsonb)"} WHERE site = ? AND id = ?`;
+  const claimParams = (claim: NonNullable<InsertOptions["claim"]>): Param[] => [JSON.stringify(claim.produced), site, claim.id];
+
+  /**
+   * PostgreSQL: runs a write that stores a feed entry again when another writer took the entry's id at the
+   * same moment (two entries of one record written outside the record's lock, e.g. changes recorded apart
+   * from their write, both placed just past its newest entry: store/sql/term-counts.ts `feed_id`). The
+   * refused statement or transaction stored nothing.
+   */
+  const feedRetry = async <T>(write: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await write();
+      } catch (err) {
+        if (sqlite || attempt >= 5 || !(err instanceof UniqueViolation) || err.constraint !== `${opts.feedTable}_pkey`) throw err;
+      }
+    }
+  };
   const pgSeq = async (numbered: string): Promise<{ seq: string } | undefined> =>
     (opts.sequences ? { seq: await opts.sequences.of(site, numbered, numbered) } : undefined);
   /**
@@ -140,15 +169,19 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
    * when it wrote one, the feed entry `entry`; the feed's sequence moves only then. Answers whether the
    * row was written.
    */
-  const writtenWithEntry = async (write: string, params: Param[], entry: Doc | null | undefined): Promise<boolean> => {
+  const writtenWithEntry = async (write: string, params: Param[], entry: Doc | null | undefined, claim?: InsertOptions["claim"]): Promise<boolean> => {
     let statement = `WITH r AS (${write} RETURNING id)`;
     const all = [...params];
+    if (claim) {
+      statement += `, k AS (${claimStatement(claim)} AND EXISTS (SELECT 1 FROM r) RETURNING id)`;
+      all.push(...claimParams(claim));
+    }
     if (entry) {
-      const feed = appendStatement("postgres", opts.feedTable, site, entry, FEED_CARRY, { ...(await pgSeq(opts.feedTable))!, gate: "r" });
+      const feed = appendStatement("postgres", opts.feedTable, site, entry, FEED_CARRY, { gate: "r" });
       statement += `, ${feed.sql}`;
       all.push(...feed.params);
     }
-    const [row] = await driver.all<{ n: number | string }>(`${statement} SELECT COUNT(*) AS n FROM r`, all);
+    const [row] = await feedRetry(() => driver.all<{ n: number | string }>(`${statement} SELECT COUNT(*) AS n FROM r`, all));
     return Number(row.n) > 0;
   };
 
@@ -182,22 +215,23 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       const set = await setOneRow(query, update, o);
       if (set) return set;
     }
-    return driver.transaction(async tx => {
+    return feedRetry(() => driver.transaction(async tx => {
       const rows = await select(tx, query, `${limit ? " LIMIT 1" : ""}${sqlite ? "" : " FOR UPDATE"}`);
       const out: Array<{ before: Doc; after: Doc }> = [];
       for (const row of rows) {
         const before = toDoc(row);
         const after = applyUpdate(before, update);
-        await tx.run(`UPDATE ${table} SET doc = ${docParam} WHERE site = ? AND id = ?`, [body(after), site, row.id]);
+        // the record's entry first: what the row's triggers record (a term's count, store/sql/term-counts.ts) follows it
         const entry = change?.(after);
         if (entry) {
-          const feed = appendStatement(driver.dialect, opts.feedTable, site, entry, FEED_CARRY, await pgSeq(opts.feedTable));
+          const feed = appendStatement(driver.dialect, opts.feedTable, site, entry, FEED_CARRY);
           await tx.all(sqlite ? feed.sql : `WITH ${feed.sql} SELECT id FROM f`, feed.params);
         }
+        await tx.run(`UPDATE ${table} SET doc = ${docParam} WHERE site = ? AND id = ?`, [body(after), site, row.id]);
         out.push({ before, after });
       }
       return out;
-    });
+    }));
   }
 
   return {
@@ -236,7 +270,7 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     async insert(doc, o = {}) {
       if (doc._id === undefined || doc._id === null) throw new Error(`${table}: a document needs its _id before it is stored`);
       const guard = o.unlessTaken && doc[o.unlessTaken] !== undefined && doc[o.unlessTaken] !== "" ? o.unlessTaken : undefined;
-      if (!guard && !o.change) {
+      if (!guard && !o.change && !o.claim) {
         await driver.run(`INSERT INTO ${table} (site, id, doc) VALUES (?, ?, ${docParam})`, [site, idParam(doc._id), body(doc)]);
         return doc;
       }
@@ -251,21 +285,23 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       const taken = () => new UniqueViolation(`${table}.${guard}`);
       if (sqlite) {
         await driver.unit!(tx => {
-          if (tx.run(sql, params) === 0) throw taken();
+          // the entry first (what the row's triggers record follows it); a refused insert undoes it with the unit
           if (o.change) {
             const feed = appendStatement("sqlite", opts.feedTable, site, o.change, FEED_CARRY);
             tx.run(feed.sql, feed.params);
           }
+          if (tx.run(sql, params) === 0) throw taken();
+          if (o.claim) tx.run(claimStatement(o.claim), claimParams(o.claim));
         });
         return doc;
       }
       // PostgreSQL: one statement; the feed's sequence moves only when the record was stored
-      if (!(await writtenWithEntry(sql, params, o.change))) throw taken();
+      if (!(await writtenWithEntry(sql, params, o.change, o.claim))) throw taken();
       return doc;
     },
     async append(doc, carry) {
-      const st = appendStatement(driver.dialect, table, site, doc, carry, await pgSeq(table));
-      const [row] = await driver.all<Row>(sqlite ? st.sql : `WITH ${st.sql} SELECT id, doc FROM f`, st.params);
+      const st = appendStatement(driver.dialect, table, site, doc, carry, table === FEED_COLLECTION ? undefined : await pgSeq(table));
+      const [row] = await feedRetry(() => driver.all<Row>(sqlite ? st.sql : `WITH ${st.sql} SELECT id, doc FROM f`, st.params));
       return toDoc(row);
     },
     async updateOne(query, update, o = {}) {

@@ -7,6 +7,7 @@
 import type { SqlDriver } from "./driver";
 import { FTS_SITE_STRIDE, fieldExpr } from "./compile";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
+import { termCountStatements } from "./term-counts";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -410,6 +411,14 @@ export const MIGRATIONS: Migration[] = [
     // migration 12 made them. A server with none of them keeps the old function (store/sql/text-order.ts
     // then warns at every opening).
     up: d => (d.dialect === "sqlite" ? [] : [refoldWhereLowerIsAscii()])
+  },
+  {
+    version: 14,
+    name: "term counts kept by triggers in the event write's transaction, the feed numbered by transaction (PostgreSQL)",
+    // Counts can no longer fall behind their events after a crash (store/sql/term-counts.ts, issue 41);
+    // every count is recomputed once from the events. PostgreSQL's feed entries take their transaction's
+    // id (feed_id), so a reader never passes a change still being committed (store/sql/feed.ts, C43).
+    up: d => termCountStatements(d.dialect)
   }
 ];
 

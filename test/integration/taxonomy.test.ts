@@ -5,6 +5,7 @@
  */
 import { startService, Running, KeyName } from "../helpers/harness";
 import type { Json } from "../helpers/json";
+import type { Store } from "../../store";
 
 type Tax = "categories" | "tags";
 interface Links { categories: number[]; tags: number[] }
@@ -39,9 +40,33 @@ async function boot(fakeEvents: boolean) {
     if (res.status !== 201) throw new Error(`create ${tax} ${JSON.stringify(body)}: ${res.status} ${res.text}`);
     return res.body;
   };
-  const counts = (deltas: Record<string, number>) => svc.broker.call("taxonomy.adjustCounts", { deltas }) as Promise<Record<string, number>>;
+  // Counts follow the published event rows carrying a term, moved by the store with each row's write
+  // (store/sql/term-counts.ts): event rows written straight into the store here, as the events service writes them.
+  let nextEvent = 900_000;
+  const events = () => ((svc.broker.getLocalService("taxonomy") as Json).storeHandle as Store).collection("events", []);
+  const publish = async (categories: number[]) => {
+    const id = nextEvent++;
+    await events().insert({ _id: id, status: "publish", categories, tags: [] });
+    await svc.broker.cacher?.clean(); // (the events service cleans after its writes: C16)
+    return id;
+  };
+  const unpublish = async (id: number) => {
+    await events().updateOne({ _id: id }, { $set: { status: "draft" } });
+    await svc.broker.cacher?.clean();
+  };
+  // as many published rows carrying each term as its delta (a negative delta unpublishes earlier ones)
+  const carrying = new Map<number, number[]>();
+  const counts = async (deltas: Record<string, number>) => {
+    for (const [key, delta] of Object.entries(deltas)) {
+      const term = Number(key);
+      const rows = carrying.get(term) ?? [];
+      carrying.set(term, rows);
+      for (let i = 0; i < delta; i++) rows.push(await publish([term]));
+      for (let i = 0; i < -delta; i++) await unpublish(rows.pop()!);
+    }
+  };
   const site = `http://localhost:${svc.port}`;
-  return { svc, links, unlinked, create, counts, site, ns: `${site}/wp-json/calendar/events/v1` };
+  return { svc, links, unlinked, create, publish, unpublish, counts, site, ns: `${site}/wp-json/calendar/events/v1` };
 }
 
 // -------------------------------------------------------------------------------------------------------
@@ -662,22 +687,34 @@ describe("internal actions", () => {
     expect(await call("embed", { ids: [] })).toEqual({});
   });
 
-  test("adjustCounts: counts, hide_empty of ancestors, moves and unknown ids", async () => {
+  test("counts follow published event rows: hide_empty of ancestors, moves, deletes and unknown ids", async () => {
     const a = await env.create("categories", { name: "Count A" });
     const b = await env.create("categories", { name: "Count B", parent: a.id });
     const c = await env.create("categories", { name: "Count C" });
     const visible = async () => (await svc.get("/categories?search=count")).body.categories.map((t: Json) => t.name);
     expect(await visible()).toEqual([]);
-    expect(await env.counts({ [b.id]: 2, 2389: 5, [c.id]: 0 })).toEqual({ [b.id]: 2 });
+    const [e1, e2] = [await env.publish([b.id, 2389]), await env.publish([b.id])];
     expect((await svc.get(`/categories/${b.id}`)).body.count).toBe(2);
     expect((await svc.get(`/categories/${a.id}`)).body.count).toBe(0);
     expect(await visible()).toEqual(["Count A", "Count B"]);
     // moving the counted child carries its weight to the new parent
     await svc.request("PATCH", `/categories/${b.id}`, { as: "admin", body: { parent: c.id } });
     expect(await visible()).toEqual(["Count B", "Count C"]);
-    expect(await env.counts({ [b.id]: -1 })).toEqual({ [b.id]: 1 });
+    await env.unpublish(e1);
+    expect((await svc.get(`/categories/${b.id}`)).body.count).toBe(1);
     expect(await visible()).toEqual(["Count B", "Count C"]);
-    await env.counts({ [b.id]: -1 });
+    await env.unpublish(e2);
+    expect(await visible()).toEqual([]);
+    // a deleted child's count leaves its ancestors; its children move up with theirs
+    const d = await env.create("categories", { name: "Count D", parent: c.id });
+    const e = await env.create("categories", { name: "Count E", parent: d.id });
+    await env.publish([d.id]);
+    await env.publish([e.id]);
+    expect((await svc.get(`/categories/${c.id}`)).body.count).toBe(0);
+    expect(await visible()).toEqual(["Count C", "Count D", "Count E"]);
+    await svc.request("DELETE", `/categories/${d.id}`, { as: "admin" });
+    expect(await visible()).toEqual(["Count C", "Count E"]);
+    await svc.request("DELETE", `/categories/${e.id}`, { as: "admin" });
     expect(await visible()).toEqual([]);
   });
 
