@@ -533,14 +533,20 @@ export class QueryCompiler {
     const fts = this.shape.fts;
     if (this.dialect !== "sqlite" || !fts || terms.some(t => [...t.text].length < 3 || !t.fields.every(f => fts.columns.includes(f)))) return undefined;
     const match = ftsMatch(terms);
+    const base = ftsRowid(fts.site, 0);
+    const index = (key: string) => ({ sql: `${key} IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)] });
     const few = fts.few?.get(match);
     if (few) {
+      if (few.length === 0) return { sql: "0=1", params: [], fts: terms, fewIds: true, docFree: true };
+      // the ids drive; the index still decides (a write between the ids' read and this statement may have
+      // taken an event's words away)
       const list = sqliteList(few);
-      return { sql: few.length ? `id IN ${list.sql}` : "0=1", params: few.length ? list.params : [], fts: terms, fewIds: true, docFree: true };
+      const still = index("+id");
+      return { sql: `id IN ${list.sql} AND ${still.sql}`, params: [...list.params, ...still.params], fts: terms, fewIds: true, docFree: true };
     }
-    const base = ftsRowid(fts.site, 0);
     // `+id` is the same value but no key of `events`: the planner cannot start from the matches
-    return { sql: `${fts.probe ? "+id" : "id"} IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)], fts: terms, textIndex: true, matches: [match] };
+    const member = index(fts.probe ? "+id" : "id");
+    return { ...member, fts: terms, textIndex: true, matches: [match] };
   }
 
   /** `$or`: memberships of one text in the full-text index become one membership of all their fields. */
