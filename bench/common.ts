@@ -61,9 +61,11 @@ export interface Server {
 /** The service (dist/server.js) on a free port of 127.0.0.1, answered once `readyPath` answers 200. */
 export async function startServer(env: Record<string, string>, o: { readyPath?: string; readyTimeoutMs?: number } = {}): Promise<Server> {
   const port = await freePort();
+  // another build's service when asked (BENCH_SERVER_ROOT: a checkout with its dist/, bench/search.ts)
+  const root = env.BENCH_SERVER_ROOT || ROOT;
   // as `npm start` runs it: with its heap limit (HEAP_MB, default 512)
-  const child = spawn(process.execPath, [`--max-old-space-size=${process.env.HEAP_MB || 512}`, path.join(ROOT, "dist", "server.js")], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [`--max-old-space-size=${process.env.HEAP_MB || 512}`, ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), path.join(root, "dist", "server.js")], {
+    cwd: root,
     env: { ...process.env, API_KEYS: `${KEY}:administrator:1`, METRICS_PORT: "0", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: String(port), ...env },
     stdio: ["ignore", "ignore", "inherit"]
   });

@@ -51,6 +51,12 @@ export function readableCondition(access: Exclude<SearchAccess, "all">): Query {
   return { $or: open };
 }
 
+/** The term is in the title, the excerpt or the description. */
+function anyText(text: string): Query {
+  const re = containsRegex(text);
+  return { $or: [{ title: re }, { excerpt: re }, { description: re }] };
+}
+
 /**
  * A term matches an event's title, or its excerpt or description when the caller may read those (D34):
  * `title ∨ (readable ∧ body)`, written as the same condition `(title ∨ body) ∧ (title ∨ readable)`. Its
@@ -58,11 +64,23 @@ export function readableCondition(access: Exclude<SearchAccess, "all">): Query {
  * the document only where the title does not hold the term (docs/lists.md#search).
  */
 function searchCondition(text: string, exclude: boolean, access: SearchAccess): Query {
-  const re = containsRegex(text);
-  const anyText: Query = { $or: [{ title: re }, { excerpt: re }, { description: re }] };
-  const match: Query = access === "all" ? anyText : { $and: [anyText, { $or: [{ title: re }, readableCondition(access)] }] };
+  const match: Query = access === "all" ? anyText(text) : { $and: [anyText(text), { $or: [{ title: containsRegex(text) }, readableCondition(access)] }] };
   // each store reads its text index for these conditions itself (docs/lists.md#search)
   return exclude ? { $not: match } : match;
+}
+
+/**
+ * Every term (C37: AND). The terms that must match are written side by side, `t₁ ∧ t₂ ∧ … ∧ (readable ∨
+ * (title holds t₁ ∧ title holds t₂ …))`, the same condition as each term's `(t ∨ …) ∧ (title ∨ readable)`
+ * (`(a ∨ r) ∧ (b ∨ r)` is `(a ∧ b) ∨ r`): their texts are one conjunction a store's text index intersects
+ * itself, and the titles are read only for events the caller may not read (docs/lists.md#search).
+ */
+function allTerms(terms: readonly SearchTerm[], access: SearchAccess): Query {
+  const needed = terms.filter(t => !t.exclude);
+  const parts: Query[] = needed.map(t => anyText(t.text));
+  if (needed.length && access !== "all") parts.push({ $or: [readableCondition(access), { $and: needed.map(t => ({ title: containsRegex(t.text) })) }] });
+  for (const t of terms) if (t.exclude) parts.push(searchCondition(t.text, true, access));
+  return { $and: parts };
 }
 
 const earliest = (...v: Array<string | undefined>) => v.filter((x): x is string => x !== undefined).sort()[0];
@@ -88,7 +106,7 @@ function dateRanges(b: EventListFilters["bounds"]): { start: Query; end: Query }
 
 /** Every search term on the stored (original-language) text; no terms: no condition. */
 export function eventSearchCondition(terms: readonly SearchTerm[], access: SearchAccess): Query {
-  return terms.length ? { $and: terms.map(t => searchCondition(t.text, t.exclude, access)) } : {};
+  return terms.length ? allTerms(terms, access) : {};
 }
 
 /** The `search` condition of a list (in the asked language when the service built one), or undefined. */
@@ -96,7 +114,7 @@ export function searchPart(f: EventListFilters): Query | undefined {
   if (f.searchQuery) return f.searchQuery;
   if (!f.search) return undefined;
   const terms = searchTerms(f.search);
-  return terms.length ? { $and: terms.map(term => searchCondition(term.text, term.exclude, f.searchAccess)) } : undefined;
+  return terms.length ? allTerms(terms, f.searchAccess) : undefined;
 }
 
 export function buildEventQuery(f: EventListFilters): Query {

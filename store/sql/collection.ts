@@ -8,7 +8,7 @@
 import { FEED_CARRY, FEED_COLLECTION, type Carry, type Collection, type InsertOptions, type UpdateOptions } from "../collection";
 import type { Doc, Query, Sort } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";
-import { QueryCompiler, TableShape, fieldExpr } from "./compile";
+import { FEW_MATCHES, ftsRowid, QueryCompiler, TableShape, fieldExpr } from "./compile";
 import type { PgSequences } from "./sequences";
 import { UniqueViolation, type Dialect, type Param, type SqlDriver, type SqlRunner } from "./driver";
 
@@ -133,6 +133,27 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
   // key lookups alike, not counting what computing the columns from each document costs: it is named.
   const byLinks = (query: Query): string | undefined =>
     (sqlite && opts.idColumnsIndex && counter !== compiler && counter.drivenByLinks(query) ? `${table} INDEXED BY ${opts.idColumnsIndex}` : undefined);
+  /**
+   * SQLite: the compiler `by` knowing the ids of each full-text query of `query` that has at most
+   * FEW_MATCHES matches in the site (read now, one capped query each), so those matches drive the read:
+   * a search whose words are found together in few events reads those events, not the list's window
+   * (docs/lists.md#search). `by` itself when there are none.
+   */
+  const withFewMatches = async (by: QueryCompiler, query: Query): Promise<QueryCompiler> => {
+    const fts = by.shape.fts;
+    if (!sqlite || !fts) return by;
+    const matches = [...new Set(by.where(query).matches ?? [])];
+    if (matches.length === 0) return by;
+    const few = new Map<string, number[]>();
+    const base = ftsRowid(fts.site, 0);
+    for (const match of matches) {
+      const rows = await driver.all<{ id: number }>(
+        `SELECT rowid - ? AS id FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ? LIMIT ${FEW_MATCHES + 1}`,
+        [base, match, base, ftsRowid(fts.site + 1, 0)]);
+      if (rows.length <= FEW_MATCHES) few.set(match, rows.map(r => Number(r.id)));
+    }
+    return few.size ? new QueryCompiler(by.dialect, { ...by.shape, fts: { ...fts, few } }) : by;
+  };
   const idParam = (id: unknown): Param => (opts.textId ? String(id) : Number(id));
   const pointReads = async (ids: readonly unknown[]): Promise<Doc[]> => {
     const docs: Doc[] = [];
@@ -240,7 +261,9 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       if (o.limit) tail += ` LIMIT ${Math.floor(o.limit)}`;
       if (o.skip) tail += `${o.limit ? "" : sqlite ? " LIMIT -1" : ""} OFFSET ${Math.floor(o.skip)}`;
       const linked = byLinks(query);
-      const docs = (linked ? await select(driver, query, tail, counter, linked) : await select(driver, query, tail, o.limit && keptOrder(o.sort, opts.orders ?? []) ? walker : compiler)).map(toDoc);
+      const docs = (linked
+        ? await select(driver, query, tail, await withFewMatches(counter, query), linked)
+        : await select(driver, query, tail, await withFewMatches(o.limit && keptOrder(o.sort, opts.orders ?? []) ? walker : compiler, query))).map(toDoc);
       return o.projection ? docs.map(doc => project(doc, o.projection!)) : docs;
     },
     async findByIds(ids) {
@@ -249,12 +272,14 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       return this.find({ _id: { $in: [...ids] } });
     },
     async count(query) {
-      const where = counter.where(query);
+      const where = (await withFewMatches(counter, query)).where(query);
       // A count of typed columns only is read from their covering index alone. SQLite's planner prices a
       // scan of the table below it (it does not count what computing the columns from each document costs),
       // so it is named; PostgreSQL chooses it from its statistics. A SQLite count that reads the full-text
-      // index walks that index too, probing the matches.
-      const from = byLinks(query) ?? (sqlite && (where.docFree || where.textIndex) && opts.columnsIndex ? `${table} INDEXED BY ${opts.columnsIndex}` : table);
+      // index walks that index too, probing the matches; one driven by a short list of the index's ids
+      // looks each up in the columns' index keyed by id.
+      const byIds = sqlite && where.fewIds && opts.idColumnsIndex ? `${table} INDEXED BY ${opts.idColumnsIndex}` : undefined;
+      const from = byLinks(query) ?? byIds ?? (sqlite && (where.docFree || where.textIndex) && opts.columnsIndex ? `${table} INDEXED BY ${opts.columnsIndex}` : table);
       const [row] = await driver.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${from} WHERE site = ? AND (${where.sql})`, [site, ...where.params]);
       return Number(row.n);
     },

@@ -27,9 +27,11 @@ export interface TableShape {
   /**
    * SQLite: the table's full-text index (store/sql/schema.ts) and the site it is read for. `probe`: each
    * row is tested against the index's matches, which never drive the read (a page walking its order
-   * index, docs/lists.md#search).
+   * index, docs/lists.md#search). `few`: the ids of the matches of a full-text query (its MATCH text, see
+   * `Compiled.matches`) that has at most FEW_MATCHES of them, read before the statement: such a query is
+   * compiled as that list of ids, which drives the read (docs/lists.md#search).
    */
-  fts?: { table: string; columns: readonly string[]; site: number; probe?: boolean };
+  fts?: { table: string; columns: readonly string[]; site: number; probe?: boolean; few?: ReadonlyMap<string, readonly number[]> };
   /** PostgreSQL: fields whose folded text is a stored column (store/sql/schema.ts FOLDED_COLUMNS), by field. */
   folded?: ReadonlyMap<string, string>;
   /** `_id` is an integer (posts, terms, changes) or a text key (translations). */
@@ -53,10 +55,33 @@ export interface Compiled {
   params: Param[];
   /** The condition reads typed columns only, never the document (a count of it is read from their index alone). */
   docFree?: boolean;
-  /** SQLite: the condition is exactly "one of `fields`, folded, holds `text`", read from the full-text index. */
-  fts?: { fields: readonly string[]; text: string };
+  /**
+   * SQLite: the condition is exactly "for every one of these terms, one of its `fields`, folded, holds its
+   * `text`", read from the full-text index in one query.
+   */
+  fts?: ReadonlyArray<{ fields: readonly string[]; text: string }>;
   /** SQLite: the condition reads the full-text index (somewhere within it). */
   textIndex?: boolean;
+  /**
+   * SQLite: the full-text queries (MATCH texts) the condition asks whose matches could drive its read (not
+   * within a disjunction or a negation), none answered by a list of ids (`few`).
+   */
+  matches?: readonly string[];
+  /** SQLite: the condition holds a short list of ids from the full-text index (`few`), which may drive the read. */
+  fewIds?: boolean;
+}
+
+/**
+ * SQLite: a full-text query with at most this many matches in the site is answered by the list of their
+ * ids, read first (store/sql/collection.ts), so the matches drive the read; with more, each row of the
+ * list's own order (the window) is tested against them. At 100 000 events, a count by 1 000 ids reads 1 000
+ * entries of the window index keyed by id, where walking the window reads 100 000 (docs/lists.md#search).
+ */
+export const FEW_MATCHES = 1000;
+
+/** The MATCH text of a conjunction of terms, each "one of these columns holds this text" (a phrase). */
+export function ftsMatch(terms: ReadonlyArray<{ fields: readonly string[]; text: string }>): string {
+  return terms.map(t => `{${t.fields.join(" ")}} : "${t.text.replace(/"/g, '""')}"`).join(" AND ");
 }
 
 /** The most values a SQLite `IN` list takes as placeholders (longer lists are one JSON parameter). */
@@ -210,10 +235,22 @@ export class QueryCompiler {
   private allOf(queries: Query[]): Compiled {
     const memberships = queries.map(q => this.linkMembership(q));
     const linked = memberships.filter((m): m is LinkMembership => m !== undefined);
-    if (linked.length < 2) return and(queries.map(q => this.where(q)));
+    if (linked.length < 2) return this.allTexts(queries.map(q => this.where(q)));
     const rest = queries.filter((_, i) => memberships[i] === undefined);
     const among = this.dialect === "sqlite" ? this.linkedProbed(linked) : this.linkedChosen(linked);
-    return and([among, ...rest.map(q => this.where(q))]);
+    return and([among, ...this.allTexts(rest.map(q => this.where(q)), false)]);
+  }
+
+  /**
+   * SQLite: conditions of which several are full-text memberships (the words of one search): those become
+   * one query of the index, the AND of their terms, which the index intersects itself (C37: every term).
+   */
+  private allTexts(parts: Compiled[]): Compiled;
+  private allTexts(parts: Compiled[], joined: false): Compiled[];
+  private allTexts(parts: Compiled[], joined = true): Compiled | Compiled[] {
+    const texts = parts.filter(p => p.fts);
+    const out = texts.length < 2 ? parts : [this.ftsMember(texts.flatMap(p => p.fts!))!, ...parts.filter(p => !p.fts)];
+    return joined ? and(out) : out;
   }
 
   /**
@@ -307,7 +344,7 @@ export class QueryCompiler {
     if (start && end) return { sql: `${text} = ?`, params: [value] };
     // SQLite: a folded substring of three characters or more in an indexed field is the exact index's answer
     if (!start && !end && re.flags === "i") {
-      const member = this.ftsMember([field], value);
+      const member = this.ftsMember([{ fields: [field], text: value }]);
       if (member) return member;
     }
     const prefix = this.dialect === "sqlite" ? `substr(${text}, 1, ?)` : `left(${text}, ?)`;
@@ -487,27 +524,50 @@ export class QueryCompiler {
   }
 
   /**
-   * SQLite: the ids whose folded `fields` (one of them) hold `text`, from the exact full-text index
-   * (migration 7, store/sql/schema.ts); undefined when the index cannot answer (a shorter text, a field
-   * it does not hold).
+   * SQLite: the ids where, for every term, one of its folded `fields` holds its `text`, from the exact
+   * full-text index (migration 7, store/sql/schema.ts); undefined when the index cannot answer (a text
+   * shorter than a trigram, a field it does not hold). A query with few matches (TableShape.fts `few`) is
+   * their list of ids.
    */
-  private ftsMember(fields: readonly string[], text: string): Compiled | undefined {
+  private ftsMember(terms: ReadonlyArray<{ fields: readonly string[]; text: string }>): Compiled | undefined {
     const fts = this.shape.fts;
-    if (this.dialect !== "sqlite" || !fts || [...text].length < 3 || !fields.every(f => fts.columns.includes(f))) return undefined;
+    if (this.dialect !== "sqlite" || !fts || terms.some(t => [...t.text].length < 3 || !t.fields.every(f => fts.columns.includes(f)))) return undefined;
+    const match = ftsMatch(terms);
     const base = ftsRowid(fts.site, 0);
-    const match = `{${fields.join(" ")}} : "${text.replace(/"/g, '""')}"`;
+    const index = (key: string) => ({ sql: `${key} IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)] });
+    const few = fts.few?.get(match);
+    if (few) {
+      if (few.length === 0) return { sql: "0=1", params: [], fts: terms, fewIds: true, docFree: true };
+      // the ids drive; the index still decides (a write between the ids' read and this statement may have
+      // taken an event's words away)
+      const list = sqliteList(few);
+      const still = index("+id");
+      return { sql: `id IN ${list.sql} AND ${still.sql}`, params: [...list.params, ...still.params], fts: terms, fewIds: true, docFree: true };
+    }
     // `+id` is the same value but no key of `events`: the planner cannot start from the matches
-    return { sql: `${fts.probe ? "+id" : "id"} IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)], fts: { fields, text }, textIndex: true };
+    const member = index(fts.probe ? "+id" : "id");
+    return { ...member, fts: terms, textIndex: true, matches: [match] };
   }
 
   /** `$or`: memberships of one text in the full-text index become one membership of all their fields. */
   private anyOf(queries: Query[]): Compiled {
     const parts = queries.map(q => this.where(q));
+    const single = (p: Compiled) => p.fts?.length === 1;
     const byText = new Map<string, string[]>();
-    for (const p of parts) if (p.fts) byText.set(p.fts.text, [...(byText.get(p.fts.text) ?? []), ...p.fts.fields]);
+    for (const p of parts) if (single(p)) byText.set(p.fts![0].text, [...(byText.get(p.fts![0].text) ?? []), ...p.fts![0].fields]);
     if (byText.size === 0) return or(parts);
-    const merged = [...byText].map(([text, fields]) => this.ftsMember([...new Set(fields)], text)!);
-    return or([...merged, ...parts.filter(p => !p.fts)]);
+    // each merged membership where its text's first membership was: a cheap condition written first
+    // (whether the caller may read the event) is tested first, before the index's matches are read
+    const out: Compiled[] = [];
+    for (const p of parts) {
+      if (!single(p)) out.push(p);
+      else if (byText.has(p.fts![0].text)) {
+        const text = p.fts![0].text;
+        out.push(this.ftsMember([{ fields: [...new Set(byText.get(text))], text }])!);
+        byText.delete(text);
+      }
+    }
+    return or(out);
   }
 
   /**
@@ -533,17 +593,28 @@ function negate(inner: Compiled): Compiled {
   return { sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params, docFree: inner.docFree, textIndex: inner.textIndex };
 }
 
-/** What a condition made of `parts` reads: no document when none does, the text index when one does. */
-const reads = (parts: Compiled[]) => ({ docFree: parts.every(p => p.docFree), textIndex: parts.some(p => p.textIndex) });
+/**
+ * What a condition made of `parts` reads: no document when none does, the text index when one does (and
+ * which of its queries), a short list of its ids when one part is such a list.
+ */
+const reads = (parts: Compiled[], all: boolean) => ({
+  docFree: parts.every(p => p.docFree),
+  textIndex: parts.some(p => p.textIndex),
+  // the queries whose matches could drive the read: those of a conjunction's parts (a disjunction's or a
+  // negation's are tested row by row, and read only when a row needs them)
+  matches: all ? parts.flatMap(p => p.matches ?? []) : [],
+  // a list drives a conjunction it is part of, a disjunction only when every branch is one
+  fewIds: all ? parts.some(p => p.fewIds) : parts.every(p => p.fewIds)
+});
 
 function and(parts: Compiled[]): Compiled {
   if (parts.length === 0) return { sql: "1=1", params: [], docFree: true };
   if (parts.length === 1) return parts[0];
-  return { sql: parts.map(p => `(${p.sql})`).join(" AND "), params: parts.flatMap(p => p.params), ...reads(parts) };
+  return { sql: parts.map(p => `(${p.sql})`).join(" AND "), params: parts.flatMap(p => p.params), ...reads(parts, true) };
 }
 
 function or(parts: Compiled[]): Compiled {
   if (parts.length === 0) return { sql: "0=1", params: [], docFree: true };
   if (parts.length === 1) return parts[0];
-  return { sql: `(${parts.map(p => `(${p.sql})`).join(" OR ")})`, params: parts.flatMap(p => p.params), ...reads(parts) };
+  return { sql: `(${parts.map(p => `(${p.sql})`).join(" OR ")})`, params: parts.flatMap(p => p.params), ...reads(parts, false) };
 }

@@ -107,6 +107,53 @@ function suite(kind: "sqlite" | "postgres") {
     }
   });
 
+  test("several words: the scan's pages and totals, whether their matches are few (they drive) or many (the window is walked)", async () => {
+    const store = await acquireStore(config);
+    try {
+      const ordered = [{ field: "start_date", then: ["date"] }];
+      await store.ensureIndexes("events", ordered);
+      const events = store.collection("events", ordered, SITE);
+      const readable = (d: Doc) => !("post_password" in d) || d.post_password === "";
+      const terms = (s: string) => s.split(" ");
+      const matchesAll = (d: Doc, s: string, anonymous: boolean) => terms(s).every(t => (t.startsWith("-")
+        ? !(contains({ title: d.title }, t.slice(1)) || ((!anonymous || readable(d)) && contains({ excerpt: d.excerpt, description: d.description }, t.slice(1))))
+        : contains({ title: d.title }, t) || ((!anonymous || readable(d)) && contains({ excerpt: d.excerpt, description: d.description }, t))));
+      // "night" and "number" are in every description (more than FEW_MATCHES), "jazz 123" in few events,
+      // "jazz 99" has a term too short for the index, "evening night -jazz" an exclusion
+      for (const text of ["night number", "jazz 123", "evening 123", "cafe night", "jazz 99", "evening night -jazz", "jazz zqxw"]) {
+        for (const anonymous of [false, true]) {
+          const query = buildEventQuery({ statuses: ["publish"], bounds: {}, searchAccess: anonymous ? {} : "all", search: text });
+          const expected = docs.filter(d => matchesAll(d, text, anonymous)).map(d => d._id);
+          expect([text, anonymous, await events.count(query)]).toEqual([text, anonymous, expected.length]);
+          for (const skip of [0, Math.max(0, expected.length - 4)]) {
+            const page = await events.find(query, { sort: eventSort(false), skip, limit: 10 });
+            expect([text, anonymous, page.map(d => d._id)]).toEqual([text, anonymous, expected.slice(skip, skip + 10)]);
+          }
+        }
+      }
+      expect(docs.filter(d => matchesAll(d, "jazz 123", false)).length).toBeGreaterThan(0);
+      expect(docs.filter(d => matchesAll(d, "night number", true)).length).toBeGreaterThan(1000);
+    } finally {
+      await releaseStore(config);
+    }
+  });
+
+  test("SQLite: the words of one search are one query of the text index; few matches become their ids", () => {
+    if (kind !== "sqlite") return;
+    const query = buildEventQuery({ statuses: ["publish"], bounds: {}, searchAccess: {}, search: "jazz Théâtre" });
+    const where = compiler.where(query);
+    const both = '{title excerpt description} : "jazz" AND {title excerpt description} : "theatre"';
+    expect(where.params).toContain(both);
+    expect(where.params).toContain('{title} : "jazz" AND {title} : "theatre"');
+    // only the first can drive the read (the titles' query is read for events the caller may not read)
+    expect(where.matches).toEqual([both]);
+    const few = new QueryCompiler(kind, { arrays: new Set(), fts: { ...FTS_TABLES.events, site: SITE, probe: true, few: new Map([[both, [4, 9]]]) } }).where(query);
+    expect(few.sql).toMatch(/\(id IN \(\?, \?\) AND \+id IN \(SELECT rowid/);
+    const at = few.params.indexOf(4);
+    expect(few.params.slice(at, at + 3)).toEqual([4, 9, 2 ** 32 * SITE]);
+    expect(few.fewIds).toBe(true);
+  });
+
   test("phrases, exclusions and CJK terms", async () => {
     expect((await search('"cafe noir"')).ids).toEqual(docs.filter(d => contains(d, "cafe noir")).map(d => d._id));
     expect((await search("jazz -cafe")).ids).toEqual(docs.filter(d => contains(d, "jazz") && !contains(d, "cafe")).map(d => d._id));
