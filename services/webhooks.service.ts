@@ -23,7 +23,7 @@ import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "mole
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import type { Ctx } from "../mixins/types";
 import { ApiError } from "../lib/errors";
-import { settings, deploymentSettings } from "../lib/settings";
+import { settings, deploymentSettings, NAMESPACE_PATH } from "../lib/settings";
 import { nowDb } from "../lib/dates";
 import { contiguousPrefix, GAP_GRACE_MS, ownerOf, changeKey, type ChangeDoc } from "../lib/changes/feed";
 import { ALL_EVENTS, deliveredType, matchesEvent } from "../lib/webhooks/events";
@@ -112,7 +112,11 @@ const methods = {
       created_utc: nowDb(), after_seq: end
     });
     this.endpointsChanged();
+    const s = settings();
+    const location = `${ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`}/${NAMESPACE_PATH}/webhooks/${doc._id}`;
     ctx.meta.$statusCode = 201;
+    ctx.meta.$location = location;
+    ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), Location: location };
     return presentEndpoint(doc, secret);
   },
 
