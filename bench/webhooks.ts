@@ -4,8 +4,8 @@
  * - the read mix (list pages and single events, 16 connections) alone;
  * - WEBHOOK_ENDPOINTS endpoints on a receiver of 127.0.0.1 (answering 200 at once), and CHANGES changes
  *   (title updates of the seeded events, 16 writers): the time from the first write until every delivery
- *   (CHANGES × endpoints) has arrived, and the read mix measured right after the writes, while the
- *   deliveries still go out.
+ *   (CHANGES × endpoints) has arrived, and the read mix measured beside that load (the writes and their
+ *   deliveries; `deliveredDuringReads` says how many deliveries went out meanwhile).
  * `npm run bench:webhooks` runs it alone (WEBHOOK_BENCH_CHANGES, WEBHOOK_BENCH_STORES=sqlite,postgres).
  */
 import * as fs from "fs";
@@ -77,21 +77,28 @@ async function run(kind: StoreKind): Promise<Row> {
     for (let i = 0; i < ENDPOINTS; i++) await post(server.base, "/webhooks", { url: rx.url(`/e${i}`) });
     const expected = CHANGES * ENDPOINTS;
     const started = Date.now();
+    let reads: Promise<Measure> | undefined;
+    let atReads = 0;
+    let atReadsEnd = 0;
     await inParallel(CHANGES, async i => {
       await post(server.base, `/events/${ids[i % ids.length]}`, { title: `Bench change ${i}` });
+      // the read mix beside that load (the writes and their deliveries), from a tenth of the writes on
+      if (i === Math.floor(CHANGES / 10)) {
+        atReads = rx.distinct();
+        reads = load(server.base, { ...READ, path: mix }).then(m => {
+          atReadsEnd = rx.distinct();
+          return m;
+        });
+      }
     }, 16, "changes");
     const writeSeconds = (Date.now() - started) / 1000;
-    // the read mix while the deliveries go out (the writes done: their own load is not counted here)
-    const pendingAtReads = expected - rx.distinct();
-    const reads = load(server.base, { ...READ, path: mix });
-    await reads;
-    const deliveredDuringReads = expected - rx.distinct() < pendingAtReads ? pendingAtReads - (expected - rx.distinct()) : 0;
+    const readUnderDeliveries = await reads!;
+    const deliveredDuringReads = atReadsEnd - atReads;
     while (rx.distinct() < expected) {
       await new Promise(r => setTimeout(r, 50));
       if (Date.now() - started > 30 * 60_000) throw new Error(`only ${rx.distinct()} of ${expected} deliveries after 30 minutes`);
     }
     const deliveredSeconds = (Date.now() - started) / 1000;
-    const readUnderDeliveries = await reads;
     process.stderr.write(`  ${kind}: ${expected} deliveries in ${deliveredSeconds.toFixed(1)} s (${rx.received() - rx.distinct()} repeated; ${deliveredDuringReads} during the ${READ_SECONDS} s read mix)\n`);
     return {
       store: kind, changes: CHANGES, endpoints: ENDPOINTS, deliveries: expected, writeSeconds: +writeSeconds.toFixed(1), deliveredSeconds: +deliveredSeconds.toFixed(1),
