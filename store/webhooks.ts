@@ -188,8 +188,6 @@ export class WebhookStore {
    * in flight is touched.
    */
   async releaseNext(d: DeliveryDoc, nowMs: number): Promise<void> {
-    // a read first: most deliveries have nobody waiting behind them, and a read costs no write lock
-    if (!(await this.c.deliveries.find({ chain: d.chain, waiting: true }, { limit: 1, projection: { _id: 1 } })).length) return;
     await this.c.deliveries.updateMany({ chain: d.chain, waiting: true }, { $set: { due: nowMs }, $unset: { waiting: 1 } });
   }
 
