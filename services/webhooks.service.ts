@@ -23,7 +23,7 @@ import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "mole
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import type { Ctx } from "../mixins/types";
 import { ApiError } from "../lib/errors";
-import { settings, deploymentSettings } from "../lib/settings";
+import { settings, deploymentSettings, NAMESPACE_PATH } from "../lib/settings";
 import { nowDb } from "../lib/dates";
 import { contiguousPrefix, GAP_GRACE_MS, ownerOf, changeKey, type ChangeDoc } from "../lib/changes/feed";
 import { ALL_EVENTS, deliveredType, matchesEvent } from "../lib/webhooks/events";
@@ -112,7 +112,11 @@ const methods = {
       created_utc: nowDb(), after_seq: end
     });
     this.endpointsChanged();
+    const s = settings();
+    const location = `${ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`}/${NAMESPACE_PATH}/webhooks/${doc._id}`;
     ctx.meta.$statusCode = 201;
+    ctx.meta.$location = location;
+    ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), Location: location };
     return presentEndpoint(doc, secret);
   },
 
@@ -286,43 +290,38 @@ const methods = {
   },
 
   /**
-   * Adds the deliveries of the changes after the cursor, while this node holds the site's fan-out lease.
-   * The lease is kept between passes (renewed as the cursor moves, taken again when it runs low), so a
-   * pass with nothing new writes nothing; a node that stops hands it over, one that dies lets it expire.
+   * Adds the deliveries of the changes after the cursor, while this node holds the site's fan-out lease
+   * (taken for the pass, renewed as the cursor moves, handed back at its end; a node that dies lets it
+   * expire). A pass with nothing new after the cursor takes no lease and writes nothing.
    */
   async fanOut(site: number): Promise<void> {
     const ws = this.ws();
     const cursor = await ws.cursor();
-    if (!cursor) return;
-    const now = Date.now();
-    const mine = cursor.owner === this.owner && cursor.lease_until - now > FAN_OUT_LEASE_MS / 3;
-    if (!mine && cursor.lease_until >= now && cursor.owner !== this.owner) return;
-    let seq: number = cursor.seq;
-    // nothing new: nothing to claim
-    const first = await ws.feedAfter(seq, 1);
-    if (!first.length) return;
-    if (!mine) {
-      const claimed = await ws.claimCursor(this.owner, now, now + FAN_OUT_LEASE_MS, cursor.owner === this.owner && cursor.lease_until >= now);
-      if (claimed === undefined) return;
-      seq = claimed;
-    }
-    for (;;) {
-      const batch = await ws.feedAfter(seq, FAN_OUT_BATCH);
-      const { entries, blocked } = contiguousPrefix(seq, batch, Date.now(), GAP_GRACE_MS);
-      if (!entries.length) {
-        // a young gap: look again soon (a write still committing, or a number never used)
-        if (blocked) this.retryLater(site, 200);
-        return;
+    if (!cursor || !(await ws.feedAfter(cursor.seq, 1)).length) return;
+    const claimed = await ws.claimCursor(this.owner, Date.now(), Date.now() + FAN_OUT_LEASE_MS);
+    if (claimed === undefined) return;
+    let seq: number = claimed;
+    try {
+      for (;;) {
+        const batch = await ws.feedAfter(seq, FAN_OUT_BATCH);
+        const { entries, blocked } = contiguousPrefix(seq, batch, Date.now(), GAP_GRACE_MS);
+        if (!entries.length) {
+          // a young gap: look again soon (a write still committing, or a number never used)
+          if (blocked) this.retryLater(site, 200);
+          return;
+        }
+        const endpoints = (await this.endpointsOf(site)).filter(e => e.active);
+        await this.fanOutEntries(site, entries, endpoints);
+        seq = entries[entries.length - 1]._id;
+        if (!(await ws.advanceCursor(this.owner, seq, Date.now(), Date.now() + FAN_OUT_LEASE_MS))) return;
+        if (blocked) {
+          this.retryLater(site, 200);
+          return;
+        }
+        if (batch.length < FAN_OUT_BATCH) return;
       }
-      const endpoints = (await this.endpointsOf(site)).filter(e => e.active);
-      await this.fanOutEntries(site, entries, endpoints);
-      seq = entries[entries.length - 1]._id;
-      if (!(await ws.advanceCursor(this.owner, seq, Date.now(), Date.now() + FAN_OUT_LEASE_MS))) return;
-      if (blocked) {
-        this.retryLater(site, 200);
-        return;
-      }
-      if (batch.length < FAN_OUT_BATCH) return;
+    } finally {
+      await ws.releaseCursor(this.owner).catch(() => undefined);
     }
   },
 
@@ -453,8 +452,7 @@ const methods = {
   async attempt(site: number, d: DeliveryDoc, lease: number): Promise<void> {
     const ws = this.ws();
     const cfg = deploymentSettings().webhooks;
-    // the site's endpoints as kept (a write of one, on any node, empties that list: `webhooks.changed`)
-    const endpoint = (await this.endpointsOf(site)).find(e => e._id === d.endpoint) ?? (await ws.endpoint(d.endpoint));
+    const endpoint = await ws.endpoint(d.endpoint);
     const body = await this.payloadOf(site, d.seq);
     if (!endpoint || body === undefined) {
       await ws.settle(d, lease, { $set: { status: "failed" }, $unset: { due: 1 } });

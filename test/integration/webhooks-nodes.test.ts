@@ -10,7 +10,7 @@ import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/
 import { startReceiver, testSecret, Receiver } from "../helpers/webhook-receiver";
 
 const NS = "/wp-json/calendar/events/v1";
-const EVENTS = 400;
+const EVENTS = Number(process.env.WEBHOOK_NODES_EVENTS ?? 400);
 const UPDATES = 4;
 const CLIENTS = 8;
 
@@ -48,7 +48,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(nodes.map(n => n.stop()));
   await rx?.close();
-  await db?.drop();
+  if (!process.env.WEBHOOK_NODES_KEEP_DB) await db?.drop();
+  else console.log(`kept ${db?.url}`);
   await nats?.stop();
 });
 
@@ -86,7 +87,7 @@ test("2 000 changes through three webhooks nodes: each delivered exactly once, p
   await Promise.all(Array.from({ length: CLIENTS }, client));
   const wrote = Date.now() - started;
   const total = EVENTS * (UPDATES + 1);
-  await rx.waitFor(() => rx.received("/nodes").length >= total, 120_000, `${total} deliveries (${rx.received("/nodes").length} so far)`);
+  await rx.waitFor(() => rx.received("/nodes").length >= total, Number(process.env.WEBHOOK_NODES_WAIT_MS ?? 120_000), `${total} deliveries (${rx.received("/nodes").length} so far)`);
   await new Promise(r => setTimeout(r, 1500));
   const got = rx.received("/nodes");
   expect(rx.rejected).toEqual([]);

@@ -155,7 +155,7 @@ describe("deliveries", () => {
     await ok("DELETE", `/tags/${tag.id}`);
 
     const expected = [ev, venue, org, cat, tag].flatMap((r, i) => ["created", "updated", "deleted"].map(a => `${["event", "venue", "organizer", "category", "tag"][i]}.${a}:${r.id}`));
-    await rx.waitFor(() => expected.every(e => summary(rx.received(path)).includes(e)), 20_000, `${expected.join(" ")}; got ${summary(rx.received(path)).join(" ")}`);
+    await rx.waitFor(() => expected.every(e => summary(rx.received(path)).includes(e)), 45_000, `${expected.join(" ")}; got ${summary(rx.received(path)).join(" ")}`);
     const got = rx.received(path);
     // one delivery per change, each once (no crash here); a change the service makes itself (the
     // geolocation service writing a venue's coordinates back) is a change of its own
