@@ -21,6 +21,7 @@
 import { randomUUID } from "crypto";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
+import { feedHorizon } from "../store/sql/feed";
 import type { Ctx } from "../mixins/types";
 import { ApiError } from "../lib/errors";
 import { settings, deploymentSettings, NAMESPACE_PATH } from "../lib/settings";
@@ -301,10 +302,17 @@ const methods = {
     const claimed = await ws.claimCursor(this.owner, Date.now(), Date.now() + FAN_OUT_LEASE_MS);
     if (claimed === undefined) return;
     let seq: number = claimed;
+    // PostgreSQL numbers entries by their writing transaction: read only below the oldest one still running
+    // (store/sql/feed.ts), whose gaps are final; the other stores number in commit order, a gap being a write
+    // still committing
+    const sql = this.storeHandle?.sql;
     try {
       for (;;) {
-        const batch = await ws.feedAfter(seq, FAN_OUT_BATCH);
-        const { entries, blocked } = contiguousPrefix(seq, batch, Date.now(), GAP_GRACE_MS);
+        const horizon = sql?.dialect === "postgres" ? await feedHorizon(sql) : undefined;
+        const batch = await ws.feedAfter(seq, FAN_OUT_BATCH, horizon);
+        // blocked: entries stand beyond what may be read yet (a young gap, or a transaction still running)
+        const { entries, blocked } = horizon === undefined ? contiguousPrefix(seq, batch, Date.now(), GAP_GRACE_MS)
+          : { entries: batch, blocked: batch.length < FAN_OUT_BATCH && (await ws.feedAfter(batch.at(-1)?._id ?? seq, 1)).length > 0 };
         if (!entries.length) {
           // a young gap: look again soon (a write still committing, or a number never used)
           if (blocked) this.retryLater(site, 200);

@@ -93,8 +93,10 @@ export class WebhookStore {
     return last ? Number(last._id) : 0;
   }
 
-  async feedAfter(seq: number, limit: number): Promise<ChangeDoc[]> {
-    return (await this.c.feed.find({ _id: { $gt: seq } }, { sort: { _id: 1 }, limit })) as ChangeDoc[];
+  /** The changes after `seq`, in feed order; with `below` (PostgreSQL's horizon, store/sql/feed.ts) only those under it. */
+  async feedAfter(seq: number, limit: number, below?: number): Promise<ChangeDoc[]> {
+    const range = below === undefined ? { $gt: seq } : { $gt: seq, $lt: below };
+    return (await this.c.feed.find({ _id: range }, { sort: { _id: 1 }, limit })) as ChangeDoc[];
   }
 
   /** The fan-out cursor (null before the site's first endpoint). */

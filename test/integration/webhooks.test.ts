@@ -139,6 +139,9 @@ describe("deliveries", () => {
   test("create, update and delete of each record type arrive with the contract's payload, signed", async () => {
     const { hook, path } = await endpoint();
     const ev = await ok("POST", "/events", { title: `Hooked ${token()}`, start_date: dayAt(3, "10:00:00"), end_date: dayAt(3, "11:00:00") });
+    // the record is rendered when its change is fanned out, not in the write's transaction (docs/webhooks.md,
+    // known limit): the rename waits for the create's delivery, so the created record is the one as created
+    await rx.waitFor(() => summary(rx.received(path)).includes(`event.created:${ev.id}`), 20_000, `event.created:${ev.id}`);
     await ok("POST", `/events/${ev.id}`, { title: "Hooked, renamed" });
     await ok("DELETE", `/events/${ev.id}`);
     const venue = await ok("POST", "/venues", { venue: `Hall ${token()}` });
