@@ -3,9 +3,7 @@
  * SERVICES (all by default) and starts them; SIGTERM/SIGINT stop taking requests, finish what is in
  * flight and exit 0.
  */
-// The process runs in UTC: site time comes from the settings (SITE_TIMEZONE), never from the process
-// zone, and the one library that computes in local time (lib/dates.ts `inUtc`) then needs no switch of
-// zone, which costs V8 a reload of its zone data each time (profiled: 4.6 % of a filtered list's time).
+// The process runs in UTC for speed alone, no answer depends on it: docs/decisions.md#the-process-runs-in-utc.
 process.env.TZ = "UTC";
 import { ServiceBroker } from "moleculer";
 import { readSettings, useSettings } from "./lib/settings";

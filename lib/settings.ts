@@ -41,6 +41,8 @@ export interface Settings {
   platformKey?: string;
   /** TRUST_PROXY=1: a request's site is named by `X-Forwarded-Host` when present (C49). */
   trustProxy: boolean;
+  /** OUTBOUND_ALLOW_PRIVATE=1: webhook endpoints and import sources may be loopback or private addresses (lib/outbound/addresses.ts). */
+  outboundAllowPrivate: boolean;
   /** Whether the geolocation add-on is on for the site (always for the default site: the service decides). */
   geolocation: boolean;
 }
@@ -126,6 +128,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     platformKey: env.PLATFORM_KEY || undefined,
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
+    outboundAllowPrivate: env.OUTBOUND_ALLOW_PRIVATE === "1" || env.OUTBOUND_ALLOW_PRIVATE === "true",
     geolocation: true
   };
 }

@@ -4,15 +4,17 @@
  * - `GET {ns}/changes?since=<token>&per_page=<n>` (`changes.list`, C20): every change to events, venues,
  *   organizers, categories and tags in commit order, as this caller may see it (lib/changes/feed.ts),
  *   resumable from any token on any node.
- * - `changes.record({ changes })` (internal): the services that own records call it after each write,
- *   before they answer (mixins/change-source.mixin.ts). Each change gets the next number of the store's own
- *   atomic `changes` sequence (mixins/store/id-registry.ts) and the state its record had before it.
+ * - `changes.record({ changes })` (internal): changes recorded apart from a record's own write (a term
+ *   updated with nothing to change, counts, derived changes of embedding events). A record write stores its
+ *   entry itself, in the write's transaction (store/collection.ts `InsertOptions.change`, C42); every entry is
+ *   numbered by the feed table's own sequence and carries the state its record had before it
+ *   (store/collection.ts `FEED_CARRY`).
  * - `changes.claimKey|settleKey|releaseKey` (internal): the gateway's `Idempotency-Key` records
- *   (lib/http/idempotency.ts), in a collection beside the feed (mixins/store/key-store.ts).
+ *   (lib/http/idempotency.ts), in a collection beside the feed (store/key-store.ts).
  *
- * Like the record services it keeps its data on the embedded store (one process) or in MongoDB (any
- * number of nodes: the counter and the collections are shared; a reader stops at a sequence number still
- * being written, lib/changes/feed.ts `contiguousPrefix`).
+ * Like the record services it keeps its data in the configured store (SQLite, PostgreSQL or MongoDB), per
+ * site; any number of nodes may run it: a reader stops at a sequence number still being written
+ * (lib/changes/feed.ts `contiguousPrefix`).
  */
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";

@@ -1,6 +1,6 @@
 /**
  * docs/action-api.md: every routed action, its params (from the params table, lib/schemas.ts) and who may call
- * it. Written by scripts/action-api.ts; test/unit/action-api.test.ts fails when the checked-in page and
+ * it. Written by scripts/action-api.ts; test/unit/discovery.test.ts fails when the checked-in page and
  * the schemas disagree.
  */
 import { ROUTES } from "../routes";

@@ -1,6 +1,8 @@
 /**
  * House rules that keep the code explained inside its own walls (docs/README.md "Conventions"):
- * - layers: no file under lib/ imports from mixins/ or services/;
+ * - layers: no file under lib/ imports from mixins/ or services/, nor the framework or the network
+ *   (moleculer, moleculer-web, http, https, net sockets) besides the named, shrinking exceptions;
+ * - paths: every repository path a comment names (`lib/dates.ts`, `store/sql/`) exists;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
  *   `#anchor` after it is a heading or an explicit anchor of that file;
  * - decisions: every decision code (C1…, D1…) a comment (or a test title) names is an entry of
@@ -22,13 +24,25 @@ const ROOT = path.resolve(__dirname, "..", "..");
 /** lib/ files still importing mixins/store; the store layer rewrite replaces them. Empty this list. */
 const LAYER_EXCEPTIONS: Record<string, string> = {};
 
+/**
+ * lib/ files still bound to the framework or to HTTP (issue 42 moves them out of lib/): the list only
+ * shrinks; a new lib/ file importing moleculer or http fails the test.
+ */
+const FRAMEWORK_EXCEPTIONS = new Set([
+  "lib/bus.ts", "lib/cache/bounded-cacher.ts", "lib/cache/redis-cacher.ts", "lib/discovery/docs-page.ts", "lib/error-render.ts",
+  "lib/errors.ts", "lib/failover.ts", "lib/geo/near-query.ts", "lib/http/guards.ts", "lib/http/rate-limit.ts",
+  "lib/http/response-cache.ts", "lib/sites/host.ts"
+]);
+/** What pure logic does not import. */
+const FRAMEWORK_MODULES = /^(moleculer|moleculer-web|http|https|http2|node:http|node:https|node:http2|ioredis|pg|better-sqlite3|mongodb)$/;
+
 /** Files whose comments still cite documents outside the repository; being rewritten on another branch. */
 const REFERENCE_EXCEPTIONS: Record<string, string> = {};
 
 // ---------------------------------------------------------------------------------------------------
 // Files
 
-const SOURCE_DIRS = ["lib", "mixins", "services", "test", "bench", "scripts"];
+const SOURCE_DIRS = ["lib", "mixins", "services", "net", "test", "bench", "scripts"];
 const SOURCE_EXT = /\.(ts|js|mjs|cjs)$/;
 const SKIP_DIRS = new Set(["node_modules", "dist", "results", "coverage", "data"]);
 
@@ -249,6 +263,46 @@ describe("layers", () => {
   test("every layer exception still needs its place on the list", () => {
     const stale = Object.keys(LAYER_EXCEPTIONS).filter(f => !FILES.includes(f) || upwardImports(f).length === 0);
     expect(stale).toEqual([]);
+  });
+});
+
+describe("lib/ is pure", () => {
+  const framework = (f: string): string[] => moduleSpecifiers(sourceOf(f)).filter(spec => FRAMEWORK_MODULES.test(spec));
+
+  test("no lib/ file imports moleculer, http or a store driver (besides the named exceptions)", () => {
+    const offenders = FILES.filter(f => f.startsWith("lib/") && !FRAMEWORK_EXCEPTIONS.has(f)).flatMap(f => framework(f).map(m => `${f} imports ${m}`));
+    expect(offenders).toEqual([]);
+  });
+
+  test("every framework exception still needs its place on the list", () => {
+    expect([...FRAMEWORK_EXCEPTIONS].filter(f => !FILES.includes(f) || framework(f).length === 0)).toEqual([]);
+  });
+});
+
+/** A repository path a comment names: a top folder of the project, then folders and a file with its extension, or a folder ending in `/`. */
+const PATH_REF = /(?<![\w./-])(?:lib|mixins|services|store|net|test|bench|scripts|docs|locales|types)\/(?:[\w.-]+\/)*(?:[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|cjs|json|md|sql|sh)\b|(?=[\s`'")]))/g;
+
+/** Every path a file's comments name that is not in the repository, as `file:line: path`. */
+function missingPaths(file: string): string[] {
+  const problems: string[] = [];
+  for (const note of notesOf(sourceOf(file))) {
+    for (const m of note.text.replace(URL, " ").matchAll(PATH_REF)) {
+      const target = m[0].replace(/\/$/, "");
+      if (!fs.existsSync(path.join(ROOT, target))) problems.push(`${file}:${note.line}: ${m[0]}`);
+    }
+  }
+  return problems;
+}
+
+describe("paths in comments exist", () => {
+  test("every repository path a comment or test title names is a file or folder of the repository", () => {
+    expect(FILES.flatMap(missingPaths)).toEqual([]);
+  });
+
+  test("the check sees a path that does not exist", () => {
+    const sf = ts.createSourceFile("x.ts", "/** see mixins/store/id-registry.ts and lib/dates.ts */\nexport const x = 1;\n", ts.ScriptTarget.ES2022, true);
+    parsed.set("virtual/x.ts", sf);
+    expect(missingPaths("virtual/x.ts")).toEqual(["virtual/x.ts:1: mixins/store/id-registry.ts"]);
   });
 });
 

@@ -2,7 +2,7 @@
  * The pure parts of the sync issue, alone: feed tokens, visibility and gaps (lib/changes/feed.ts),
  * `modified_after`/`modified_before` (lib/changes/modified.ts), `_fields` (lib/http/fields.ts), ETags and
  * conditional requests (lib/http/etag.ts), idempotency keys (lib/http/idempotency.ts), iCalendar text
- * (lib/ics.ts), and the key store's claims (mixins/store/key-store.ts) on the embedded store.
+ * (lib/ics.ts), and the key store's claims (store/key-store.ts) on the embedded store.
  */
 import { contiguousPrefix, decide, decodeToken, encodeToken, feedPageSize, visibleTo } from "../../lib/changes/feed";
 import { modifiedCondition, modifiedRange } from "../../lib/changes/modified";
