@@ -57,7 +57,14 @@ export const ROUTES: RouteDef[] = [
   // The change feed (sync issue, C20): services/changes.service.ts.
   { pattern: "/changes", path: "changes", endpoints: [{ methods: ["GET"], action: "changes.list" }] },
   // A series' occurrences (issue 20, C54): mixins/series.mixin.ts.
-  { pattern: "/events/(?P<id>\\d+)/occurrences", path: "events/:id/occurrences", endpoints: [{ methods: ["GET"], action: "events.occurrences" }] }
+  { pattern: "/events/(?P<id>\\d+)/occurrences", path: "events/:id/occurrences", endpoints: [{ methods: ["GET"], action: "events.occurrences" }] },
+  // Imports (issue 40, CONTRACT.md "Imports"): services/imports.service.ts.
+  { pattern: "/imports", path: "imports", endpoints: [
+    { methods: ["GET"], action: "imports.list" },
+    { methods: ["POST"], action: "imports.create" }] },
+  { pattern: "/imports/(?P<id>\\d+)", path: "imports/:id", endpoints: [
+    { methods: ["GET"], action: "imports.get" },
+    { methods: ["DELETE"], action: "imports.remove" }] }
 ];
 
 /**

@@ -10,6 +10,7 @@ import { CHANGES_PARAMS } from "./changes/params";
 import { linkedSchemas } from "./linked/params";
 import { ORGANIZER, VENUE } from "./linked/kinds";
 import { API_PARAMS } from "./discovery/api-params";
+import { IMPORT_PARAMS } from "./imports/params";
 
 let table: ReadonlyMap<string, ParamsSchema> | undefined;
 
@@ -21,6 +22,7 @@ function buildTable(): ReadonlyMap<string, ParamsSchema> {
   }
   for (const [action, schema] of Object.entries(termSchemasByAction("taxonomy"))) out.set(action, schema);
   out.set("changes.list", CHANGES_PARAMS.list);
+  for (const [action, schema] of Object.entries(IMPORT_PARAMS)) out.set(`imports.${action}`, schema);
   for (const [action, schema] of Object.entries(API_PARAMS)) out.set(action, schema);
   return out;
 }

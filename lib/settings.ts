@@ -47,7 +47,7 @@ export interface Settings {
   geolocation: boolean;
 }
 
-export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n", "changes", "platform"] as const;
+export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n", "changes", "platform", "imports"] as const;
 /** Path language segments that may precede the REST prefix (docs/contract.md#addresses, docs/i18n.md). */
 export const PATH_LANGUAGES = ["pt-br", "zh-hans", "fr"] as const;
 export const NAMESPACE_PATH = "calendar/events/v1";

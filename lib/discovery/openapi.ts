@@ -8,7 +8,7 @@
 import { ROUTES, RouteDef } from "../routes";
 import { NAMESPACE_PATH } from "../settings";
 import { LANGUAGES, translate } from "../messages";
-import { changesPage, componentSchemas, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
+import { changesPage, componentSchemas, importRecord, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
 import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
 
 export const OPENAPI_VERSION = "3.1.0";
@@ -59,7 +59,7 @@ const RESPONSES: Record<OperationKind, string[]> = {
 
 /** The catalog key describing each status. */
 const STATUS_TEXT: Record<string, string> = {
-  "200": "doc.ok", "201": "doc.created", "304": "doc.not_modified", "400": "doc.bad_request", "401": "doc.unauthorized",
+  "200": "doc.ok", "201": "doc.created", "202": "doc.accepted", "304": "doc.not_modified", "400": "doc.bad_request", "401": "doc.unauthorized",
   "403": "doc.forbidden", "404": "doc.not_found", "409": "doc.conflict", "410": "doc.gone", "412": "doc.precondition_failed",
   "408": "doc.request_timeout", "413": "doc.payload_too_large", "422": "doc.idempotency_mismatch", "429": "doc.too_many_requests",
   "431": "doc.header_too_large", "500": "doc.server_error",
@@ -85,6 +85,7 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
   const resource = resourceOf(route);
   if (resource === "changes") return json(changesPage());
   if (resource === "doc") return json(openApiObject());
+  if (resource === "imports") return json(kind === "list" ? { type: "array", items: importRecord() } : importRecord());
   const component = RESOURCE_COMPONENTS[resource];
   if (!component) return undefined;
   const content: Record<string, unknown> = json(kind === "list" ? listEnvelope(resource) : { $ref: componentRef(component) });
@@ -94,11 +95,13 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
 }
 
 function responses(route: RouteDef, kind: OperationKind, lang: string): Record<string, unknown> {
-  const statuses = [...new Set([...RESPONSES[kind], ...COMMON_ERRORS])].sort();
+  // an import is created queued: 202 (CONTRACT.md "Imports")
+  const own = resourceOf(route) === "imports" && kind === "create" ? ["202"] : RESPONSES[kind];
+  const statuses = [...new Set([...own, ...COMMON_ERRORS])].sort();
   const out: Record<string, unknown> = {};
   for (const status of statuses) {
     const response: Record<string, unknown> = { description: translate(STATUS_TEXT[status], lang) };
-    if (status === "200" || status === "201") {
+    if (status === "200" || status === "201" || status === "202") {
       const content = successContent(route, kind);
       if (content) response.content = content;
     } else if (status !== "304") {

@@ -4,6 +4,7 @@
  */
 import { ApiError, ParamReason } from "../errors";
 import { REGISTERED_STATUSES } from "../capabilities";
+import { integer, schema, untyped } from "../params";
 
 export type ImportType = "tec" | "ics";
 export type UpdateMode = "overwrite" | "new-only";
@@ -132,3 +133,27 @@ export function importSettings(body: Record<string, unknown>): ImportSettings {
     ...(auth ? { auth } : {})
   };
 }
+
+/**
+ * The routed actions' params schemas (the /doc document and the action API read them, lib/schemas.ts).
+ * The create body is checked whole by `importSettings` (one 400 naming every bad parameter); these rules
+ * only let its parameters through and describe them.
+ */
+export const IMPORT_PARAMS = {
+  list: schema({
+    page: integer({ description: "The page of imports to return.", default: 1, positive: true }),
+    per_page: integer({ description: "The number of imports on each page (at most 100).", default: 10, positive: true })
+  }),
+  create: schema({
+    url: untyped({ description: "The source: a site running The Events Calendar (or this service), or an iCalendar feed's URL." }),
+    ics: untyped({ description: "The iCalendar text to import (instead of url); a text/calendar request body does the same." }),
+    type: untyped({ description: "tec or ics; guessed when absent." }),
+    status: untyped({ description: "The status imported events get (default: the source's for tec, publish for ics)." }),
+    update: untyped({ description: "overwrite (default): records changed at the source are updated; new-only: they are left alone." }),
+    every_minutes: untyped({ description: "Run again every this many minutes (at least 15)." }),
+    trash_missing: untyped({ description: "Whether events that left the source are trashed." }),
+    auth: untyped({ description: "Credentials for a TEC source: {username, password} (Basic) or {bearer}." })
+  }),
+  get: schema({ id: integer({ description: "The import ID.", required: true, in: "path", min: 0 }) }),
+  remove: schema({ id: integer({ description: "The import ID.", required: true, in: "path", min: 0 }) })
+};
