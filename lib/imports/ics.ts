@@ -43,6 +43,8 @@ export interface IcsReadResult {
   errors: Array<{ source: string; message: string }>;
   /** VEVENTs left out on purpose (a cancelled single event). */
   skipped: number;
+  /** The calendar's name (X-WR-CALNAME, else PRODID), "" when it has neither. */
+  name: string;
 }
 
 /** Thrown when the text is not an iCalendar object at all. */
@@ -229,13 +231,14 @@ export function readIcs(source: string, defaultStatus = "publish"): IcsReadResul
     registered.push(id);
   }
   try {
-    return readEvents(calendar, defaultStatus);
+    const name = text(calendar.getFirstPropertyValue("x-wr-calname")) ?? text(calendar.getFirstPropertyValue("prodid")) ?? "";
+    return { ...readEvents(calendar, defaultStatus), name };
   } finally {
     for (const id of registered) ICAL.TimezoneService.remove(id);
   }
 }
 
-function readEvents(calendar: ICAL.Component, defaultStatus: string): IcsReadResult {
+function readEvents(calendar: ICAL.Component, defaultStatus: string): Omit<IcsReadResult, "name"> {
   const errors: IcsReadResult["errors"] = [];
   const groups = new Map<string, ICAL.Component[]>();
   let position = 0;

@@ -105,6 +105,11 @@ export class ImportRun {
   private sinceProgress = 0;
   /** The source's name in mapping keys (see the header). */
   private source = "ics";
+  /**
+   * The feed whose records `trash_missing` looks at: a TEC site, an iCalendar URL, or an iCalendar text by
+   * its calendar's name (a text has no address); rows hold the feed that last listed their record.
+   */
+  private feed = "";
   /** What a mapping row's `run` holds once this run saw its record. */
   private readonly token: string;
 
@@ -193,6 +198,7 @@ export class ImportRun {
   private async runTec(): Promise<void> {
     const ns = await this.discover(this.job.settings.url!);
     this.source = ns.replace(/^https?:\/\//i, "").replace(/\/+$/, "").toLowerCase();
+    this.feed = this.source;
     const status = this.job.settings.status;
     const maps: IdMaps = { categories: new Map(), tags: new Map(), venues: new Map(), organizers: new Map() };
     for (const [list, taxonomy] of [["categories", "categories"], ["tags", "tags"]] as const) {
@@ -257,6 +263,7 @@ export class ImportRun {
       if (err instanceof IcsFormatError) throw new ImportFailed(err.message);
       throw err;
     }
+    this.feed = this.job.settings.url ? `ics:${this.job.settings.url}` : `ics-text:${feed.name}`;
     for (const e of feed.errors) this.fail(e.source, e.message, true);
     this.counts.skipped += feed.skipped;
     for (const event of feed.events) {
@@ -331,14 +338,14 @@ export class ImportRun {
       if (local === null) {
         local = await ops.create();
         outcome = "created";
-        await this.mark(row, { local_id: local, digest, run, gone: false });
+        await this.mark(row, { local_id: local, digest, run, feed: this.feed, gone: false });
       } else if (row.digest === digest || (this.job.settings.update === "new-only" && row.digest !== null)) {
         outcome = "unchanged";
-        if (row.run !== run || row.local_id !== local) await this.mark(row, { local_id: local, run, gone: false });
+        if (row.run !== run || row.local_id !== local || row.feed !== this.feed) await this.mark(row, { local_id: local, run, feed: this.feed, gone: false });
       } else {
         await ops.update(local);
         outcome = "updated";
-        await this.mark(row, { local_id: local, digest, run, gone: false });
+        await this.mark(row, { local_id: local, digest, run, feed: this.feed, gone: false });
       }
       // a record a resumed run had already counted before the crash is not counted twice
       if (!seenThisRun) this.counts[outcome] += 1;
@@ -363,7 +370,7 @@ export class ImportRun {
 
   /** Events imported before that this run did not see: trashed (trash_missing). */
   private async trashMissing(): Promise<void> {
-    const rows = await this.ports.mappings.find({ source: this.source, kind: "events" });
+    const rows = await this.ports.mappings.find({ feed: this.feed, kind: "events" });
     for (const row of rows) {
       if (row.run === this.token || row.gone || typeof row.local_id !== "number") continue;
       try {
