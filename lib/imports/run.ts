@@ -93,9 +93,12 @@ function authHeader(auth: ImportAuth | undefined): Record<string, string> {
 }
 
 function errorText(err: unknown): string {
-  const e = err as { message?: string; data?: { params?: unknown } };
-  const params = e?.data?.params && typeof e.data.params === "object" ? ` (${Object.keys(e.data.params as object).join(", ")})` : "";
-  return `${e?.message ?? String(err)}${params}`;
+  const e = err as { message?: string; data?: unknown };
+  const data = e?.data as { params?: unknown } | Array<{ field?: string; message?: string }> | undefined;
+  // a validation error lists its fields (an array), an ApiError names its parameters
+  const detail = Array.isArray(data) ? data.map(d => d.message ?? d.field).join("; ")
+    : data?.params && typeof data.params === "object" ? Object.keys(data.params as object).join(", ") : "";
+  return `${e?.message ?? String(err)}${detail ? ` (${detail})` : ""}`;
 }
 
 const isUnique = (err: unknown): boolean => (err as { name?: string })?.name === "UniqueViolation" || /unique/i.test(String((err as Error)?.message));
@@ -183,10 +186,16 @@ export class ImportRun {
 
   /** Every record of a list, page by page, one page at a time. */
   private async *pages(ns: string, list: TecList): AsyncGenerator<Rec[]> {
+    // a source that refuses the list of statuses (a plugin version without it) is asked for its default ones
+    let statuses = true;
     for (let page = 1, pages = 1; page <= pages; page++) {
-      const { body, headers } = await this.getJson(listUrl(ns, list, page));
+      if (statuses && page === 1 && (list === "venues" || list === "organizers" || list === "events")) {
+        const probe = await this.get(listUrl(ns, list, 1), "application/json");
+        if (probe.status === 400) statuses = false;
+      }
+      const { body, headers } = await this.getJson(listUrl(ns, list, page, statuses));
       const records = pageRecords(list, body);
-      if (!records) throw new ImportFailed(`${listUrl(ns, list, page)} is not a list of ${list}`);
+      if (!records) throw new ImportFailed(`${listUrl(ns, list, page, statuses)} is not a list of ${list}`);
       pages = totalPagesOf(body, headers, page);
       yield records;
       if (records.length === 0) break;

@@ -46,16 +46,16 @@ export function defaultRestRoot(site: string): string {
 }
 
 /** The address of one page of a list. */
-export function listUrl(ns: string, list: TecList, page: number): string {
+export function listUrl(ns: string, list: TecList, page: number, statuses = true): string {
   const u = new URL(`${ns.replace(/\/$/, "")}/${list}`);
   u.searchParams.set("page", String(page));
   u.searchParams.set("per_page", String(TEC_PER_PAGE));
   if (list === "categories" || list === "tags") u.searchParams.set("hide_empty", "0");
-  if (list === "venues" || list === "organizers") u.searchParams.set("status", TEC_STATUSES);
+  if ((list === "venues" || list === "organizers") && statuses) u.searchParams.set("status", TEC_STATUSES);
   if (list === "events") {
     u.searchParams.set("start_date", TEC_WINDOW.start_date);
     u.searchParams.set("end_date", TEC_WINDOW.end_date);
-    u.searchParams.set("status", TEC_STATUSES);
+    if (statuses) u.searchParams.set("status", TEC_STATUSES);
   }
   return u.toString();
 }
@@ -117,7 +117,7 @@ export function termInput(r: Rec, parent: number | undefined): Rec {
   const out: Rec = { name: decodeEntities(str(r.name) ?? "") };
   if (str(r.slug)) out.slug = r.slug;
   if (str(r.description)) out.description = r.description;
-  if (parent !== undefined) out.parent = parent;
+  if (parent !== undefined && parent > 0) out.parent = parent;
   return out;
 }
 
@@ -134,8 +134,10 @@ function postFields(r: Rec, status: string | undefined): Rec {
   const out: Rec = {};
   const s = status ?? str(r.status);
   if (s) out.status = s;
-  if (str(r.date)) out.date = r.date;
-  if (str(r.date_utc)) out.date_utc = r.date_utc;
+  // a draft's unset publication date is answered as zeros (WordPress): not a date to send back
+  const real = (v: unknown) => typeof v === "string" && v !== "" && !v.startsWith("0000-00-00");
+  if (real(r.date)) out.date = r.date;
+  if (real(r.date_utc)) out.date_utc = r.date_utc;
   const image = imageUrl(r.image);
   if (image) out.image = image;
   return out;
@@ -183,14 +185,30 @@ export function eventInput(r: Rec, maps: IdMaps, status?: string): Rec {
   out.title = str(r.title) ?? "";
   for (const f of ["start_date", "end_date"]) if (str(r[f])) out[f] = r[f];
   for (const f of EVENT_FLAGS) if (bool(r[f]) !== undefined) out[f] = bool(r[f]);
-  if (str(r.cost)) out.cost = r.cost;
+  const cost = costInput(r);
+  if (cost) out.cost = cost;
   out.categories = mapped(r.categories, maps.categories);
   out.tags = mapped(r.tags, maps.tags);
   out.venue = mapped(r.venue, maps.venues);
   out.organizer = mapped(r.organizer, maps.organizers);
   if (Array.isArray(r.recurrence) && r.recurrence.length) out.recurrence = r.recurrence;
   for (const empty of ["description", "excerpt", "slug", "website"]) if (out[empty] === "") delete out[empty];
+  // without a website of its own an event answers its permalink there: the source's address, not a field to copy
+  if (out.website !== undefined && out.website === r.url) delete out.website;
   return out;
+}
+
+/**
+ * The cost as it was entered: `cost` is answered formatted (a default currency symbol added), so the
+ * values of `cost_details` with its own symbol where it stands, else the formatted text.
+ */
+function costInput(r: Rec): string | undefined {
+  const d = r.cost_details as Rec | undefined;
+  const values = Array.isArray(d?.values) ? (d!.values as unknown[]).map(String).filter(v => v !== "") : [];
+  if (!values.length) return str(r.cost) || undefined;
+  const symbol = str(d!.currency_symbol) ?? "";
+  const text = values.join(" - ");
+  return d!.currency_position === "postfix" ? `${text}${symbol}` : `${symbol}${text}`;
 }
 
 /**
