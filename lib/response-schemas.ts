@@ -310,7 +310,7 @@ export function icalendar(): JsonSchema {
   return { type: "string", description: "An iCalendar file (RFC 5545)", pattern: "^BEGIN:VCALENDAR" };
 }
 
-/** An import (CONTRACT.md "Imports", services/imports.service.ts `ImportOut`). */
+/** An import (docs/imports.md#routes, services/imports.service.ts `ImportOut`). */
 export function importRecord(): JsonSchema {
   const count = (what: string) => int(`Source records ${what} by the last run`);
   const utc = (what: string): JsonSchema => ({ type: "string", nullable: true, description: what });

@@ -58,7 +58,7 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/changes", path: "changes", endpoints: [{ methods: ["GET"], action: "changes.list" }] },
   // A series' occurrences (issue 20, C54): mixins/series.mixin.ts.
   { pattern: "/events/(?P<id>\\d+)/occurrences", path: "events/:id/occurrences", endpoints: [{ methods: ["GET"], action: "events.occurrences" }] },
-  // Imports (issue 40, CONTRACT.md "Imports"): services/imports.service.ts.
+  // Imports (issue 40, docs/imports.md#routes): services/imports.service.ts.
   { pattern: "/imports", path: "imports", endpoints: [
     { methods: ["GET"], action: "imports.list" },
     { methods: ["POST"], action: "imports.create" }] },

@@ -183,7 +183,7 @@ function namespaceRoute(lang: string | undefined) {
     mappingPolicy: "restrict",
     autoAliases: false,
     aliases: aliases(),
-    // an iCalendar body is an import's text (CONTRACT.md "Imports"), up to 10 MB (lib/imports/params.ts ICS_MAX_BYTES)
+    // an iCalendar body is an import's text (docs/imports.md#routes), up to 10 MB (lib/imports/params.ts ICS_MAX_BYTES)
     bodyParsers: { json: { limit: "1mb", strict: false }, urlencoded: { extended: true, limit: "1mb" }, text: { type: "text/calendar", limit: "10mb" } },
     mergeParams: true,
     onBeforeCall: beforeCall(lang),

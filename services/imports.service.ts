@@ -1,5 +1,5 @@
 /**
- * The imports service (CONTRACT.md "Imports", C64, C65; docs/imports.md): optional, on any number of nodes.
+ * The imports service (docs/imports.md, C64, C65): optional, on any number of nodes.
  *
  * - `POST {ns}/imports` (`imports.create`) stores an import `queued` and answers 202 with its `Location`;
  *   `GET {ns}/imports`, `GET|DELETE {ns}/imports/{id}`. A site's administrators only.
@@ -89,7 +89,7 @@ function importOut(doc: ImportDoc): ImportOut {
   };
 }
 
-/** 401 anonymous, 403 known callers who are not the site's administrators (CONTRACT.md "Imports"). */
+/** 401 anonymous, 403 known callers who are not the site's administrators (docs/imports.md#routes). */
 function ensureAdministrator(ctx: Ctx): Caller {
   const caller = ctx.meta?.caller;
   if (caller === undefined) return { id: 1, role: "administrator" } as Caller; // a trusted internal call

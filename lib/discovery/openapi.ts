@@ -95,7 +95,7 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
 }
 
 function responses(route: RouteDef, kind: OperationKind, lang: string): Record<string, unknown> {
-  // an import is created queued: 202 (CONTRACT.md "Imports")
+  // an import is created queued: 202 (docs/imports.md#routes)
   const own = resourceOf(route) === "imports" && kind === "create" ? ["202"] : RESPONSES[kind];
   const statuses = [...new Set([...own, ...COMMON_ERRORS])].sort();
   const out: Record<string, unknown> = {};

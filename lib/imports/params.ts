@@ -1,5 +1,5 @@
 /**
- * The body of `POST {ns}/imports` (CONTRACT.md "Imports", C64): checked into an import's settings, every
+ * The body of `POST {ns}/imports` (docs/imports.md#routes, C64): checked into an import's settings, every
  * bad parameter named in one 400 `rest_invalid_param`. Pure.
  */
 import { ApiError, ParamReason } from "../errors";

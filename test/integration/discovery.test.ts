@@ -23,8 +23,8 @@ describe("discovery over HTTP", () => {
       expect(res.body._links).toEqual({ up: [{ href: `${site}${root}/wp-json/` }] });
       const routes = res.body.routes;
       expect(Object.keys(routes)[0]).toBe("/calendar/events/v1");
-      // the reference's 15 routes, then the change feed and a series' occurrences (README "Beyond the reference")
-      expect(Object.keys(routes)).toHaveLength(17);
+      // the reference's 15 routes, then the change feed and a series' occurrences (README "Beyond the reference"), then imports
+      expect(Object.keys(routes)).toHaveLength(19);
       expect(Object.keys(routes)[15]).toBe("/calendar/events/v1/changes");
       expect(Object.keys(routes)[16]).toBe("/calendar/events/v1/events/(?P<id>\\d+)/occurrences");
       expect(routes["/calendar/events/v1/events"]._links.self[0].href).toBe(`${site}${root}/wp-json/calendar/events/v1/events`);
@@ -82,7 +82,7 @@ describe("discovery over HTTP", () => {
     expect(res.body.servers).toEqual([{ url: `${site}/wp-json/calendar/events/v1/` }]);
     expect(Object.keys(res.body.components.schemas)).toEqual(["ImageSize", "CostDetails", "Term", "Image", "DateDetails", "Event", "Venue", "Organizer"]);
     expect(Object.keys(res.body.paths)).toEqual(["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}",
-      "/venues/by-slug/{slug}", "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences"]);
+      "/venues/by-slug/{slug}", "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences", "/imports", "/imports/{id}"]);
     const fr = await svc.get("/fr/wp-json/calendar/events/v1/doc");
     expect(fr.body.servers).toEqual([{ url: `${site}/fr/wp-json/calendar/events/v1/` }]);
   });

@@ -22,11 +22,11 @@ const ROUTE_ORDER = [
   "", "/doc", "/events", "/events/(?P<id>\\d+)", "/events/by-slug/(?P<slug>[^/]+)",
   "/venues", "/venues/(?P<id>\\d+)", "/venues/by-slug/(?P<slug>[^/]+)",
   "/organizers", "/organizers/(?P<id>\\d+)", "/organizers/by-slug/(?P<slug>[^/]+)",
-  "/categories", "/categories/(?P<id>\\d+)", "/tags", "/tags/(?P<id>\\d+)", "/changes", "/events/(?P<id>\\d+)/occurrences"
+  "/categories", "/categories/(?P<id>\\d+)", "/tags", "/tags/(?P<id>\\d+)", "/changes", "/events/(?P<id>\\d+)/occurrences", "/imports", "/imports/(?P<id>\\d+)"
 ].map(p => `${NS}${p}`);
 
 const PATH_ORDER = ["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}", "/venues/by-slug/{slug}",
-  "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences"];
+  "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences", "/imports", "/imports/{id}"];
 
 /** lib/discovery reading a params table of only `schemas` over the real one (the real table stays untouched). */
 function isolatedDiscovery(schemas: Record<string, ParamsSchema>): typeof import("../../lib/discovery") {
