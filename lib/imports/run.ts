@@ -171,7 +171,12 @@ export class ImportRun {
     for (const root of [...new Set(roots)]) {
       for (const ns of TEC_NAMESPACES) {
         const url = `${root}${ns}`;
-        const res = await this.get(url, "application/json");
+        let res: FetchAnswer;
+        try {
+          res = await this.get(url, "application/json");
+        } catch {
+          continue; // a root the site names but that does not answer (a wrong site address setting): the next one
+        }
         if (res.status !== 200) continue;
         try {
           const index = JSON.parse(res.body.toString("utf8")) as Rec;
