@@ -9,6 +9,7 @@ COPY tsconfig.json tsconfig.build.json moleculer.config.ts server.ts ./
 COPY lib ./lib
 COPY mixins ./mixins
 COPY store ./store
+COPY net ./net
 COPY services ./services
 COPY bench ./bench
 COPY locales ./locales

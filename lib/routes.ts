@@ -46,6 +46,23 @@ function termRoutes(taxonomy: string): RouteDef[] {
   ];
 }
 
+/** A site's webhook endpoints and their deliveries (docs/webhooks.md). */
+function webhookRoutes(): RouteDef[] {
+  return [
+    { pattern: "/webhooks", path: "webhooks", endpoints: [
+      { methods: ["GET"], action: "webhooks.list" },
+      { methods: ["POST"], action: "webhooks.create" }] },
+    { pattern: "/webhooks/(?P<id>\\d+)", path: "webhooks/:id", endpoints: [
+      { methods: ["GET"], action: "webhooks.get" },
+      { methods: ["DELETE"], action: "webhooks.remove" },
+      { methods: ["POST"], action: "webhooks.update" }] },
+    { pattern: "/webhooks/(?P<id>\\d+)/secret", path: "webhooks/:id/secret", endpoints: [{ methods: ["POST"], action: "webhooks.rotateSecret" }] },
+    { pattern: "/webhooks/(?P<id>\\d+)/deliveries", path: "webhooks/:id/deliveries", endpoints: [{ methods: ["GET"], action: "webhooks.deliveries" }] },
+    { pattern: "/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery_id>[^/]+)/retry", path: "webhooks/:id/deliveries/:delivery_id/retry",
+      endpoints: [{ methods: ["POST"], action: "webhooks.retry" }] }
+  ];
+}
+
 export const ROUTES: RouteDef[] = [
   { pattern: "", path: "", endpoints: [{ methods: ["GET"], action: "api.index" }] },
   { pattern: "/doc", path: "doc", endpoints: [{ methods: ["GET"], action: "api.doc" }] },
@@ -58,6 +75,8 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/changes", path: "changes", endpoints: [{ methods: ["GET"], action: "changes.list" }] },
   // A series' occurrences (issue 20, C54): mixins/series.mixin.ts.
   { pattern: "/events/(?P<id>\\d+)/occurrences", path: "events/:id/occurrences", endpoints: [{ methods: ["GET"], action: "events.occurrences" }] },
+  // Webhooks (issue 39): the optional services/webhooks.service.ts.
+  ...webhookRoutes(),
   // Imports (issue 40, docs/imports.md#routes): services/imports.service.ts.
   { pattern: "/imports", path: "imports", endpoints: [
     { methods: ["GET"], action: "imports.list" },

@@ -4,6 +4,7 @@
  */
 import * as path from "path";
 import { currentSite } from "./sites/scope";
+import { parseRetrySchedule } from "./webhooks/schedule";
 
 export interface Settings {
   port: number;
@@ -45,9 +46,27 @@ export interface Settings {
   outboundAllowPrivate: boolean;
   /** Whether the geolocation add-on is on for the site (always for the default site: the service decides). */
   geolocation: boolean;
+  /** The webhooks service's settings (docs/webhooks.md#settings). */
+  webhooks: WebhookSettings;
 }
 
-export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n", "changes", "platform", "imports"] as const;
+export interface WebhookSettings {
+  /** WEBHOOK_RETRY_SCHEDULE: seconds before each retry. */
+  retrySchedule: number[];
+  /** WEBHOOK_TIMEOUT_MS: one attempt's deadline. */
+  timeoutMs: number;
+  /** WEBHOOK_DISABLE_AFTER_HOURS: an endpoint failing without a success this long is made inactive. */
+  disableAfterHours: number;
+  /** WEBHOOK_POLL_MS: how often each node looks for work besides the bus's wake-ups. */
+  pollMs: number;
+  /** WEBHOOK_CONCURRENCY / WEBHOOK_ENDPOINT_CONCURRENCY: attempts in flight per node, and per endpoint on a node. */
+  concurrency: number;
+  endpointConcurrency: number;
+  /** WEBHOOK_SECRET_KEY: endpoints' secrets are kept encrypted under it (unset: kept as they are). */
+  secretKey?: string;
+}
+
+export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n", "changes", "platform", "webhooks", "imports"] as const;
 /** Path language segments that may precede the REST prefix (docs/contract.md#addresses, docs/i18n.md). */
 export const PATH_LANGUAGES = ["pt-br", "zh-hans", "fr"] as const;
 export const NAMESPACE_PATH = "calendar/events/v1";
@@ -86,6 +105,27 @@ function storeSettings(env: NodeJS.ProcessEnv): Pick<Settings, "databaseUrl" | "
   if (databaseUrl && mongoUri) throw new Error("DATABASE_URL and MONGO_URI are both set: choose one store (PostgreSQL or MongoDB)");
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error(`DATABASE_URL must be a postgres:// or postgresql:// URL, got "${databaseUrl.replace(/\/\/[^@/]*@/, "//***@")}"`);
   return { databaseUrl, mongoUri };
+}
+
+function positiveSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v.trim() === "") return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${v}"`);
+  return n;
+}
+
+/** The webhooks service's settings (docs/webhooks.md#settings). */
+function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
+  return {
+    retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    timeoutMs: positiveSetting(env, "WEBHOOK_TIMEOUT_MS", 15_000),
+    disableAfterHours: positiveSetting(env, "WEBHOOK_DISABLE_AFTER_HOURS", 120),
+    pollMs: positiveSetting(env, "WEBHOOK_POLL_MS", 1000),
+    concurrency: Math.floor(positiveSetting(env, "WEBHOOK_CONCURRENCY", 32)),
+    endpointConcurrency: Math.floor(positiveSetting(env, "WEBHOOK_ENDPOINT_CONCURRENCY", 4)),
+    secretKey: env.WEBHOOK_SECRET_KEY || undefined
+  };
 }
 
 /** BASE_URL's host name, without its port (C57); the whole value when it is not a URL. */
@@ -129,7 +169,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     platformKey: env.PLATFORM_KEY || undefined,
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     outboundAllowPrivate: env.OUTBOUND_ALLOW_PRIVATE === "1" || env.OUTBOUND_ALLOW_PRIVATE === "true",
-    geolocation: true
+    geolocation: true,
+    webhooks: webhookSettings(env)
   };
 }
 

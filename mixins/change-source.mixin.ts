@@ -155,8 +155,9 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
   const actions: Record<string, unknown> = {
     changeRecords: {
       visibility: "public",
-      params: { ids: { type: "array", items: { type: "number", integer: true, convert: true } } },
-      async handler(this: ChangeSourceSelf, ctx: Ctx<{ ids: number[] }>): Promise<Record<string, unknown>> {
+      // `anyStatus` (trusted callers: the webhooks' fan-out, docs/webhooks.md#payload): records of every status, trashed ones too
+      params: { ids: { type: "array", items: { type: "number", integer: true, convert: true } }, anyStatus: { type: "boolean", optional: true } },
+      async handler(this: ChangeSourceSelf, ctx: Ctx<{ ids: number[]; anyStatus?: boolean }>): Promise<Record<string, unknown>> {
         const ids = [...new Set(ctx.params.ids)];
         if (!ids.length) return {};
         // As a list would: due `future` events are published (and recorded) first (C13).
@@ -170,7 +171,7 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
           shown = docs;
           records = await this.records(ctx, docs, this.roots(ctx));
         } else {
-          shown = docs.filter(d => visibleTo(who, opts.kind as ChangeType, snapshotOf(opts.kind as ChangeType, d), now));
+          shown = ctx.params.anyStatus && who === undefined ? docs : docs.filter(d => visibleTo(who, opts.kind as ChangeType, snapshotOf(opts.kind as ChangeType, d), now));
           records = !shown.length ? []
             : opts.kind === "event" ? await this.records(ctx, shown, { jsonLd: false })
               : await this.presentMany(ctx, shown, { reveal: (d: Doc) => this.passwordAccess(ctx, d, {}) });

@@ -15,7 +15,7 @@ import { settings } from "../lib/settings";
 import { callerForKey } from "../lib/sites/callers";
 import { currentSiteId, DEFAULT_SITE_ID } from "../lib/sites/scope";
 import { acquireStore, releaseStore, Store } from "../store";
-import { NO_SITES, siteDirectory } from "../store/site-directory";
+import { siteDirectory } from "../store/site-directory";
 import { storeConfig } from "./store.mixin";
 import { siteDoor } from "./site-door";
 import { docsOnError, DOCS_PATH } from "../lib/discovery";
@@ -62,8 +62,7 @@ export const HttpGuardsMixin: ServiceSchema & MergedHook = {
     };
     let gateway: Handler | undefined;
     const guarded = frontDoor(() => (gateway ??= gw.express()), () => guards);
-    // MongoDB holds no sites (docs/sites.md#stores): the gateway then never opens the store.
-    const directory = async () => (settings().mongoUri ? NO_SITES : siteDirectory(await (gw.siteStore ??= acquireStore(storeConfig()))));
+    const directory = async () => siteDirectory(await (gw.siteStore ??= acquireStore(storeConfig())));
     gw.settings.server?.on("request", siteDoor(guarded, directory));
   },
   async started() {

@@ -32,11 +32,17 @@ import { serviceRuns, type Ctx } from "../mixins/types";
 import type { StoredAnswer } from "../lib/http/idempotency";
 import { QuietError, ReplayAnswer } from "../lib/http/answers";
 import { cleanMark, keepUnlessCleaned, type CleanLog, type CleanMark } from "../lib/cache/clean-mark";
+import { Flights, MAX_WAITS, type Flight } from "../lib/cache/single-flight";
 import { cleanLogOf } from "../lib/cache/clean-logs";
 
 type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string };
 /** A GET whose answer may be kept: its key, and the cacher's clean count when it arrived. */
-type KeyedReq = Req & { $responseKey?: string; $cleanMark?: CleanMark };
+type KeyedReq = Req & {
+  $responseKey?: string;
+  $cleanMark?: CleanMark;
+  /** Ends this request's computation of its key, which other requests of that key wait for (lib/cache/single-flight.ts). */
+  $endFlight?: (outcome: Flight<void>) => void;
+};
 type Res = ServerResponse & { $ctx?: Ctx };
 /** What moleculer-web tells the route hooks of the alias a request matched. */
 interface Alias { action?: string; path?: string; keys?: Array<{ name: string }> }
@@ -47,6 +53,8 @@ interface ApiSelf extends Service, HttpFeaturesFace {
   responseCacheOn?: boolean;
   /** The log of the cacher's cleans, which decides whether an answer may be kept (lib/cache/clean-logs.ts). */
   cleanLog: CleanLog | undefined;
+  /** The kept answers being computed on this gateway, by key: a request that misses while one is computed waits for it. */
+  responseFlights: Flights<void>;
   /** Whether the routed services have started once (the namespace index's readiness wait). */
   routesStarted?: boolean;
   answerKept(req: KeyedReq, res: Res): Promise<boolean>;
@@ -101,6 +109,14 @@ function prototypeKeyOf(v: unknown): string | undefined {
   return Object.prototype.hasOwnProperty.call(v, "__proto__") || (proto !== Object.prototype && proto !== null) ? "__proto__" : undefined;
 }
 
+/** The answer kept under `key` (a plain list page's key names its body's, lib/cache/staleness.ts), or null. */
+async function keptAnswer(self: ApiSelf, key: string): Promise<KeptResponse | null> {
+  const kept = await self.broker.cacher!.get(key) as KeptResponse | KeptRef | null;
+  if (!isKeptRef(kept)) return kept ?? null;
+  const body = await self.broker.cacher!.get(kept.ref) as KeptResponse | KeptRef | null;
+  return body && !isKeptRef(body) ? body : null;
+}
+
 /**
  * A GET whose answer is kept (lib/http/response-cache.ts) is answered from the cache, conditional requests
  * included, before moleculer-web routes it (the guards have run: security headers, rate limit). Answers
@@ -112,11 +128,25 @@ async function answerKept(this: ApiSelf, req: KeyedReq, res: Res): Promise<boole
   // While a routed service is away, answers come from the services (503), not from what was kept.
   const key = this.responseCacheOn && ROUTED_SERVICES.every(name => serviceRuns(this.broker, name)) ? responseKey(req) : undefined;
   if (!key) return false;
-  let kept = req.headers.origin === undefined ? await this.broker.cacher!.get(key) as KeptResponse | KeptRef | null : null;
-  // a plain list page's key names its body's (lib/cache/staleness.ts)
-  if (isKeptRef(kept)) kept = await this.broker.cacher!.get(kept.ref) as KeptResponse | null;
-  if (!kept || isKeptRef(kept)) {
+  // the computation running as the request arrives: it may end while the cache is read
+  const runningAtArrival = this.responseFlights.current(key);
+  let kept = req.headers.origin === undefined ? await keptAnswer(this, key) : null;
+  // One computation per stale answer on this gateway: a miss while the key is computed waits for it and
+  // reads what it kept (nothing kept, as when a write crossed it: this request computes; MAX_WAITS bounds it).
+  for (let waits = 0; !kept && req.headers.origin === undefined && waits < MAX_WAITS; waits++) {
+    const running = this.responseFlights.current(key) ?? (waits === 0 ? runningAtArrival : undefined);
+    if (!running) break;
+    if ((await running).kept) kept = await keptAnswer(this, key);
+  }
+  if (!kept) {
     req.$responseKey = key;
+    // the check above and this start are one turn of the event loop: one computation starts
+    if (req.headers.origin === undefined && !this.responseFlights.current(key)) {
+      const end = this.responseFlights.start(key);
+      req.$endFlight = end;
+      // whatever becomes of the request (an error, another status, a closed connection), its waiters go on
+      res.once("close", () => end({ kept: false }));
+    }
     // taken before the store is read: an answer computed across a write's clean is not kept (lib/cache/clean-mark.ts)
     req.$cleanMark = await cleanMark(this.cleanLog);
     return false;
@@ -386,14 +416,14 @@ export default function apiService(): ServiceSchema {
       // not kept when a write cleaned its key since the request missed (lib/cache/clean-mark.ts)
       const keep = (k: string, value: unknown) => keepUnlessCleaned(this.broker.cacher!, this.cleanLog, req.$cleanMark, k, value);
       if (!isListKey(key)) {
-        await keep(key, kept);
+        req.$endFlight?.({ kept: await keep(key, kept) });
         return body;
       }
       // A plain list page: its body under a key naming the events it shows, and the page's key naming that.
       const page = headers["content-type"].startsWith("application/json") ? listPageOf(data, headers) : undefined;
       if (!page) return body;
       const bodyKey = listBodyKey(key, page.total, page.ids);
-      if (await keep(bodyKey, kept)) await keep(key, { ref: bodyKey } satisfies KeptRef);
+      req.$endFlight?.({ kept: (await keep(bodyKey, kept)) && (await keep(key, { ref: bodyKey } satisfies KeptRef)) });
       return body;
     }
   },
@@ -403,6 +433,7 @@ export default function apiService(): ServiceSchema {
     // node before the write's answer does (one NATS connection delivers a publisher's messages in order).
     this.responseCacheOn = !!this.broker.cacher;
     this.cleanLog = cleanLogOf(this.broker.cacher);
+    this.responseFlights = new Flights();
   },
   events: {
     [CACHE_CLEAN_EVENT](ctx: Context<CleanMessage | undefined>) {

@@ -13,6 +13,7 @@ import GeolocationService from "./geolocation.service";
 import I18nService from "./i18n.service";
 import ChangesService from "./changes.service";
 import PlatformService from "./platform.service";
+import WebhooksService from "./webhooks.service";
 import ImportsService from "./imports.service";
 
 export const SERVICE_SCHEMAS: Record<string, () => ServiceSchema> = {
@@ -25,6 +26,7 @@ export const SERVICE_SCHEMAS: Record<string, () => ServiceSchema> = {
   i18n: () => I18nService,
   changes: () => ChangesService,
   platform: () => PlatformService,
+  webhooks: () => WebhooksService,
   imports: () => ImportsService
 };
 
@@ -45,6 +47,10 @@ export function checkTopology(s: Settings): string | undefined {
   if (inMemory && s.services.includes("changes") && posts.length < POST_SERVICES.length)
     return "With DATA_DIR=:memory:, the changes service reads the feed that events, venues and organizers write with their records " +
       "and must run in their process (SERVICES has changes without them). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.";
+  // The webhooks service reads the same feed (docs/webhooks.md).
+  if (inMemory && s.services.includes("webhooks") && posts.length < POST_SERVICES.length)
+    return "With DATA_DIR=:memory:, the webhooks service reads the change feed that events, venues and organizers write with their records " +
+      "and must run in their process (SERVICES has webhooks without them). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.";
   // Sites live in that database too (docs/sites.md): the gateway reads them, the record services write their records.
   if (inMemory && s.services.includes("platform") && (!s.services.includes("api") || posts.length < POST_SERVICES.length))
     return "With DATA_DIR=:memory:, the platform service keeps the sites in the database the gateway and the record services use " +

@@ -160,7 +160,7 @@ const PlatformService: ServiceSchema<ServiceSettingSchema, PlatformMethods, Plat
   methods: {
     sites(): SiteStore {
       const sites = this.storeOpen?.sites;
-      // MongoDB serves the default site only (README "Sites").
+      // every store holds sites (SQL: store/sites.ts, MongoDB: store/mongo/sites.ts); none until it is open
       if (!sites) throw new ApiError("rest_service_unavailable", 503);
       return sites;
     },

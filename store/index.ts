@@ -61,7 +61,7 @@ export interface Store {
   registry(site?: number): IdRegistry;
   /** The SQL driver (undefined on MongoDB). */
   readonly sql?: SqlDriver;
-  /** Sites and their keys (docs/sites.md); undefined on MongoDB, which serves the default site only. */
+  /** Sites and their keys (docs/sites.md): SQL tables (store/sites.ts) or MongoDB collections (store/mongo/sites.ts). */
   readonly sites?: SiteStore;
 }
 

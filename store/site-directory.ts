@@ -29,7 +29,7 @@ export class SiteDirectory {
 
   constructor(private readonly sites: SiteStore | undefined) {}
 
-  /** Whether this store can hold sites at all (SQL stores). */
+  /** Whether this store can hold sites at all (every store does; a directory without one answers the default site). */
   get enabled(): boolean {
     return this.sites !== undefined;
   }
@@ -107,9 +107,6 @@ export class SiteDirectory {
 }
 
 const directories = new WeakMap<Store, SiteDirectory>();
-
-/** The directory of a store that holds no sites (MongoDB): every host is the default site's. */
-export const NO_SITES = new SiteDirectory(undefined);
 
 /** The process's directory over `store`. */
 export function siteDirectory(store: Store): SiteDirectory {

@@ -14,6 +14,8 @@
  *   before they clean, checks and keeps in one script.
  */
 
+import { Flights } from "./single-flight";
+
 /** How many of the latest cleans' patterns a log remembers (a mark older than them counts as cleaned). */
 export const REMEMBERED_CLEANS = 256;
 
@@ -55,15 +57,23 @@ export async function keepUnlessCleaned(cacher: KeepingCacher, log: CleanLog | u
   return log.keepIfClean(mark, key, value);
 }
 
+/** The computations in progress of each cacher's keys (one cacher per broker: per node). */
+const flightsOf = new WeakMap<ReadingCacher, Flights<unknown>>();
+
 /**
  * The value kept under `key`, or `compute()`'s, kept unless a clean covered the key while it was computed
- * (the mark is taken after the miss, before `compute` reads the store).
+ * (the mark is taken after the miss, before `compute` reads the store). Reads of one key that miss while
+ * it is computed wait for that computation (lib/cache/single-flight.ts).
  */
 export async function keptOrComputed<T>(cacher: ReadingCacher, log: CleanLog | undefined, key: string, compute: () => Promise<T>): Promise<T> {
+  let flights = flightsOf.get(cacher);
+  if (!flights) flightsOf.set(cacher, (flights = new Flights()));
+  const seen = flights.current(key);
   const kept = await cacher.get(key) as T | null | undefined;
   if (kept !== null && kept !== undefined) return kept;
-  const mark = await cleanMark(log);
-  const value = await compute();
-  await keepUnlessCleaned(cacher, log, mark, key, value);
-  return value;
+  return flights.run(key, async () => {
+    const mark = await cleanMark(log);
+    const value = await compute();
+    return { value, kept: await keepUnlessCleaned(cacher, log, mark, key, value) };
+  }, seen) as Promise<T>;
 }

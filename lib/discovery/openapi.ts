@@ -7,16 +7,17 @@
  */
 import { ROUTES, RouteDef } from "../routes";
 import { NAMESPACE_PATH } from "../settings";
-import { LANGUAGES, translate } from "../messages";
+import { hasMessage, LANGUAGES, translate } from "../messages";
 import { changesPage, componentSchemas, importRecord, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
 import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
+import { deliverySchema, endpointSchema, listOfSchema, webhooksDocument } from "../webhooks/schemas";
 
 export const OPENAPI_VERSION = "3.1.0";
 
 export type Verb = "get" | "post" | "put" | "patch" | "delete";
 
 /** What an operation does, which decides its responses. */
-export type OperationKind = "list" | "create" | "read" | "update" | "remove";
+export type OperationKind = "list" | "create" | "read" | "update" | "remove" | "accept";
 
 /** `/events/(?P<id>\d+)` → `/events/{id}`. */
 export function openApiPath(pattern: string): string {
@@ -32,7 +33,9 @@ export function verbOf(methods: readonly string[]): "get" | "post" | "delete" | 
 }
 
 const KIND_BY_OPERATION: Record<string, OperationKind> = {
-  list: "list", occurrences: "list", create: "create", get: "read", getBySlug: "read", update: "update", updateBySlug: "update", remove: "remove", removeBySlug: "remove"
+  list: "list", occurrences: "list", create: "create", get: "read", getBySlug: "read", update: "update", updateBySlug: "update", remove: "remove", removeBySlug: "remove",
+  // webhooks: the delivery log is a list; a manual retry is accepted (sent in the background)
+  deliveries: "list", retry: "accept"
 };
 const KIND_BY_VERB: Record<Verb, OperationKind> = { get: "read", post: "update", put: "update", patch: "update", delete: "remove" };
 
@@ -54,7 +57,8 @@ const RESPONSES: Record<OperationKind, string[]> = {
   read: ["200", "304"],
   create: ["201", "409", "413", "422"],
   update: ["200", "412", "413"],
-  remove: ["200", "410", "412"]
+  remove: ["200", "410", "412"],
+  accept: ["202"]
 };
 
 /** The catalog key describing each status. */
@@ -85,6 +89,7 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
   const resource = resourceOf(route);
   if (resource === "changes") return json(changesPage());
   if (resource === "doc") return json(openApiObject());
+  if (resource === "webhooks") return json(webhookAnswer(route, kind));
   if (resource === "imports") return json(kind === "list" ? { type: "array", items: importRecord() } : importRecord());
   const component = RESOURCE_COMPONENTS[resource];
   if (!component) return undefined;
@@ -94,13 +99,27 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
   return content;
 }
 
+/** What a webhooks route answers (lib/webhooks/schemas.ts). */
+function webhookAnswer(route: RouteDef, kind: OperationKind): JsonSchema {
+  if (route.pattern.endsWith("/deliveries")) return listOfSchema(deliverySchema(), "The endpoint's deliveries, newest first");
+  if (route.pattern.endsWith("/retry")) return deliverySchema();
+  if (route.pattern === "/webhooks") return kind === "list" ? listOfSchema(endpointSchema(false), "The site's webhook endpoints") : endpointSchema(true);
+  return endpointSchema(route.pattern.endsWith("/secret"));
+}
+
+/** A status's description: the catalogs' text, or English where they have none (202). */
+function statusText(status: string, lang: string): string {
+  const key = STATUS_TEXT[status];
+  return hasMessage(key) ? translate(key, lang) : status === "202" ? "Accepted: the work is done in the background." : key;
+}
+
 function responses(route: RouteDef, kind: OperationKind, lang: string): Record<string, unknown> {
   // an import is created queued: 202 (docs/imports.md#routes)
   const own = resourceOf(route) === "imports" && kind === "create" ? ["202"] : RESPONSES[kind];
   const statuses = [...new Set([...own, ...COMMON_ERRORS])].sort();
   const out: Record<string, unknown> = {};
   for (const status of statuses) {
-    const response: Record<string, unknown> = { description: translate(STATUS_TEXT[status], lang) };
+    const response: Record<string, unknown> = { description: statusText(status, lang) };
     if (status === "200" || status === "201" || status === "202") {
       const content = successContent(route, kind);
       if (content) response.content = content;
@@ -254,6 +273,8 @@ export function openApiDocument(apiRoot: string, lang: string): Record<string, u
     info: { version: "1.0.0", title: translate("doc.title", lang), description: translate("doc.description", lang) },
     components: { schemas: componentSchemas() },
     servers: [{ url: `${apiRoot}/${NAMESPACE_PATH}/` }],
-    paths
+    paths,
+    // what the webhooks POST to their endpoints (docs/webhooks.md#payload)
+    webhooks: webhooksDocument()
   };
 }

@@ -12,6 +12,8 @@ import { dependencyOfUrl, keyPrefix } from "../cache/staleness";
 import { NAMESPACE_PATH } from "../settings";
 
 const NAMESPACE = `/${NAMESPACE_PATH}`;
+/** Routes whose answers are never kept: a site's webhooks and their deliveries (docs/webhooks.md). */
+const NEVER_KEPT = new RegExp(`${NAMESPACE}/webhooks(?:[/?]|$)`);
 
 /** Headers of a kept answer that are replayed with it. */
 const KEPT_HEADERS = ["content-type", "etag", "last-modified", "vary", "link", "x-tec-total", "x-tec-totalpages", "x-wp-total",
@@ -66,6 +68,8 @@ const RECENT_KEYS_MAX = 10_000;
  */
 export function responseKey(req: IncomingMessage & { originalUrl?: string }): string | undefined {
   if (req.method !== "GET") return undefined;
+  // Answers that move without a write through the API (deliveries made in the background) are never kept.
+  if (NEVER_KEPT.test(req.originalUrl ?? req.url ?? "")) return undefined;
   if (req.headers["if-match"] !== undefined) return undefined;
   // The site is part of the key: two sites answer the same URL differently (docs/sites.md).
   const site = currentSiteId();

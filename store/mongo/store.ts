@@ -1,26 +1,39 @@
 /**
- * The MongoDB store: one database (MONGO_URI's), reached through moleculer-db-adapter-mongo's public
- * adapter API (construct, connect, its `db`), every collection of it shared by the services of the
- * process. Records of a site carry a `site` field in their key (`{site, _id}` is unique), so sites
- * never mix. No MongoDB server runs on the development machines: this path is exercised only where
- * MONGO_URI is set (README "MongoDB").
+ * The MongoDB store, reached through moleculer-db-adapter-mongo (construct, connect; then the connected
+ * driver's client and database the adapter holds as `client` and `db`) and the driver's public API.
+ *
+ * A database per site: the default site's records are in MONGO_URI's database (as before sites existed),
+ * site n's in `<that name>_site<n>`, with the same collections and indexes; the sites and their keys are in
+ * MONGO_URI's database (store/mongo/sites.ts). Chosen over the site in every key because the services'
+ * queries, orders and ranges on `_id` (the record's id, numbered from 1 in every site) then go to the
+ * server as they are, every index is the service's own, and a deleted site goes with one `dropDatabase`.
+ * What it costs: every collection and index is a file of the server's storage engine per site that was
+ * ever written, and a site's indexes are made at its first write on each node (README "MongoDB").
+ * Documents keep carrying `site` (and indexes lead with it), as they did when one database held them.
+ *
+ * Transactions (store/mongo/collection.ts) need a replica set: a server that is not a member is refused at
+ * start-up, naming what is missing.
  */
 import MongoAdapter from "moleculer-db-adapter-mongo";
-import type { MongoCol } from "./driver";
-import { FEED_CARRY, FEED_COLLECTION, type Collection } from "../collection";
-import { UniqueViolation } from "../errors";
+import type { MongoClientLike, MongoCol, MongoDb } from "./driver";
 import type { IdRegistry, ImageRecord } from "../registry";
 import type { IndexSpec, Store } from "../index";
-import { mongoCollection } from "./collection";
+import { createIndexes, deriveStoredKeys, FEED_INDEXES, mongoCollection, type SiteScope } from "./collection";
 import { FOLDED, withFolded } from "./folded";
+import { FEED_COLLECTION } from "../collection";
+import { mongoSites, SITES_DB_SITE } from "./sites";
+
+export type { MongoDb } from "./driver";
 
 export interface MongoStore extends Store {
   close(): Promise<void>;
 }
 
-/** A database of the driver: its collections by name. */
-export interface MongoDb {
-  collection(name: string): MongoCol;
+const DEFAULT_SITE = 1;
+
+/** The name of a site's database. */
+export function siteDatabase(base: string, site: number): string {
+  return site === DEFAULT_SITE ? base : `${base}_site${site}`;
 }
 
 function registry(db: MongoDb, site: number): IdRegistry {
@@ -68,76 +81,47 @@ function registry(db: MongoDb, site: number): IdRegistry {
   };
 }
 
-/** A collection of one site: `site` added to every query and document, `_id` kept as the services see it. */
-function siteCollection(db: MongoDb, name: string, site: number): Collection {
-  const col = db.collection(name);
-  const inner = mongoCollection(col, db.collection("counters"), `${site}:${name}`);
-  const scoped = (q: Record<string, unknown>) => ({ $and: [{ site }, q] });
-  const strip = <T extends Record<string, unknown> | null>(doc: T): T => {
-    if (!doc) return doc;
-    const { site: _site, _key, ...rest } = doc as Record<string, unknown>;
-    return { ...rest, _id: (doc as Record<string, unknown>)._id } as unknown as T;
-  };
-  return {
-    find: async (q, o) => (await inner.find(scoped(q), o)).map(strip),
-    findByIds: async ids => (await inner.find(scoped({ _id: { $in: [...ids] } }))).map(strip),
-    count: q => inner.count(scoped(q)),
-    idsWhere: async (field, value) => (await inner.find(scoped({ [field]: value }))).map(d => d._id),
-    findOne: async q => strip(await inner.findOne(scoped(q))),
-    // The guard and the feed entry follow the insert as separate operations here (no multi-document
-    // transaction without a replica set, README "The store"); the unique indexes still refuse a taken slug.
-    insert: async (doc, o = {}) => {
-      const guard = o.unlessTaken;
-      if (guard && doc[guard] !== undefined && doc[guard] !== "" && (await inner.findOne(scoped({ [guard]: doc[guard] }))))
-        throw new UniqueViolation(`${name}.${guard}`);
-      const stored = strip(await inner.insert({ ...doc, site }));
-      if (o.change) await siteCollection(db, FEED_COLLECTION, site).append(o.change, FEED_CARRY);
-      return stored;
-    },
-    append: async (doc, carry) => {
-      const extra: Record<string, unknown> = {};
-      if (carry) {
-        const [prev] = await inner.find(scoped({ [carry.match]: doc[carry.match] }), { sort: { _id: -1 }, limit: 1 });
-        extra[carry.into] = prev ? prev[carry.from] ?? null : null;
-      }
-      return strip(await inner.append({ ...doc, ...extra, site }));
-    },
-    updateOne: async (q, u, o = {}) => {
-      const after = strip(await inner.updateOne(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site }));
-      const entry = after && o.change?.(after);
-      if (entry) await siteCollection(db, FEED_COLLECTION, site).append(entry, FEED_CARRY);
-      return after;
-    },
-    updateOneChange: async (q, u, o = {}) => {
-      const change = await inner.updateOneChange(scoped(q), Object.keys(u).some(k => k.startsWith("$")) ? u : { ...u, site });
-      if (!change) return null;
-      const out = { before: strip(change.before), after: strip(change.after) };
-      const entry = o.change?.(out.after);
-      if (entry) await siteCollection(db, FEED_COLLECTION, site).append(entry, FEED_CARRY);
-      return out;
-    },
-    updateMany: (q, u) => inner.updateMany(scoped(q), u),
-    removeMany: q => inner.removeMany(scoped(q)),
-    ensureIndex: (field, o) => inner.ensureIndex(field, o)
-  };
+/** What a server must answer to serve the store: a replica set member (transactions); else the start-up error naming it. */
+export async function checkReplicaSet(db: MongoDb, location: string): Promise<void> {
+  // `isMaster` (every server version; `hello` from 4.4.2 on) names the replica set as `setName`
+  const hello = await db.command({ isMaster: 1 });
+  if (hello.setName) return;
+  throw new Error(`MONGO_URI: the MongoDB at ${location} is not a replica set member (its isMaster answer has no setName). ` +
+    "The store writes a record and its change-feed entry in one transaction, which MongoDB runs only on a replica set: " +
+    "start mongod with --replSet rs0, initiate it once (rs.initiate()), and name it in MONGO_URI (?replicaSet=rs0); " +
+    "docker-compose.yml runs such a one-node replica set.");
 }
 
 export async function openMongo(uri: string, connectTimeoutMs: number): Promise<MongoStore> {
   const adapter = new MongoAdapter(uri, { useUnifiedTopology: true, serverSelectionTimeoutMS: Math.min(connectTimeoutMs, 30000) });
   const quiet = { info() {}, warn() {}, error() {}, debug() {} };
   adapter.init({} as never, { schema: { collection: "sites" }, logger: quiet } as never);
+  const location = uri.replace(/\/\/[^@]*@/, "//***@");
   const deadline = Date.now() + connectTimeoutMs;
   for (;;) {
     try {
       await adapter.connect();
       break;
     } catch (err) {
-      if (Date.now() >= deadline) throw new Error(`MongoDB at ${uri.replace(/\/\/[^@]*@/, "//***@")} could not be reached within ${connectTimeoutMs} ms: ${(err as Error).message}`);
+      if (Date.now() >= deadline) throw new Error(`MongoDB at ${location} could not be reached within ${connectTimeoutMs} ms: ${(err as Error).message}`);
       await new Promise(resolve => setTimeout(resolve, 500));
     }
   }
-  const db = (adapter as unknown as { db: MongoDb }).db;
-  return mongoStore(db, uri.replace(/\/\/[^@]*@/, "//***@"), () => adapter.disconnect());
+  const { client, db } = adapter as unknown as { client: MongoClientLike; db: MongoDb };
+  try {
+    return await connectedStore(client, db.databaseName, location, () => adapter.disconnect());
+  } catch (err) {
+    await adapter.disconnect();
+    throw err;
+  }
+}
+
+/** The store over a connected client, once the server is known to run transactions and the sites' indexes exist. */
+export async function connectedStore(client: MongoClientLike, base: string, location: string, close: () => Promise<void>): Promise<MongoStore> {
+  await checkReplicaSet(client.db(base), location);
+  const store = mongoStore(client, base, location, close);
+  await store.sites!.prepare();
+  return store;
 }
 
 /**
@@ -152,21 +136,49 @@ async function foldStoredTexts(col: MongoCol): Promise<void> {
   }
 }
 
-/** The store over a connected database (`location` for messages; `close` ends the connection). */
-export function mongoStore(db: MongoDb, location: string, close: () => Promise<void>): MongoStore {
+/** The store over a connected client whose database `base` is the default site's (`location` for messages; `close` ends the connection). */
+export function mongoStore(client: MongoClientLike, base: string, location: string, close: () => Promise<void>): MongoStore & { sites: ReturnType<typeof mongoSites> } {
+  /** Indexes made in a site's database by this process: `${site}/${collection}`. */
+  const prepared = new Map<string, Promise<void>>();
+  const prepare = (site: number, name: string, indexes: readonly IndexSpec[] = []): Promise<void> => {
+    const key = `${site}/${name}`;
+    let made = prepared.get(key);
+    if (!made) {
+      const db = client.db(siteDatabase(base, site));
+      made = (async () => {
+        await createIndexes(db.collection(name), name === FEED_COLLECTION && !indexes.length ? FEED_INDEXES : indexes);
+        // the collection's counter (its appends', store/mongo/collection.ts) made outside any transaction,
+        // so no transaction has to create the counters collection
+        await db.collection("counters").findOneAndUpdate({ _id: `${site}:${name}` }, { $inc: { seq: 0 } }, { upsert: true, returnOriginal: false, returnDocument: "after" });
+      })();
+      prepared.set(key, made);
+      made.catch(() => prepared.delete(key));
+    }
+    return made;
+  };
+  const scope = (site: number): SiteScope => ({ client, db: client.db(siteDatabase(base, site)), site, prepared: (name, indexes) => prepare(site, name, indexes) });
+  const sites = mongoSites(client, client.db(base), {
+    dropSite: async site => {
+      if (site === DEFAULT_SITE || site === SITES_DB_SITE) return;
+      await client.db(siteDatabase(base, site)).dropDatabase();
+      for (const key of [...prepared.keys()]) if (key.startsWith(`${site}/`)) prepared.delete(key);
+    }
+  });
   return {
     kind: "mongo",
     location,
-    collection: (name: string, _indexes: readonly IndexSpec[], site = 1) => siteCollection(db, name, site),
+    collection: (name: string, indexes: readonly IndexSpec[], site = DEFAULT_SITE) => mongoCollection(scope(site), name, indexes),
     async ensureIndexes(name, indexes) {
-      const col = db.collection(name);
-      // A uniqueness that holds only outside some statuses (a slug, docs/records.md#event-slugs) cannot be
-      // a partial index of MongoDB 4.4 (its filters take no `$nin`): that index is a plain one there, and
-      // the services' own checks keep such values unique within a node (README "MongoDB").
-      for (const index of indexes) await col.createIndex({ site: 1, [index.field]: 1 }, { unique: !!index.unique && !index.unlessStatus, sparse: !!index.sparse });
+      // the default site's database, at start-up: documents written by earlier versions brought up to
+      // date first (folded copies, derived keys), then the indexes (a unique one the data breaks fails here)
+      const col = client.db(base).collection(name);
       await foldStoredTexts(col);
+      await deriveStoredKeys(col, indexes);
+      prepared.delete(`${DEFAULT_SITE}/${name}`);
+      await prepare(DEFAULT_SITE, name, indexes);
     },
-    registry: (site = 1) => registry(db, site),
+    registry: (site = DEFAULT_SITE) => registry(client.db(siteDatabase(base, site)), site),
+    sites,
     close
   };
 }

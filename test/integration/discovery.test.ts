@@ -23,8 +23,9 @@ describe("discovery over HTTP", () => {
       expect(res.body._links).toEqual({ up: [{ href: `${site}${root}/wp-json/` }] });
       const routes = res.body.routes;
       expect(Object.keys(routes)[0]).toBe("/calendar/events/v1");
-      // the reference's 15 routes, then the change feed and a series' occurrences (README "Beyond the reference"), then imports
-      expect(Object.keys(routes)).toHaveLength(19);
+      // the reference's 15 routes, then the change feed, a series' occurrences (README "Beyond the reference") the five of webhooks, then the two of imports
+      expect(Object.keys(routes)).toHaveLength(24);
+      expect(Object.keys(routes)[17]).toBe("/calendar/events/v1/webhooks");
       expect(Object.keys(routes)[15]).toBe("/calendar/events/v1/changes");
       expect(Object.keys(routes)[16]).toBe("/calendar/events/v1/events/(?P<id>\\d+)/occurrences");
       expect(routes["/calendar/events/v1/events"]._links.self[0].href).toBe(`${site}${root}/wp-json/calendar/events/v1/events`);
@@ -77,12 +78,13 @@ describe("discovery over HTTP", () => {
     const res = await svc.get("/doc");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("application/json");
-    expect(Object.keys(res.body)).toEqual(["openapi", "info", "components", "servers", "paths"]);
+    expect(Object.keys(res.body)).toEqual(["openapi", "info", "components", "servers", "paths", "webhooks"]);
     expect(res.body.openapi).toBe("3.1.0");
     expect(res.body.servers).toEqual([{ url: `${site}/wp-json/calendar/events/v1/` }]);
     expect(Object.keys(res.body.components.schemas)).toEqual(["ImageSize", "CostDetails", "Term", "Image", "DateDetails", "Event", "Venue", "Organizer"]);
     expect(Object.keys(res.body.paths)).toEqual(["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}",
-      "/venues/by-slug/{slug}", "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences", "/imports", "/imports/{id}"]);
+      "/venues/by-slug/{slug}", "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences",
+      "/webhooks", "/webhooks/{id}", "/webhooks/{id}/secret", "/webhooks/{id}/deliveries", "/webhooks/{id}/deliveries/{delivery_id}/retry", "/imports", "/imports/{id}"]);
     const fr = await svc.get("/fr/wp-json/calendar/events/v1/doc");
     expect(fr.body.servers).toEqual([{ url: `${site}/fr/wp-json/calendar/events/v1/` }]);
   });

@@ -3,8 +3,8 @@
  * (test/helpers/differential.ts) sent to a service on SQLite (a child process) and to one in this process
  * whose MongoDB driver is the in-memory stand-in (test/helpers/mongo-stand-in.ts, on mingo: no MongoDB
  * server runs here, README "MongoDB"). It checks the services and store/mongo/ over MongoDB's query
- * language, not a MongoDB server's own answers. One site: MongoDB serves the default site only, so both
- * of a step's sites are the default one on each side.
+ * language, not a MongoDB server's own answers. One site (the differential's two sites are both the
+ * default one on each side); the sites on MongoDB are test/integration/sites-mongo.test.ts's.
  */
 import { startNode, waitForHttp, Node } from "../helpers/processes";
 import { startService, Running } from "../helpers/harness";
@@ -14,9 +14,9 @@ import { KEYS } from "../helpers/harness";
 jest.mock("../../store/mongo/store", () => {
   const actual = jest.requireActual("../../store/mongo/store");
   const { mongoStandIn } = jest.requireActual("../helpers/mongo-stand-in");
-  const db = mongoStandIn();
-  // every opening of MONGO_URI in this process reaches the one stand-in database
-  return { ...actual, openMongo: async () => actual.mongoStore(db, "stand-in", async () => undefined) };
+  const server = mongoStandIn();
+  // every opening of MONGO_URI in this process reaches the one stand-in server
+  return { ...actual, openMongo: async () => actual.connectedStore(server, "calendar", "stand-in", async () => undefined) };
 });
 
 describe("the same answers on SQLite and on the MongoDB store's code (driver stood in for)", () => {

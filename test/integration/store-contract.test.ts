@@ -10,8 +10,9 @@
  *
  * The expected answers are MongoDB's semantics; the queries are the ones the services build (the same
  * builders from lib/), so a divergence of one store shows here rather than in one topology. Every test
- * works in a site of its own, so the stores' tables are shared and nothing crosses (on MongoDB, a
- * database of its own). A backend's known gaps are skipped with their reason in the title (`gaps`).
+ * works in a site of its own, so the stores' tables are shared and nothing crosses (on MongoDB, each site
+ * is a database of its own on one server). A backend's known gaps are skipped with their reason in the
+ * title (`gaps`).
  */
 import * as fs from "fs";
 import * as os from "os";
@@ -25,10 +26,12 @@ import { searchQuery, statusCondition } from "../../lib/linked/query";
 import { searchFilter } from "../../lib/i18n/store-query";
 import { buildTermQuery } from "../../lib/terms/term-query";
 import { searchTerms } from "../../lib/search";
+import { contiguousPrefix } from "../../lib/changes/feed";
 import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
 import { mongoStandIn } from "../helpers/mongo-stand-in";
 import MongoAdapter from "moleculer-db-adapter-mongo";
-import { mongoStore, openMongo } from "../../store/mongo/store";
+import { connectedStore, openMongo, siteDatabase } from "../../store/mongo/store";
+import type { MongoClientLike } from "../../store/mongo/driver";
 
 interface Backend {
   /** A collection of `table` in a new site (indexes as a service lists them). */
@@ -43,7 +46,7 @@ const EVENT_INDEXES: IndexSpec[] = [
   { field: "status" }, { field: "slug" }, { field: "start_date" }, { field: "end_date" },
   ...["categories", "tags", "venues", "organizers", "translations"].map(field => ({ field, array: true }))
 ];
-const TABLES: Record<string, string> = { events: "events", venues: "venues", i18n: "translations", terms: "terms", changes: "changes" };
+const TABLES: Record<string, string> = { events: "events", venues: "venues", uniq: "uniq_venues", i18n: "translations", terms: "terms", changes: "changes" };
 
 let nextSite = 1000;
 
@@ -87,53 +90,36 @@ async function postgresBackend(): Promise<Backend> {
   return storeBackend({ dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 5000 }, () => db.drop());
 }
 
-/**
- * A backend whose every site is a database of its own: records of two sites cannot share a MongoDB
- * database, since a record's id is its `_id` there (README "MongoDB"). `open` makes one; each is closed
- * (and `drop`ped) at the end.
- */
-function databasePerSite(open: () => Promise<{ store: Store; drop(): Promise<void> }>): Backend {
-  const opened: Array<{ drop(): Promise<void> }> = [];
-  const fresh = async (): Promise<Backend> => {
-    const db = await open();
-    opened.push(db);
-    return backendOver(db.store, async () => undefined);
-  };
-  return {
-    collection: async (name, indexes) => (await fresh()).collection(name, indexes),
-    registry: async () => (await fresh()).registry(),
-    site: async tables => (await fresh()).site(tables),
-    async close() {
-      for (const db of opened) await db.drop();
-    }
-  };
-}
+const noClose = async () => undefined;
 
-/** The MongoDB store's code (store/mongo/) over an in-memory stand-in for the driver (test/helpers/mongo-stand-in.ts). */
+/** The MongoDB store's code (store/mongo/) over an in-memory stand-in for the server (test/helpers/mongo-stand-in.ts). */
 async function mongoStandInBackend(): Promise<Backend> {
-  return databasePerSite(async () => ({ store: mongoStore(mongoStandIn(), "stand-in", async () => undefined), drop: async () => undefined }));
+  return backendOver(await connectedStore(mongoStandIn(), "contract", "stand-in", noClose), noClose);
 }
 
-/** A real MongoDB (MONGO_URI): a database per site, named for this run, dropped afterwards. */
+/** A real MongoDB (MONGO_URI): a database named for this run (and one per site beside it), all dropped afterwards. */
 async function mongoBackend(uri: string): Promise<Backend> {
-  return databasePerSite(async () => {
-    const url = new URL(uri);
-    url.pathname = `/calendar_contract_${process.pid}_${nextSite++}`;
-    const store = await openMongo(url.toString(), 5000);
-    return {
-      store,
-      async drop() {
-        // the database dropped through the adapter's public API, as store/mongo/store.ts connects
-        const adapter = new MongoAdapter(url.toString(), { useUnifiedTopology: true });
-        adapter.init({} as never, { schema: { collection: "sites" }, logger: { info() {}, warn() {}, error() {}, debug() {} } } as never);
-        await adapter.connect();
-        await (adapter as unknown as { db: { dropDatabase(): Promise<unknown> } }).db.dropDatabase();
-        await adapter.disconnect();
-        await store.close();
-      }
-    };
+  const url = new URL(uri);
+  const base = `calendar_contract_${process.pid}`;
+  url.pathname = `/${base}`;
+  const store = await openMongo(url.toString(), 5000);
+  const firstSite = nextSite;
+  return backendOver(store, async () => {
+    // the databases dropped through the adapter's client, as store/mongo/store.ts connects
+    const adapter = new MongoAdapter(url.toString(), { useUnifiedTopology: true });
+    adapter.init({} as never, { schema: { collection: "sites" }, logger: { info() {}, warn() {}, error() {}, debug() {} } } as never);
+    await adapter.connect();
+    const { client } = adapter as unknown as { client: MongoClientLike };
+    for (let site = firstSite; site < nextSite; site++) await client.db(siteDatabase(base, site)).dropDatabase();
+    await client.db(base).dropDatabase();
+    await adapter.disconnect();
+    await store.close();
   });
 }
+
+/** The posts' slug index (mixins/post.mixin.ts): unique outside drafts, pending and trashed records. */
+const SLUG_INDEX: IndexSpec = { field: "slug", unique: true, unlessStatus: ["draft", "pending", "auto-draft", "trash"] };
+const feedEntry = (id: number, after: Doc = { status: "publish" }) => ({ key: `post:${id}`, type: "event", id, action: "created", modified_utc: "2030-01-01 00:00:00", before: null, after, at: 1 });
 
 const ids = (docs: Doc[]) => docs.map(d => d._id);
 const sorted = (docs: Doc[]) => ids(docs).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -345,7 +331,8 @@ function contract(name: string, make: () => Promise<Backend>, gaps: Record<strin
     });
 
     check("unique and sparse indexes", async () => {
-      const venues = await backend.collection("venues_unique", [{ field: "slug", unique: true }, { field: "ucode", unique: true, sparse: true }]);
+      // a table of its own: MongoDB holds one index per key pattern, and the venues table's slug index is a plain one
+      const venues = await backend.collection("uniq_venues", [{ field: "slug", unique: true }, { field: "ucode", unique: true, sparse: true }]);
       await venues.insert({ _id: 1, slug: "a" });
       await venues.insert({ _id: 2, slug: "b" });
       // refused as the store's UniqueViolation naming the field (the services retry a slug on that, mixins/post.mixin.ts)
@@ -356,6 +343,37 @@ function contract(name: string, make: () => Promise<Backend>, gaps: Record<strin
       await expect(venues.updateOne({ _id: 2 }, { $set: { slug: "a" } })).rejects.toThrow(UniqueViolation);
       expect(await venues.count({})).toBe(3);
       expect((await venues.findOne({ _id: 2 }))?.slug).toBe("b");
+    });
+
+    check("a uniqueness outside some statuses (a slug): every write that sets the value or the status holds it, empty values never collide", async () => {
+      const venues = await backend.collection("venues_slugs", [{ field: "slug" }, SLUG_INDEX, { field: "code", unique: true, sparse: true }]);
+      await venues.insert({ _id: 1, slug: "gig", status: "publish" });
+      await venues.insert({ _id: 2, slug: "gig", status: "draft" });
+      await venues.insert({ _id: 3, slug: "gig", status: "trash" });
+      await expect(venues.insert({ _id: 4, slug: "gig", status: "publish" })).rejects.toThrow(UniqueViolation);
+      await expect(venues.insert({ _id: 4, slug: "gig", status: "future" }, { change: feedEntry(4) })).rejects.toThrow(/slug/);
+      // publishing the draft would make two: refused, the draft unchanged (with a feed entry or without)
+      await expect(venues.updateOne({ _id: 2 }, { $set: { status: "publish" } })).rejects.toThrow(/slug/);
+      await expect(venues.updateOneChange({ _id: 2 }, { $set: { status: "publish" } }, { change: () => feedEntry(2) })).rejects.toThrow(/slug/);
+      await expect(venues.updateMany({ _id: { $in: [3] } }, { $set: { status: "publish" } })).rejects.toThrow(/slug/);
+      expect((await venues.findOne({ _id: 2 }))?.status).toBe("draft");
+      expect((await venues.findOne({ _id: 3 }))?.status).toBe("trash");
+      // trashing the holder (slug suffixed) frees it; the draft may then be published, and holds it
+      await venues.updateMany({ _id: 1 }, { $set: { status: "trash", slug: "gig__trashed" } });
+      expect(await venues.updateOne({ _id: 2 }, { $set: { status: "publish" } })).toEqual({ _id: 2, slug: "gig", status: "publish" });
+      await expect(venues.updateOne({ _id: 1 }, { $set: { status: "publish", slug: "gig" } })).rejects.toThrow(/slug/);
+      // a rename moves the uniqueness with it
+      await venues.updateOne({ _id: 2 }, { $set: { slug: "gig-2" } });
+      await venues.insert({ _id: 5, slug: "gig", status: "publish" });
+      await expect(venues.updateOne({ _id: 5 }, { $set: { slug: "gig-2" } })).rejects.toThrow(/slug/);
+      // empty slugs (D16's drafts; any status) never collide; records without the sparse unique field neither
+      await venues.insert({ _id: 6, slug: "", status: "publish" });
+      await venues.insert({ _id: 7, slug: "", status: "publish" });
+      await venues.insert({ _id: 8, slug: "x", status: "publish", code: "A" });
+      await expect(venues.insert({ _id: 9, slug: "y", status: "publish", code: "A" })).rejects.toThrow(UniqueViolation);
+      // the services never see what the store keeps for this
+      expect(Object.keys((await venues.findOne({ _id: 5 }))!).sort()).toEqual(["_id", "slug", "status"]);
+      expect(await venues.count({})).toBe(7);
     });
 
     check("a sparse index: conditions needing the field read it, the others still find the records lacking it", async () => {
@@ -494,18 +512,123 @@ describe("store contract on PostgreSQL", () => {
 });
 contract("store contract on PostgreSQL", postgresBackend);
 
-/** What the MongoDB store is known not to hold (README "MongoDB"). */
-const MONGO_GAPS: Record<string, string> = {
-  "updates of one record from many writers at once: none lost, each with its feed entry, chained in order":
-    "a write and its change-feed entry are two operations there (no multi-document transaction), so entries of concurrent writes of one record can be numbered out of the writes' order and carry a wrong `before`"
-};
-
-contract("store contract on the MongoDB store's code, the driver stood in for by mingo (no server)", mongoStandInBackend, MONGO_GAPS);
+contract("store contract on the MongoDB store's code, the driver stood in for by mingo (no server)", mongoStandInBackend);
 
 const MONGO_URI = process.env.MONGO_URI;
-if (MONGO_URI) contract(`store contract on the MongoDB of MONGO_URI`, () => mongoBackend(MONGO_URI), MONGO_GAPS);
+if (MONGO_URI) contract(`store contract on the MongoDB of MONGO_URI`, () => mongoBackend(MONGO_URI));
 else {
   describe("store contract on a real MongoDB", () => {
     test.skip("skipped: MONGO_URI is not set (no MongoDB server runs here; run `MONGO_URI=mongodb://host:27017 npx jest store-contract`)", () => undefined);
   });
 }
+
+/**
+ * What only MongoDB's own mechanisms hold, shown on the stand-in (it models snapshot isolation and write
+ * conflicts, test/helpers/mongo-stand-in.ts; not the server's real concurrency, README "MongoDB"): two
+ * nodes are two stores on one server.
+ */
+describe("MongoDB store's code on the stand-in: two nodes, one server", () => {
+  const POST_INDEXES: IndexSpec[] = [{ field: "status" }, { field: "slug" }, SLUG_INDEX];
+  const SITE = 7;
+
+  async function twoNodes(server = mongoStandIn()) {
+    const nodes = [await connectedStore(server, "calendar", "node-a", noClose), await connectedStore(server, "calendar", "node-b", noClose)];
+    for (const node of nodes) {
+      await node.ensureIndexes("events", POST_INDEXES);
+      await node.ensureIndexes("changes", [{ field: "key", thenById: true }]);
+    }
+    return { server, nodes, events: nodes.map(n => n.collection("events", POST_INDEXES, SITE)), feeds: nodes.map(n => n.collection("changes", [{ field: "key", thenById: true }], SITE)) };
+  }
+
+  test("racing for one slug, they get one slug each: the unique index refuses the second, which retries with the next suffix", async () => {
+    const { nodes, events, feeds } = await twoNodes();
+    let refused = 0;
+    // as the events service creates (mixins/post.mixin.ts retryOnSlugConflict): the base slug unchecked
+    // first (the insert's own check and the index decide), then the first free suffix, checked
+    const create = async (i: number): Promise<string> => {
+      const node = i % 2;
+      const id = await nodes[node].registry(SITE).allocate("posts", "tribe_events");
+      for (let attempt = 1; ; attempt++) {
+        let slug = "opening-night";
+        for (let n = 2; attempt > 1 && (await events[node].idsWhere("slug", slug)).length; n++) slug = `opening-night-${n}`;
+        try {
+          await events[node].insert({ _id: id, slug, status: "publish" }, { change: feedEntry(id), unlessTaken: "slug" });
+          return slug;
+        } catch (err) {
+          if (!(err instanceof UniqueViolation) || !/slug/.test(err.message) || attempt >= 16) throw err;
+          refused++;
+        }
+      }
+    };
+    const slugs = await Promise.all(Array.from({ length: 10 }, (_, i) => create(i)));
+    expect(new Set(slugs).size).toBe(10);
+    expect(slugs).toContain("opening-night");
+    expect(refused).toBeGreaterThanOrEqual(9);
+    // both nodes read the same records and one feed entry per record, numbered 1…10
+    for (const node of [0, 1]) {
+      expect((await events[node].find({}, { sort: { slug: 1 } })).map(d => d.slug).sort()).toEqual([...slugs].sort());
+      expect((await feeds[node].find({}, { sort: { _id: 1 } })).map(d => d._id)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    }
+  });
+
+  test("the unique index alone (no check before the insert, no transaction) refuses a second holder from the other node", async () => {
+    const { events } = await twoNodes();
+    const tries = await Promise.allSettled([events[0].insert({ _id: 1, slug: "same", status: "publish" }), events[1].insert({ _id: 2, slug: "same", status: "publish" })]);
+    expect(tries.map(t => t.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(((tries.find(t => t.status === "rejected") as PromiseRejectedResult).reason as Error).message).toMatch(/slug/);
+    // a draft of the same slug is no holder
+    await events[1].insert({ _id: 3, slug: "same", status: "draft" });
+    expect(await events[0].count({ slug: "same" })).toBe(2);
+  });
+
+  test("a writer holding its transaction open: the others wait behind it, and a feed reader that gives up no gap ever misses a change", async () => {
+    const { server, nodes, events, feeds } = await twoNodes();
+    const db = server.db("calendar_site7");
+    await events[0].insert({ _id: 1, slug: "first", status: "publish" }, { change: feedEntry(1) });
+    // a slow writer, as store/mongo/collection.ts writes: its record, then the feed's counter, then its
+    // entry; then it stalls before committing
+    let release!: () => void;
+    const stalled = new Promise<void>(resolve => (release = resolve));
+    let drew = 0;
+    const slow = server.startSession();
+    const slowDone = slow.withTransaction(async () => {
+      await db.collection("events").insertOne({ _id: 2, site: SITE, slug: "slow", status: "publish", _folded: {} }, { session: slow });
+      const counter = await db.collection("counters").findOneAndUpdate({ _id: `${SITE}:changes` }, { $inc: { seq: 1 } }, { returnOriginal: false, returnDocument: "after", session: slow });
+      drew = counter!.value!.seq;
+      await db.collection("changes").insertOne({ ...feedEntry(2), _id: drew, site: SITE, _folded: {} }, { session: slow });
+      await stalled;
+    });
+    while (!drew) await new Promise(resolve => setImmediate(resolve));
+    expect(drew).toBe(2);
+    // twenty writes on both nodes meanwhile
+    const others = Promise.all(Array.from({ length: 20 }, (_, i) => events[i % 2].insert({ _id: 10 + i, slug: `s${i}`, status: "publish" }, { change: feedEntry(10 + i) })));
+    // a reader polling the feed as services/changes.service.ts reads it, as if every gap were long past its grace
+    const seen: number[] = [];
+    const read = async () => {
+      const batch = (await feeds[1].find({ _id: { $gt: seen.at(-1) ?? 0 } }, { sort: { _id: 1 } })) as Array<{ _id: number; at: number }>;
+      const { entries, blocked } = contiguousPrefix(seen.at(-1) ?? 0, batch, Date.now() + 3_600_000);
+      expect(blocked).toBe(false);
+      seen.push(...entries.map(e => e._id));
+    };
+    for (let i = 0; i < 20; i++) {
+      await read();
+      await new Promise(resolve => setTimeout(resolve, 10));
+    }
+    // while it stalls, nothing after the entry before it is committed: the others wait (write conflicts, run again)
+    expect(seen).toEqual([1]);
+    expect(await nodes[0].collection("events", POST_INDEXES, SITE).count({})).toBe(1);
+    release();
+    await slowDone;
+    await others;
+    await read();
+    expect(seen).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
+    expect(server.retries).toBeGreaterThan(0);
+    // each entry's `before` is its record's previous entry (none here): one entry per record, in commit order
+    expect((await feeds[0].find({ id: 2 })).map(e => e._id)).toEqual([2]);
+  });
+
+  test("a server that is no replica set member is refused, naming what is missing", async () => {
+    await expect(connectedStore(mongoStandIn({ replicaSet: false }), "calendar", "mongodb://plain:27017/calendar", noClose))
+      .rejects.toThrow(/MONGO_URI: the MongoDB at mongodb:\/\/plain:27017\/calendar is not a replica set member \(its isMaster answer has no setName\).*--replSet rs0.*replicaSet=rs0/);
+  });
+});

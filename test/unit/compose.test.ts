@@ -173,6 +173,22 @@ describe("docker-compose.yml", () => {
     for (const service of ["api", "events", "venues", "organizers"]) expect(containerEnv(containerOf(service)[0][1]).API_KEYS).toMatch(/^\$\{API_KEYS[:?}]/);
   });
 
+  test("MongoDB runs as a one-node replica set the file itself initiates, named in MONGO_URI; the platform waits for its primary", () => {
+    const [name, mongo] = Object.entries(services).find(([, svc]) => svc.image?.startsWith("mongo:"))!;
+    const command = (mongo.command as string[]).join(" ");
+    const set = /--replSet (\S+)/.exec(command)?.[1];
+    expect(set).toBe("rs0");
+    const check = ((mongo as { healthcheck?: { test?: string[] } }).healthcheck?.test ?? []).join(" ");
+    expect(check).toContain(`rs.initiate({ _id: '${set}', members: [{ _id: 0, host: '${name}:27017' }] })`);
+    expect(check).toMatch(/quit\(db\.isMaster\(\)\.ismaster \? 0 : 1\)/);
+    const uri = new URL(parseEnvFile("docker.env").MONGO_URI);
+    expect([uri.hostname, uri.searchParams.get("replicaSet")]).toEqual([name, set]);
+    for (const [container, svc] of appContainers) {
+      if (!dependsOn(svc).includes(name)) continue;
+      expect({ container, condition: (svc.depends_on as Record<string, { condition?: string }>)[name]?.condition }).toEqual({ container, condition: "service_healthy" });
+    }
+  });
+
   test("MongoDB is pinned to a server version the driver bundled by moleculer-db-adapter-mongo fully supports (C28)", () => {
     const adapterDir = path.dirname(require.resolve("moleculer-db-adapter-mongo/package.json"));
     const driverVersion: string = JSON.parse(fs.readFileSync(require.resolve("mongodb/package.json", { paths: [adapterDir] }), "utf8")).version;

@@ -51,12 +51,12 @@ describe("folded copies of a document's texts", () => {
 
 describe("documents stored before the copies", () => {
   test("get them when the store makes its indexes; one a write gave copies keeps them", async () => {
-    const db = mongoStandIn();
-    const raw = db.collection("venues");
+    const server = mongoStandIn();
+    const raw = server.db("calendar").collection("venues");
     await raw.insertOne({ _id: 1, site: 1, name: "Café Müller" });
     await raw.insertOne({ _id: 2, site: 1, name: "Caffè" });
     await raw.insertOne({ _id: 3, site: 1, name: "Café noir", [FOLDED]: { name: "written since" } });
-    const store = mongoStore(db, "stand-in", async () => undefined);
+    const store = mongoStore(server, "calendar", "stand-in", async () => undefined);
     const venues = store.collection("venues", []);
     expect(await venues.find({ name: /cafe/i })).toEqual([]);
     await store.ensureIndexes("venues", []);

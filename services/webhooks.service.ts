@@ -1,0 +1,612 @@
+/**
+ * The webhooks service (optional; any number of nodes): a site's administrators' endpoints, and every
+ * change of the change feed POSTed to each matching endpoint, signed as Standard Webhooks 1.0 says
+ * (docs/webhooks.md, C63).
+ *
+ * - Routes (lib/routes.ts): `POST|GET {ns}/webhooks`, `GET|POST|DELETE {ns}/webhooks/{id}`,
+ *   `POST {ns}/webhooks/{id}/secret`, `GET {ns}/webhooks/{id}/deliveries`,
+ *   `POST {ns}/webhooks/{id}/deliveries/{delivery_id}/retry`. Administrators only.
+ * - Fan-out: the feed is the outbox (each write stores its entry in its own transaction, C42). Per site,
+ *   one node at a time (a lease in the store) reads the entries after the fan-out cursor, stops at a young
+ *   gap as `/changes` does, renders each changed record once (the owner's `changeRecords`) and adds one
+ *   delivery per matching endpoint (unique per endpoint and change), then moves the cursor on.
+ * - Sending: due deliveries are claimed one attempt at a time by a compare-and-set in the store; a
+ *   delivery waits while an earlier one of the same record to the same endpoint is pending; attempts in
+ *   flight are bounded per node and per endpoint, so a slow endpoint holds only its own share.
+ * - Wake-ups: the bus events `calendar.<type>.<action>` and `webhooks.changed`, and a poll
+ *   (WEBHOOK_POLL_MS). The write path never waits for any of this.
+ *
+ * Pure rules live in lib/webhooks/*, the records in store/webhooks.ts, the request in net/outbound.ts.
+ */
+import { randomUUID } from "crypto";
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
+import type { Ctx } from "../mixins/types";
+import { ApiError } from "../lib/errors";
+import { settings, deploymentSettings } from "../lib/settings";
+import { nowDb } from "../lib/dates";
+import { contiguousPrefix, GAP_GRACE_MS, ownerOf, changeKey, type ChangeDoc } from "../lib/changes/feed";
+import { ALL_EVENTS, deliveredType, matchesEvent } from "../lib/webhooks/events";
+import { deliveryHeaders, newSecret, openSecret, sealingKey, sealSecret } from "../lib/webhooks/signing";
+import { attemptOutcome, shouldDisable } from "../lib/webhooks/schedule";
+import { payloadOf, parseDeliveryId, recordRestUrl } from "../lib/webhooks/payload";
+import { presentDelivery, presentEndpoint, type DeliveryDoc, type DeliveryOut, type EndpointDoc, type EndpointOut } from "../lib/webhooks/present";
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, WEBHOOK_PARAMS } from "../lib/webhooks/params";
+import { checkOutboundUrl } from "../lib/outbound/addresses";
+import { outboundRequest, type Resolver } from "../net/outbound";
+import {
+  CURSORS, CURSOR_INDEXES, DELIVERIES, DELIVERY_INDEXES, ENDPOINTS, ENDPOINT_INDEXES, PAYLOADS, PAYLOAD_INDEXES, WebhookStore
+} from "../store/webhooks";
+import { siteCollection } from "../store/site-collection";
+import { FEED_COLLECTION } from "../store/collection";
+import type { Store } from "../store";
+import { currentSiteId } from "../lib/sites/scope";
+
+/** Feed entries read per fan-out step. */
+const FAN_OUT_BATCH = 200;
+/** Deliveries added at once during a fan-out step. */
+const INSERTS_AT_ONCE = 8;
+/** How long a fan-out lease lasts without being renewed (a dead node's is taken over after it). */
+const FAN_OUT_LEASE_MS = 30_000;
+/** What an attempt's lease adds to its timeout (a dead node's attempt is made again after it). */
+const ATTEMPT_LEASE_MARGIN_MS = 15_000;
+/** The most bytes of an endpoint's answer read. */
+const ANSWER_MAX_BYTES = 64 * 1024;
+/** Kept payload bodies per node (immutable once written). */
+const PAYLOAD_CACHE = 2000;
+/** How long a site's list of endpoints is used before it is read again (the bus's `webhooks.changed` empties it). */
+const ENDPOINTS_TTL_MS = 5_000;
+/** How long the list of sites is used before it is read again. */
+const SITES_TTL_MS = 30_000;
+
+export const WEBHOOKS_CHANGED = "webhooks.changed";
+
+export interface WebhookCreateParams { url: string; events?: string[]; description?: string; secret?: string }
+export interface WebhookUpdateParams { id: number; url?: string; events?: string[]; description?: string; active?: boolean }
+export interface WebhookListParams { page?: number; per_page?: number }
+export interface DeliveryListParams { id: number; page?: number; per_page?: number }
+export interface RetryParams { id: number; delivery_id: string }
+
+/** Per site, on this node: whether a pass runs, and whether another was asked for meanwhile. */
+interface SiteWork {
+  running: boolean;
+  again: boolean;
+  /** Whether the next pass fans out too (new changes may be in the feed), or only sends. */
+  fanOut: boolean;
+  endpoints?: { at: number; list: EndpointDoc[] };
+}
+
+const methods = {
+  // Routed operations -----------------------------------------------------------------------------------
+
+  /** Administrators only (the trusted internal caller too): 401 anonymous, 403 other roles. */
+  mayManage(ctx: Ctx<object>): void {
+    const who = ctx.meta.caller;
+    if (who === undefined) return;
+    if (who === null || who.role !== "administrator") throw ApiError.forbidden(who === null);
+  },
+
+  /** The URL refused by the outbound address rules: 400 naming `url`. */
+  checkUrl(url: string): void {
+    const checked = checkOutboundUrl(url, deploymentSettings().outboundAllowPrivate);
+    if (!checked.ok) throw ApiError.invalidParam("url", checked.reason === "invalid" || checked.reason === "scheme" ? "param.url" : "param.invalid");
+  },
+
+  async findEndpoint(id: number): Promise<EndpointDoc> {
+    const doc = await this.ws().endpoint(id);
+    if (!doc) throw ApiError.invalidParam("id", "param.unknown_id");
+    return doc;
+  },
+
+  async createEndpoint(ctx: Ctx<WebhookCreateParams>): Promise<EndpointOut> {
+    this.mayManage(ctx);
+    const p = ctx.params;
+    this.checkUrl(p.url);
+    const ws = this.ws();
+    const secret = p.secret ?? newSecret();
+    const end = await ws.feedEnd();
+    // the site's fan-out starts at the first endpoint: earlier changes are no endpoint's (C63)
+    await ws.ensureCursor(end);
+    const doc = await ws.createEndpoint({
+      url: p.url, events: p.events ?? ALL_EVENTS, description: p.description ?? "", active: true, secret: sealSecret(secret, this.sealing),
+      created_utc: nowDb(), after_seq: end
+    });
+    this.endpointsChanged();
+    ctx.meta.$statusCode = 201;
+    return presentEndpoint(doc, secret);
+  },
+
+  async listEndpoints(ctx: Ctx<WebhookListParams>): Promise<EndpointOut[]> {
+    this.mayManage(ctx);
+    const perPage = Math.min(ctx.params.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
+    const page = ctx.params.page ?? 1;
+    const { total, docs } = await this.ws().endpoints({ skip: (page - 1) * perPage, limit: perPage });
+    this.pagingHeaders(ctx, total, perPage);
+    return docs.map(d => presentEndpoint(d));
+  },
+
+  async updateEndpoint(ctx: Ctx<WebhookUpdateParams>): Promise<EndpointOut> {
+    this.mayManage(ctx);
+    const p = ctx.params;
+    const current = await this.findEndpoint(p.id);
+    if (p.url !== undefined) this.checkUrl(p.url);
+    const set: Record<string, unknown> = {};
+    const unset: Record<string, 1> = {};
+    if (p.url !== undefined) set.url = p.url;
+    if (p.events !== undefined) set.events = p.events;
+    if (p.description !== undefined) set.description = p.description;
+    if (p.active !== undefined) {
+      set.active = p.active;
+      // made active again by hand: a fresh start (its reason and its failing streak go)
+      if (p.active && !current.active) Object.assign(unset, { failure_reason: 1, failing_since: 1 });
+    }
+    const update = { ...(Object.keys(set).length ? { $set: set } : {}), ...(Object.keys(unset).length ? { $unset: unset } : {}) };
+    const doc = Object.keys(update).length ? await this.ws().updateEndpoint(p.id, update) : current;
+    if (!doc) throw ApiError.invalidParam("id", "param.unknown_id");
+    this.endpointsChanged();
+    return presentEndpoint(doc);
+  },
+
+  async removeEndpoint(ctx: Ctx<{ id: number }>): Promise<EndpointOut & { deleted: true }> {
+    this.mayManage(ctx);
+    const current = await this.findEndpoint(ctx.params.id);
+    await this.ws().removeEndpoint(current._id);
+    this.endpointsChanged();
+    return { ...presentEndpoint(current), deleted: true };
+  },
+
+  async rotateSecret(ctx: Ctx<{ id: number }>): Promise<EndpointOut> {
+    this.mayManage(ctx);
+    await this.findEndpoint(ctx.params.id);
+    const secret = newSecret();
+    const doc = await this.ws().updateEndpoint(ctx.params.id, { $set: { secret: sealSecret(secret, this.sealing) } });
+    if (!doc) throw ApiError.invalidParam("id", "param.unknown_id");
+    this.endpointsChanged();
+    return presentEndpoint(doc, secret);
+  },
+
+  async listDeliveries(ctx: Ctx<DeliveryListParams>): Promise<DeliveryOut[]> {
+    this.mayManage(ctx);
+    const endpoint = await this.findEndpoint(ctx.params.id);
+    const perPage = Math.min(ctx.params.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
+    const page = ctx.params.page ?? 1;
+    const { total, docs } = await this.ws().deliveries(endpoint._id, { skip: (page - 1) * perPage, limit: perPage });
+    this.pagingHeaders(ctx, total, perPage);
+    return docs.map(presentDelivery);
+  },
+
+  async retryDelivery(ctx: Ctx<RetryParams>): Promise<DeliveryOut> {
+    this.mayManage(ctx);
+    const endpoint = await this.findEndpoint(ctx.params.id);
+    const named = parseDeliveryId(ctx.params.delivery_id);
+    const found = named && named.endpoint === endpoint._id ? await this.ws().delivery(endpoint._id, named.sequence) : undefined;
+    if (!found) throw ApiError.invalidParam("delivery_id", "param.unknown_id");
+    const queued = await this.ws().requeue(found, Date.now());
+    if (!queued) throw ApiError.invalidParam("delivery_id", "param.unknown_id");
+    this.wake(currentSiteId());
+    ctx.meta.$statusCode = 202;
+    return presentDelivery(queued);
+  },
+
+  pagingHeaders(ctx: Ctx<object>, total: number, perPage: number): void {
+    ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), "X-WP-Total": String(total), "X-WP-TotalPages": String(Math.ceil(total / perPage)) };
+  },
+
+  // The store -------------------------------------------------------------------------------------------
+
+  /** The current site's webhook records. */
+  ws(): WebhookStore {
+    if (!this.webhookStore) throw new ApiError("rest_service_unavailable", 503);
+    return this.webhookStore;
+  },
+
+  /** No kept answer depends on the webhooks' records (the gateway keeps none of their routes). */
+  async cleanCaches(_patterns?: string[]): Promise<void> {
+    /* nothing to clean */
+  },
+
+  /** Called by the store mixin once the store is open: the other collections and their indexes. */
+  async storeConnected(): Promise<void> {
+    const store = this.storeHandle!;
+    for (const [name, indexes] of [[DELIVERIES, DELIVERY_INDEXES], [PAYLOADS, PAYLOAD_INDEXES], [CURSORS, CURSOR_INDEXES]] as const) await store.ensureIndexes(name, indexes);
+    this.webhookStore = new WebhookStore({
+      endpoints: this.store,
+      deliveries: siteCollection(store, DELIVERIES, DELIVERY_INDEXES),
+      payloads: siteCollection(store, PAYLOADS, PAYLOAD_INDEXES),
+      cursor: siteCollection(store, CURSORS, CURSOR_INDEXES),
+      feed: siteCollection(store, FEED_COLLECTION, [])
+    });
+  },
+
+  // Wake-ups ------------------------------------------------------------------------------------------------
+
+  /** Every webhooks node forgets the site's endpoints it kept and looks for work. */
+  endpointsChanged(): void {
+    const site = currentSiteId();
+    this.work(site).endpoints = undefined;
+    this.broker.broadcast(WEBHOOKS_CHANGED, { site }).catch(() => undefined);
+    this.wake(site);
+  },
+
+  work(site: number): SiteWork {
+    let w = this.sites.get(site);
+    if (!w) {
+      w = { running: false, again: false, fanOut: false };
+      this.sites.set(site, w);
+    }
+    return w;
+  },
+
+  /**
+   * A pass for the site, now or right after the one running: a fan-out (when new changes may have been
+   * recorded) then the sending of what is due. An attempt's end asks only for sending.
+   */
+  wake(site: number, fanOut = true): void {
+    if (this.stopping) return;
+    const w = this.work(site);
+    if (fanOut) w.fanOut = true;
+    if (w.running) {
+      w.again = true;
+      return;
+    }
+    w.running = true;
+    w.again = false;
+    setImmediate(() => {
+      const fan = w.fanOut;
+      w.fanOut = false;
+      this.inSite(site, () => this.pass(site, fan))
+        .catch((err: Error) => this.logger.warn(`Webhooks of site ${site}: ${err.message}`))
+        .finally(() => {
+          w.running = false;
+          if (w.again && !this.stopping) this.wake(site, false);
+        });
+    });
+  },
+
+  /** Every site with endpoints (the list of sites read again now and then). */
+  async wakeAll(): Promise<void> {
+    if (!this.siteList || Date.now() - this.siteList.at > SITES_TTL_MS) this.siteList = { at: Date.now(), ids: await this.siteIds() };
+    for (const id of this.siteList.ids) this.wake(id);
+  },
+
+  /** The site's endpoints, kept a few seconds. */
+  async endpointsOf(site: number): Promise<EndpointDoc[]> {
+    const w = this.work(site);
+    if (!w.endpoints || Date.now() - w.endpoints.at > ENDPOINTS_TTL_MS) w.endpoints = { at: Date.now(), list: await this.ws().allEndpoints() };
+    return w.endpoints.list;
+  },
+
+  // Passes ----------------------------------------------------------------------------------------------
+
+  async pass(site: number, fanOut: boolean): Promise<void> {
+    const endpoints = await this.endpointsOf(site);
+    if (!endpoints.length) return;
+    if (fanOut) await this.fanOut(site);
+    await this.sendDue(site);
+  },
+
+  /**
+   * Adds the deliveries of the changes after the cursor, while this node holds the site's fan-out lease.
+   * The lease is kept between passes (renewed as the cursor moves, taken again when it runs low), so a
+   * pass with nothing new writes nothing; a node that stops hands it over, one that dies lets it expire.
+   */
+  async fanOut(site: number): Promise<void> {
+    const ws = this.ws();
+    const cursor = await ws.cursor();
+    if (!cursor) return;
+    const now = Date.now();
+    const mine = cursor.owner === this.owner && cursor.lease_until - now > FAN_OUT_LEASE_MS / 3;
+    if (!mine && cursor.lease_until >= now && cursor.owner !== this.owner) return;
+    let seq: number = cursor.seq;
+    // nothing new: nothing to claim
+    const first = await ws.feedAfter(seq, 1);
+    if (!first.length) return;
+    if (!mine) {
+      const claimed = await ws.claimCursor(this.owner, now, now + FAN_OUT_LEASE_MS, cursor.owner === this.owner && cursor.lease_until >= now);
+      if (claimed === undefined) return;
+      seq = claimed;
+    }
+    for (;;) {
+      const batch = await ws.feedAfter(seq, FAN_OUT_BATCH);
+      const { entries, blocked } = contiguousPrefix(seq, batch, Date.now(), GAP_GRACE_MS);
+      if (!entries.length) {
+        // a young gap: look again soon (a write still committing, or a number never used)
+        if (blocked) this.retryLater(site, 200);
+        return;
+      }
+      const endpoints = (await this.endpointsOf(site)).filter(e => e.active);
+      await this.fanOutEntries(site, entries, endpoints);
+      seq = entries[entries.length - 1]._id;
+      if (!(await ws.advanceCursor(this.owner, seq, Date.now(), Date.now() + FAN_OUT_LEASE_MS))) return;
+      if (blocked) {
+        this.retryLater(site, 200);
+        return;
+      }
+      if (batch.length < FAN_OUT_BATCH) return;
+    }
+  },
+
+  /** Hands the fan-out leases this node holds over (a graceful stop). */
+  async releaseLeases(): Promise<void> {
+    for (const site of this.sites.keys()) await this.inSite(site, () => this.ws().releaseCursor(this.owner)).catch(() => undefined);
+  },
+
+  /** The deliveries of some entries: payload once per change, one delivery per matching endpoint. */
+  async fanOutEntries(site: number, entries: ChangeDoc[], endpoints: EndpointDoc[]): Promise<void> {
+    const ws = this.ws();
+    const now = nowDb();
+    const work: Array<{ entry: ChangeDoc; eventType: string; targets: EndpointDoc[] }> = [];
+    for (const entry of entries) {
+      const eventType = deliveredType(entry, now);
+      if (!eventType) continue;
+      const targets = endpoints.filter(e => entry._id > e.after_seq && matchesEvent(e.events, eventType));
+      if (targets.length) work.push({ entry, eventType, targets });
+    }
+    if (!work.length) return;
+    const records = await this.renderRecords(work.filter(w => !w.eventType.endsWith(".deleted")).map(w => w.entry));
+    const s = settings();
+    const inserts: Array<Omit<DeliveryDoc, "_id">> = [];
+    for (const { entry, eventType, targets } of work) {
+      const record = records.get(`${ownerOf(entry.type)}:${entry.id}`);
+      const body = JSON.stringify(payloadOf({ eventType, atMs: entry.at, sequence: entry._id, id: entry.id, restUrl: recordRestUrl(s.baseUrl, s.restPrefix, entry.type, entry.id), record }));
+      await ws.putPayload(entry._id, body);
+      this.keepPayload(site, entry._id, body);
+      for (const target of targets) {
+        inserts.push({
+          key: `${target._id}:${entry._id}`, endpoint: target._id, seq: entry._id, chain: `${target._id}:${changeKey(entry.type, entry.id)}`, type: eventType,
+          record_id: entry.id, status: "pending", attempts: 0, base: 0, due: Date.now(), last_status_code: null, delivered_utc: null
+        });
+      }
+    }
+    for (let i = 0; i < inserts.length; i += INSERTS_AT_ONCE) await Promise.all(inserts.slice(i, i + INSERTS_AT_ONCE).map(d => ws.addDelivery(d)));
+  },
+
+  /**
+   * The records of changes as the site's administrator reads them (context=edit: the trusted reader, who
+   * sees every field), in the site's default language, one call per owning service.
+   */
+  async renderRecords(entries: ChangeDoc[]): Promise<Map<string, Record<string, unknown>>> {
+    const byOwner = new Map<string, Set<number>>();
+    for (const e of entries) {
+      const owner = ownerOf(e.type);
+      if (!byOwner.has(owner)) byOwner.set(owner, new Set());
+      byOwner.get(owner)!.add(e.id);
+    }
+    const s = settings();
+    const meta = { site: currentSiteId(), language: s.defaultLanguage, siteUrl: s.baseUrl, apiRoot: `${s.baseUrl}/${s.restPrefix}` };
+    const out = new Map<string, Record<string, unknown>>();
+    await Promise.all([...byOwner].map(async ([owner, ids]) => {
+      const records = await this.broker.call<Record<string, Record<string, unknown>>, { ids: number[]; anyStatus: boolean }>(`${owner}.changeRecords`, { ids: [...ids], anyStatus: true }, { meta });
+      for (const [id, record] of Object.entries(records ?? {})) out.set(`${owner}:${id}`, record);
+    }));
+    return out;
+  },
+
+  /** Claims and starts the due attempts of each endpoint, within this node's bounds. */
+  async sendDue(site: number): Promise<void> {
+    const ws = this.ws();
+    const maxSeq = await ws.cursorSeq();
+    const cfg = deploymentSettings().webhooks;
+    for (const endpoint of await this.endpointsOf(site)) {
+      const room = Math.min(cfg.endpointConcurrency - this.inFlightOf(site, endpoint._id), cfg.concurrency - this.inFlight);
+      if (room <= 0) continue;
+      const now = Date.now();
+      const due = await ws.due(endpoint._id, now, maxSeq, room * 4);
+      let started = 0;
+      for (const d of due) {
+        if (started >= room || this.inFlight >= cfg.concurrency) break;
+        // per record and endpoint, feed order: wait behind an earlier pending delivery
+        const blocker = await ws.blockedBy(d);
+        if (blocker) {
+          // out of the way until the earlier one ends (its end releases it at once)
+          if (typeof blocker.due === "number" && blocker.due > now) {
+            await ws.postpone(d, blocker.due);
+            // the earlier one may have ended between the look and the move
+            if (!(await ws.blockedBy(d))) await ws.releaseNext(blocker, Date.now());
+          }
+          continue;
+        }
+        const lease = Date.now() + cfg.timeoutMs + ATTEMPT_LEASE_MARGIN_MS;
+        const claimed = await ws.claim(d, lease);
+        if (!claimed) continue;
+        started += 1;
+        this.startAttempt(site, endpoint._id, claimed, lease);
+      }
+    }
+  },
+
+  inFlightOf(site: number, endpoint: number): number {
+    return this.perEndpoint.get(`${site}:${endpoint}`) ?? 0;
+  },
+
+  startAttempt(site: number, endpoint: number, d: DeliveryDoc, lease: number): void {
+    const key = `${site}:${endpoint}`;
+    this.inFlight += 1;
+    this.perEndpoint.set(key, this.inFlightOf(site, endpoint) + 1);
+    const done = this.inSite(site, () => this.attempt(site, d, lease))
+      .catch((err: Error) => this.logger.warn(`Webhook delivery ${d.key} of site ${site}: ${err.message}`))
+      .finally(() => {
+        this.inFlight -= 1;
+        const left = this.inFlightOf(site, endpoint) - 1;
+        if (left > 0) this.perEndpoint.set(key, left);
+        else this.perEndpoint.delete(key);
+        this.attempts.delete(done);
+        this.wake(site, false);
+      });
+    this.attempts.add(done);
+  },
+
+  keepPayload(site: number, seq: number, body: string): void {
+    if (this.payloadCache.size >= PAYLOAD_CACHE) this.payloadCache.delete(this.payloadCache.keys().next().value as string);
+    this.payloadCache.set(`${site}:${seq}`, body);
+  },
+
+  async payloadOf(site: number, seq: number): Promise<string | undefined> {
+    const kept = this.payloadCache.get(`${site}:${seq}`);
+    if (kept !== undefined) return kept;
+    const body = (await this.ws().payloads([seq])).get(seq);
+    if (body !== undefined) this.keepPayload(site, seq, body);
+    return body;
+  },
+
+  /** One attempt of a claimed delivery, and what its answer means for the delivery and its endpoint. */
+  async attempt(site: number, d: DeliveryDoc, lease: number): Promise<void> {
+    const ws = this.ws();
+    const cfg = deploymentSettings().webhooks;
+    // the site's endpoints as kept (a write of one, on any node, empties that list: `webhooks.changed`)
+    const endpoint = (await this.endpointsOf(site)).find(e => e._id === d.endpoint) ?? (await ws.endpoint(d.endpoint));
+    const body = await this.payloadOf(site, d.seq);
+    if (!endpoint || body === undefined) {
+      await ws.settle(d, lease, { $set: { status: "failed" }, $unset: { due: 1 } });
+      return;
+    }
+    const id = `msg_${d.endpoint}_${d.seq}`;
+    const timestamp = Math.floor(Date.now() / 1000);
+    let status: number | undefined;
+    let retryAfter: string | string[] | undefined;
+    let error: string | undefined;
+    try {
+      const secret = openSecret(endpoint.secret, this.sealing);
+      const res = await outboundRequest(endpoint.url, {
+        method: "POST", headers: deliveryHeaders(secret, id, timestamp, body), body, timeoutMs: cfg.timeoutMs, maxBytes: ANSWER_MAX_BYTES,
+        followRedirects: 0, allowPrivate: deploymentSettings().outboundAllowPrivate, resolve: this.resolver
+      });
+      status = res.status;
+      retryAfter = res.headers["retry-after"];
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    const now = Date.now();
+    const outcome = attemptOutcome({ status, retryAfter, retries: d.attempts - d.base - 1, schedule: cfg.retrySchedule, nowMs: now });
+    const code = status ?? null;
+    if (outcome.kind === "delivered") {
+      if (await ws.settle(d, lease, { $set: { status: "delivered", last_status_code: code, delivered_utc: nowDb(new Date(now)) }, $unset: { due: 1 } })) await ws.releaseNext(d, Date.now());
+      // the failing streak ends (a conditional write: only when one was recorded, by any node)
+      await ws.updateEndpoint(endpoint._id, { $unset: { failing_since: 1 } }, { failing_since: { $exists: true } });
+      return;
+    }
+    if (outcome.kind === "retry") await ws.settle(d, lease, { $set: { due: now + outcome.retryInMs, last_status_code: code } });
+    else if (await ws.settle(d, lease, { $set: { status: "failed", last_status_code: code }, $unset: { due: 1 } })) await ws.releaseNext(d, Date.now());
+    if (outcome.kind === "gone") {
+      await this.disable(endpoint, `The endpoint answered 410 Gone (${nowDb(new Date(now))} UTC).`);
+      return;
+    }
+    if (error) this.logger.debug?.(`Webhook delivery ${id}: ${error}`);
+    // a failure: the endpoint's failing streak starts, or has lasted too long
+    if (endpoint.failing_since === undefined) await ws.updateEndpoint(endpoint._id, { $set: { failing_since: now } }, { failing_since: { $exists: false } });
+    else if (shouldDisable(endpoint.failing_since, now, cfg.disableAfterHours))
+      await this.disable(endpoint, `No delivery succeeded for ${cfg.disableAfterHours} hours (since ${nowDb(new Date(endpoint.failing_since))} UTC).`);
+  },
+
+  /** Makes an endpoint inactive with the reason shown on it; its pending deliveries are marked failed. */
+  async disable(endpoint: EndpointDoc, reason: string): Promise<void> {
+    const ws = this.ws();
+    const done = await ws.updateEndpoint(endpoint._id, { $set: { active: false, failure_reason: reason } }, { active: true });
+    if (!done) return;
+    await ws.failPending(endpoint._id);
+    this.endpointsChanged();
+  },
+
+  /** Another pass of the site in `ms` (at most one waiting per site). */
+  retryLater(site: number, ms: number): void {
+    if (this.later.has(site) || this.stopping) return;
+    const timer = setTimeout(() => {
+      this.later.delete(site);
+      this.wake(site);
+    }, ms);
+    timer.unref?.();
+    this.later.set(site, timer);
+  }
+} satisfies ThisType<WebhooksSelf>;
+
+type WebhooksMethods = typeof methods;
+interface WebhooksVars {
+  storeHandle?: Store;
+  webhookStore?: WebhookStore;
+  sealing?: Buffer;
+  owner: string;
+  sites: Map<number, SiteWork>;
+  siteList?: { at: number; ids: number[] };
+  inFlight: number;
+  perEndpoint: Map<string, number>;
+  attempts: Set<Promise<unknown>>;
+  payloadCache: Map<string, string>;
+  later: Map<number, NodeJS.Timeout>;
+  pollTimer?: NodeJS.Timeout;
+  stopping: boolean;
+  /** Tests: a resolver of their own for endpoint names (net/outbound.ts). */
+  resolver?: Resolver;
+}
+interface WebhooksSelf extends Service, StoreFace, WebhooksMethods, WebhooksVars {}
+
+const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, WebhooksVars, WebhooksSelf> = {
+  name: "webhooks",
+  mixins: [StoreMixin({ collection: ENDPOINTS, indexes: ENDPOINT_INDEXES })],
+
+  actions: {
+    list: { params: WEBHOOK_PARAMS.list, handler(ctx: Ctx<WebhookListParams>) { return this.listEndpoints(ctx); } },
+    create: { params: WEBHOOK_PARAMS.create, handler(ctx: Ctx<WebhookCreateParams>) { return this.createEndpoint(ctx); } },
+    get: {
+      params: WEBHOOK_PARAMS.get,
+      async handler(ctx: Ctx<{ id: number }>) {
+        this.mayManage(ctx);
+        return presentEndpoint(await this.findEndpoint(ctx.params.id));
+      }
+    },
+    update: { params: WEBHOOK_PARAMS.update, handler(ctx: Ctx<WebhookUpdateParams>) { return this.updateEndpoint(ctx); } },
+    remove: { params: WEBHOOK_PARAMS.remove, handler(ctx: Ctx<{ id: number }>) { return this.removeEndpoint(ctx); } },
+    rotateSecret: { params: WEBHOOK_PARAMS.rotateSecret, handler(ctx: Ctx<{ id: number }>) { return this.rotateSecret(ctx); } },
+    deliveries: { params: WEBHOOK_PARAMS.deliveries, handler(ctx: Ctx<DeliveryListParams>) { return this.listDeliveries(ctx); } },
+    retry: { params: WEBHOOK_PARAMS.retry, handler(ctx: Ctx<RetryParams>) { return this.retryDelivery(ctx); } }
+  },
+
+  events: {
+    // a change was recorded somewhere: its site is not named, so every site with endpoints looks
+    "calendar.**"() {
+      this.wakeAll().catch((err: Error) => this.logger.warn(`Webhooks: ${err.message}`));
+    },
+    [WEBHOOKS_CHANGED](ctx: Context<{ site?: number }>) {
+      const site = ctx.params?.site;
+      if (typeof site !== "number") return;
+      this.work(site).endpoints = undefined;
+      this.siteList = undefined;
+      this.wake(site);
+    }
+  },
+
+  methods,
+
+  created() {
+    this.owner = `${this.broker.nodeID}:${randomUUID()}`;
+    this.sites = new Map();
+    this.inFlight = 0;
+    this.perEndpoint = new Map();
+    this.attempts = new Set();
+    this.payloadCache = new Map();
+    this.later = new Map();
+    this.stopping = false;
+    this.sealing = sealingKey(deploymentSettings().webhooks.secretKey);
+  },
+
+  started(this: WebhooksSelf) {
+    const poll = () => {
+      this.wakeAll().catch((err: Error) => this.logger.warn(`Webhooks: ${err.message}`));
+      this.pollTimer = setTimeout(poll, deploymentSettings().webhooks.pollMs);
+      this.pollTimer.unref?.();
+    };
+    poll();
+  },
+
+  async stopped(this: WebhooksSelf) {
+    this.stopping = true;
+    clearTimeout(this.pollTimer);
+    for (const timer of this.later.values()) clearTimeout(timer);
+    // attempts in flight end (an unsettled one is taken over after its lease); passes see `stopping`
+    await Promise.allSettled([...this.attempts]);
+    const deadline = Date.now() + 5000;
+    while ([...this.sites.values()].some(w => w.running) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20));
+    await this.releaseLeases();
+  }
+} as ServiceSchema<ServiceSettingSchema, WebhooksMethods, WebhooksVars, WebhooksSelf>;
+
+export default WebhooksService as unknown as ServiceSchema;

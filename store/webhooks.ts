@@ -1,0 +1,227 @@
+/**
+ * The webhooks' records in the store (docs/webhooks.md#how-deliveries-are-made), on every backend through
+ * the Collection interface, always the current site's (store/site-collection.ts):
+ *
+ * - `webhooks`: the endpoints;
+ * - `webhook_deliveries`: one per endpoint and change, its `key` (`<endpoint>:<feed sequence>`) unique, so
+ *   a fan-out run again after a crash adds none twice; claimed for an attempt by a compare-and-set of its
+ *   `due` time (which then holds the attempt's lease), so no two nodes send the same attempt;
+ * - `webhook_payloads`: the body of each change fanned out, by feed sequence, sent as kept on every attempt;
+ * - `webhook_cursor`: how far the change feed has been fanned out, and the lease of the node doing it.
+ *
+ * Correctness comes from the store alone (unique keys, conditional updates): any number of nodes.
+ */
+import type { Collection, Doc } from "./collection";
+import type { IndexSpec } from "./index";
+import { isUniqueViolation } from "./errors";
+import type { ChangeDoc } from "../lib/changes/feed";
+import type { DeliveryDoc, EndpointDoc } from "../lib/webhooks/present";
+
+export const ENDPOINTS = "webhooks";
+export const DELIVERIES = "webhook_deliveries";
+export const PAYLOADS = "webhook_payloads";
+export const CURSORS = "webhook_cursor";
+
+export const ENDPOINT_INDEXES: IndexSpec[] = [];
+export const DELIVERY_INDEXES: IndexSpec[] = [
+  { field: "key", unique: true },
+  // an endpoint's log, newest first; its due deliveries, oldest first
+  { field: "endpoint", thenById: true },
+  { field: "endpoint", then: ["due"] },
+  // the deliveries of one record to one endpoint, in feed order
+  { field: "chain", then: ["seq"] }
+];
+export const PAYLOAD_INDEXES: IndexSpec[] = [];
+export const CURSOR_INDEXES: IndexSpec[] = [];
+
+const CURSOR_ID = 1;
+
+export interface CursorDoc {
+  _id: number;
+  seq: number;
+  /** The lease of the node fanning out (ms since the epoch) and who holds it. */
+  lease_until: number;
+  owner: string;
+}
+
+export interface WebhookCollections {
+  endpoints: Collection;
+  deliveries: Collection;
+  payloads: Collection;
+  cursor: Collection;
+  feed: Collection;
+}
+
+export class WebhookStore {
+  constructor(private readonly c: WebhookCollections) {}
+
+  // Endpoints ---------------------------------------------------------------------------------------------
+
+  async createEndpoint(doc: Omit<EndpointDoc, "_id">): Promise<EndpointDoc> {
+    return (await this.c.endpoints.append(doc as Doc)) as EndpointDoc;
+  }
+
+  async endpoint(id: number): Promise<EndpointDoc | undefined> {
+    return ((await this.c.endpoints.findOne({ _id: id })) as EndpointDoc | null) ?? undefined;
+  }
+
+  async endpoints(page: { skip: number; limit: number }): Promise<{ total: number; docs: EndpointDoc[] }> {
+    const [total, docs] = await Promise.all([this.c.endpoints.count({}), this.c.endpoints.find({}, { sort: { _id: 1 }, skip: page.skip, limit: page.limit })]);
+    return { total, docs: docs as EndpointDoc[] };
+  }
+
+  async allEndpoints(): Promise<EndpointDoc[]> {
+    return (await this.c.endpoints.find({}, { sort: { _id: 1 } })) as EndpointDoc[];
+  }
+
+  async updateEndpoint(id: number, update: Doc, where: Doc = {}): Promise<EndpointDoc | undefined> {
+    return ((await this.c.endpoints.updateOne({ ...where, _id: id }, update)) as EndpointDoc | null) ?? undefined;
+  }
+
+  /** Removes an endpoint and its deliveries (answers whether it existed). */
+  async removeEndpoint(id: number): Promise<boolean> {
+    const n = await this.c.endpoints.removeMany({ _id: id });
+    await this.c.deliveries.removeMany({ endpoint: id });
+    return n > 0;
+  }
+
+  // The feed and its fan-out ------------------------------------------------------------------------------
+
+  /** The newest change's number (0 when the feed is empty). */
+  async feedEnd(): Promise<number> {
+    const [last] = await this.c.feed.find({}, { sort: { _id: -1 }, limit: 1, projection: { _id: 1 } });
+    return last ? Number(last._id) : 0;
+  }
+
+  async feedAfter(seq: number, limit: number): Promise<ChangeDoc[]> {
+    return (await this.c.feed.find({ _id: { $gt: seq } }, { sort: { _id: 1 }, limit })) as ChangeDoc[];
+  }
+
+  /** The fan-out cursor (null before the site's first endpoint). */
+  async cursor(): Promise<CursorDoc | null> {
+    return (await this.c.cursor.findOne({ _id: CURSOR_ID })) as CursorDoc | null;
+  }
+
+  /** The fan-out position (0 before the first endpoint); never leased. */
+  async cursorSeq(): Promise<number> {
+    const doc = (await this.c.cursor.findOne({ _id: CURSOR_ID })) as CursorDoc | null;
+    return doc?.seq ?? 0;
+  }
+
+  /** Makes the cursor, at `seq`, unless it exists (the first endpoint of the site: earlier changes are not its). */
+  async ensureCursor(seq: number): Promise<void> {
+    if (await this.c.cursor.findOne({ _id: CURSOR_ID })) return;
+    try {
+      await this.c.cursor.insert({ _id: CURSOR_ID, seq, lease_until: 0, owner: "" });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+
+  /**
+   * Takes the fan-out lease until `until` unless another node holds one (`renew`: renews this owner's
+   * lease while it still stands); answers the position or undefined.
+   */
+  async claimCursor(owner: string, nowMs: number, until: number, renew = false): Promise<number | undefined> {
+    const free = renew ? { owner, lease_until: { $gte: nowMs } } : { lease_until: { $lt: nowMs } };
+    const doc = (await this.c.cursor.updateOne({ _id: CURSOR_ID, ...free }, { $set: { lease_until: until, owner } })) as CursorDoc | null;
+    return doc ? doc.seq : undefined;
+  }
+
+  /** Moves the position on, while still holding the lease (renewed to `until`); false when it was lost. */
+  async advanceCursor(owner: string, seq: number, nowMs: number, until: number): Promise<boolean> {
+    return !!(await this.c.cursor.updateOne({ _id: CURSOR_ID, owner, lease_until: { $gte: nowMs } }, { $set: { seq, lease_until: until } }));
+  }
+
+  async releaseCursor(owner: string): Promise<void> {
+    await this.c.cursor.updateOne({ _id: CURSOR_ID, owner }, { $set: { lease_until: 0 } });
+  }
+
+  async putPayload(seq: number, body: string): Promise<void> {
+    try {
+      await this.c.payloads.insert({ _id: seq, body });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+
+  async payloads(seqs: readonly number[]): Promise<Map<number, string>> {
+    const docs = await this.c.payloads.findByIds(seqs);
+    return new Map(docs.map(d => [Number(d._id), String(d.body)]));
+  }
+
+  /** Adds a delivery; false when it exists already (a fan-out run again). */
+  async addDelivery(doc: Omit<DeliveryDoc, "_id">): Promise<boolean> {
+    try {
+      await this.c.deliveries.append(doc as Doc);
+      return true;
+    } catch (err) {
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+  }
+
+  // Attempts ----------------------------------------------------------------------------------------------
+
+  /** An endpoint's deliveries due by `nowMs` among changes fanned out up to `maxSeq`, oldest due first. */
+  async due(endpoint: number, nowMs: number, maxSeq: number, limit: number): Promise<DeliveryDoc[]> {
+    return (await this.c.deliveries.find({ endpoint, due: { $lte: nowMs }, seq: { $lte: maxSeq } }, { sort: { due: 1 }, limit })) as DeliveryDoc[];
+  }
+
+  /** The first pending delivery of the same record to the same endpoint before this one, if any. */
+  async blockedBy(d: DeliveryDoc): Promise<DeliveryDoc | undefined> {
+    const [first] = await this.c.deliveries.find({ chain: d.chain, status: "pending", seq: { $lt: d.seq } }, { sort: { seq: 1 }, limit: 1 });
+    return first as DeliveryDoc | undefined;
+  }
+
+  /**
+   * Moves the due time of a delivery waiting behind an earlier one of its record to that one's (only when
+   * nobody claimed it meanwhile), marked as waiting: the earlier one's end makes it due at once (`releaseNext`).
+   */
+  async postpone(d: DeliveryDoc, until: number): Promise<void> {
+    await this.c.deliveries.updateOne({ _id: d._id, due: d.due }, { $set: { due: until, waiting: true } });
+  }
+
+  /**
+   * The deliveries of the same record waiting behind `d` (which just ended) made due now: the first of
+   * them goes next, the others wait again behind it. A claimed delivery is no longer waiting, so none
+   * in flight is touched.
+   */
+  async releaseNext(d: DeliveryDoc, nowMs: number): Promise<void> {
+    await this.c.deliveries.updateMany({ chain: d.chain, waiting: true }, { $set: { due: nowMs }, $unset: { waiting: 1 } });
+  }
+
+  /** Claims an attempt: the delivery's `due` as read is replaced by the lease's end; null when another node was first. */
+  async claim(d: DeliveryDoc, leaseUntil: number): Promise<DeliveryDoc | null> {
+    return (await this.c.deliveries.updateOne({ _id: d._id, status: "pending", due: d.due }, { $set: { due: leaseUntil }, $unset: { waiting: 1 }, $inc: { attempts: 1 } })) as DeliveryDoc | null;
+  }
+
+  /** Records an attempt's result, unless the lease `leaseUntil` was lost (another node took the delivery over). */
+  async settle(d: DeliveryDoc, leaseUntil: number, update: Doc): Promise<boolean> {
+    return !!(await this.c.deliveries.updateOne({ _id: d._id, due: leaseUntil }, update));
+  }
+
+  /** Every pending delivery of an endpoint marked failed (it was made inactive). */
+  async failPending(endpoint: number): Promise<number> {
+    return this.c.deliveries.updateMany({ endpoint, status: "pending" }, { $set: { status: "failed" }, $unset: { due: 1 } });
+  }
+
+  // The delivery log -------------------------------------------------------------------------------------
+
+  async deliveries(endpoint: number, page: { skip: number; limit: number }): Promise<{ total: number; docs: DeliveryDoc[] }> {
+    const [total, docs] = await Promise.all([
+      this.c.deliveries.count({ endpoint }),
+      this.c.deliveries.find({ endpoint }, { sort: { _id: -1 }, skip: page.skip, limit: page.limit })
+    ]);
+    return { total, docs: docs as DeliveryDoc[] };
+  }
+
+  async delivery(endpoint: number, seq: number): Promise<DeliveryDoc | undefined> {
+    return ((await this.c.deliveries.findOne({ key: `${endpoint}:${seq}` })) as DeliveryDoc | null) ?? undefined;
+  }
+
+  /** Queues a delivery again, due now (a manual retry): its schedule starts over. */
+  async requeue(d: DeliveryDoc, nowMs: number): Promise<DeliveryDoc | undefined> {
+    return ((await this.c.deliveries.updateOne({ _id: d._id }, { $set: { status: "pending", due: nowMs, base: d.attempts } })) as DeliveryDoc | null) ?? undefined;
+  }
+}
