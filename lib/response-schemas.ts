@@ -157,6 +157,10 @@ const EVENT = record({
   distance,
   recurrence: listOf({ type: "string" }, "The recurrence rule lines (RRULE, RDATE, EXDATE) of a series' first event"),
   post_parent: int("The parent event (a series' first event, for its other occurrences)"),
+  import_source: {
+    type: "object", description: "Where an import brought the event from (context=edit, C64)", additionalProperties: false,
+    properties: { import: int("The import's ID"), source_id: str("The record's identity in the source") }
+  },
   ...LANGUAGE_KEYS
 }, "An event");
 
@@ -304,4 +308,33 @@ export function openApiObject(): JsonSchema {
 /** An iCalendar file (RFC 5545). */
 export function icalendar(): JsonSchema {
   return { type: "string", description: "An iCalendar file (RFC 5545)", pattern: "^BEGIN:VCALENDAR" };
+}
+
+/** An import (docs/imports.md#routes, services/imports.service.ts `ImportOut`). */
+export function importRecord(): JsonSchema {
+  const count = (what: string) => int(`Source records ${what} by the last run`);
+  const utc = (what: string): JsonSchema => ({ type: "string", nullable: true, description: what });
+  return {
+    type: "object",
+    title: "import",
+    additionalProperties: false,
+    properties: {
+      id: int("The import ID"),
+      type: str("tec or ics", { enum: ["tec", "ics"] }),
+      url: { type: "string", nullable: true, description: "The source's address (null for an iCalendar text)" },
+      state: str("queued, running, done or failed", { enum: ["queued", "running", "done", "failed"] }),
+      status: { type: "string", nullable: true, description: "The status imported events get (null: the source's, or publish)" },
+      update: str("overwrite or new-only", { enum: ["overwrite", "new-only"] }),
+      every_minutes: { type: "integer", nullable: true, description: "The period of a repeating import" },
+      trash_missing: { type: "boolean", description: "Whether events that left the source are trashed" },
+      created: count("created"), updated: count("updated"), unchanged: count("left unchanged"), skipped: count("skipped"),
+      failed: count("that failed"), trashed: int("Events trashed by the last run because they left the source"),
+      errors: listOf({ type: "object", additionalProperties: false, properties: { source: str("The source record"), message: str("What went wrong") } }, "Errors per source record"),
+      error: { type: "string", nullable: true, description: "Why the last run failed" },
+      created_utc: str("When the import was made (UTC)"),
+      started_utc: utc("When the last run started (UTC)"),
+      finished_utc: utc("When the last run ended (UTC)"),
+      next_run_utc: utc("When a repeating import runs next (UTC)")
+    }
+  };
 }

@@ -76,7 +76,14 @@ export const ROUTES: RouteDef[] = [
   // A series' occurrences (issue 20, C54): mixins/series.mixin.ts.
   { pattern: "/events/(?P<id>\\d+)/occurrences", path: "events/:id/occurrences", endpoints: [{ methods: ["GET"], action: "events.occurrences" }] },
   // Webhooks (issue 39): the optional services/webhooks.service.ts.
-  ...webhookRoutes()
+  ...webhookRoutes(),
+  // Imports (issue 40, docs/imports.md#routes): services/imports.service.ts.
+  { pattern: "/imports", path: "imports", endpoints: [
+    { methods: ["GET"], action: "imports.list" },
+    { methods: ["POST"], action: "imports.create" }] },
+  { pattern: "/imports/(?P<id>\\d+)", path: "imports/:id", endpoints: [
+    { methods: ["GET"], action: "imports.get" },
+    { methods: ["DELETE"], action: "imports.remove" }] }
 ];
 
 /**

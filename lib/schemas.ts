@@ -11,6 +11,7 @@ import { linkedSchemas } from "./linked/params";
 import { ORGANIZER, VENUE } from "./linked/kinds";
 import { API_PARAMS } from "./discovery/api-params";
 import { WEBHOOK_PARAMS } from "./webhooks/params";
+import { IMPORT_PARAMS } from "./imports/params";
 
 let table: ReadonlyMap<string, ParamsSchema> | undefined;
 
@@ -22,6 +23,7 @@ function buildTable(): ReadonlyMap<string, ParamsSchema> {
   }
   for (const [action, schema] of Object.entries(termSchemasByAction("taxonomy"))) out.set(action, schema);
   out.set("changes.list", CHANGES_PARAMS.list);
+  for (const [action, schema] of Object.entries(IMPORT_PARAMS)) out.set(`imports.${action}`, schema);
   for (const [action, schema] of Object.entries(API_PARAMS)) out.set(action, schema);
   for (const [action, schema] of Object.entries(WEBHOOK_PARAMS)) out.set(`webhooks.${action}`, schema);
   return out;

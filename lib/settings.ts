@@ -66,7 +66,7 @@ export interface WebhookSettings {
   secretKey?: string;
 }
 
-export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n", "changes", "platform", "webhooks"] as const;
+export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n", "changes", "platform", "webhooks", "imports"] as const;
 /** Path language segments that may precede the REST prefix (docs/contract.md#addresses, docs/i18n.md). */
 export const PATH_LANGUAGES = ["pt-br", "zh-hans", "fr"] as const;
 export const NAMESPACE_PATH = "calendar/events/v1";

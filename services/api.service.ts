@@ -182,6 +182,7 @@ function beforeCall(lang: string | undefined) {
     const pollutedBy = prototypeKeyOf(req.body) ?? prototypeKeyOf(params);
     if (pollutedBy) throw ApiError.invalidParam(pollutedBy, "param.operator");
     // moleculer-web lets the query string override the body; the body wins, path parameters win over both (README, D4).
+    if (typeof req.body === "string" && /(^|\/)imports$/.test(String(alias?.path)) && req.method === "POST") ctx.meta.icsBody = req.body;
     if (req.body && typeof req.body === "object" && !Array.isArray(req.body)) {
       const pathNames = new Set<string>((alias?.keys ?? []).map((k: { name: string }) => k.name));
       for (const [name, value] of Object.entries(req.body as Record<string, unknown>)) if (!pathNames.has(name)) params[name] = value;
@@ -215,7 +216,8 @@ function namespaceRoute(lang: string | undefined) {
     mappingPolicy: "restrict",
     autoAliases: false,
     aliases: aliases(),
-    bodyParsers: { json: { limit: "1mb", strict: false }, urlencoded: { extended: true, limit: "1mb" } },
+    // an iCalendar body is an import's text (docs/imports.md#routes), up to 10 MB (lib/imports/params.ts ICS_MAX_BYTES)
+    bodyParsers: { json: { limit: "1mb", strict: false }, urlencoded: { extended: true, limit: "1mb" }, text: { type: "text/calendar", limit: "10mb" } },
     mergeParams: true,
     onBeforeCall: beforeCall(lang),
     // the caller (`authenticate`), then what it asks of this call (`authorize`)

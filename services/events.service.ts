@@ -28,6 +28,7 @@ import { producedBy } from "../lib/http/idempotency";
 import { SeriesMixin, type SeriesFace } from "../mixins/series.mixin";
 import { listBounds } from "../lib/events/series-window";
 import { isMember, textSource } from "../lib/events/series";
+import { importSourceOf, type ImportSourceMeta } from "../lib/imports/source";
 
 
 /** The params of the list and the reads, as their schemas leave them (lib/events/event-params.ts). */
@@ -164,6 +165,8 @@ const methods = {
     return docs.map(doc => {
       const blank = !opts.editor && !this.passwordAccess(ctx, doc, ctx.params ?? {});
       const record = eventRecord(doc, rc, { venues: venues as EventEmbeds["venues"], organizers: organizers as EventEmbeds["organizers"], terms: terms as EventEmbeds["terms"], images }, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id) });
+      // an imported event's source identity, to those who may edit it (C64, docs/imports.md#idempotency)
+      if (doc.import_source && ctx.params?.context === "edit" && canEditPost(this.who(ctx), doc)) (record as Record<string, unknown>).import_source = doc.import_source;
       return this.applyLanguage(record, doc, ctx);
     });
   },
@@ -362,7 +365,7 @@ const methods = {
         if (!current) {
           const created = {
             _id: id, author: who ? who.id : 1, title: "", description: "", excerpt: "", image: null, categories: [], tags: [], venues: [], organizers: [],
-            ticketed: false, post_parent: 0, post_password: "", ...inline
+            ticketed: false, post_parent: 0, post_password: "", ...importSourceOf(ctx.meta as ImportSourceMeta), ...inline
           } as unknown as EventDoc;
           const unique = !FLOATING_STATUSES.has(created.status) && created.status !== "trash";
           // an idempotent create's claim is marked with this record in its transaction (C21, C41)

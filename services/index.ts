@@ -14,6 +14,7 @@ import I18nService from "./i18n.service";
 import ChangesService from "./changes.service";
 import PlatformService from "./platform.service";
 import WebhooksService from "./webhooks.service";
+import ImportsService from "./imports.service";
 
 export const SERVICE_SCHEMAS: Record<string, () => ServiceSchema> = {
   api: apiService,
@@ -25,7 +26,8 @@ export const SERVICE_SCHEMAS: Record<string, () => ServiceSchema> = {
   i18n: () => I18nService,
   changes: () => ChangesService,
   platform: () => PlatformService,
-  webhooks: () => WebhooksService
+  webhooks: () => WebhooksService,
+  imports: () => ImportsService
 };
 
 const POST_SERVICES = ["events", "venues", "organizers"];
@@ -53,6 +55,10 @@ export function checkTopology(s: Settings): string | undefined {
   if (inMemory && s.services.includes("platform") && (!s.services.includes("api") || posts.length < POST_SERVICES.length))
     return "With DATA_DIR=:memory:, the platform service keeps the sites in the database the gateway and the record services use " +
       "and must run in their process (SERVICES has platform without them). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.";
+  // An import finds the events it created by their source identity in the events' database (docs/imports.md).
+  if (inMemory && s.services.includes("imports") && posts.length < POST_SERVICES.length)
+    return "With DATA_DIR=:memory:, the imports service reads the events it wrote in their database " +
+      "and must run in their process (SERVICES has imports without them). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.";
   return undefined;
 }
 

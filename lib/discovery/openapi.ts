@@ -8,7 +8,7 @@
 import { ROUTES, RouteDef } from "../routes";
 import { NAMESPACE_PATH } from "../settings";
 import { hasMessage, LANGUAGES, translate } from "../messages";
-import { changesPage, componentSchemas, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
+import { changesPage, componentSchemas, importRecord, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
 import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
 import { deliverySchema, endpointSchema, listOfSchema, webhooksDocument } from "../webhooks/schemas";
 
@@ -90,6 +90,7 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
   if (resource === "changes") return json(changesPage());
   if (resource === "doc") return json(openApiObject());
   if (resource === "webhooks") return json(webhookAnswer(route, kind));
+  if (resource === "imports") return json(kind === "list" ? { type: "array", items: importRecord() } : importRecord());
   const component = RESOURCE_COMPONENTS[resource];
   if (!component) return undefined;
   const content: Record<string, unknown> = json(kind === "list" ? listEnvelope(resource) : { $ref: componentRef(component) });
@@ -113,7 +114,9 @@ function statusText(status: string, lang: string): string {
 }
 
 function responses(route: RouteDef, kind: OperationKind, lang: string): Record<string, unknown> {
-  const statuses = [...new Set([...RESPONSES[kind], ...COMMON_ERRORS])].sort();
+  // an import is created queued: 202 (docs/imports.md#routes)
+  const own = resourceOf(route) === "imports" && kind === "create" ? ["202"] : RESPONSES[kind];
+  const statuses = [...new Set([...own, ...COMMON_ERRORS])].sort();
   const out: Record<string, unknown> = {};
   for (const status of statuses) {
     const response: Record<string, unknown> = { description: statusText(status, lang) };

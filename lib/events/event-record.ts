@@ -13,6 +13,8 @@ import type { PostDoc } from "../posts/post-doc";
 
 export interface EventDoc extends PostDoc {
   _id: number;
+  /** Set on events an import created (lib/imports/source.ts). */
+  import_source?: { import: number; source_id: string };
   author: number;
   status: string;
   date: string;

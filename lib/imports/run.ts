@@ -1,0 +1,412 @@
+/**
+ * One run of an import (docs/imports.md#a-run): reads the source and writes each of its records through
+ * the record services, once. What it needs from outside comes through `ImportPorts` (the source fetch
+ * under the outbound address rules, the record services' actions, the store), so it is tested without a
+ * broker.
+ *
+ * Idempotency (docs/imports.md#idempotency): every source record has one mapping row in the store, keyed
+ * `{source}|{kind}|{source id}` by a unique index (the source: a TEC site's namespace address, or `ics`
+ * for iCalendar, whose UIDs are global), holding our record's id, the digest of what was last written
+ * from it, and the run that last saw it: any import of the same source, again or anew, finds it. The row is claimed before the record is created and
+ * completed after; an event created by a run that died before completing its row carries its source
+ * identity (`import_source`), so the next run finds it instead of creating it again. Venues, organizers
+ * and terms are found again by name as every create finds them (D25, `term_exists`).
+ */
+import { createHash } from "crypto";
+import type { Collection, Doc } from "../../store/collection";
+import { IcsFormatError, readIcs } from "./ics";
+import type { ImportAuth, ImportSettings } from "./params";
+import {
+  defaultRestRoot, eventInput, IdMaps, isLaterOccurrence, listUrl, organizerInput, pageRecords, parentsFirst, restRootFromLink, TecList, termInput, TEC_NAMESPACES,
+  totalPagesOf, venueInput
+} from "./tec";
+
+type Rec = Record<string, unknown>;
+
+export interface FetchAnswer {
+  status: number;
+  headers: Record<string, unknown>;
+  body: Buffer;
+  url: string;
+}
+
+/** The source identity stored with an imported record (C64); `key` names the source and the record in it. */
+export interface ImportSource {
+  import: number;
+  source_id: string;
+  key: string;
+}
+
+export interface ImportPorts {
+  /** A GET of the source under the outbound rules (redirects followed, each checked); throws when there is no answer. */
+  fetch(url: string, headers: Record<string, string>): Promise<FetchAnswer>;
+  /** A record service's action, called as the site's administrator; `source` is stored with a created record. */
+  call<T = Rec>(action: string, params: Rec, source?: ImportSource): Promise<T>;
+  /** The mapping rows of the site (see the header). */
+  mappings: Collection;
+  /** Our event carrying this source identity, if one exists (a create whose row was never completed). */
+  findImportedEvent(source: ImportSource): Promise<number | undefined>;
+  /** Stores the progress; answers false when this runner lost its claim (the run stops). */
+  progress(counts: RunCounts): Promise<boolean>;
+  sleep(ms: number): Promise<void>;
+}
+
+export interface RunCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+  trashed: number;
+  errors: Array<{ source: string; message: string }>;
+}
+
+export const emptyCounts = (): RunCounts => ({ created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, trashed: 0, errors: [] });
+
+/** The most per-record errors kept on an import. */
+const MAX_ERRORS = 100;
+/** Progress is stored (and the claim renewed) after this many records at most. */
+const PROGRESS_EVERY = 20;
+/** Tries of one page answered 429/503 before the run fails. */
+const BUSY_TRIES = 6;
+
+/** The run's failure: the import ends `failed` with this message. */
+export class ImportFailed extends Error {}
+/** The runner lost its claim (another node took the import over): it stops without a word. */
+export class ClaimLost extends Error {}
+
+export interface RunJob {
+  id: number;
+  run: number;
+  settings: ImportSettings;
+}
+
+/** A stable digest of a write's input. */
+export function digestOf(input: unknown): string {
+  return createHash("sha1").update(JSON.stringify(input)).digest("hex");
+}
+
+function authHeader(auth: ImportAuth | undefined): Record<string, string> {
+  if (!auth) return {};
+  if ("bearer" in auth) return { authorization: `Bearer ${auth.bearer}` };
+  return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}` };
+}
+
+function errorText(err: unknown): string {
+  const e = err as { message?: string; data?: unknown };
+  const data = e?.data as { params?: unknown } | Array<{ field?: string; message?: string }> | undefined;
+  // a validation error lists its fields (an array), an ApiError names its parameters
+  const detail = Array.isArray(data) ? data.map(d => d.message ?? d.field).join("; ")
+    : data?.params && typeof data.params === "object" ? Object.keys(data.params as object).join(", ") : "";
+  return `${e?.message ?? String(err)}${detail ? ` (${detail})` : ""}`;
+}
+
+const isUnique = (err: unknown): boolean => (err as { name?: string })?.name === "UniqueViolation" || /unique/i.test(String((err as Error)?.message));
+
+export class ImportRun {
+  private readonly headers: Record<string, string>;
+  private sinceProgress = 0;
+  /** The source's name in mapping keys (see the header). */
+  private source = "ics";
+  /**
+   * The feed whose records `trash_missing` looks at: a TEC site, an iCalendar URL, or an iCalendar text by
+   * its calendar's name (a text has no address); rows hold the feed that last listed their record.
+   */
+  private feed = "";
+  /** What a mapping row's `run` holds once this run saw its record. */
+  private readonly token: string;
+
+  constructor(private readonly job: RunJob, private readonly ports: ImportPorts, readonly counts: RunCounts) {
+    this.headers = authHeader(job.settings.auth);
+    this.token = `${job.id}:${job.run}`;
+  }
+
+  /** Runs the import to its end; throws ImportFailed (the source) or ClaimLost. */
+  async run(): Promise<RunCounts> {
+    if (this.job.settings.type === "ics") await this.runIcs();
+    else await this.runTec();
+    if (this.job.settings.trash_missing) await this.trashMissing();
+    await this.flush(true);
+    return this.counts;
+  }
+
+  // -- the source ---------------------------------------------------------------------------------------
+
+  private async get(url: string, accept: string): Promise<FetchAnswer> {
+    for (let attempt = 1; ; attempt++) {
+      let res: FetchAnswer;
+      try {
+        res = await this.ports.fetch(url, { accept, ...this.headers });
+      } catch (err) {
+        throw new ImportFailed(`GET ${url}: ${(err as Error).message}`);
+      }
+      if ((res.status === 429 || res.status === 503) && attempt < BUSY_TRIES) {
+        // polite to a busy source: its Retry-After (seconds, at most 30), else a growing pause
+        const after = Number(res.headers["retry-after"]);
+        await this.ports.sleep(Number.isFinite(after) && after >= 0 ? Math.min(after, 30) * 1000 : 500 * 2 ** attempt);
+        continue;
+      }
+      return res;
+    }
+  }
+
+  private async getJson(url: string): Promise<{ body: unknown; headers: Record<string, unknown> }> {
+    const res = await this.get(url, "application/json");
+    if (res.status !== 200) throw new ImportFailed(`GET ${url} answered ${res.status}`);
+    try {
+      return { body: JSON.parse(res.body.toString("utf8")), headers: res.headers };
+    } catch {
+      throw new ImportFailed(`GET ${url} did not answer JSON`);
+    }
+  }
+
+  /** The namespace root of the TEC API the site serves (WordPress discovery, then each namespace). */
+  async discover(site: string): Promise<string> {
+    const home = await this.get(site, "application/json, text/html");
+    const roots: string[] = [];
+    const linked = restRootFromLink(home.headers.link as string | string[] | undefined);
+    if (linked) roots.push(new URL(linked, home.url).toString());
+    roots.push(defaultRestRoot(home.url));
+    if (home.status !== 200 && !linked) throw new ImportFailed(`GET ${site} answered ${home.status}`);
+    for (const root of [...new Set(roots)]) {
+      for (const ns of TEC_NAMESPACES) {
+        const url = `${root}${ns}`;
+        let res: FetchAnswer;
+        try {
+          res = await this.get(url, "application/json");
+        } catch {
+          continue; // a root the site names but that does not answer (a wrong site address setting): the next one
+        }
+        if (res.status !== 200) continue;
+        try {
+          const index = JSON.parse(res.body.toString("utf8")) as Rec;
+          if (index && (index.namespace === ns || (index.routes && typeof index.routes === "object"))) return url;
+        } catch {
+          /* not this one */
+        }
+      }
+    }
+    throw new ImportFailed(`${site} does not serve The Events Calendar's REST API (no ${TEC_NAMESPACES.join(" or ")} found)`);
+  }
+
+  /** Every record of a list, page by page, one page at a time. */
+  private async *pages(ns: string, list: TecList): AsyncGenerator<Rec[]> {
+    // a source that refuses the list of statuses (a plugin version without it) is asked for its default ones
+    let statuses = true;
+    for (let page = 1, pages = 1; page <= pages; page++) {
+      if (statuses && page === 1 && (list === "venues" || list === "organizers" || list === "events")) {
+        const probe = await this.get(listUrl(ns, list, 1), "application/json");
+        if (probe.status === 400) statuses = false;
+      }
+      const { body, headers } = await this.getJson(listUrl(ns, list, page, statuses));
+      const records = pageRecords(list, body);
+      if (!records) throw new ImportFailed(`${listUrl(ns, list, page, statuses)} is not a list of ${list}`);
+      pages = totalPagesOf(body, headers, page);
+      yield records;
+      if (records.length === 0) break;
+    }
+  }
+
+  // -- TEC ------------------------------------------------------------------------------------------------
+
+  private async runTec(): Promise<void> {
+    const ns = await this.discover(this.job.settings.url!);
+    this.source = ns.replace(/^https?:\/\//i, "").replace(/\/+$/, "").toLowerCase();
+    this.feed = this.source;
+    const status = this.job.settings.status;
+    const maps: IdMaps = { categories: new Map(), tags: new Map(), venues: new Map(), organizers: new Map() };
+    for (const [list, taxonomy] of [["categories", "categories"], ["tags", "tags"]] as const) {
+      const all: Rec[] = [];
+      for await (const page of this.pages(ns, list)) all.push(...page);
+      for (const term of taxonomy === "categories" ? parentsFirst(all) : all) {
+        const parent = taxonomy === "categories" ? (Number(term.parent) > 0 ? maps.categories.get(Number(term.parent)) ?? 0 : 0) : undefined;
+        const input = termInput(term, parent);
+        const id = await this.upsert(list, String(term.id), input, {
+          create: async () => this.createTerm(taxonomy, input),
+          update: async local => { await this.ports.call(`taxonomy.${taxonomy}.update`, { id: local, ...input }); }
+        });
+        if (id !== undefined) maps[list].set(Number(term.id), id);
+      }
+    }
+    for (const [list, kind] of [["venues", "venues"], ["organizers", "organizers"]] as const) {
+      for await (const page of this.pages(ns, list)) {
+        for (const r of page) {
+          const input = kind === "venues" ? venueInput(r, status) : organizerInput(r, status);
+          const id = await this.upsert(list, String(r.id), input, {
+            create: async () => Number((await this.ports.call<Rec>(`${kind}.create`, input)).id),
+            update: async local => { await this.ports.call(`${kind}.update`, { id: local, ...input }); }
+          });
+          if (id !== undefined) maps[list].set(Number(r.id), id);
+        }
+      }
+    }
+    const series = new Set<number>();
+    for await (const page of this.pages(ns, "events")) {
+      for (const r of page) {
+        if (Array.isArray(r.recurrence) && r.recurrence.length) series.add(Number(r.id));
+        if (isLaterOccurrence(r, series)) continue;
+        await this.upsertEvent(String(r.id), eventInput(r, maps, status));
+      }
+    }
+  }
+
+  /** A term's create; one that exists already (same name and parent, or slug) is taken as it is. */
+  private async createTerm(taxonomy: string, input: Rec): Promise<number> {
+    try {
+      return Number((await this.ports.call<Rec>(`taxonomy.${taxonomy}.create`, input)).id);
+    } catch (err) {
+      const e = err as { type?: string; data?: { term_id?: unknown } };
+      if (e?.type === "term_exists" && Number(e.data?.term_id) > 0) return Number(e.data!.term_id);
+      throw err;
+    }
+  }
+
+  // -- iCalendar ----------------------------------------------------------------------------------------
+
+  private async runIcs(): Promise<void> {
+    let text = this.job.settings.ics;
+    if (text === undefined) {
+      const res = await this.get(this.job.settings.url!, "text/calendar, */*");
+      if (res.status !== 200) throw new ImportFailed(`GET ${this.job.settings.url} answered ${res.status}`);
+      text = res.body.toString("utf8");
+    }
+    let feed;
+    try {
+      feed = readIcs(text, this.job.settings.status ?? "publish");
+    } catch (err) {
+      if (err instanceof IcsFormatError) throw new ImportFailed(err.message);
+      throw err;
+    }
+    this.feed = this.job.settings.url ? `ics:${this.job.settings.url}` : `ics-text:${feed.name}`;
+    for (const e of feed.errors) this.fail(e.source, e.message, true);
+    this.counts.skipped += feed.skipped;
+    for (const event of feed.events) {
+      const local = await this.upsertEvent(event.sourceId, event.input);
+      if (local === undefined) continue;
+      for (const ex of event.exceptions) {
+        await this.upsert("occurrences", ex.sourceId, ex.input, {
+          create: async () => {
+            const id = await this.occurrenceAt(local, ex.identity);
+            if (id === undefined) throw new Error(`no occurrence of the series starts at ${ex.identity}`);
+            await this.ports.call("events.update", { id, scope: "this", ...ex.input });
+            return id;
+          },
+          update: async id => { await this.ports.call("events.update", { id, scope: "this", ...ex.input }); }
+        });
+      }
+    }
+  }
+
+  /** The occurrence of a series whose start is `identity` (its original local start, C53). */
+  private async occurrenceAt(series: number, identity: string): Promise<number | undefined> {
+    const day = identity.slice(0, 10);
+    for (let page = 1; page <= 40; page++) {
+      const list = await this.ports.call<Rec>("events.occurrences", { id: series, page, per_page: 50, start_date: `${day} 00:00:00`, end_date: `${day} 23:59:59`, status: "publish,future,draft,pending,private" });
+      const events = Array.isArray(list.events) ? (list.events as Rec[]) : [];
+      const hit = events.find(e => e.start_date === identity);
+      if (hit) return Number(hit.id);
+      if (page >= Number(list.total_pages ?? 1)) break;
+    }
+    return undefined;
+  }
+
+  // -- writing ----------------------------------------------------------------------------------------
+
+  private upsertEvent(sourceId: string, input: Rec): Promise<number | undefined> {
+    const source: ImportSource = { import: this.job.id, source_id: sourceId, key: `${this.source}|${sourceId}` };
+    return this.upsert("events", sourceId, input, {
+      create: async () => Number((await this.ports.call<Rec>("events.create", input, source)).id),
+      update: async local => { await this.ports.call("events.update", { id: local, ...input, ...(input.recurrence ? { scope: "all" } : {}) }); },
+      reconcile: () => this.ports.findImportedEvent(source)
+    });
+  }
+
+  /**
+   * One source record: created when the import never wrote it, updated when it changed since (overwrite),
+   * left alone otherwise; answers our id (undefined when it failed). See the header for the mapping row.
+   */
+  private async upsert(kind: string, sourceId: string, input: Rec, ops: {
+    create(): Promise<number>;
+    update(local: number): Promise<void>;
+    reconcile?(): Promise<number | undefined>;
+  }): Promise<number | undefined> {
+    const key = `${this.source}|${kind}|${sourceId}`;
+    const digest = digestOf(input);
+    const run = this.token;
+    const source = `${kind} ${sourceId}`;
+    try {
+      let row = await this.ports.mappings.findOne({ key });
+      if (!row) {
+        try {
+          row = await this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: sourceId, local_id: null, digest: null, run: "" });
+        } catch (err) {
+          if (!isUnique(err)) throw err;
+          row = await this.ports.mappings.findOne({ key });
+        }
+      }
+      if (!row) throw new Error("its mapping row could not be stored");
+      const seenThisRun = row.run === run;
+      let local: number | null = typeof row.local_id === "number" ? row.local_id : null;
+      if (local === null && ops.reconcile) local = (await ops.reconcile()) ?? null;
+      let outcome: "created" | "updated" | "unchanged";
+      if (local === null) {
+        local = await ops.create();
+        outcome = "created";
+        await this.mark(row, { local_id: local, digest, run, feed: this.feed, gone: false });
+      } else if (row.digest === digest || (this.job.settings.update === "new-only" && row.digest !== null)) {
+        outcome = "unchanged";
+        if (row.run !== run || row.local_id !== local || row.feed !== this.feed) await this.mark(row, { local_id: local, run, feed: this.feed, gone: false });
+      } else {
+        await ops.update(local);
+        outcome = "updated";
+        await this.mark(row, { local_id: local, digest, run, feed: this.feed, gone: false });
+      }
+      // a record a resumed run had already counted before the crash is not counted twice
+      if (!seenThisRun) this.counts[outcome] += 1;
+      await this.tick();
+      return local;
+    } catch (err) {
+      if (err instanceof ClaimLost || err instanceof ImportFailed) throw err;
+      this.fail(source, errorText(err));
+      await this.tick();
+      return undefined;
+    }
+  }
+
+  private async mark(row: Doc, set: Rec): Promise<void> {
+    await this.ports.mappings.updateOne({ _id: row._id }, { $set: set });
+  }
+
+  private fail(source: string, message: string, counted = true): void {
+    if (counted) this.counts.failed += 1;
+    if (this.counts.errors.length < MAX_ERRORS) this.counts.errors.push({ source, message });
+  }
+
+  /** Events imported before that this run did not see: trashed (trash_missing). */
+  private async trashMissing(): Promise<void> {
+    const rows = await this.ports.mappings.find({ feed: this.feed, kind: "events" });
+    for (const row of rows) {
+      if (row.run === this.token || row.gone || typeof row.local_id !== "number") continue;
+      try {
+        await this.ports.call("events.remove", { id: row.local_id, scope: "all" });
+        this.counts.trashed += 1;
+      } catch (err) {
+        const status = (err as { code?: number }).code;
+        // gone already (deleted or trashed here): nothing to trash
+        if (status !== 404 && status !== 410) this.fail(`events ${row.source_id}`, errorText(err));
+      }
+      await this.mark(row, { gone: true });
+      await this.tick();
+    }
+  }
+
+  private async tick(): Promise<void> {
+    this.sinceProgress += 1;
+    if (this.sinceProgress >= PROGRESS_EVERY) await this.flush(false);
+  }
+
+  private async flush(final: boolean): Promise<void> {
+    this.sinceProgress = 0;
+    if (!(await this.ports.progress(this.counts)) && !final) throw new ClaimLost("claim lost");
+  }
+}

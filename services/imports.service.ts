@@ -1,0 +1,287 @@
+/**
+ * The imports service (docs/imports.md, C64, C65): optional, on any number of nodes.
+ *
+ * - `POST {ns}/imports` (`imports.create`) stores an import `queued` and answers 202 with its `Location`;
+ *   `GET {ns}/imports`, `GET|DELETE {ns}/imports/{id}`. A site's administrators only.
+ * - Every node polls the store for due imports (queued, repeating and due, or running under a lease that
+ *   expired because its node died) and claims one by a compare-and-set on its `claims` counter: one runner
+ *   per import on every store, whatever the number of nodes. The runner renews its lease with each
+ *   progress write and stops when the claim moved on.
+ * - A run (lib/imports/run.ts) fetches the source under the outbound address rules (net/outbound.ts) and
+ *   writes each record through the record services' actions as the administrator who made the import,
+ *   so every rule, the change feed and the caches stay right.
+ */
+import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
+import type { Ctx } from "../mixins/types";
+import type { Collection } from "../store/collection";
+import { ApiError } from "../lib/errors";
+import { nowDb } from "../lib/dates";
+import { settings, NAMESPACE_PATH } from "../lib/settings";
+import { checkOutboundUrl } from "../lib/outbound/addresses";
+import { outboundRequest } from "../net/outbound";
+import { IMPORT_PARAMS, importSettings, ImportSettings } from "../lib/imports/params";
+import { ClaimLost, emptyCounts, FetchAnswer, ImportFailed, ImportRun, ImportSource, RunCounts } from "../lib/imports/run";
+import { importConfig } from "../lib/imports/config";
+import type { Caller } from "../lib/callers";
+
+/** An import as stored. */
+export interface ImportDoc {
+  _id: number;
+  settings: ImportSettings;
+  owner: Caller;
+  state: "queued" | "running" | "done" | "failed";
+  deleted: boolean;
+  /** Claims taken so far: the compare-and-set of a claim (see the header). */
+  claims: number;
+  /** The run number (a resumed run keeps its number). */
+  run: number;
+  counts: RunCounts;
+  error?: string;
+  created_utc: string;
+  started_utc: string | null;
+  finished_utc: string | null;
+  next_run_utc: string | null;
+  /** When a node should look at it next (absent: never). */
+  due_utc?: string;
+}
+
+/** An import as answered. */
+export interface ImportOut {
+  id: number;
+  type: string;
+  url: string | null;
+  state: string;
+  status: string | null;
+  update: string;
+  every_minutes: number | null;
+  trash_missing: boolean;
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+  trashed: number;
+  errors: Array<{ source: string; message: string }>;
+  error: string | null;
+  created_utc: string;
+  started_utc: string | null;
+  finished_utc: string | null;
+  next_run_utc: string | null;
+}
+
+const MAX_PER_PAGE = 100;
+/** Imports looked at per site and poll. */
+const DUE_BATCH = 5;
+
+function dbAfter(ms: number): string {
+  return nowDb(new Date(Date.now() + ms));
+}
+
+function importOut(doc: ImportDoc): ImportOut {
+  const s = doc.settings;
+  const c = { ...emptyCounts(), ...doc.counts };
+  return {
+    id: doc._id, type: s.type, url: s.url ?? null, state: doc.state, status: s.status ?? null, update: s.update, every_minutes: s.every_minutes ?? null,
+    trash_missing: s.trash_missing, created: c.created, updated: c.updated, unchanged: c.unchanged, skipped: c.skipped, failed: c.failed, trashed: c.trashed,
+    errors: c.errors, error: doc.error ?? null, created_utc: doc.created_utc, started_utc: doc.started_utc, finished_utc: doc.finished_utc,
+    next_run_utc: doc.next_run_utc
+  };
+}
+
+/** 401 anonymous, 403 known callers who are not the site's administrators (docs/imports.md#routes). */
+function ensureAdministrator(ctx: Ctx): Caller {
+  const caller = ctx.meta?.caller;
+  if (caller === undefined) return { id: 1, role: "administrator" } as Caller; // a trusted internal call
+  if (!caller || caller.role !== "administrator") throw ApiError.forbidden(!caller);
+  return caller;
+}
+
+const methods = {
+  imports(): Collection {
+    return this.store;
+  },
+
+  async findImport(id: number): Promise<ImportDoc> {
+    const doc = (await this.store.findOne({ _id: id })) as ImportDoc | null;
+    if (!doc || doc.deleted) throw new ApiError("rest_no_route", 404);
+    return doc;
+  },
+
+  /** One poll: every site's due imports, one run at a time on this node. */
+  async poll(): Promise<void> {
+    if (this.busy || this.stopping) return;
+    this.busy = true;
+    try {
+      for (const site of await this.siteIds()) {
+        if (this.stopping) break;
+        await this.inSite(site, () => this.pollSite(site));
+      }
+    } catch (err) {
+      this.logger.warn(`Imports: a poll failed: ${(err as Error).message}`);
+    } finally {
+      this.busy = false;
+    }
+  },
+
+  async pollSite(site: number): Promise<void> {
+    const due = (await this.store.find({ due_utc: { $lte: nowDb() }, deleted: false }, { sort: { due_utc: 1 }, limit: DUE_BATCH })) as ImportDoc[];
+    for (const doc of due) {
+      if (this.stopping) return;
+      const claimed = await this.claim(doc);
+      if (claimed) await this.runClaimed(claimed, site);
+    }
+  },
+
+  /** Takes the import for this node (compare-and-set on `claims`); null when another node took it first. */
+  async claim(doc: ImportDoc): Promise<ImportDoc | null> {
+    const { leaseMs } = importConfig();
+    const resume = doc.state === "running";
+    const lease = dbAfter(leaseMs);
+    const set: Record<string, unknown> = resume
+      ? { due_utc: lease }
+      : { state: "running", run: (doc.run ?? 0) + 1, counts: emptyCounts(), started_utc: nowDb(), finished_utc: null, due_utc: lease, error: null };
+    return (await this.store.updateOne({ _id: doc._id, claims: doc.claims, deleted: false }, { $set: set, $inc: { claims: 1 } })) as ImportDoc | null;
+  },
+
+  async runClaimed(doc: ImportDoc, site: number): Promise<void> {
+    const { leaseMs } = importConfig();
+    const claims = doc.claims;
+    const guard = { _id: doc._id, claims, deleted: false };
+    const mappings: Collection = await this.storeCollection("import_records", [{ field: "key", unique: true }, { field: "feed" }]);
+    const events: Collection = await this.storeCollection("events", []);
+    const meta = { caller: doc.owner, site };
+    const allowPrivate = settings().outboundAllowPrivate;
+    const run = new ImportRun({ id: doc._id, run: doc.run, settings: doc.settings }, {
+      fetch: async (url: string, headers: Record<string, string>): Promise<FetchAnswer> => {
+        const res = await outboundRequest(url, { method: "GET", headers, timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, followRedirects: 5, allowPrivate });
+        return { status: res.status, headers: res.headers as Record<string, unknown>, body: res.body, url: res.url };
+      },
+      call: <T>(action: string, params: Record<string, unknown>, source?: ImportSource): Promise<T> =>
+        this.broker.call(action, params, { meta: { ...meta, ...(source ? { importSource: source } : {}) } }) as Promise<T>,
+      mappings,
+      findImportedEvent: async (source: ImportSource) => {
+        const found = await events.findOne({ import_key: source.key });
+        return found ? Number(found._id) : undefined;
+      },
+      progress: async (counts: RunCounts) => !this.stopping && !!(await this.store.updateOne(guard, { $set: { counts, due_utc: dbAfter(leaseMs) } })),
+      sleep: (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
+    }, { ...emptyCounts(), ...doc.counts });
+    let state: "done" | "failed" = "done";
+    let error: string | null = null;
+    try {
+      await run.run();
+    } catch (err) {
+      if (err instanceof ClaimLost) return;
+      state = "failed";
+      error = err instanceof ImportFailed ? err.message : `the import stopped: ${(err as Error).message}`;
+      if (!(err instanceof ImportFailed)) this.logger.warn(`Import ${doc._id} of site ${site}: ${(err as Error).stack}`);
+    }
+    const every = doc.settings.every_minutes;
+    const next = every ? dbAfter(every * 60_000) : null;
+    const counts = run.counts;
+    if (error && counts.errors.length < 100) counts.errors.push({ source: doc.settings.url ?? "ics", message: error });
+    await this.store.updateOne(guard, {
+      $set: { state, error, counts, finished_utc: nowDb(), next_run_utc: next, ...(next ? { due_utc: next } : {}) },
+      ...(next ? {} : { $unset: { due_utc: 1 } })
+    });
+  }
+} satisfies ThisType<ImportsSelf>;
+
+type ImportsMethods = typeof methods;
+interface ImportsVars {
+  timer?: NodeJS.Timeout;
+  busy: boolean;
+  stopping: boolean;
+}
+interface ImportsSelf extends Service, StoreFace, ImportsMethods, ImportsVars {}
+
+const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, ImportsVars, ImportsSelf> = {
+  name: "imports",
+  mixins: [StoreMixin({ collection: "imports", indexes: [{ field: "due_utc", sparse: true }] })],
+
+  actions: {
+    list: {
+      params: IMPORT_PARAMS.list,
+      async handler(ctx: Ctx<{ page?: number; per_page?: number }>): Promise<ImportOut[]> {
+        ensureAdministrator(ctx);
+        const perPage = Math.min(ctx.params.per_page ?? 10, MAX_PER_PAGE);
+        const page = ctx.params.page ?? 1;
+        const total = await this.store.count({ deleted: false });
+        const docs = (await this.store.find({ deleted: false }, { sort: { _id: -1 }, skip: (page - 1) * perPage, limit: perPage })) as ImportDoc[];
+        ctx.meta.$responseHeaders = { "X-WP-Total": String(total), "X-WP-TotalPages": String(Math.ceil(total / perPage)) };
+        return docs.map(importOut);
+      }
+    },
+
+    create: {
+      params: IMPORT_PARAMS.create,
+      async handler(ctx: Ctx<Record<string, unknown>>): Promise<ImportOut> {
+        const owner = ensureAdministrator(ctx);
+        const body: Record<string, unknown> = { ...ctx.params };
+        const text = (ctx.meta as { icsBody?: unknown }).icsBody;
+        if (typeof text === "string") {
+          body.ics = text;
+          body.type ??= "ics";
+        }
+        const s = importSettings(body);
+        if (s.url) {
+          const checked = checkOutboundUrl(s.url, settings().outboundAllowPrivate);
+          if (!checked.ok) throw ApiError.invalidParam("url", "param.url");
+        }
+        const now = nowDb();
+        const doc = (await this.store.append({
+          settings: s, owner: { id: owner.id, role: owner.role }, state: "queued", deleted: false, claims: 0, run: 0, counts: emptyCounts(),
+          created_utc: now, started_utc: null, finished_utc: null, next_run_utc: null, due_utc: now
+        })) as ImportDoc;
+        const root = ctx.meta.apiRoot ?? `${settings().baseUrl}/${settings().restPrefix}`;
+        ctx.meta.$statusCode = 202;
+        ctx.meta.$location = `${root}/${NAMESPACE_PATH}/imports/${doc._id}`;
+        ctx.meta.$responseHeaders = { Location: ctx.meta.$location };
+        setImmediate(() => void this.poll());
+        return importOut(doc);
+      }
+    },
+
+    get: {
+      params: IMPORT_PARAMS.get,
+      async handler(ctx: Ctx<{ id: number }>): Promise<ImportOut> {
+        ensureAdministrator(ctx);
+        return importOut(await this.findImport(ctx.params.id));
+      }
+    },
+
+    remove: {
+      params: IMPORT_PARAMS.remove,
+      async handler(ctx: Ctx<{ id: number }>): Promise<ImportOut> {
+        ensureAdministrator(ctx);
+        const doc = await this.findImport(ctx.params.id);
+        // stops it: no later run, and a running one loses its claim at its next progress write
+        const after = (await this.store.updateOne({ _id: doc._id }, { $set: { deleted: true, next_run_utc: null }, $unset: { due_utc: 1 } })) as ImportDoc | null;
+        return importOut({ ...(after ?? doc), deleted: true });
+      }
+    }
+  },
+
+  methods,
+
+  created() {
+    this.busy = false;
+    this.stopping = false;
+  },
+
+  started() {
+    this.timer = setInterval(() => void this.poll(), importConfig().pollMs);
+    this.timer.unref?.();
+    setImmediate(() => void this.poll());
+  },
+
+  async stopped() {
+    this.stopping = true;
+    clearInterval(this.timer);
+    // a run in progress ends at its next record; its lease lets another node resume it
+    for (let i = 0; i < 100 && this.busy; i++) await new Promise(resolve => setTimeout(resolve, 50));
+  }
+};
+
+export default ImportsService as unknown as ServiceSchema;
