@@ -12,8 +12,11 @@ import { dependencyOfUrl, keyPrefix } from "../cache/staleness";
 import { NAMESPACE_PATH } from "../settings";
 
 const NAMESPACE = `/${NAMESPACE_PATH}`;
-/** Routes whose answers are never kept: a site's webhooks and their deliveries (docs/webhooks.md). */
-const NEVER_KEPT = new RegExp(`${NAMESPACE}/webhooks(?:[/?]|$)`);
+/**
+ * Routes whose answers are never kept: a site's webhooks and their deliveries (docs/webhooks.md), its
+ * imports (docs/imports.md): both change in the background, with no write that would clean them.
+ */
+const NEVER_KEPT = new RegExp(`${NAMESPACE}/(?:webhooks|imports)(?:[/?]|$)`);
 
 /** Headers of a kept answer that are replayed with it. */
 const KEPT_HEADERS = ["content-type", "etag", "last-modified", "vary", "link", "x-tec-total", "x-tec-totalpages", "x-wp-total",
