@@ -13,9 +13,7 @@ import * as path from "path";
 import { Caller, parseApiKeys } from "./callers";
 import { hashApiKey } from "./sites/keys";
 import { Settings } from "./settings";
-import type { SqlDriver } from "../store/sql/driver";
 
-const DEFAULT_SITE_ID = 1;
 
 export const KEY_FILE = "admin-api-key.txt";
 /** Who the generated key names: the first administrator (user id 1). */
@@ -24,7 +22,7 @@ const GENERATED_ROLE = "administrator:1";
 const KEY_SHAPE = /^[A-Za-z0-9._~+/=-]+$/;
 
 let cached: { source: string; keys: Map<string, Caller> } | undefined;
-/** PostgreSQL: the generated administrator key's hash, as the store keeps it (useStoredAdminKey). */
+/** PostgreSQL and MongoDB: the generated administrator key's hash, as the store keeps it (useStoredAdminKey). */
 let stored: Map<string, Caller> = new Map();
 
 /** The key a key file holds: the bare key, or the key of an old `key:role:id` line; undefined when unusable. */
@@ -68,35 +66,34 @@ function generatedKeySpec(s: Settings, announce: (msg: string) => void): string 
 export function loadApiKeys(s: Settings, announce: (msg: string) => void = msg => console.log(msg)): Map<string, Caller> {
   const source = s.apiKeys ?? `generated:${s.dataDir}`;
   if (cached && cached.source === source) return cached.keys;
-  // PostgreSQL keeps the generated key in the store (useStoredAdminKey), MongoDB generates none (README)
+  // PostgreSQL and MongoDB keep the generated key in the store (useStoredAdminKey)
   const spec = s.apiKeys ?? (s.mongoUri || s.databaseUrl ? "" : generatedKeySpec(s, announce));
   cached = { source, keys: new Map([...parseApiKeys(spec)].map(([key, caller]): [string, Caller] => [hashApiKey(key), caller])) };
   if (s.apiKeys === undefined) for (const [hash, caller] of stored) cached.keys.set(hash, caller);
   return cached.keys;
 }
 
-/** The row of the default site's generated administrator key in `api_keys` (ids of the platform API's keys start at 1). */
-const GENERATED_KEY_ID = 0;
+/** Where a deployment keeps its generated administrator key (store/sites.ts `keepGeneratedKey`). */
+export interface GeneratedKeyStore {
+  keepGeneratedKey(hash: string): Promise<{ made: boolean; row: { hash: string; role: string; user_id: number } | undefined }>;
+}
 
 /**
- * PostgreSQL without API_KEYS: one generated administrator key for the whole deployment, kept in the
- * store as its SHA-256 hash (C40): the first node to start makes it (a unique row: every other node finds
- * it) and prints it once; every node then knows it. A DATA_DIR key file of an earlier version is taken as
- * that key, so an upgraded deployment keeps its key.
+ * PostgreSQL and MongoDB without API_KEYS: one generated administrator key for the whole deployment, kept
+ * in the store as its SHA-256 hash (C40): the first node to start makes it (a unique row: every other node
+ * finds it) and prints it once; every node then knows it. A DATA_DIR key file of an earlier version is
+ * taken as that key, so an upgraded deployment keeps its key.
  */
-export async function useStoredAdminKey(sql: SqlDriver, s: Settings, announce: (msg: string) => void = msg => console.log(msg)): Promise<void> {
+export async function useStoredAdminKey(keys: GeneratedKeyStore, s: Settings, announce: (msg: string) => void = msg => console.log(msg)): Promise<void> {
   const file = s.dataDir === ":memory:" ? undefined : path.join(s.dataDir, KEY_FILE);
   const kept = file && fs.existsSync(file) ? keyFromFile(fs.readFileSync(file, "utf8")) : undefined;
   const key = kept ?? crypto.randomBytes(24).toString("hex");
-  const made = await sql.all<{ hash: string }>(
-    "INSERT INTO api_keys (site, id, hash, role, user_id) VALUES (?, ?, ?, 'administrator', 1) ON CONFLICT (site, id) DO NOTHING RETURNING hash",
-    [DEFAULT_SITE_ID, GENERATED_KEY_ID, hashApiKey(key)]);
-  if (made.length) {
+  const { made, row } = await keys.keepGeneratedKey(hashApiKey(key));
+  if (made) {
     announce(kept ? `Kept the administrator key of ${file} in the store: every node of the deployment knows it`
       : `No API_KEYS set: generated the administrator key ${key} (kept in the store as its hash, for every node; printed only now)`);
   }
-  const rows = await sql.all<{ hash: string; role: string; user_id: number | string }>("SELECT hash, role, user_id FROM api_keys WHERE site = ? AND id = ?", [DEFAULT_SITE_ID, GENERATED_KEY_ID]);
-  stored = new Map(rows.map(r => [r.hash, { id: Number(r.user_id), role: r.role } as Caller]));
+  stored = new Map(row ? [[row.hash, { id: Number(row.user_id), role: row.role } as Caller]] : []);
   cached = undefined;
 }
 

@@ -69,11 +69,11 @@ export const HttpGuardsMixin: ServiceSchema & MergedHook = {
   async started() {
     const gw = this as unknown as GuardedGateway;
     await gw.rateLimiter?.ready();
-    // PostgreSQL without API_KEYS: the deployment's generated administrator key is the store's (C40)
+    // PostgreSQL or MongoDB without API_KEYS: the deployment's generated administrator key is the store's (C40)
     const s = deploymentSettings();
-    if (s.databaseUrl && s.apiKeys === undefined) {
+    if ((s.databaseUrl || s.mongoUri) && s.apiKeys === undefined) {
       const store = await (gw.siteStore ??= acquireStore(storeConfig()));
-      await useStoredAdminKey(store.sql!, s, msg => console.log(`\n  ${msg}\n`));
+      await useStoredAdminKey(store.sites!, s, msg => console.log(`\n  ${msg}\n`));
     }
   },
   async stopped() {

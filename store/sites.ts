@@ -13,6 +13,7 @@
 import type { SqlDriver, SqlRunner } from "./sql/driver";
 import { RECORD_TABLES } from "./sql/schema";
 import { nextUserId } from "../lib/sites/keys";
+import { DEFAULT_SITE_ID as DEFAULT_SITE } from "../lib/sites/scope";
 import type { SiteFields } from "../lib/sites/site-input";
 
 export interface SiteRow extends SiteFields {
@@ -52,10 +53,18 @@ export interface SiteStore {
   /** Removes up to `chunk` records of a site being deleted; the site's row goes last. Answers whether it is gone. */
   purgeChunk(id: number, chunk: number): Promise<boolean>;
   addKey(site: number, hash: string, role: string, userId?: number): Promise<KeyRow>;
+  /**
+   * The deployment's generated administrator key (C40): kept as the default site's key 0 unless one is kept
+   * already (one unique row, whichever node is first); answers whether this call kept it, and the kept row.
+   */
+  keepGeneratedKey(hash: string): Promise<{ made: boolean; row: KeyRow | undefined }>;
   removeKey(site: number, keyId: number): Promise<boolean>;
   keyByHash(hash: string): Promise<KeyRow | undefined>;
   userIds(site: number): Promise<number[]>;
 }
+
+/** The id of the generated administrator key among the default site's keys (the platform API's start at 1). */
+export const GENERATED_KEY_ID = 0;
 
 /** The tables whose rows belong to a site, besides its record tables. */
 const SITE_TABLES = ["post_types", "sequences", "api_keys"];
@@ -194,6 +203,13 @@ export function sqlSites(driver: SqlDriver): SiteStore {
         await bump(tx);
         return { site, id: keyId, hash, role, user_id: user };
       });
+    },
+    async keepGeneratedKey(hash) {
+      const made = await driver.all<{ id: number }>(
+        "INSERT INTO api_keys (site, id, hash, role, user_id) VALUES (?, ?, ?, 'administrator', 1) ON CONFLICT (site, id) DO NOTHING RETURNING id",
+        [DEFAULT_SITE, GENERATED_KEY_ID, hash]);
+      const [row] = await driver.all<KeyRow>("SELECT site, id, hash, role, user_id FROM api_keys WHERE site = ? AND id = ?", [DEFAULT_SITE, GENERATED_KEY_ID]);
+      return { made: made.length > 0, row: row && { site: Number(row.site), id: Number(row.id), hash: String(row.hash), role: String(row.role), user_id: Number(row.user_id) } };
     },
     removeKey(site, keyId) {
       return change(async tx => {

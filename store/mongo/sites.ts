@@ -7,7 +7,9 @@
  */
 import type { MongoClientLike, MongoDb, MongoSession } from "./driver";
 import { inTransaction, writing } from "./collection";
-import { REMOTE_SITES_LEASE_MS, type KeyRow, type SiteRow, type SiteStore } from "../sites";
+import { GENERATED_KEY_ID, REMOTE_SITES_LEASE_MS, type KeyRow, type SiteRow, type SiteStore } from "../sites";
+import { DEFAULT_SITE_ID } from "../../lib/sites/scope";
+import { isUniqueViolation } from "../errors";
 import { nextUserId } from "../../lib/sites/keys";
 import type { SiteFields } from "../../lib/sites/site-input";
 import type { Doc } from "../collection";
@@ -127,6 +129,19 @@ export function mongoSites(client: MongoClientLike, db: MongoDb, hooks: { dropSi
         await bump(session);
         return { site, id: keyId, hash, role, user_id: user };
       });
+    },
+    async keepGeneratedKey(hash) {
+      // one document of a fixed `_id` (as addKey names keys): the first node's insert wins, the others' are refused
+      const _id = `${DEFAULT_SITE_ID}:${GENERATED_KEY_ID}`;
+      let made = true;
+      try {
+        await writing(() => keys.insertOne({ _id, site: DEFAULT_SITE_ID, id: GENERATED_KEY_ID, hash, role: "administrator", user_id: 1 }));
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        made = false;
+      }
+      const doc = await keys.findOne({ _id });
+      return { made, row: doc ? keyRow(doc) : undefined };
     },
     removeKey(site, keyId) {
       return change(async session => {
