@@ -47,7 +47,7 @@ export interface ImportDoc {
 }
 
 /** An import as answered. */
-export interface ImportOut {
+export interface ImportOut extends RunCounts {
   id: number;
   type: string;
   url: string | null;
@@ -56,13 +56,6 @@ export interface ImportOut {
   update: string;
   every_minutes: number | null;
   trash_missing: boolean;
-  created: number;
-  updated: number;
-  unchanged: number;
-  skipped: number;
-  failed: number;
-  trashed: number;
-  errors: Array<{ source: string; message: string }>;
   error: string | null;
   created_utc: string;
   started_utc: string | null;
