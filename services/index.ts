@@ -51,6 +51,11 @@ export function checkTopology(s: Settings): string | undefined {
   if (inMemory && s.services.includes("webhooks") && posts.length < POST_SERVICES.length)
     return "With DATA_DIR=:memory:, the webhooks service reads the change feed that events, venues and organizers write with their records " +
       "and must run in their process (SERVICES has webhooks without them). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.";
+  // Term counts are kept by the events' writes in their own transaction (store/sql/term-counts.ts): taxonomy
+  // must read the database they write.
+  if (inMemory && s.services.includes("taxonomy") && !s.services.includes("events"))
+    return "With DATA_DIR=:memory:, the events' writes keep the terms' counts in their own database, which the taxonomy service " +
+      "must read: it must run in their process (SERVICES has taxonomy without them). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.";
   // Sites live in that database too (docs/sites.md): the gateway reads them, the record services write their records.
   if (inMemory && s.services.includes("platform") && (!s.services.includes("api") || posts.length < POST_SERVICES.length))
     return "With DATA_DIR=:memory:, the platform service keeps the sites in the database the gateway and the record services use " +

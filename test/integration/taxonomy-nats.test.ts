@@ -3,6 +3,9 @@
  * another and the gateway in a third, over a real nats-server. After a sequence of event creates, term
  * changes, trashes and deletes, `count` and `hide_empty` are right at once (C16).
  */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import { startNats, startNode, waitForHttp, Nats, Node } from "../helpers/processes";
 import { KEYS } from "../helpers/harness";
 import { checkedFetch } from "../helpers/contract";
@@ -21,10 +24,14 @@ describe("term counts with taxonomy in its own process", () => {
   let nats: Nats;
   const nodes: Node[] = [];
   let base: string;
+  let dataDir: string;
 
   beforeAll(async () => {
     nats = await startNats();
-    const bus = { TRANSPORTER: nats.url, NAMESPACE: `terms-${process.pid}` };
+    // one SQLite file shared by the processes: the events' triggers keep the counts in the terms' database
+    // (store/sql/term-counts.ts), so taxonomy reads the store events write, as on PostgreSQL
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "terms-nats-"));
+    const bus = { TRANSPORTER: nats.url, NAMESPACE: `terms-${process.pid}`, DATA_DIR: dataDir };
     nodes.push(await startNode({ ...bus, SERVICES: "taxonomy" }));
     nodes.push(await startNode({ ...bus, SERVICES: "events,venues,organizers,i18n,changes" }));
     const gateway = await startNode({ ...bus, SERVICES: "api" }, { http: true });
@@ -36,6 +43,7 @@ describe("term counts with taxonomy in its own process", () => {
   afterAll(async () => {
     await Promise.all(nodes.map(n => n.stop()));
     await nats?.stop();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   const count = async (taxonomy: string, id: number) => (await call(base, "GET", `/${taxonomy}/${id}`)).body.count;
