@@ -405,12 +405,13 @@ const methods = {
         // per record and endpoint, feed order: wait behind an earlier pending delivery
         const blocker = await ws.blockedBy(d);
         if (blocker) {
-          // out of the way until the earlier one ends (its end releases it at once)
-          if (typeof blocker.due === "number" && blocker.due > now) {
-            await ws.postpone(d, blocker.due);
-            // the earlier one may have ended between the look and the move
-            if (!(await ws.blockedBy(d))) await ws.releaseNext(blocker, Date.now());
-          }
+          // out of the way until the earlier one ends (its end releases it at once); never left among the due
+          // ones, where enough of them would fill every page of this query and hide the earlier ones (a stall).
+          // A release lost to a crash is made good by the time set here.
+          const until = Math.max(typeof blocker.due === "number" ? blocker.due : 0, now + cfg.timeoutMs + ATTEMPT_LEASE_MARGIN_MS);
+          await ws.postpone(d, until);
+          // the earlier one may have ended between the look and the move
+          if (!(await ws.blockedBy(d))) await ws.releaseNext(blocker, Date.now());
           continue;
         }
         const lease = Date.now() + cfg.timeoutMs + ATTEMPT_LEASE_MARGIN_MS;

@@ -167,7 +167,7 @@ export class WebhookStore {
 
   /** An endpoint's deliveries due by `nowMs` among changes fanned out up to `maxSeq`, oldest due first. */
   async due(endpoint: number, nowMs: number, maxSeq: number, limit: number): Promise<DeliveryDoc[]> {
-    return (await this.c.deliveries.find({ endpoint, due: { $lte: nowMs }, seq: { $lte: maxSeq } }, { sort: { due: 1 }, limit })) as DeliveryDoc[];
+    return (await this.c.deliveries.find({ endpoint, due: { $lte: nowMs }, seq: { $lte: maxSeq } }, { sort: { due: 1, seq: 1 }, limit })) as DeliveryDoc[];
   }
 
   /** The first pending delivery of the same record to the same endpoint before this one, if any. */
