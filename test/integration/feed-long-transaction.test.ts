@@ -9,8 +9,7 @@
  * an earlier one commits; the file runs on PostgreSQL only.
  */
 import { startNode, waitForHttp, Node } from "../helpers/processes";
-import { KEYS } from "../helpers/harness";
-import { checkedFetch } from "../helpers/contract";
+import { call as opsCall } from "../helpers/ops";
 import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
 import { acquireStore, releaseStore, StoreConfig } from "../../store";
 import { sqlCollection } from "../../store/sql/collection";
@@ -18,7 +17,6 @@ import type { SqlDriver, SqlRunner } from "../../store/sql/driver";
 import { feedEntry } from "../../lib/changes/feed";
 import { nowDb } from "../../lib/dates";
 
-const NS = "/wp-json/calendar/events/v1";
 const HOLD_MS = 30_000;
 
 describe("PostgreSQL change feed across a transaction held open for 30 s", () => {
@@ -42,14 +40,9 @@ describe("PostgreSQL change feed across a transaction held open for 30 s", () =>
   }, 30_000);
 
   const call = async (method: string, p: string, body?: unknown) => {
-    const res = await checkedFetch(`${base}${NS}${p}`, {
-      method,
-      headers: { Authorization: `Bearer ${KEYS.admin}`, ...(body ? { "Content-Type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-    return JSON.parse(text);
+    const res = await opsCall(base, method, p, body);
+    if (res.status === 0 || res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${res.error ?? JSON.stringify(res.body)}`);
+    return res.body;
   };
 
   /** Reads the feed from `token` to its current end; answers the changes seen and the new token. */

@@ -116,12 +116,15 @@ describe("endpoints", () => {
     expect(unknown.status).toBe(400);
   });
 
-  test("loopback and private destinations are refused without OUTBOUND_ALLOW_PRIVATE (the setting lifts the rule)", async () => {
+  // Loopback spellings only: were the rule wrong, an endpoint made here must never send a delivery beyond
+  // this machine. Private, link-local and unique-local ranges are checked without a socket
+  // (test/unit/outbound-addresses.test.ts).
+  test("loopback destinations are refused without OUTBOUND_ALLOW_PRIVATE (the setting lifts the rule)", async () => {
     const { readSettings, useSettings, deploymentSettings } = require("../../lib/settings");
     const allowed = deploymentSettings();
     useSettings({ ...readSettings(process.env), outboundAllowPrivate: false });
     try {
-      for (const url of [rx.url("/loop"), "http://localhost:9/hook", "http://10.1.2.3/hook", "http://[::1]:9/hook", "http://169.254.169.254/latest"]) {
+      for (const url of [rx.url("/loop"), "http://localhost:9/hook", "http://127.0.0.2:9/hook", "http://0x7f.1:9/hook", "http://[::1]:9/hook", "http://[::ffff:127.0.0.1]:9/hook"]) {
         const res = await svc.request("POST", `${svc.ns}/webhooks`, { as: "admin", body: { url } });
         expect([url, res.status, res.body.code, Object.keys(res.body.data.params ?? {})]).toEqual([url, 400, "rest_invalid_param", ["url"]]);
       }
