@@ -21,7 +21,8 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { baseline, benchStore, inParallel, load, LoadOptions, Measure, NS, KEY, percentile, post, ROOT, rssMb, settle, startServer, StoreKind } from "./common";
+import { baseline, benchStore, inParallel, load, LoadOptions, Measure, NS, post, ROOT, rssMb, settle, startServer, StoreKind } from "./common";
+import { writesBeside, WritesMeasure } from "./writes-beside";
 
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map(s => s.trim()).filter(Boolean) as StoreKind[];
 const SIZES = (process.env.BENCH_SIZES ?? "10000,100000").split(",").map(Number);
@@ -45,7 +46,7 @@ interface Row {
    */
   ofFloor?: number;
   /** The writes beside a read mix: their own latency. */
-  writes?: { perSec: number; p50: number; p99: number; errors: number };
+  writes?: WritesMeasure;
 }
 
 interface Seeded { venues: number[]; categories: string[]; eventIds: number[] }
@@ -97,33 +98,6 @@ function paths(s: Seeded) {
   });
   const search = cycling(i => `${NS}/events?search=${encodeURIComponent(SEARCH_WORDS[i % SEARCH_WORDS.length])}`);
   return { filtered, single, mix, search };
-}
-
-/** Title updates of random events at `rate` per second while `during` runs; their latencies. */
-async function writesBeside<T>(base: string, ids: readonly number[], rate: number, during: Promise<T>): Promise<{ result: T; writes: Row["writes"] }> {
-  const latencies: number[] = [];
-  let errors = 0;
-  let running = true;
-  const inFlight: Array<Promise<void>> = [];
-  const began = Date.now();
-  const ticker = rate > 0 ? setInterval(() => {
-    if (!running) return;
-    const id = ids[Math.floor(Math.random() * ids.length)];
-    const t0 = performance.now();
-    inFlight.push(fetch(`${base}${NS}/events/${id}`, { method: "POST", headers: { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" }, body: JSON.stringify({ title: `Renamed ${id} ${Date.now()}` }) })
-      .then(async res => {
-        await res.arrayBuffer();
-        if (res.status !== 200) errors++;
-        latencies.push(performance.now() - t0);
-      })
-      .catch(() => { errors++; }));
-  }, 1000 / rate) : undefined;
-  const result = await during;
-  running = false;
-  if (ticker) clearInterval(ticker);
-  await Promise.all(inFlight);
-  const seconds = (Date.now() - began) / 1000;
-  return { result, writes: rate > 0 ? { perSec: +(latencies.length / seconds).toFixed(1), p50: Math.round(percentile(latencies, 0.5)), p99: Math.round(percentile(latencies, 0.99)), errors } : undefined };
 }
 
 async function benchSize(kind: StoreKind, n: number, rows: Row[], extra: Record<string, unknown>): Promise<void> {

@@ -22,7 +22,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { benchStore, BenchStore, inParallel, load, LoadOptions, Measure, NS, post, ROOT, settle, startServer, StoreKind } from "./common";
-import { openPostgres, openSqlite, type Param, type SqlDriver } from "../store/sql/driver";
+import { openPostgres, openSqlite } from "../store/sql/driver";
+import { Links, seedEvents } from "./seed-straight";
 import { sqliteFile } from "../store";
 
 const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map(s => s.trim()).filter(Boolean) as StoreKind[];
@@ -34,11 +35,6 @@ const BUILDS = (process.env.BENCH_SEARCH_BUILDS ?? ROOT).split(",").map(s => s.t
 const LOAD: LoadOptions = { connections: CONNECTIONS, duration: DURATION };
 /** run.ts's search words (C47: words of 3+ letters). */
 const WORDS = ["jazz", "concert", "benchmark", "number", "event", "night", "café", "music"];
-const SITE = 1;
-const day = 86_400_000;
-const dbDate = (t: number) => new Date(t).toISOString().slice(0, 19).replace("T", " ");
-
-interface Links { venues: number[]; organizers: number[]; categories: number[]; tags: number[] }
 
 async function seedLinks(base: string, n: number): Promise<Links> {
   const linked = Math.max(10, Math.round(n / 100));
@@ -48,53 +44,6 @@ async function seedLinks(base: string, n: number): Promise<Links> {
   await inParallel(20, async i => { l.categories[i] = (await post(base, "/categories", { name: `Category ${i}` })).id as number; });
   await inParallel(50, async i => { l.tags[i] = (await post(base, "/tags", { name: `Tag ${i}` })).id as number; });
   return l;
-}
-
-/** Event `i` as the service stores it (run.ts's texts, dates and links). */
-function eventDoc(i: number, l: Links, now: number, created: string): Record<string, unknown> {
-  const start = now + day + (i % 700) * day + (i % 24) * 3_600_000;
-  const kind = i % 7 === 0 ? "jazz" : i % 11 === 0 ? "Café night" : "concert";
-  const [s, e] = [dbDate(start), dbDate(start + 2 * 3_600_000)];
-  return {
-    author: 1, title: `Event ${i} ${kind}`, description: `Benchmark event number ${i} with music`, excerpt: "", image: null,
-    categories: [l.categories[i % l.categories.length]], tags: [l.tags[i % l.tags.length]], venues: [l.venues[i % l.venues.length]], organizers: [l.organizers[i % l.organizers.length]],
-    ticketed: false, post_parent: 0, post_password: "", show_map: false, show_map_link: false, hide_from_listings: false, sticky: false, featured: i % 10 === 0,
-    website: null, cost: [], currency_symbol: "", currency_position: "", timezone: "UTC", all_day: false,
-    start_date: s, end_date: e, utc_start_date: s, utc_end_date: e, status: "publish", date: created, date_utc: created, modified: created, modified_utc: created,
-    slug: `event-${i}-${kind.toLowerCase().replace(/é/g, "e").replace(/ /g, "-")}`, lang: "en", translations: ["en"]
-  };
-}
-
-/** `n` events written into the store's tables, 500 to a statement, their ids past every post id. */
-async function seedEvents(driver: SqlDriver, n: number, l: Links): Promise<void> {
-  const sqlite = driver.dialect === "sqlite";
-  const [row] = await driver.all<{ m: number | string | null }>("SELECT MAX(id) AS m FROM post_types WHERE site = ?", [SITE]);
-  const first = Number(row.m ?? 0) + 1;
-  const now = Date.now();
-  const created = dbDate(now);
-  for (let from = 0; from < n; from += 500) {
-    const count = Math.min(500, n - from);
-    const params: Param[] = [];
-    const types: Param[] = [];
-    for (let k = 0; k < count; k++) {
-      const i = from + k;
-      params.push(SITE, first + i, JSON.stringify(eventDoc(i, l, now, created)));
-      types.push(SITE, first + i);
-    }
-    await driver.transaction(async tx => {
-      await tx.run(`INSERT INTO post_types (site, id, type) VALUES ${Array.from({ length: count }, () => "(?, ?, 'event')").join(", ")}`, types);
-      await tx.run(`INSERT INTO events (site, id, doc) VALUES ${Array.from({ length: count }, () => (sqlite ? "(?, ?, jsonb(?))" : "(?, ?, ?::jsonb)")).join(", ")}`, params);
-    }, { unbounded: true });
-    if ((from + count) % 10_000 === 0 || from + count === n) process.stderr.write(`\r  events ${from + count}/${n}${from + count === n ? "\n" : ""}`);
-  }
-  if (!sqlite) {
-    // a sequence made before (the links' creates) starts past these ids
-    const [seq] = await driver.all<{ name: string | null }>("SELECT to_regclass('seq_1_posts')::text AS name");
-    if (seq?.name) await driver.run(`SELECT setval('seq_1_posts', ${first + n})`);
-    await driver.run("VACUUM ANALYZE");
-  } else {
-    await driver.run("ANALYZE");
-  }
 }
 
 interface Row { store: StoreKind; n: number; build: string; round: number; case: string; measure: Measure; ofFloor?: number }
@@ -109,7 +58,7 @@ async function benchSize(kind: StoreKind, n: number, rows: Row[]): Promise<void>
     await server.stop();
     const driver = kind === "sqlite" ? openSqlite(sqliteFile(store.env.DATA_DIR)) : openPostgres(store.env.DATABASE_URL);
     try {
-      await seedEvents(driver, n, l);
+      await seedEvents(driver, l, 0, n);
     } finally {
       await driver.close();
     }

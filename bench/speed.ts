@@ -1,0 +1,312 @@
+/**
+ * `npm run bench:speed` (part of `npm run bench`): issue 43's table, each row beside C60's framework floor.
+ *
+ * For each SQL store (BENCH_STORES) one calendar is seeded through the HTTP API, each event with a venue, an
+ * organizer, a category and a tag (one venue and one organizer per 100 events, 20 categories, 50 tags; the
+ * texts, dates and links of run.ts), first to the smallest size, measured, then grown to the next size and
+ * measured again (BENCH_SIZES, default 10 000 and 100 000). The seeding's create rate is recorded per tenth
+ * of each stage ("creates with links": the last tenth is the rate on the way to that size).
+ *
+ * At each size, BENCH_ROUNDS rounds (default 3, C47's median of three), each with the machine's load
+ * (`uptime`) recorded and:
+ * - after a restart with the cache off (C47's uncached): `/health/live`, the default list, a filtered list
+ *   (category + venue, values cycling), a single event by random id, search with single words (run.ts's
+ *   list, cycling) and with a word and a number (`concert 4821`, the number an event's at random), the
+ *   recurrence bench's month (`start_date` and `end_date` a month apart, 50 a page, bench/recurrence.ts);
+ * - with the cache on: the read mix of run.ts (40 % list pages, 30 % single events, 20 % filtered lists, 10 %
+ *   venue pages) at 5 and 50 title writes per second, the writes' p50 and p99.
+ * Every row is followed by its floor (bench/floor.ts: a bare moleculer-web gateway answering the row's own
+ * answers, sampled from the service at the round's start) and the raw node:http reference answering the
+ * same bytes; the row's `floor` share is its req/s over its floor's. Then, BENCH_ROUNDS times, BENCH_CREATES
+ * (default 2 000) creates with links on top of the calendar (so the next size's seeding starts a little
+ * further on; the rows of a size are all measured before them).
+ *
+ * Settings: BENCH_STORES (sqlite,postgres), BENCH_SIZES, BENCH_ROUNDS, BENCH_DURATION seconds per
+ * measure (5), BENCH_WARMUP seconds (1), BENCH_RAW_DURATION (3), BENCH_CONNECTIONS (32), BENCH_CREATES.
+ * Writes bench/results/speed-<stores>.txt and .json after every round (a run stopped early keeps its rounds).
+ */
+import { execSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { benchStore, load, LoadOptions, Measure, NS, percentile, post, ROOT, settle, startServer, StoreKind } from "./common";
+import { startReference } from "./floor";
+import { seedEvents } from "./seed-straight";
+import { openPostgres, openSqlite } from "../store/sql/driver";
+import { sqliteFile } from "../store";
+import { writesBeside, WritesMeasure } from "./writes-beside";
+
+const STORES = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",").map(s => s.trim()).filter(Boolean) as StoreKind[];
+const SIZES = (process.env.BENCH_SIZES ?? "10000,100000").split(",").map(Number).sort((a, b) => a - b);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
+const RAW_DURATION = Number(process.env.BENCH_RAW_DURATION ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
+/** Events past this count are written straight into the store (bench/seed-straight.ts), not through the API. */
+const API_UP_TO = Number(process.env.BENCH_API_UP_TO ?? Infinity);
+const LOAD: LoadOptions = { connections: CONNECTIONS, duration: DURATION };
+/** run.ts's search words (C47: a fixed list of words of 3+ letters). */
+const WORDS = ["jazz", "concert", "benchmark", "number", "event", "night", "café", "music"];
+const DAY = 86_400_000;
+const OUT = `speed-${STORES.join("-")}`;
+
+interface Calendar { venues: number[]; organizers: number[]; categories: Array<{ id: number; slug: string }>; tags: number[]; eventIds: number[] }
+
+interface Creates { from: number; to: number; perSec: number; p50: number; p99: number; clients: number; how: string }
+
+interface Row {
+  store: StoreKind;
+  n: number;
+  round: number;
+  case: string;
+  measure: Measure;
+  floor: Measure;
+  raw: Measure;
+  /** req/s over the floor's (C60). */
+  ofFloor: number;
+  /** req/s over the raw reference's. */
+  ofRaw: number;
+  floorOfRaw: number;
+  writes?: WritesMeasure;
+  load: string;
+}
+
+const dbDate = (t: number) => new Date(t).toISOString().slice(0, 19).replace("T", " ");
+const NOW = Date.now();
+const uptime = () => execSync("uptime").toString().trim().replace(/^.*load average/, "load average");
+
+function eventBody(i: number, c: Calendar): Record<string, unknown> {
+  const start = NOW + DAY + (i % 700) * DAY + (i % 24) * 3_600_000;
+  return {
+    title: `Event ${i} ${i % 7 === 0 ? "jazz" : i % 11 === 0 ? "Café night" : "concert"}`, description: `Benchmark event number ${i} with music`,
+    start_date: dbDate(start), end_date: dbDate(start + 2 * 3_600_000), venue: c.venues[i % c.venues.length], organizer: c.organizers[i % c.organizers.length],
+    categories: [c.categories[i % c.categories.length].id], tags: [c.tags[i % c.tags.length]], featured: i % 10 === 0
+  };
+}
+
+/** `count` events with their links created through the API by `clients` clients; their rate and latency. */
+async function create(base: string, c: Calendar, count: number, clients: number, how: string): Promise<Creates> {
+  const from = c.eventIds.length;
+  const latencies: number[] = [];
+  let next = 0;
+  const began = Date.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (next < count) {
+      const i = from + next++;
+      const t0 = performance.now();
+      const ev = await post(base, "/events", eventBody(i, c));
+      latencies.push(performance.now() - t0);
+      c.eventIds[i] = ev.id as number;
+    }
+  }));
+  return { from, to: from + count, perSec: Math.round(count / ((Date.now() - began) / 1000)), p50: Math.round(percentile(latencies, 0.5)), p99: Math.round(percentile(latencies, 0.99)), clients, how };
+}
+
+/** The calendar grown to `n` events (links first, one venue and organizer per 100 events), in tenths. */
+async function grow(base: string, c: Calendar, n: number, log: Creates[]): Promise<void> {
+  const linked = Math.max(10, Math.round(n / 100));
+  const more = async (xs: number[], make: (i: number) => Promise<number>) => {
+    for (let i = xs.length; i < linked; i += 32) {
+      const batch = Array.from({ length: Math.min(32, linked - i) }, (_, k) => i + k);
+      const ids = await Promise.all(batch.map(make));
+      batch.forEach((j, k) => { xs[j] = ids[k]; });
+    }
+  };
+  await more(c.venues, async i => (await post(base, "/venues", { venue: `Venue ${i}`, city: "Paris", country: "France" })).id as number);
+  await more(c.organizers, async i => (await post(base, "/organizers", { organizer: `Organizer ${i}` })).id as number);
+  for (let i = c.categories.length; i < 20; i++) {
+    const t = await post(base, "/categories", { name: `Category ${i}` });
+    c.categories[i] = { id: t.id as number, slug: t.slug as string };
+  }
+  for (let i = c.tags.length; i < 50; i++) c.tags[i] = (await post(base, "/tags", { name: `Tag ${i}` })).id as number;
+  const upTo = Math.min(n, API_UP_TO);
+  const tenth = Math.ceil((upTo - c.eventIds.length) / 10);
+  while (c.eventIds.length < upTo) {
+    const done = await create(base, c, Math.min(tenth, upTo - c.eventIds.length), CONNECTIONS, "seeding");
+    log.push(done);
+    process.stderr.write(`  seeded ${done.to}/${n}: ${done.perSec}/s, p99 ${done.p99} ms (${uptime()})\n`);
+  }
+}
+
+/** The rest of the way to `n` written straight into the store (the service stopped). */
+async function growStraight(kind: StoreKind, env: Record<string, string>, c: Calendar, n: number): Promise<void> {
+  if (c.eventIds.length >= n) return;
+  const t0 = Date.now();
+  const driver = kind === "sqlite" ? openSqlite(sqliteFile(env.DATA_DIR)) : openPostgres(env.DATABASE_URL);
+  try {
+    const links = { venues: c.venues, organizers: c.organizers, categories: c.categories.map(x => x.id), tags: c.tags };
+    c.eventIds.push(...(await seedEvents(driver, links, c.eventIds.length, n, NOW)));
+  } finally {
+    await driver.close();
+  }
+  process.stderr.write(`  written straight to ${n} in ${Math.round((Date.now() - t0) / 1000)} s\n`);
+}
+
+interface RowDef { name: string; next: () => string; samples: number; rate?: number }
+
+function cycling(make: (i: number) => string): () => string {
+  let i = 0;
+  return () => make(i++);
+}
+
+function rowDefs(c: Calendar): RowDef[] {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)];
+  const n = c.eventIds.length;
+  const filtered = cycling(i => `${NS}/events?categories=${c.categories[i % c.categories.length].slug}&venue=${c.venues[(i * 7) % c.venues.length]}`);
+  const single = () => `${NS}/events/${pick(c.eventIds)}`;
+  const page = cycling(i => `${NS}/events?page=${1 + (i % 10)}`);
+  const venue = () => `${NS}/venues/${pick(c.venues)}`;
+  const mix = () => cycling(i => {
+    const k = i % 10;
+    return k < 4 ? page() : k < 7 ? single() : k < 9 ? filtered() : venue();
+  });
+  const from = new Date(NOW + 30 * DAY).toISOString().slice(0, 10);
+  const to = new Date(NOW + 60 * DAY).toISOString().slice(0, 10);
+  return [
+    { name: "/health/live", next: () => "/health/live", samples: 1 },
+    { name: "default list", next: () => `${NS}/events`, samples: 1 },
+    { name: "filtered list (category+venue)", next: filtered, samples: 5 },
+    { name: "single event, random id", next: single, samples: 5 },
+    { name: "search, single words", next: cycling(i => `${NS}/events?search=${encodeURIComponent(WORDS[i % WORDS.length])}`), samples: WORDS.length },
+    { name: "search, a word and a number", next: cycling(i => `${NS}/events?search=${encodeURIComponent(`${WORDS[i % WORDS.length]} ${Math.floor(Math.random() * n)}`)}`), samples: 5 },
+    { name: "recurrence month (50 a page)", next: () => `${NS}/events?start_date=${from}&end_date=${to}&per_page=50`, samples: 1 },
+    { name: "read mix, 5 writes/s (cache on)", next: mix(), samples: 10, rate: 5 },
+    { name: "read mix, 50 writes/s (cache on)", next: mix(), samples: 10, rate: 50 }
+  ];
+}
+
+async function answers(base: string, defs: RowDef[]): Promise<unknown[][]> {
+  const out: unknown[][] = [];
+  for (const d of defs) {
+    const xs: unknown[] = [];
+    for (let k = 0; k < d.samples; k++) {
+      const res = await fetch(`${base}${d.next()}`);
+      if (res.status !== 200) throw new Error(`${d.name}: ${res.status} ${await res.text()}`);
+      xs.push(await res.json());
+    }
+    out.push(xs);
+  }
+  return out;
+}
+
+async function round(kind: StoreKind, env: Record<string, string>, c: Calendar, n: number, r: number, rows: Row[]): Promise<void> {
+  const loadAvg = uptime();
+  process.stderr.write(`  round ${r} at N=${c.eventIds.length} (${loadAvg})\n`);
+  const defs = rowDefs(c);
+  let server = await startServer({ ...env, CACHER: "off" });
+  const file = path.join(os.tmpdir(), `bench-speed-${process.pid}.json`);
+  const sampled = await answers(server.base, defs);
+  const floor = await startReference("floor", sampled, file);
+  const raw = await startReference("raw", sampled, file);
+  try {
+    let cached = false;
+    let warmMix = true;
+    for (const [i, d] of defs.entries()) {
+      if (d.rate !== undefined && !cached) {
+        await server.stop();
+        server = await startServer(env);
+        cached = true;
+      }
+      await load(server.base, { ...LOAD, duration: d.rate !== undefined && warmMix ? 2 * WARMUP + 1 : WARMUP, path: d.next });
+      warmMix = warmMix && d.rate === undefined;
+      await settle(server.base);
+      const { result: m, writes } = await writesBeside(server.base, c.eventIds, d.rate ?? 0, load(server.base, { ...LOAD, path: d.next }));
+      await settle(server.base);
+      await load(floor.url(i), { ...LOAD, duration: WARMUP });
+      const f = await load(floor.url(i), LOAD);
+      const w = await load(raw.url(i), { ...LOAD, duration: RAW_DURATION });
+      const row: Row = { store: kind, n, round: r, case: d.name, measure: m, floor: f, raw: w, ofFloor: +(m.rps / f.rps).toFixed(3), ofRaw: +(m.rps / w.rps).toFixed(3), floorOfRaw: +(f.rps / w.rps).toFixed(3), writes, load: loadAvg };
+      rows.push(row);
+      process.stderr.write(`    ${d.name}: ${m.rps} req/s (p50 ${m.p50}, p99 ${m.p99} ms${m.errors + m.non2xx ? `, ${m.errors + m.non2xx} failed` : ""}), floor ${f.rps}, raw ${w.rps}: ${row.ofFloor} of the floor${writes ? `; writes ${writes.perSec}/s p50 ${writes.p50} p99 ${writes.p99} ms` : ""}\n`);
+    }
+  } finally {
+    await server.stop();
+    await floor.stop();
+    await raw.stop();
+    fs.rmSync(file, { force: true });
+  }
+}
+
+const median = (xs: number[]) => percentile(xs, 0.5);
+const pad = (s: string | number, w: number) => String(s).padStart(w);
+
+function report(rows: Row[], creates: Record<string, Creates[]>, started: string): void {
+  const lines = [`speed bench (issue 43; started ${started}, written ${new Date().toISOString()}, ${os.cpus().length} cores, node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per measure after ${WARMUP} s of warm-up, raw ${RAW_DURATION} s)`, ""];
+  lines.push("Medians over the rounds (req/s, p50/p99/mean ms of the row; `floor` = req/s over its floor's, C60; floor and raw req/s):");
+  lines.push(`${"store".padEnd(8)} ${"N".padStart(6)} ${"case".padEnd(34)} ${"#".padStart(2)} ${"req/s".padStart(7)} ${"p50".padStart(6)} ${"p99".padStart(6)} ${"mean".padStart(8)} ${"floor".padStart(6)} ${"range".padStart(12)} ${"floor/s".padStart(8)} ${"raw/s".padStart(7)}  writes p50/p99`);
+  const keys = [...new Set(rows.map(r => `${r.store}|${r.n}|${r.case}`))];
+  const med: Record<string, { mean: number }> = {};
+  for (const k of keys) {
+    const rs = rows.filter(r => `${r.store}|${r.n}|${r.case}` === k);
+    const [store, n, name] = k.split("|");
+    const f = rs.map(r => r.ofFloor);
+    const w = rs.filter(r => r.writes).map(r => r.writes!);
+    const mean = median(rs.map(r => r.measure.mean));
+    med[k] = { mean };
+    lines.push(`${store.padEnd(8)} ${pad(n, 6)} ${name.padEnd(34)} ${pad(rs.length, 2)} ${pad(median(rs.map(r => r.measure.rps)), 7)} ${pad(median(rs.map(r => r.measure.p50)), 6)} ${pad(median(rs.map(r => r.measure.p99)), 6)} ${pad(mean.toFixed(1), 8)} ${pad(median(f).toFixed(3), 6)} ${pad(`${Math.min(...f).toFixed(2)}–${Math.max(...f).toFixed(2)}`, 12)} ${pad(median(rs.map(r => r.floor.rps)), 8)} ${pad(median(rs.map(r => r.raw.rps)), 7)}  ${w.length ? `${median(w.map(x => x.p50))}/${median(w.map(x => x.p99))}` : ""}`);
+  }
+  lines.push("", "Mean latency at the largest size over the smallest (uncached list rows; target ≤ 1.3):");
+  const [small, large] = [SIZES[0], SIZES[SIZES.length - 1]];
+  for (const store of STORES) for (const name of ["default list", "filtered list (category+venue)", "recurrence month (50 a page)", "search, single words", "search, a word and a number", "single event, random id"]) {
+    const a = med[`${store}|${small}|${name}`];
+    const b = med[`${store}|${large}|${name}`];
+    if (a && b) lines.push(`  ${store} ${name}: ${(b.mean / a.mean).toFixed(2)}×`);
+  }
+  lines.push("", "Creates with links (events from–to: creates/s, p50/p99 ms, clients, how):");
+  for (const [store, cs] of Object.entries(creates)) for (const x of cs) lines.push(`  ${store} ${x.from}–${x.to}: ${x.perSec}/s, ${x.p50}/${x.p99} ms, ${x.clients} clients, ${x.how}`);
+  lines.push("", "Every round (req/s, floor req/s, raw req/s, share of the floor, load):");
+  for (const r of rows) lines.push(`  ${r.store} ${r.n} #${r.round} ${r.case}: ${r.measure.rps} (p50 ${r.measure.p50}, p99 ${r.measure.p99}${r.measure.errors + r.measure.non2xx ? `, ${r.measure.errors + r.measure.non2xx} failed` : ""}), floor ${r.floor.rps}, raw ${r.raw.rps}, ${r.ofFloor}${r.writes ? `, writes ${r.writes.perSec}/s ${r.writes.p50}/${r.writes.p99} ms${r.writes.errors ? ` (${r.writes.errors} failed)` : ""}` : ""}; ${r.load}`);
+  const text = lines.join("\n");
+  const dir = path.join(ROOT, "bench", "results");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `${OUT}.txt`), `${text}\n`);
+  fs.writeFileSync(path.join(dir, `${OUT}.json`), `${JSON.stringify({ started, written: new Date().toISOString(), node: process.version, cpus: os.cpus().length, duration_s: DURATION, warmup_s: WARMUP, raw_duration_s: RAW_DURATION, connections: CONNECTIONS, rows, creates }, null, 2)}\n`);
+  console.log(text);
+}
+
+async function main(): Promise<void> {
+  const started = new Date().toISOString();
+  const rows: Row[] = [];
+  const creates: Record<string, Creates[]> = {};
+  for (const kind of STORES) {
+    const store = await benchStore(kind, "speed");
+    const log: Creates[] = (creates[kind] = []);
+    const c: Calendar = { venues: [], organizers: [], categories: [], tags: [], eventIds: [] };
+    try {
+      process.stderr.write(`\n${kind}\n`);
+      for (const n of SIZES) {
+        let server = await startServer(store.env);
+        try {
+          await grow(server.base, c, n, log);
+        } finally {
+          await server.stop();
+        }
+        await growStraight(kind, store.env, c, n);
+        for (let r = 1; r <= ROUNDS; r++) {
+          await round(kind, store.env, c, n, r, rows);
+          report(rows, creates, started);
+        }
+        server = await startServer(store.env);
+        try {
+          for (let r = 1; r <= ROUNDS && CREATES > 0; r++) {
+            const done = await create(server.base, c, CREATES, CONNECTIONS, `on top, round ${r} (${uptime()})`);
+            log.push(done);
+            process.stderr.write(`  creates on top ${done.from}–${done.to}: ${done.perSec}/s, p99 ${done.p99} ms\n`);
+          }
+        } finally {
+          await server.stop();
+        }
+        report(rows, creates, started);
+      }
+    } finally {
+      await store.drop();
+    }
+  }
+}
+
+main().catch(err => {
+  console.error(err);
+  process.exit(1);
+});
