@@ -6,13 +6,15 @@
  * garbage collector), and the functions with the most time of their own and with the most time under them.
  *
  * `node dist/bench/profile.js <label> <path>...` with the store's settings in the environment (DATA_DIR, or
- * DATABASE_URL); PROFILE_SECONDS (10), PROFILE_CONNECTIONS (8), CACHER (off unless set). Prints the summary
+ * DATABASE_URL); PROFILE_SECONDS (10), PROFILE_CONNECTIONS (8), CACHER (off unless set), PROFILE_WRITES
+ * (title writes per second beside the load, bench/writes-beside.ts) of events PROFILE_IDS (`first-last`). Prints the summary
  * and writes it to bench/results/profile-<label>.txt.
  */
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { load, ROOT, settle, startServer } from "./common";
+import { writesBeside } from "./writes-beside";
 
 interface CallFrame { functionName: string; url: string; lineNumber: number }
 interface ProfileNode { id: number; callFrame: CallFrame; hitCount?: number; children?: number[] }
@@ -87,9 +89,12 @@ async function main(): Promise<void> {
     const next = () => paths[i++ % paths.length];
     await load(server.base, { connections: 4, duration: 2, path: next });
     await settle(server.base);
-    const m = await load(server.base, { connections: Number(process.env.PROFILE_CONNECTIONS ?? 8), duration: Number(process.env.PROFILE_SECONDS ?? 10), path: next });
-    requests = m.completed;
-    process.stderr.write(`${label}: ${m.rps} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms over ${m.completed} requests\n`);
+    const [first, last] = (process.env.PROFILE_IDS ?? "1-1").split("-").map(Number);
+    const ids = Array.from({ length: last - first + 1 }, (_, k) => first + k);
+    const during = load(server.base, { connections: Number(process.env.PROFILE_CONNECTIONS ?? 8), duration: Number(process.env.PROFILE_SECONDS ?? 10), path: next });
+    const { result: m, writes } = await writesBeside(server.base, ids, Number(process.env.PROFILE_WRITES ?? 0), during);
+    requests = m.completed + Math.round((writes?.perSec ?? 0) * Number(process.env.PROFILE_SECONDS ?? 10));
+    process.stderr.write(`${label}: ${m.rps} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms over ${m.completed} requests${writes ? `; writes ${writes.perSec}/s, p50 ${writes.p50}, p99 ${writes.p99} ms` : ""}\n`);
   } finally {
     await server.stop();
   }
