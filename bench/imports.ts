@@ -12,6 +12,8 @@ import { benchStore, inParallel, KEY, NS, post, startServer, StoreKind } from ".
 
 const TEC_EVENTS = Number(process.env.BENCH_IMPORT_TEC ?? 1000);
 const FEED_EVENTS = Number(process.env.BENCH_IMPORT_FEED ?? 10_000);
+/** The stores measured (BENCH_IMPORT_STORES, comma-separated; default both). */
+const STORES = (process.env.BENCH_IMPORT_STORES ?? "sqlite,postgres").split(",").filter(Boolean) as StoreKind[];
 
 async function seed(base: string, events: number): Promise<void> {
   const venues: unknown[] = [];
@@ -47,9 +49,14 @@ async function timed(base: string, body: string, contentType: string): Promise<{
   const res = await fetch(`${base}${NS}/imports`, { method: "POST", headers: { Authorization: `Bearer ${KEY}`, "Content-Type": contentType }, body });
   if (res.status !== 202) throw new Error(`POST /imports: ${res.status} ${await res.text()}`);
   const { id } = (await res.json()) as { id: number };
+  let lastTrace = started;
   for (;;) {
     await new Promise(r => setTimeout(r, 100));
     const imp = (await (await fetch(`${base}${NS}/imports/${id}`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as Record<string, unknown>;
+    if (process.env.BENCH_IMPORT_TRACE && Date.now() - lastTrace >= 10_000) {
+      lastTrace = Date.now();
+      process.stderr.write(`  ${((Date.now() - started) / 1000).toFixed(0)} s: created ${imp.created}, unchanged ${imp.unchanged}, failed ${imp.failed}\n`);
+    }
     if (imp.state === "done" || imp.state === "failed") return { seconds: (Date.now() - started) / 1000, result: imp };
   }
 }
@@ -62,7 +69,7 @@ async function main(): Promise<void> {
   try {
     await seed(source.base, TEC_EVENTS);
     const icsText = feed(FEED_EVENTS);
-    for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
+    for (const kind of STORES) {
       let store;
       try {
         store = await benchStore(kind, "imports");
@@ -72,10 +79,14 @@ async function main(): Promise<void> {
       }
       const importer = await startServer({ ...store.env, OUTBOUND_ALLOW_PRIVATE: "1", IMPORT_POLL_MS: "100" });
       try {
-        const tec = await timed(importer.base, JSON.stringify({ url: `${source.base}/`, auth: { bearer: KEY } }), "application/json");
-        push(`| ${kind} | TEC-compatible source, ${TEC_EVENTS} events (+120 terms, venues, organizers) | ${(TEC_EVENTS / tec.seconds).toFixed(1)} events/s | ${tec.seconds.toFixed(1)} s, ${tec.result.state}, created ${tec.result.created}, failed ${tec.result.failed} |`);
-        const ics = await timed(importer.base, icsText, "text/calendar");
-        push(`| ${kind} | iCalendar feed, ${FEED_EVENTS} events | ${(FEED_EVENTS / ics.seconds).toFixed(1)} events/s | ${ics.seconds.toFixed(1)} s, ${ics.result.state}, created ${ics.result.created}, failed ${ics.result.failed} |`);
+        if (TEC_EVENTS > 0) {
+          const tec = await timed(importer.base, JSON.stringify({ url: `${source.base}/`, auth: { bearer: KEY } }), "application/json");
+          push(`| ${kind} | TEC-compatible source, ${TEC_EVENTS} events (+120 terms, venues, organizers) | ${(TEC_EVENTS / tec.seconds).toFixed(1)} events/s | ${tec.seconds.toFixed(1)} s, ${tec.result.state}, created ${tec.result.created}, failed ${tec.result.failed} |`);
+        }
+        if (FEED_EVENTS > 0) {
+          const ics = await timed(importer.base, icsText, "text/calendar");
+          push(`| ${kind} | iCalendar feed, ${FEED_EVENTS} events | ${(FEED_EVENTS / ics.seconds).toFixed(1)} events/s | ${ics.seconds.toFixed(1)} s, ${ics.result.state}, created ${ics.result.created}, failed ${ics.result.failed} |`);
+        }
       } finally {
         await importer.stop();
         await store.drop();

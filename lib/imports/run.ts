@@ -101,6 +101,12 @@ function errorText(err: unknown): string {
   return `${e?.message ?? String(err)}${detail ? ` (${detail})` : ""}`;
 }
 
+/** A record's name as answered (HTML entities of the five characters WordPress escapes read back), trimmed, lower case. */
+function plainName(value: unknown): string {
+  const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: "\"", "#039": "'", "#39": "'" };
+  return String(value ?? "").replace(/&(amp|lt|gt|quot|#0?39);/g, (_, e: string) => entities[e]).trim().toLowerCase();
+}
+
 const isUnique = (err: unknown): boolean => (err as { name?: string })?.name === "UniqueViolation" || /unique/i.test(String((err as Error)?.message));
 
 export class ImportRun {
@@ -115,6 +121,8 @@ export class ImportRun {
   private feed = "";
   /** What a mapping row's `run` holds once this run saw its record. */
   private readonly token: string;
+  /** The venues and organizers of iCalendar events resolved by this run, by kind and name (withLinkedIds). */
+  private readonly linked = new Map<string, Promise<number>>();
 
   constructor(private readonly job: RunJob, private readonly ports: ImportPorts, readonly counts: RunCounts) {
     this.headers = authHeader(job.settings.auth);
@@ -314,11 +322,70 @@ export class ImportRun {
 
   private upsertEvent(sourceId: string, input: Rec): Promise<number | undefined> {
     const source: ImportSource = { import: this.job.id, source_id: sourceId, key: `${this.source}|${sourceId}` };
+    // the digest is of the input as the source gave it (venue and organizers by name), written with their ids
     return this.upsert("events", sourceId, input, {
-      create: async () => Number((await this.ports.call<Rec>("events.create", input, source)).id),
-      update: async local => { await this.ports.call("events.update", { id: local, ...input, ...(input.recurrence ? { scope: "all" } : {}) }); },
+      create: async () => Number((await this.ports.call<Rec>("events.create", await this.withLinkedIds(input), source)).id),
+      update: async local => { await this.ports.call("events.update", { id: local, ...(await this.withLinkedIds(input)), ...(input.recurrence ? { scope: "all" } : {}) }); },
       reconcile: () => this.ports.findImportedEvent(source)
     });
+  }
+
+  /**
+   * An iCalendar event's venue and organizers (data: a name, an address, a position) as the ids of the
+   * records of those names (C64). Each name is resolved once per run (resolveLinked), not by every event
+   * naming it: a create of an existing name writes its fields onto it (D25), and every write of a venue or
+   * organizer records a change of each event it links, so one write per event made the run's cost grow
+   * with the number of events at the venue (docs/imports.md#measured).
+   */
+  private async withLinkedIds(input: Rec): Promise<Rec> {
+    const out = { ...input };
+    if (input.venue && typeof input.venue === "object" && !Array.isArray(input.venue)) out.venue = await this.linkedIdOf("venues", "venue", input.venue as Rec);
+    if (Array.isArray(input.organizer)) {
+      const ids: unknown[] = [];
+      for (const o of input.organizer) ids.push(o && typeof o === "object" ? await this.linkedIdOf("organizers", "organizer", o as Rec) : o);
+      out.organizer = ids;
+    }
+    return out;
+  }
+
+  private linkedIdOf(kind: "venues" | "organizers", nameField: string, data: Rec): Promise<number> {
+    const name = String(data[nameField] ?? "").trim().toLowerCase();
+    const cacheKey = `${kind}|${name}`;
+    let id = this.linked.get(cacheKey);
+    if (!id) {
+      id = this.resolveLinked(kind, nameField, name, data);
+      this.linked.set(cacheKey, id);
+      // a failure is not kept: the next event naming it tries again
+      id.catch(() => this.linked.delete(cacheKey));
+    }
+    return id;
+  }
+
+  /**
+   * The venue or organizer of that name: the one the row `{source}|{kind}|name:{name}` holds while it
+   * still has that name and the data written from this source did not change (a read, no write), else
+   * the create's (the record of that exact name, case aside, D25, or a new one), the row updated.
+   */
+  private async resolveLinked(kind: "venues" | "organizers", nameField: string, name: string, data: Rec): Promise<number> {
+    const key = `${this.source}|${kind}|name:${name}`;
+    const digest = digestOf(data);
+    const row = await this.ports.mappings.findOne({ key });
+    if (row && typeof row.local_id === "number" && row.digest === digest) {
+      const current = await this.ports.call<Rec>(`${kind}.get`, { id: row.local_id, context: "edit" }).catch(() => undefined);
+      if (current && current.status !== "trash" && plainName(current[nameField]) === name) return row.local_id;
+    }
+    const id = Number((await this.ports.call<Rec>(`${kind}.create`, data)).id);
+    const set = { local_id: id, digest, run: this.token, feed: this.feed, gone: false };
+    if (row) await this.mark(row, set);
+    else {
+      try {
+        await this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: `name:${name}`, ...set });
+      } catch (err) {
+        if (!isUnique(err)) throw err;
+        await this.ports.mappings.updateOne({ key }, { $set: set });
+      }
+    }
+    return id;
   }
 
   /**
