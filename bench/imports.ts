@@ -43,6 +43,17 @@ function feed(n: number): string {
   return lines.join("\r\n");
 }
 
+/** Waits for the optional imports service (not among the services /health/ready waits for). */
+async function importsReady(base: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const res = await fetch(`${base}${NS}/imports`, { headers: { Authorization: `Bearer ${KEY}` } });
+    await res.arrayBuffer();
+    if (res.status === 200) return;
+    await new Promise(r => setTimeout(r, 100));
+  }
+  throw new Error("the imports service did not start");
+}
+
 /** Seconds from the POST to `done`. */
 async function timed(base: string, body: string, contentType: string): Promise<{ seconds: number; result: Record<string, unknown> }> {
   const started = Date.now();
@@ -79,6 +90,7 @@ async function main(): Promise<void> {
       }
       const importer = await startServer({ ...store.env, OUTBOUND_ALLOW_PRIVATE: "1", IMPORT_POLL_MS: "100" });
       try {
+        await importsReady(importer.base);
         if (TEC_EVENTS > 0) {
           const tec = await timed(importer.base, JSON.stringify({ url: `${source.base}/`, auth: { bearer: KEY } }), "application/json");
           push(`| ${kind} | TEC-compatible source, ${TEC_EVENTS} events (+120 terms, venues, organizers) | ${(TEC_EVENTS / tec.seconds).toFixed(1)} events/s | ${tec.seconds.toFixed(1)} s, ${tec.result.state}, created ${tec.result.created}, failed ${tec.result.failed} |`);

@@ -7,10 +7,10 @@
  * Idempotency (docs/imports.md#idempotency): every source record has one mapping row in the store, keyed
  * `{source}|{kind}|{source id}` by a unique index (the source: a TEC site's namespace address, or `ics`
  * for iCalendar, whose UIDs are global), holding our record's id, the digest of what was last written
- * from it, and the run that last saw it: any import of the same source, again or anew, finds it. The row is claimed before the record is created and
- * completed after; an event created by a run that died before completing its row carries its source
- * identity (`import_source`), so the next run finds it instead of creating it again. Venues, organizers
- * and terms are found again by name as every create finds them (D25, `term_exists`).
+ * from it, and the run that last saw it: any import of the same source, again or anew, finds it. The row
+ * is stored after the record's write; an event created by a run that died before storing its row carries
+ * its source identity (`import_source`), so the next run finds it instead of creating it again. Venues,
+ * organizers and terms are found again by name as every create finds them (D25, `term_exists`).
  */
 import { createHash } from "crypto";
 import type { Collection, Doc } from "../../store/collection";
@@ -375,16 +375,7 @@ export class ImportRun {
       if (current && current.status !== "trash" && plainName(current[nameField]) === name) return row.local_id;
     }
     const id = Number((await this.ports.call<Rec>(`${kind}.create`, data)).id);
-    const set = { local_id: id, digest, run: this.token, feed: this.feed, gone: false };
-    if (row) await this.mark(row, set);
-    else {
-      try {
-        await this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: `name:${name}`, ...set });
-      } catch (err) {
-        if (!isUnique(err)) throw err;
-        await this.ports.mappings.updateOne({ key }, { $set: set });
-      }
-    }
+    await this.storeRow(row, key, kind, `name:${name}`, { local_id: id, digest, run: this.token, feed: this.feed, gone: false });
     return id;
   }
 
@@ -402,31 +393,24 @@ export class ImportRun {
     const run = this.token;
     const source = `${kind} ${sourceId}`;
     try {
-      let row = await this.ports.mappings.findOne({ key });
-      if (!row) {
-        try {
-          row = await this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: sourceId, local_id: null, digest: null, run: "" });
-        } catch (err) {
-          if (!isUnique(err)) throw err;
-          row = await this.ports.mappings.findOne({ key });
-        }
-      }
-      if (!row) throw new Error("its mapping row could not be stored");
-      const seenThisRun = row.run === run;
-      let local: number | null = typeof row.local_id === "number" ? row.local_id : null;
+      const row = await this.ports.mappings.findOne({ key });
+      const seenThisRun = row?.run === run;
+      let local: number | null = row && typeof row.local_id === "number" ? row.local_id : null;
+      // no row, or one a run before the row was stored after the create left: a create of a run that died before storing its row is found by its source identity
       if (local === null && ops.reconcile) local = (await ops.reconcile()) ?? null;
       let outcome: "created" | "updated" | "unchanged";
       if (local === null) {
         local = await ops.create();
         outcome = "created";
-        await this.mark(row, { local_id: local, digest, run, feed: this.feed, gone: false });
-      } else if (row.digest === digest || (this.job.settings.update === "new-only" && row.digest !== null)) {
+        await this.storeRow(row, key, kind, sourceId, { local_id: local, digest, run, feed: this.feed, gone: false });
+      } else if (row && (row.digest === digest || (this.job.settings.update === "new-only" && row.digest !== null))) {
         outcome = "unchanged";
         if (row.run !== run || row.local_id !== local || row.feed !== this.feed) await this.mark(row, { local_id: local, run, feed: this.feed, gone: false });
       } else {
+        // changed at the source, or created by a run that died before storing what it wrote: written again
         await ops.update(local);
         outcome = "updated";
-        await this.mark(row, { local_id: local, digest, run, feed: this.feed, gone: false });
+        await this.storeRow(row, key, kind, sourceId, { local_id: local, digest, run, feed: this.feed, gone: false });
       }
       // a record a resumed run had already counted before the crash is not counted twice
       if (!seenThisRun) this.counts[outcome] += 1;
@@ -437,6 +421,20 @@ export class ImportRun {
       this.fail(source, errorText(err));
       await this.tick();
       return undefined;
+    }
+  }
+
+  /**
+   * A source record's row, stored after its write (one statement for a record new to the import): a racing
+   * run that stored it first (two imports of one feed at once) has its row updated instead.
+   */
+  private async storeRow(row: Doc | null, key: string, kind: string, sourceId: string, set: Rec): Promise<void> {
+    if (row) return this.mark(row, set);
+    try {
+      await this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: sourceId, ...set });
+    } catch (err) {
+      if (!isUnique(err)) throw err;
+      await this.ports.mappings.updateOne({ key }, { $set: set });
     }
   }
 
