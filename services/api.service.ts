@@ -199,7 +199,6 @@ function beforeCall(lang: string | undefined) {
     const site = s.baseUrl + (lang ? `/${lang}` : "");
     ctx.meta.language = language;
     ctx.meta.languageParam = params.i18n_language !== undefined;
-    ctx.meta.site = currentSiteId();
     ctx.meta.siteUrl = site;
     ctx.meta.apiRoot = `${site}/${s.restPrefix}`;
     // Lists carry the parameters as sent in their links (D10); by-slug updates rename with a body slug (D4).
@@ -330,7 +329,9 @@ export default function apiService(): ServiceSchema {
     logRouteRegistration: "debug",
     logResponse: null,
     log4XXResponses: false,
-    // The request's site (the site door's, gateway/site-door.ts) on the context moleculer-web handles it in.
+    // The request's site, as the site door decided it (gateway/site-door.ts), on the context moleculer-web
+    // handles the request in: the one place the gateway writes `meta.site`; the calls made from that
+    // context carry it on (middlewares/site-scope.middleware.ts).
     rootCallOptions(options: { meta?: Record<string, unknown> }) {
       options.meta = { ...(options.meta ?? {}), site: currentSiteId() };
     },
