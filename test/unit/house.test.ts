@@ -1,8 +1,9 @@
 /**
  * House rules that keep the code explained inside its own walls (docs/README.md "Conventions"):
- * - layers: no file under lib/ imports from a folder above it (broker/, cache/, gateway/, middlewares/,
- *   mixins/, services/, store/, net/), nor the framework, the network or a store driver (moleculer,
- *   moleculer-web, http, https, ioredis, pg…);
+ * - layers: the source folders stand in an order (LAYERS, README.md "Layout"); no file imports from a
+ *   folder above its own, and lib/ (the floor) imports neither the framework, the network nor a store
+ *   driver (moleculer, moleculer-web, http, https, ioredis, pg…);
+ * - folders: mixins/ holds only mixins, middlewares/ only broker middlewares;
  * - paths: every repository path a comment names (`lib/dates.ts`, `store/sql/`) exists;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
  *   `#anchor` after it is a heading or an explicit anchor of that file;
@@ -22,7 +23,7 @@ import * as ts from "typescript";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
-/** lib/ files still importing a folder above lib/, each with what it takes from there. Empty this list. */
+/** Files still importing a folder above their own, each with what it takes from there. Empty this list. */
 const LAYER_EXCEPTIONS: Record<string, string> = {
   "lib/imports/run.ts": "the types Collection and Doc of store/collection.ts"
 };
@@ -94,15 +95,19 @@ export function moduleSpecifiers(sf: ts.SourceFile): string[] {
   return out;
 }
 
-/** The folders above lib/: what lib/ never imports. */
-const ABOVE_LIB = /^(broker|cache|gateway|middlewares|mixins|services|store|net)(\/|$)/;
+/** The source folders from the top down: a file may import from its own folder and those after it. */
+const LAYERS = ["services", "middlewares", "mixins", "gateway", "cache", "broker", "store", "net", "lib"];
 
-/** The repository paths above lib/ (ABOVE_LIB) that a lib/ file imports. */
+const layerOf = (file: string): number => LAYERS.indexOf(file.split("/")[0]);
+
+/** The repository paths in folders above its own that a file of a layered folder imports. */
 function upwardImports(file: string): string[] {
+  const own = layerOf(file);
+  if (own < 0) return [];
   return moduleSpecifiers(sourceOf(file))
     .filter(spec => spec.startsWith("."))
     .map(spec => path.relative(ROOT, path.resolve(ROOT, path.dirname(file), spec)).split(path.sep).join("/"))
-    .filter(target => ABOVE_LIB.test(target));
+    .filter(target => { const layer = layerOf(target); return layer >= 0 && layer < own; });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -248,13 +253,21 @@ function brokenReferences(file: string, decisions: Set<string>): string[] {
 // ---------------------------------------------------------------------------------------------------
 
 describe("layers", () => {
-  const libFiles = FILES.filter(f => f.startsWith("lib/"));
+  const layered = FILES.filter(f => layerOf(f) >= 0);
 
-  test("no lib/ file imports from a folder above it (besides the named exceptions)", () => {
-    const offenders = libFiles
+  test("no file imports from a folder above its own (besides the named exceptions)", () => {
+    const offenders = layered
       .filter(f => !(f in LAYER_EXCEPTIONS))
       .flatMap(f => upwardImports(f).map(target => `${f} imports ${target}`));
     expect(offenders).toEqual([]);
+  });
+
+  test("the check sees an import from above, and none from below", () => {
+    const code = "import { a } from \"../mixins/a\";\nimport { b } from \"./b\";\nexport { c } from \"../lib/c\";\n";
+    parsed.set("cache/virtual.ts", ts.createSourceFile("virtual.ts", code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+    parsed.set("services/virtual.ts", parsed.get("cache/virtual.ts")!);
+    expect(upwardImports("cache/virtual.ts")).toEqual(["mixins/a"]);
+    expect(upwardImports("services/virtual.ts")).toEqual([]);
   });
 
   test("every layer exception still needs its place on the list", () => {
