@@ -24,7 +24,7 @@ export class KeptAnswers {
   /** The kept answers being computed on this gateway, by key: a request that misses while one is computed waits for it. */
   private readonly flights = new Flights<void>();
 
-  /** `cleanLog`: the log of the cacher's cleans, which decides whether an answer may be kept (cache/clean-logs.ts). */
+  /** `cleanLog`: the log of the cacher's cleans, which decides whether an answer may be kept (cache/cachers.ts). */
   constructor(private readonly cacher: ReadingCacher, private readonly cleanLog: CleanLog | undefined) {}
 
   /** The answer kept under `key` (a plain list page's key names its body's, cache/staleness.ts), or null. */

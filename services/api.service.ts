@@ -33,7 +33,7 @@ import { serviceRuns } from "../broker/bus";
 import type { Ctx } from "../broker/context";
 import type { StoredAnswer } from "../lib/http/idempotency";
 import { QuietError, ReplayAnswer } from "../lib/http/answers";
-import { cleanLogOf } from "../cache/clean-logs";
+import { cleanLogOf } from "../cache/cachers";
 
 type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string };
 /** A GET whose answer may be kept (cache/kept-answers.ts). */

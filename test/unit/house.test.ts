@@ -4,7 +4,8 @@
  *   folder above its own, and lib/ (the floor) imports neither the framework, the network nor a store
  *   driver (moleculer, moleculer-web, http, https, ioredis, pg…);
  * - folders: mixins/ holds only mixins, middlewares/ only broker middlewares;
- * - paths: every repository path a comment names (`lib/dates.ts`, `store/sql/`) exists;
+ * - paths: every repository path a comment, README.md or docs/*.md names (`lib/dates.ts`, `store/sql/`)
+ *   exists;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
  *   `#anchor` after it is a heading or an explicit anchor of that file;
  * - decisions: every decision code (C1…, D1…) a comment (or a test title) names is an entry of
@@ -320,6 +321,21 @@ describe("paths in comments exist", () => {
     const sf = ts.createSourceFile("x.ts", "/** see mixins/store/id-registry.ts and lib/dates.ts */\nexport const x = 1;\n", ts.ScriptTarget.ES2022, true);
     parsed.set("virtual/x.ts", sf);
     expect(missingPaths("virtual/x.ts")).toEqual(["virtual/x.ts:1: mixins/store/id-registry.ts"]);
+  });
+});
+
+describe("paths in the documentation exist", () => {
+  test("every repository path README.md and docs/*.md name is a file or folder of the repository", () => {
+    const docs = ["README.md", ...fs.readdirSync(path.join(ROOT, "docs")).filter(f => f.endsWith(".md")).map(f => `docs/${f}`)];
+    const problems: string[] = [];
+    for (const doc of docs) {
+      const text = fs.readFileSync(path.join(ROOT, doc), "utf8").replace(URL, " ");
+      for (const m of text.matchAll(PATH_REF)) {
+        const target = m[0].replace(/\/$/, "");
+        if (!fs.existsSync(path.join(ROOT, target)) && !fs.existsSync(path.join(ROOT, path.dirname(doc), target))) problems.push(`${doc}: ${m[0]}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });
 
