@@ -38,7 +38,7 @@ const REFERENCE_EXCEPTIONS: Record<string, string> = {};
 // ---------------------------------------------------------------------------------------------------
 // Files
 
-const SOURCE_DIRS = ["lib", "broker", "cache", "gateway", "middlewares", "mixins", "services", "store", "net", "test", "bench", "scripts"];
+const SOURCE_DIRS = ["lib", "domain", "broker", "cache", "gateway", "middlewares", "mixins", "services", "store", "net", "test", "bench", "scripts"];
 const SOURCE_EXT = /\.(ts|js|mjs|cjs)$/;
 const SKIP_DIRS = new Set(["node_modules", "dist", "results", "coverage", "data"]);
 
@@ -96,8 +96,8 @@ export function moduleSpecifiers(sf: ts.SourceFile): string[] {
   return out;
 }
 
-/** The source folders from the top down: a file may import from its own folder and those after it. */
-const LAYERS = ["services", "middlewares", "mixins", "gateway", "cache", "broker", "store", "net", "lib"];
+/** The source folders from the top down (domain/: plain classes built without a broker): a file imports from its own and those after it. */
+const LAYERS = ["services", "middlewares", "mixins", "gateway", "cache", "broker", "domain", "store", "net", "lib"];
 
 const layerOf = (file: string): number => LAYERS.indexOf(file.split("/")[0]);
 
@@ -298,7 +298,7 @@ describe("folders hold what their names say", () => {
 });
 
 /** A repository path a comment names: a top folder of the project, then folders and a file with its extension, or a folder ending in `/`. */
-const PATH_REF = /(?<![\w./-])(?:lib|broker|cache|gateway|middlewares|mixins|services|store|net|test|bench|scripts|docs|locales|types)\/(?:[\w.-]+\/)*(?:[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|cjs|json|md|sql|sh)\b|(?=[\s`'")]))/g;
+const PATH_REF = /(?<![\w./-])(?:lib|domain|broker|cache|gateway|middlewares|mixins|services|store|net|test|bench|scripts|docs|locales|types)\/(?:[\w.-]+\/)*(?:[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|cjs|json|md|sql|sh)\b|(?=[\s`'")]))/g;
 
 /** Every path a file's comments name that is not in the repository, as `file:line: path`. */
 function missingPaths(file: string): string[] {
