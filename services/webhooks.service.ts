@@ -93,9 +93,10 @@ const methods = {
     if (!checked.ok) throw ApiError.invalidParam("url", checked.reason === "invalid" || checked.reason === "scheme" ? "param.url" : "param.invalid");
   },
 
+  /** The endpoint of a path id: 404 `rest_no_route` when the site has none of that id (as imports answer). */
   async findEndpoint(id: number): Promise<EndpointDoc> {
     const doc = await this.ws().endpoint(id);
-    if (!doc) throw ApiError.invalidParam("id", "param.unknown_id");
+    if (!doc) throw ApiError.noRoute();
     return doc;
   },
 
@@ -147,7 +148,7 @@ const methods = {
     }
     const update = { ...(Object.keys(set).length ? { $set: set } : {}), ...(Object.keys(unset).length ? { $unset: unset } : {}) };
     const doc = Object.keys(update).length ? await this.ws().updateEndpoint(p.id, update) : current;
-    if (!doc) throw ApiError.invalidParam("id", "param.unknown_id");
+    if (!doc) throw ApiError.noRoute();
     this.endpointsChanged();
     return presentEndpoint(doc);
   },
@@ -165,7 +166,7 @@ const methods = {
     await this.findEndpoint(ctx.params.id);
     const secret = newSecret();
     const doc = await this.ws().updateEndpoint(ctx.params.id, { $set: { secret: sealSecret(secret, this.sealing) } });
-    if (!doc) throw ApiError.invalidParam("id", "param.unknown_id");
+    if (!doc) throw ApiError.noRoute();
     this.endpointsChanged();
     return presentEndpoint(doc, secret);
   },
@@ -185,9 +186,10 @@ const methods = {
     const endpoint = await this.findEndpoint(ctx.params.id);
     const named = parseDeliveryId(ctx.params.delivery_id);
     const found = named && named.endpoint === endpoint._id ? await this.ws().delivery(endpoint._id, named.sequence) : undefined;
-    if (!found) throw ApiError.invalidParam("delivery_id", "param.unknown_id");
+    // a delivery id is opaque (C63): one that names no delivery of this endpoint, whatever its spelling, is unknown
+    if (!found) throw ApiError.noRoute();
     const queued = await this.ws().requeue(found, Date.now());
-    if (!queued) throw ApiError.invalidParam("delivery_id", "param.unknown_id");
+    if (!queued) throw ApiError.noRoute();
     this.wake(currentSiteId());
     ctx.meta.$statusCode = 202;
     return presentDelivery(queued);
