@@ -13,11 +13,11 @@
  */
 import type { Service, ServiceSchema } from "moleculer";
 import type { Collection, Doc } from "../store/collection";
-import type { Ctx } from "./types";
+import type { Ctx } from "../broker/context";
 import { nowDb } from "../lib/dates";
 import { ChangeAction, ChangeInput, ChangeType, isTermType, snapshotOf, visibleTo } from "../lib/changes/feed";
 import { withDescendants } from "../lib/terms/term-tree";
-import { actionAvailable } from "../lib/bus";
+import { actionAvailable } from "../broker/bus";
 import type { TermDoc } from "../lib/terms/term-record";
 
 export type SourceKind = "event" | "venue" | "organizer" | "term";
