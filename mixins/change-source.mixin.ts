@@ -133,8 +133,6 @@ const changeSourceMethods = {
 
 /** What the owning service gives the `changeRecords` action (each kind its own). */
 interface RecordOwner {
-  /** Events: publishes due `future` events. */
-  promoteDueEvents(): Promise<unknown>;
   /** Events and terms: records as lists show them. */
   records(ctx: Ctx, docs: Doc[], how: unknown): Promise<Array<Record<string, unknown>>>;
   /** Terms: the roots of the request's category paths. */
@@ -160,8 +158,6 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
       async handler(this: ChangeSourceSelf, ctx: Ctx<{ ids: number[]; anyStatus?: boolean }>): Promise<Record<string, unknown>> {
         const ids = [...new Set(ctx.params.ids)];
         if (!ids.length) return {};
-        // As a list would: due `future` events are published (and recorded) first (C13).
-        if (opts.kind === "event") await this.promoteDueEvents();
         const docs: Doc[] = await this.store.find({ _id: { $in: ids } });
         const now = nowDb();
         const who = ctx.meta?.caller;

@@ -29,6 +29,7 @@ import { MAX_OCCURRENCES, parseRecurrence } from "../lib/recurrence/rule";
 import type { Recurrence } from "../lib/recurrence/types";
 import { wallFromMs, wallMs } from "../lib/recurrence/lines";
 import { inBounds } from "../lib/events/series-window";
+import { dueStatuses } from "../lib/events/due-events";
 import { buildEventQuery, EventListFilters } from "../lib/events/event-query";
 import { listBound, wallClockToUtc } from "../lib/dates";
 import { globalId } from "../lib/posts/permalink";
@@ -177,7 +178,9 @@ export const SeriesMixin: ServiceSchema = {
         const doc = await this.targetById(p.id);
         if (!isMember(doc)) throw new ApiError("rest_event_not_recurring", 404, { id: p.id });
         await this.extendSeriesHorizons();
-        const and: Query[] = [{ series_id: doc.series_id }, { status: { $in: this.listStatusFilter(ctx, p.status) } }];
+        // statuses as C13 reads them (a due `future` occurrence as published, lib/events/due-events.ts)
+        const due = dueStatuses(this.listStatusFilter(ctx, p.status), this.nowDb());
+        const and: Query[] = [{ series_id: doc.series_id }, { status: { $in: due.statuses } }, ...(due.condition ? [due.condition] : [])];
         const strict = !!p.strict_dates;
         for (const [kind, op] of [["start_date", "$gte"], ["end_date", "$lte"]] as const) {
           const bound = present(p[kind]) ? listBound(p[kind], kind, strict, this.siteZone()) : null;

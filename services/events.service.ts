@@ -29,6 +29,7 @@ import { SeriesMixin, type SeriesFace } from "../mixins/series.mixin";
 import { listBounds } from "../lib/events/series-window";
 import { isMember, textSource } from "../lib/events/series";
 import { importSourceOf, type ImportSourceMeta } from "../lib/imports/source";
+import { asRead, dueStatuses, withDueStatuses } from "../lib/events/due-events";
 
 
 /** The params of the list and the reads, as their schemas leave them (lib/events/event-params.ts). */
@@ -62,7 +63,6 @@ type WriteParams = Record<string, unknown> & { id: number; slug?: string };
 const methods = {
   /** One page of the events list (cached per caller and language by cachedRead). */
   async listEvents(ctx: Ctx<ListParams>) {
-    await this.promoteDueEvents();
     await this.extendSeriesHorizons();
     const filters: EventListFilters = await this.listFilters(ctx);
     const page = this.pageOf(ctx.params);
@@ -70,7 +70,7 @@ const methods = {
     let docs: EventDoc[];
     let total: number;
     if (ctx.params.orderby === "distance" && geo) ({ docs, total } = await this.pageByDistance(filters, page, geo));
-    else ({ docs, total } = await this.pagedFind(buildEventQuery(filters), eventSort(!!filters.include), page));
+    else ({ docs, total } = await this.pagedFind(this.listQuery(filters), eventSort(!!filters.include), page));
     let events = await this.records(ctx, docs, { jsonLd: !!ctx.params.json_ld });
     if (geo) events = events.map(ev => withDistance(ev, this.distanceOf(ev, geo)));
     const sent = { ...(ctx.meta.query ?? {}) } as Record<string, unknown>;
@@ -102,13 +102,26 @@ const methods = {
     return n;
   },
 
-  /** C13: future events whose date has passed are published (and counted) before anything reads them. */
-  async promoteDueEvents() {
+  /**
+   * A list's query, its statuses read as C13 reads them (a due `future` event as published): reads never
+   * write, so a due event may not be published in the store yet (lib/events/due-events.ts).
+   */
+  listQuery(filters: EventListFilters): Query {
+    const due = dueStatuses(filters.statuses, this.nowDb());
+    return withDueStatuses(buildEventQuery({ ...filters, statuses: due.statuses }), due.condition);
+  },
+
+  /**
+   * C13: future events whose date has passed are published (and counted, and recorded in the feed). Run by
+   * the writes of events and by a scheduled job (DUE_EVENTS_JOB_MS), never by a read: until then the reads
+   * count them as published by arithmetic (lib/events/due-events.ts).
+   */
+  async publishDueEvents() {
     const now = this.nowDb();
     // Once a second per site (docs/sites.md).
-    const promoted = (this.lastPromotion ??= new SiteLocal<string>(() => ""));
-    if (promoted.here() === now) return;
-    promoted.set(now);
+    const published = (this.lastPublication ??= new SiteLocal<string>(() => ""));
+    if (published.here() === now) return;
+    published.set(now);
     const due: EventDoc[] = (await this.store.find({ status: "future", date_utc: { $lte: now } })) as EventDoc[];
     for (const doc of due) {
       const updated = (await this.store.updateOne({ _id: doc._id, status: "future" }, { $set: { status: "publish" } })) as EventDoc | null;
@@ -121,7 +134,6 @@ const methods = {
 
   /** The event with that id, or the reference's 404 / 400 when there is none / it is another type. */
   async targetById(id: number): Promise<EventDoc> {
-    await this.promoteDueEvents();
     const doc = id > 0 ? await this.findById(id) : null;
     if (doc) return doc;
     const kind = id > 0 ? await this.kindOfId(id) : undefined;
@@ -130,7 +142,6 @@ const methods = {
   },
   /** By slug (GET, DELETE): an unknown slug is a validation error. */
   async targetBySlug(slug: string): Promise<EventDoc> {
-    await this.promoteDueEvents();
     const doc = await this.findBySlug(slug);
     if (doc) return doc;
     throw ApiError.invalidParam("slug");
@@ -162,9 +173,11 @@ const methods = {
       this.localize(ctx, docs.map(textSource))
     ]);
     const rc = { site: this.siteOf(ctx), ns: this.nsOf(ctx), baseUrl: settings().baseUrl };
+    const now = this.nowDb();
     return docs.map(doc => {
       const blank = !opts.editor && !this.passwordAccess(ctx, doc, ctx.params ?? {});
-      const record = eventRecord(doc, rc, { venues: venues as EventEmbeds["venues"], organizers: organizers as EventEmbeds["organizers"], terms: terms as EventEmbeds["terms"], images }, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id) });
+      // C13: a due `future` event reads as published before a write publishes it
+      const record = eventRecord(asRead(doc, now), rc, { venues: venues as EventEmbeds["venues"], organizers: organizers as EventEmbeds["organizers"], terms: terms as EventEmbeds["terms"], images }, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id) });
       // an imported event's source identity, to those who may edit it (C64, docs/imports.md#idempotency)
       if (doc.import_source && ctx.params?.context === "edit" && canEditPost(this.who(ctx), doc)) (record as Record<string, unknown>).import_source = doc.import_source;
       return this.applyLanguage(record, doc, ctx);
@@ -254,7 +267,7 @@ const methods = {
   },
   /** `orderby=distance`: the matching events (already bounded by the radius) sorted nearest first. */
   async pageByDistance(filters: EventListFilters, page: Page, geo: Map<number, number>) {
-    const all: EventDoc[] = (await this.store.find(buildEventQuery(filters), { sort: eventSort(false) })) as EventDoc[];
+    const all: EventDoc[] = (await this.store.find(this.listQuery(filters), { sort: eventSort(false) })) as EventDoc[];
     const nearest = (d: EventDoc) => Math.min(...d.venues.map(v => geo.get(v) ?? Infinity));
     all.sort((a, b) => nearest(a) - nearest(b));
     const docs = all.slice(page.skip, page.skip + page.perPage);
@@ -441,9 +454,10 @@ const methods = {
 
 type EventsMethods = typeof methods;
 interface EventsVars {
-  /** The `nowDb()` second of the last publication of due `future` events. */
-  /** When due events were last published, per site. */
-  lastPromotion?: SiteLocal<string>;
+  /** The `nowDb()` second of the last publication of due `future` events, per site. */
+  lastPublication?: SiteLocal<string>;
+  /** The scheduled publication of due events (DUE_EVENTS_JOB_MS). */
+  dueJob?: ReturnType<typeof setInterval>;
 }
 interface EventsSelf extends Service, PostFace, TranslatableMethods, SeriesFace, EventsMethods, EventsVars {
   // this service's store holds events
@@ -483,6 +497,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       params: EVENT_PARAMS.create,
       async handler(ctx: Ctx<WriteParams>) {
         const p = ctx.params;
+        await this.publishDueEvents();
         await this.checkWrite(ctx, p);
         if (!canCreatePost(this.who(ctx))) throw ApiError.forbidden(this.who(ctx) === null);
         const doc = await this.seriesAfterCreate(ctx, await this.writeEvent(ctx, p, undefined), p);
@@ -510,6 +525,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     update: {
       params: EVENT_PARAMS.update,
       async handler(ctx: Ctx<WriteParams>) {
+        await this.publishDueEvents();
         await this.checkWrite(ctx, ctx.params);
         // writes of one event run one after another, each on the event as the previous one left it
         return this.inRecordOrder(ctx.params.id, async () => {
@@ -524,6 +540,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         const p = { ...ctx.params, slug: ctx.meta.bodySlug };
         if (p.slug === undefined) delete p.slug;
         if (p.slug !== undefined && String(p.slug).trim() === "") throw ApiError.invalidParam("slug", "param.empty");
+        await this.publishDueEvents();
         await this.checkWrite(ctx, p);
         // D5: an unknown slug is judged like an unknown id (general capability, then 404 with id 0).
         const found: EventDoc | null = await this.findBySlug(ctx.params.slug);
@@ -538,6 +555,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     remove: {
       params: EVENT_PARAMS.remove,
       async handler(ctx: Ctx<WriteParams>) {
+        await this.publishDueEvents();
         return this.inRecordOrder(ctx.params.id, async () => {
           const doc = await this.targetForWrite(ctx, await this.findById(ctx.params.id), ctx.params.id, "delete");
           return this.trashEvent(ctx, doc);
@@ -547,6 +565,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     removeBySlug: {
       params: EVENT_PARAMS.removeBySlug,
       async handler(ctx: Ctx<WriteParams & { slug: string }>) {
+        await this.publishDueEvents();
         const found = await this.targetBySlug(ctx.params.slug);
         return this.inRecordOrder(found._id, async () => {
           const doc = (await this.findById(found._id)) ?? found;
@@ -586,7 +605,11 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         if (ctx.params.hasEvents !== undefined) and.push({ status: { $nin: ["draft", "pending"] } });
         if (ctx.params.upcoming) {
           and.push({ start_date: { $gte: this.nowDb() } }, { hide_from_listings: { $ne: true } });
-          if (ctx.params.statuses) and.push({ status: { $in: ctx.params.statuses } });
+          // statuses as C13 reads them (a due `future` event as published)
+          if (ctx.params.statuses) {
+            const due = dueStatuses(ctx.params.statuses, this.nowDb());
+            and.push({ status: { $in: due.statuses } }, ...(due.condition ? [due.condition] : []));
+          }
         }
         const docs = await this.store.find({ $and: and }, { projection: { [field]: 1 } });
         return [...new Set(docs.flatMap(d => (d[field] as number[] | undefined) ?? []))];
@@ -606,6 +629,12 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         return this.unlinkFromEvents(ctx.params.taxonomy === "category" ? "categories" : "tags", ctx.params.id);
       }
     },
+    /** Publishes the due `future` events of the caller's site (the scheduled job, C13). */
+    publishDue: {
+      async handler() {
+        await this.publishDueEvents();
+      }
+    },
     /** Ticket state, set by a ticketing service on the bus (D33). */
     setTicketed: {
       params: { id: "number", ticketed: "boolean" },
@@ -619,7 +648,23 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     }
   },
 
-  methods
+  methods,
+
+  started() {
+    const every = settings().dueEventsJobMs;
+    if (!(every > 0)) return;
+    // on every node, for every site: each due event is published by one atomic update, whoever runs first
+    const job = async () => {
+      for (const site of await this.siteIds()) {
+        await this.broker.call("events.publishDue", {}, { meta: { site } }).catch((err: Error) => this.logger.warn(`Due events job (site ${site}): ${err.message}`));
+      }
+    };
+    this.dueJob = setInterval(() => void job().catch((err: Error) => this.logger.warn(`Due events job: ${err.message}`)), every);
+    this.dueJob.unref?.();
+  },
+  stopped() {
+    if (this.dueJob) clearInterval(this.dueJob);
+  }
 };
 
 export default EventsService as unknown as ServiceSchema;
