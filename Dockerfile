@@ -7,6 +7,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json moleculer.config.ts server.ts ./
 COPY lib ./lib
+COPY domain ./domain
 COPY mixins ./mixins
 COPY store ./store
 COPY net ./net

@@ -15,7 +15,8 @@ import type { Service, ServiceSchema } from "moleculer";
 import type { Collection, Doc } from "../store/collection";
 import type { Ctx } from "./types";
 import { nowDb } from "../lib/dates";
-import { ChangeAction, ChangeInput, ChangeType, isTermType, snapshotOf, visibleTo } from "../lib/changes/feed";
+import { changeOf } from "../lib/changes/change-of";
+import { ChangeAction, ChangeInput, ChangeType, snapshotOf, visibleTo } from "../lib/changes/feed";
 import { withDescendants } from "../lib/terms/term-tree";
 import { actionAvailable } from "../lib/bus";
 import type { TermDoc } from "../lib/terms/term-record";
@@ -55,8 +56,7 @@ export const termType = (doc: Doc): ChangeType => (doc.taxonomy === "tag" ? "tag
 
 const changeSourceMethods = {
   changeOf(type: ChangeType, action: ChangeAction, doc: Doc): ChangeInput {
-    const gone = action === "deleted" && isTermType(type);
-    return { type, id: Number(doc._id), action, modified_utc: typeof doc.modified_utc === "string" ? doc.modified_utc : nowDb(), snapshot: gone ? null : snapshotOf(type, doc) };
+    return changeOf(type, action, doc);
   },
 
 

@@ -1,6 +1,6 @@
 /**
  * House rules that keep the code explained inside its own walls (docs/README.md "Conventions"):
- * - layers: no file under lib/ imports from mixins/ or services/, nor the framework or the network
+ * - layers: no file under lib/ imports from domain/, mixins/ or services/, nor the framework or the network
  *   (moleculer, moleculer-web, http, https, net sockets) besides the named, shrinking exceptions;
  * - paths: every repository path a comment names (`lib/dates.ts`, `store/sql/`) exists;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
@@ -42,7 +42,7 @@ const REFERENCE_EXCEPTIONS: Record<string, string> = {};
 // ---------------------------------------------------------------------------------------------------
 // Files
 
-const SOURCE_DIRS = ["lib", "mixins", "services", "net", "test", "bench", "scripts"];
+const SOURCE_DIRS = ["lib", "domain", "mixins", "services", "net", "test", "bench", "scripts"];
 const SOURCE_EXT = /\.(ts|js|mjs|cjs)$/;
 const SKIP_DIRS = new Set(["node_modules", "dist", "results", "coverage", "data"]);
 
@@ -100,12 +100,13 @@ export function moduleSpecifiers(sf: ts.SourceFile): string[] {
   return out;
 }
 
-/** The repository paths under mixins/ or services/ that a lib/ file imports. */
+/** The repository paths above a file's layer that it imports: domain/, mixins/ or services/ for lib/; mixins/ or services/ for domain/. */
 function upwardImports(file: string): string[] {
+  const above = file.startsWith("domain/") ? /^(mixins|services)(\/|$)/ : /^(domain|mixins|services)(\/|$)/;
   return moduleSpecifiers(sourceOf(file))
     .filter(spec => spec.startsWith("."))
     .map(spec => path.relative(ROOT, path.resolve(ROOT, path.dirname(file), spec)).split(path.sep).join("/"))
-    .filter(target => /^(mixins|services)(\/|$)/.test(target));
+    .filter(target => above.test(target));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -253,10 +254,20 @@ function brokenReferences(file: string, decisions: Set<string>): string[] {
 describe("layers", () => {
   const libFiles = FILES.filter(f => f.startsWith("lib/"));
 
-  test("no lib/ file imports from mixins/ or services/ (besides the named exceptions)", () => {
+  test("no lib/ file imports from domain/, mixins/ or services/ (besides the named exceptions)", () => {
     const offenders = libFiles
       .filter(f => !(f in LAYER_EXCEPTIONS))
       .flatMap(f => upwardImports(f).map(target => `${f} imports ${target}`));
+    expect(offenders).toEqual([]);
+  });
+
+  test("no domain/ file imports from mixins/ or services/, nor the framework or the network (plain classes, built without a broker)", () => {
+    const domainFiles = FILES.filter(f => f.startsWith("domain/"));
+    expect(domainFiles.length).toBeGreaterThan(0);
+    const offenders = domainFiles.flatMap(f => [
+      ...upwardImports(f).map(target => `${f} imports ${target}`),
+      ...moduleSpecifiers(sourceOf(f)).filter(spec => FRAMEWORK_MODULES.test(spec)).map(spec => `${f} imports ${spec}`)
+    ]);
     expect(offenders).toEqual([]);
   });
 
@@ -280,7 +291,7 @@ describe("lib/ is pure", () => {
 });
 
 /** A repository path a comment names: a top folder of the project, then folders and a file with its extension, or a folder ending in `/`. */
-const PATH_REF = /(?<![\w./-])(?:lib|mixins|services|store|net|test|bench|scripts|docs|locales|types)\/(?:[\w.-]+\/)*(?:[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|cjs|json|md|sql|sh)\b|(?=[\s`'")]))/g;
+const PATH_REF = /(?<![\w./-])(?:lib|domain|mixins|services|store|net|test|bench|scripts|docs|locales|types)\/(?:[\w.-]+\/)*(?:[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|cjs|json|md|sql|sh)\b|(?=[\s`'")]))/g;
 
 /** Every path a file's comments name that is not in the repository, as `file:line: path`. */
 function missingPaths(file: string): string[] {
