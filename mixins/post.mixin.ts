@@ -19,7 +19,6 @@ import { parseInteger } from "../lib/query";
 import type { SlugHold } from "../lib/posts/write-order";
 import { PostRecords } from "../domain/posts/post-records";
 import { siteRegistry } from "../store/site-collection";
-import type { Store } from "../store";
 
 export type PostKind = "event" | "venue" | "organizer";
 
@@ -185,13 +184,12 @@ function postMethods(opts: PostOptions) {
 }
 
 /** What a service with the post mixin has (with the store and change-source mixins'). */
-export interface PostFace extends ReturnType<typeof postMethods>, StoreFace, ChangeSourceFace {}
-
-interface PostSelf extends Service, PostFace {
+export interface PostFace extends ReturnType<typeof postMethods>, StoreFace, ChangeSourceFace {
+  /** The type's records (domain/posts/post-records.ts), built in created(). */
   postRecords: PostRecords;
-  /** The store the store mixin opened (store.mixin.ts). */
-  storeHandle?: Store;
 }
+
+type PostSelf = Service & PostFace;
 
 export function PostMixin(opts: PostOptions): ServiceSchema {
   return {

@@ -11,7 +11,7 @@ import { allChecks, ApiError, ParamReason, throwIfInvalid } from "../lib/errors"
 import { settings } from "../lib/settings";
 import { SiteLocal } from "../lib/sites/scope";
 import { canCreatePost, canDeletePost, canEditPost, canReadPost, Capability, effectiveStatus, hasCap, REGISTERED_STATUSES, Who } from "../lib/capabilities";
-import { parseUtc, parseWallClock } from "../lib/dates";
+import { listBound, parseUtc, parseWallClock } from "../lib/dates";
 import { sanitizeSlug, trashedSlug, untrashedSlug } from "../lib/slug";
 import { FLOATING_STATUSES, resolvePublication } from "../lib/posts/publication";
 import { EVENT_PARAMS, EVENT_LINK_ORDER } from "../lib/events/event-params";
@@ -25,7 +25,9 @@ import { modifiedRange } from "../lib/changes/modified";
 import { NearInput, NEAR_ACTION, readNear, requireGeolocation, venuesNear, withDistance } from "../lib/geo/near-query";
 import { sent } from "../lib/params";
 import { producedBy } from "../lib/http/idempotency";
-import { SeriesMixin, type SeriesFace } from "../mixins/series.mixin";
+import { SeriesPlanner, SERIES_JOB_LOCK, SERIES_JOB_TIMEOUT_MS } from "../domain/events/series-planner";
+import type { PostRecords } from "../domain/posts/post-records";
+import type { SeriesDoc } from "../lib/events/series";
 import { listBounds } from "../lib/events/series-window";
 import { isMember, textSource } from "../lib/events/series";
 import { importSourceOf, type ImportSourceMeta } from "../lib/imports/source";
@@ -57,13 +59,23 @@ interface ListParams extends NearInput {
   modified_before?: unknown;
   [param: string]: unknown;
 }
+/** The occurrences route's params as its schema leaves them (lib/events/event-params.ts). */
+interface OccurrencesParams extends Record<string, unknown> {
+  id: number;
+  page?: number;
+  per_page?: number;
+  status?: string[];
+  strict_dates?: boolean;
+}
 /** The params of the writes (validated by their schemas; each input is read where it is used). */
 type WriteParams = Record<string, unknown> & { id: number; slug?: string };
+/** What writes one event: a write's params (a series writes its events without the route's id). */
+type EventInput = Record<string, unknown> & { slug?: string };
 
 const methods = {
   /** One page of the events list (cached per caller and language by cachedRead). */
   async listEvents(ctx: Ctx<ListParams>) {
-    await this.extendSeriesHorizons();
+    await this.series.extendHorizons();
     const filters: EventListFilters = await this.listFilters(ctx);
     const page = this.pageOf(ctx.params);
     const geo = ctx.locals?.geo as Map<number, number> | undefined;
@@ -265,6 +277,19 @@ const methods = {
     }
     return out;
   },
+  /** The occurrences route's conditions: the series, the statuses as C13 reads them, the date bounds. */
+  occurrencesQuery(ctx: Ctx<OccurrencesParams>, doc: EventDoc): Query {
+    const p = ctx.params;
+    // statuses as C13 reads them (a due `future` occurrence as published, lib/events/due-events.ts)
+    const due = dueStatuses(this.listStatusFilter(ctx, p.status), this.nowDb());
+    const and: Query[] = [{ series_id: doc.series_id }, { status: { $in: due.statuses } }, ...(due.condition ? [due.condition] : [])];
+    for (const [kind, op] of [["start_date", "$gte"], ["end_date", "$lte"]] as const) {
+      const value = p[kind];
+      const bound = value !== undefined && value !== null ? listBound(value, kind, !!p.strict_dates, this.siteZone()) : null;
+      if (bound !== null) and.push({ [kind]: { [op]: bound } });
+    }
+    return { $and: and };
+  },
   /** `orderby=distance`: the matching events (already bounded by the radius) sorted nearest first. */
   async pageByDistance(filters: EventListFilters, page: Page, geo: Map<number, number>) {
     const all: EventDoc[] = (await this.store.find(this.listQuery(filters), { sort: eventSort(false) })) as EventDoc[];
@@ -302,7 +327,7 @@ const methods = {
     if (sent(p.post_parent)) await collect("post_parent", () => this.requireKind([p.post_parent as number], "event", "post_parent"));
     if (sent(p.venue)) await collect("venue", () => ctx.call("venues.validateLinks", { value: p.venue }));
     if (sent(p.organizer)) await collect("organizer", () => ctx.call("organizers.validateLinks", { value: p.organizer }));
-    Object.assign(bad, await this.checkSeriesWrite(p, p.id));
+    Object.assign(bad, await this.series.checkWrite(p, p.id));
     throwIfInvalid(bad);
   },
   /** Updating to `trash` is a delete (C13): it needs delete_post as well as edit_post. */
@@ -328,7 +353,7 @@ const methods = {
   },
 
   /** Creates (current undefined) or updates an event from validated parameters; returns the stored doc. */
-  async writeEvent(ctx: Ctx, p: WriteParams, current: EventDoc | undefined): Promise<EventDoc> {
+  async writeEvent(ctx: Ctx, p: EventInput, current: EventDoc | undefined): Promise<EventDoc> {
     const who: Who = this.who(ctx);
     const now = this.now();
     const schedule = resolveSchedule(p, current, this.siteZone(), now);
@@ -402,7 +427,7 @@ const methods = {
    * (an event created in the trash gets its would-be slug suffixed); leaving it removes the suffix and
    * makes the slug unique again.
    */
-  async slugAndTrash(p: WriteParams, current: EventDoc | undefined, next: EventDoc, id: number, holds: SlugHold[] = [], unchecked = false) {
+  async slugAndTrash(p: EventInput, current: EventDoc | undefined, next: EventDoc, id: number, holds: SlugHold[] = [], unchecked = false) {
     const out: Record<string, unknown> = {};
     const status = next.status;
     if (status === "trash") {
@@ -434,17 +459,17 @@ const methods = {
   },
   /** Term counts follow published events (docs/records.md#term-counts): deltas, applied before the write is answered. */
   async adjustCounts(before: EventDoc | undefined, after: EventDoc | undefined) {
-    await this.countDeltas([[before, after]]);
+    await this.series.countDeltas([[before, after]]);
   },
 
   async updateEvent(ctx: Ctx, doc: EventDoc, p: WriteParams) {
-    const updated = await this.seriesUpdate(ctx, doc, p);
+    const updated = await this.series.update(ctx, doc, p);
     return (await this.records(ctx, [updated], { jsonLd: false, editor: true }))[0];
   },
   /** DELETE: 410 when already trashed, else trash and answer the trashed record. */
   async trashEvent(ctx: Ctx, doc: EventDoc) {
     if (doc.status === "trash") throw new ApiError("event-is-in-trash", 410);
-    if (isMember(doc)) return (await this.records(ctx, [await this.seriesDelete(ctx, doc, ctx.params.scope)], { jsonLd: false, editor: true }))[0];
+    if (isMember(doc)) return (await this.records(ctx, [await this.series.remove(ctx, doc, ctx.params.scope)], { jsonLd: false, editor: true }))[0];
     const trashed = await this.trashRecord(doc);
     await this.adjustCounts(doc, trashed);
     await this.announce("deleted", trashed, true);
@@ -456,10 +481,12 @@ type EventsMethods = typeof methods;
 interface EventsVars {
   /** The `nowDb()` second of the last publication of due `future` events, per site. */
   lastPublication?: SiteLocal<string>;
-  /** The scheduled publication of due events (DUE_EVENTS_JOB_MS). */
-  dueJob?: ReturnType<typeof setInterval>;
+  /** The scheduled jobs' timers (started(): SERIES_JOB_MS, DUE_EVENTS_JOB_MS). */
+  jobs?: NodeJS.Timeout[];
+  /** Recurring events (domain/events/series-planner.ts), built in created(). */
+  series: SeriesPlanner<Ctx>;
 }
-interface EventsSelf extends Service, PostFace, TranslatableMethods, SeriesFace, EventsMethods, EventsVars {
+interface EventsSelf extends Service, PostFace, TranslatableMethods, EventsMethods, EventsVars {
   // this service's store holds events
   findById(id: number): Promise<EventDoc | null>;
   findBySlug(slug: string): Promise<EventDoc | null>;
@@ -479,11 +506,27 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       { field: "start_date", then: ["date"] },
       ...["categories", "tags", "venues", "organizers"].map(field => ({ field, array: true })),
       ...TRANSLATION_INDEXES,
-      // Recurring events (mixins/series.mixin.ts): membership, the job's lookup, one row per occurrence, exceptions.
+      // Recurring events (domain/events/series-planner.ts): membership, the job's lookup, one row per occurrence, exceptions.
       { field: "series_id", sparse: true }, { field: "series_horizon", sparse: true }, { field: "series_key", unique: true, sparse: true },
       { field: "series_overrides", array: true }
     ]
-  }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] }), SeriesMixin],
+  }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] })],
+
+  created() {
+    this.series = new SeriesPlanner<Ctx>({
+      // the post mixin's records of events: one instance, so the planner's slugs are held with the service's own
+      records: this.postRecords as PostRecords<SeriesDoc>,
+      writer: { write: (ctx, p, current) => this.writeEvent(ctx, p, current) },
+      feed: {
+        recordChanges: (changes, opts) => this.recordChanges(changes, opts),
+        announce: (action, doc) => this.announce(action, doc),
+        emit: (event, payload) => void this.broker.emit(event, payload)
+      },
+      cleanCaches: () => this.cleanCaches(),
+      languageOf: ctx => this.languageOf(ctx),
+      logger: this.logger
+    });
+  },
 
   actions: {
     list: {
@@ -500,7 +543,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         await this.publishDueEvents();
         await this.checkWrite(ctx, p);
         if (!canCreatePost(this.who(ctx))) throw ApiError.forbidden(this.who(ctx) === null);
-        const doc = await this.seriesAfterCreate(ctx, await this.writeEvent(ctx, p, undefined), p);
+        const doc = await this.series.afterCreate(ctx, await this.writeEvent(ctx, p, undefined), p);
         const record = (await this.records(ctx, [doc], { jsonLd: false, editor: true }))[0];
         ctx.meta.$statusCode = 201;
         ctx.meta.$location = record.rest_url as string;
@@ -629,6 +672,42 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         return this.unlinkFromEvents(ctx.params.taxonomy === "category" ? "categories" : "tags", ctx.params.id);
       }
     },
+    /** `GET /events/{id}/occurrences` (C54): a series' occurrences, paged, with `/events` visibility. */
+    occurrences: {
+      params: EVENT_PARAMS.occurrences,
+      async handler(ctx: Ctx<OccurrencesParams>) {
+        const p = ctx.params;
+        const doc = await this.targetById(p.id);
+        if (!isMember(doc)) throw new ApiError("rest_event_not_recurring", 404, { id: p.id });
+        await this.series.extendHorizons();
+        const page = this.pageOf(p);
+        const { docs, total } = await this.pagedFind(this.occurrencesQuery(ctx, doc), { start_date: 1, _id: 1 }, page);
+        const events = await this.records(ctx, docs, { jsonLd: false });
+        const sent = { ...(ctx.meta.query ?? {}) } as Record<string, unknown>;
+        const envelope = this.listEnvelope(ctx, `events/${p.id}/occurrences`, ["page", "per_page", "start_date", "end_date", "status", "strict_dates"], sent, page, total);
+        return { events, ...envelope };
+      }
+    },
+    /** Moves every series' horizon forward (the scheduled job, C46/C55); `now` states the time (tests, operators). */
+    materialise: {
+      params: { now: { type: "string", optional: true } },
+      async handler(ctx: Ctx<{ now?: string }>) {
+        const now = ctx.params.now ? new Date(ctx.params.now) : undefined;
+        if (now && Number.isNaN(now.getTime())) throw ApiError.invalidParam("now");
+        const run = () => this.series.extendHorizons(now, true);
+        const extended = this.storeHandle?.sql ? await this.storeHandle.sql.withLock(SERIES_JOB_LOCK, run) : await run();
+        return { extended };
+      }
+    },
+    /** What the iCalendar answer of a list needs of its events' series (C55), called with the list's own parameters. */
+    seriesCalendar: {
+      params: { ...EVENT_PARAMS.list, ids: { type: "array", items: "number" }, whole: { type: "boolean", optional: true } },
+      async handler(ctx: Ctx<ListParams & { ids: number[]; whole?: boolean }>) {
+        const whole = !!ctx.params.whole;
+        return this.series.calendar(ctx.params.ids, whole ? undefined : await this.listFilters(ctx), whole);
+      }
+    },
+
     /** Publishes the due `future` events of the caller's site (the scheduled job, C13). */
     publishDue: {
       async handler() {
@@ -651,19 +730,27 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
   methods,
 
   started() {
-    const every = settings().dueEventsJobMs;
-    if (!(every > 0)) return;
-    // on every node, for every site: each due event is published by one atomic update, whoever runs first
-    const job = async () => {
+    // Scheduled jobs, on every node and for every site (an internal call names its site in meta, docs/sites.md):
+    // the series' horizon (C46, C55; the store's lock keeps one runner at a time), also once soon after
+    // start (a node that was down for a while); the publication of due events (C13; each event is
+    // published by one atomic update, whichever node comes first).
+    const everySite = (name: string, action: string, timeout?: number) => () => void (async () => {
       for (const site of await this.siteIds()) {
-        await this.broker.call("events.publishDue", {}, { meta: { site } }).catch((err: Error) => this.logger.warn(`Due events job (site ${site}): ${err.message}`));
+        await this.broker.call(action, {}, { meta: { site }, ...(timeout ? { timeout } : {}) }).catch((err: Error) => this.logger.warn(`${name} (site ${site}): ${err.message}`));
       }
-    };
-    this.dueJob = setInterval(() => void job().catch((err: Error) => this.logger.warn(`Due events job: ${err.message}`)), every);
-    this.dueJob.unref?.();
+    })().catch((err: Error) => this.logger.warn(`${name}: ${err.message}`));
+    const { seriesJobMs, dueEventsJobMs } = settings();
+    this.jobs = [];
+    if (seriesJobMs > 0) {
+      const run = everySite("Series horizon job", "events.materialise", SERIES_JOB_TIMEOUT_MS);
+      this.jobs.push(setInterval(run, seriesJobMs), setTimeout(run, Math.min(seriesJobMs, 5_000)));
+    }
+    if (dueEventsJobMs > 0) this.jobs.push(setInterval(everySite("Due events job", "events.publishDue"), dueEventsJobMs));
+    for (const job of this.jobs) job.unref?.();
   },
   stopped() {
-    if (this.dueJob) clearInterval(this.dueJob);
+    // (clearTimeout clears an interval as well: both are timers of one kind)
+    for (const job of this.jobs ?? []) clearTimeout(job);
   }
 };
 
