@@ -16,7 +16,7 @@ import { sanitizeSlug, trashedSlug, untrashedSlug } from "../lib/slug";
 import { FLOATING_STATUSES, resolvePublication } from "../lib/posts/publication";
 import { EVENT_PARAMS, EVENT_LINK_ORDER } from "../lib/events/event-params";
 import { checkEventInput, plainEventFields, resolveSchedule } from "../lib/events/event-input";
-import { EventDoc, EventEmbeds, eventRecord } from "../lib/events/event-record";
+import { EventDoc, eventRecord } from "../lib/events/event-record";
 import { buildEventQuery, eventSearchCondition, eventSort, EventListFilters, readableCondition, SearchAccess } from "../lib/events/event-query";
 import type { SlugHold } from "../lib/posts/write-order";
 import type { Page } from "../lib/posts/paging";
@@ -26,6 +26,7 @@ import { NearInput, NEAR_ACTION, readNear, requireGeolocation, venuesNear, withD
 import { sent } from "../lib/params";
 import { producedBy } from "../lib/http/idempotency";
 import { SeriesPlanner, SERIES_JOB_LOCK, SERIES_JOB_TIMEOUT_MS } from "../domain/events/series-planner";
+import { EventEmbedder } from "../domain/events/event-embeds";
 import type { PostRecords } from "../domain/posts/post-records";
 import type { SeriesDoc } from "../lib/events/series";
 import { listBounds } from "../lib/events/series-window";
@@ -58,6 +59,11 @@ interface ListParams extends NearInput {
   modified_after?: unknown;
   modified_before?: unknown;
   [param: string]: unknown;
+}
+/** What a page of events' embedded records depend on: the request (caller, password, context) and JSON-LD. */
+interface EmbedRequest {
+  ctx: Ctx;
+  jsonLd: boolean;
 }
 /** The occurrences route's params as its schema leaves them (lib/events/event-params.ts). */
 interface OccurrencesParams extends Record<string, unknown> {
@@ -172,24 +178,13 @@ const methods = {
   /** Output records of a page of events, with everything embedded fetched once per page. */
   async records(ctx: Ctx, docs: EventDoc[], opts: { jsonLd: boolean; editor?: boolean }) {
     if (!docs.length) return [];
-    const venueIds = [...new Set(docs.flatMap(d => d.venues))];
-    const organizerIds = [...new Set(docs.flatMap(d => d.organizers))];
-    const termIds = [...new Set(docs.flatMap(d => [...d.categories, ...d.tags]))];
-    // The linked records follow the caller's rights (C1) and the request's password / context (docs/authorization.md#password-protected-records).
-    const access = Object.fromEntries(["password", "context"].filter(k => typeof ctx.params?.[k] === "string").map(k => [k, ctx.params[k]]));
-    const [venues, organizers, terms, images, texts] = await Promise.all([
-      venueIds.length ? ctx.call("venues.embed", { ids: venueIds, jsonLd: opts.jsonLd, ...access }) : {},
-      organizerIds.length ? ctx.call("organizers.embed", { ids: organizerIds, jsonLd: opts.jsonLd, ...access }) : {},
-      termIds.length ? ctx.call("taxonomy.embed", { ids: termIds }) : {},
-      this.imagesById(docs.map(d => d.image).filter((id): id is number => !!id)),
-      this.localize(ctx, docs.map(textSource))
-    ]);
+    const [embeds, texts] = await Promise.all([this.embedder.embedsOf({ ctx, jsonLd: opts.jsonLd }, docs), this.localize(ctx, docs.map(textSource))]);
     const rc = { site: this.siteOf(ctx), ns: this.nsOf(ctx), baseUrl: settings().baseUrl };
     const now = this.nowDb();
     return docs.map(doc => {
       const blank = !opts.editor && !this.passwordAccess(ctx, doc, ctx.params ?? {});
       // C13: a due `future` event reads as published before a write publishes it
-      const record = eventRecord(asRead(doc, now), rc, { venues: venues as EventEmbeds["venues"], organizers: organizers as EventEmbeds["organizers"], terms: terms as EventEmbeds["terms"], images }, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id) });
+      const record = eventRecord(asRead(doc, now), rc, embeds, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id) });
       // an imported event's source identity, to those who may edit it (C64, docs/imports.md#idempotency)
       if (doc.import_source && ctx.params?.context === "edit" && canEditPost(this.who(ctx), doc)) (record as Record<string, unknown>).import_source = doc.import_source;
       return this.applyLanguage(record, doc, ctx);
@@ -485,6 +480,8 @@ interface EventsVars {
   jobs?: NodeJS.Timeout[];
   /** Recurring events (domain/events/series-planner.ts), built in created(). */
   series: SeriesPlanner<Ctx>;
+  /** What a page of events embeds (domain/events/event-embeds.ts), built in created(). */
+  embedder: EventEmbedder<EmbedRequest>;
 }
 interface EventsSelf extends Service, PostFace, TranslatableMethods, EventsMethods, EventsVars {
   // this service's store holds events
@@ -513,6 +510,14 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
   }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] })],
 
   created() {
+    // The linked records follow the caller's rights (C1) and the request's password / context (docs/authorization.md#password-protected-records).
+    const access = (ctx: Ctx) => Object.fromEntries(["password", "context"].filter(k => typeof ctx.params?.[k] === "string").map(k => [k, ctx.params[k]]));
+    this.embedder = new EventEmbedder<EmbedRequest>({
+      venues: ({ ctx, jsonLd }, ids) => ctx.call("venues.embed", { ids, jsonLd, ...access(ctx) }),
+      organizers: ({ ctx, jsonLd }, ids) => ctx.call("organizers.embed", { ids, jsonLd, ...access(ctx) }),
+      terms: ({ ctx }, ids) => ctx.call("taxonomy.embed", { ids }),
+      images: ids => this.imagesById(ids)
+    });
     this.series = new SeriesPlanner<Ctx>({
       // the post mixin's records of events: one instance, so the planner's slugs are held with the service's own
       records: this.postRecords as PostRecords<SeriesDoc>,

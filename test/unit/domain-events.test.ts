@@ -2,13 +2,14 @@
  * The events domain's plain classes built without a broker (issue 42): PostRecords
  * (domain/posts/post-records.ts) on an in-memory SQLite store, and the SeriesPlanner
  * (domain/events/series-planner.ts) with a writer of one event and a feed that records what it is told.
- * Covers create, update, trash, series planning (materialise, `this` / `all` scopes, the horizon) and the
- * records' feed entries.
+ * Covers create, update, trash, series planning (materialise, `this` / `all` scopes, the horizon), the
+ * records' feed entries, and embedding (domain/events/event-embeds.ts: one ask per kind and page).
  */
 import { acquireStore, IndexSpec, Store } from "../../store";
 import { PostRecords } from "../../domain/posts/post-records";
 import { SeriesPlanner, SeriesFeed } from "../../domain/events/series-planner";
 import type { EventWriter } from "../../domain/events/event-writer";
+import { EventEmbedder } from "../../domain/events/event-embeds";
 import type { EventDoc } from "../../lib/events/event-record";
 import type { SeriesDoc } from "../../lib/events/series";
 import type { ChangeInput } from "../../lib/changes/feed";
@@ -147,5 +148,25 @@ describe("the events domain without a broker", () => {
   test("write checks: a rule the series cannot read is a 400 on `recurrence`", async () => {
     expect(await planner.checkWrite({ recurrence: ["RRULE:FREQ=SOMETIMES"], start_date: "2030-01-07 10:00:00", end_date: "2030-01-07 11:00:00" })).toHaveProperty("recurrence");
     expect(await planner.checkWrite({ title: "no rule" })).toEqual({});
+  });
+
+  test("embedding: a page's venues, organizers, terms and images asked for once each, distinct ids, none when no event links one", async () => {
+    const asked: Array<[string, string, number[]]> = [];
+    const embedder = new EventEmbedder<string>({
+      venues: async (req, ids) => { asked.push(["venues", req, ids]); return Object.fromEntries(ids.map(id => [id, { id, name: `V${id}` }])); },
+      organizers: async (req, ids) => { asked.push(["organizers", req, ids]); return Object.fromEntries(ids.map(id => [id, { id }])); },
+      terms: async (req, ids) => { asked.push(["terms", req, ids]); return Object.fromEntries(ids.map(id => [id, { id }])); },
+      images: async ids => new Map(ids.map(id => [id, { url: `https://cdn.example.org/${id}.png`, id, extension: "png" }]))
+    });
+    const doc = (id: number, venues: number[], organizers: number[], categories: number[], tags: number[], image: number | null) =>
+      ({ _id: id, venues, organizers, categories, tags, image }) as unknown as EventDoc;
+    const embeds = await embedder.embedsOf("req-1", [doc(1, [10], [20, 21], [30], [31], 40), doc(2, [10, 11], [21], [30], [], null)]);
+    expect(asked).toEqual([["venues", "req-1", [10, 11]], ["organizers", "req-1", [20, 21]], ["terms", "req-1", [30, 31]]]);
+    expect(embeds.venues[11]).toEqual({ id: 11, name: "V11" });
+    expect(embeds.images.get(40)?.url).toBe("https://cdn.example.org/40.png");
+    asked.length = 0;
+    const bare = await embedder.embedsOf("req-2", [doc(3, [], [], [], [], null)]);
+    expect(asked).toEqual([]);
+    expect(bare).toMatchObject({ venues: {}, organizers: {}, terms: {} });
   });
 });
