@@ -5,11 +5,11 @@
 import { createServer } from "net";
 import { BrokerOptions } from "moleculer";
 import { Settings, cacheKind } from "./lib/settings";
-import { BoundedMemoryCacher } from "./lib/cache/bounded-cacher";
-import { RedisCacher } from "./lib/cache/redis-cacher";
-import { FailoverDiscoverer, FailoverMiddleware } from "./lib/failover";
-import { SiteScopeMiddleware } from "./mixins/site-scope.middleware";
-import { TextInputMiddleware } from "./mixins/text-input.middleware";
+import { BoundedMemoryCacher } from "./cache/bounded-cacher";
+import { RedisCacher } from "./cache/redis-cacher";
+import { FailoverDiscoverer, FailoverMiddleware } from "./middlewares/failover.middleware";
+import { SiteScopeMiddleware } from "./middlewares/site-scope.middleware";
+import { TextInputMiddleware } from "./middlewares/text-input.middleware";
 import { SERVICE_SCHEMAS } from "./services";
 
 /**
@@ -45,7 +45,7 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     tracking: { enabled: true, shutdownTimeout: 10000 },
     // server.ts handles SIGTERM/SIGINT (drain the gateway, then stop): the broker must not stop on its own first.
     skipProcessEventRegistration: true,
-    // A node that times out a call and misses a ping leaves the registry at once (lib/failover.ts).
+    // A node that times out a call and misses a ping leaves the registry at once (middlewares/failover.middleware.ts).
     registry: { discoverer },
     // Each handler runs as work of the site its context names; calls and events carry it on (docs/sites.md).
     // Text no store keeps alike is refused where input enters the services (docs/errors.md#text-every-store-keeps).

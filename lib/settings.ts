@@ -22,7 +22,7 @@ export interface Settings {
   transporter?: string;
   services: string[];
   cacher?: string;
-  /** CACHE_MAX_MB: the most an in-process cache keeps (megabytes of kept JSON, default 32; lib/cache/bounded-cacher.ts). */
+  /** CACHE_MAX_MB: the most an in-process cache keeps (megabytes of kept JSON, default 32; cache/bounded-cacher.ts). */
   cacheMaxMb: number;
   namespace: string;
   metricsPort: number;

@@ -13,12 +13,12 @@
  */
 import type { Service, ServiceSchema } from "moleculer";
 import type { Collection, Doc } from "../store/collection";
-import type { Ctx } from "./types";
+import type { Ctx } from "../broker/context";
 import { nowDb } from "../lib/dates";
 import { changeOf } from "../lib/changes/change-of";
 import { ChangeAction, ChangeInput, ChangeType, snapshotOf, visibleTo } from "../lib/changes/feed";
 import { withDescendants } from "../lib/terms/term-tree";
-import { actionAvailable } from "../lib/bus";
+import { actionAvailable } from "../broker/bus";
 import type { TermDoc } from "../lib/terms/term-record";
 
 export type SourceKind = "event" | "venue" | "organizer" | "term";

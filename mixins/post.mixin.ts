@@ -28,8 +28,8 @@ export interface PostOptions {
   indexes: IndexSpec[];
 }
 
-import type { Ctx } from "./types";
-export type { Ctx } from "./types";
+import type { Ctx } from "../broker/context";
+export type { Ctx } from "../broker/context";
 
 export type { PostDoc } from "../lib/posts/post-doc";
 import type { PostDoc } from "../lib/posts/post-doc";

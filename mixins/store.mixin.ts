@@ -8,7 +8,7 @@
 import type { ServiceSchema } from "moleculer";
 import { settings } from "../lib/settings";
 import type { Collection, Doc } from "../store/collection";
-import { changedFields, inSeries, stalePatterns, type Write } from "../lib/cache/staleness";
+import { changedFields, inSeries, stalePatterns, type Write } from "../cache/staleness";
 import type { IdRegistry, Sequence } from "../store/registry";
 import { acquireStore, releaseStore, IndexSpec, Store, StoreConfig } from "../store";
 import { CacheMixin, type CacheMethods } from "./cache.mixin";
@@ -38,7 +38,7 @@ function lockKey(name: string): number {
 
 /**
  * The collection with every write followed by a clean of what it made stale (kept answers never outlive
- * a write, lib/cache/staleness.ts): one record's write names that record, a write of many the whole site.
+ * a write, cache/staleness.ts): one record's write names that record, a write of many the whole site.
  */
 function cleaningWrites(collection: string, col: Collection, clean: (patterns: string[]) => Promise<void>): Collection {
   const one = (doc: Doc | null | undefined, before?: Doc | null): Write => {

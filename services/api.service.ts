@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "http";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { ApiError } from "../lib/errors";
-import { renderError, toApiError } from "../lib/error-render";
+import { renderError, toApiError } from "../gateway/error-render";
 import { aliases, ROUTED_SERVICES } from "../lib/routes";
 import { PATH_LANGUAGES, NAMESPACE_PATH, settings, cacheKind, deploymentSettings } from "../lib/settings";
 import { callerForKey } from "../lib/sites/callers";
@@ -18,29 +18,31 @@ import { carriesOperator } from "../lib/query";
 import { isLanguage, DEFAULT_LANGUAGE } from "../lib/messages";
 import type { Caller } from "../lib/callers";
 import { CallMeta } from "../lib/meta";
-import { API_PARAMS, docsAliases, docsOnError, docUrl, DOCS_PATH, namespaceIndex, openApiDocument } from "../lib/discovery";
+import { API_PARAMS, namespaceIndex, openApiDocument } from "../lib/discovery";
+import { docsAliases, docsOnError, docUrl, DOCS_PATH } from "../gateway/docs-page";
 import { apiLinkHeader, restIndex, siteHome, SiteFacts } from "../lib/discovery/rest-index";
 import { HttpDrainMixin } from "../mixins/http-drain.mixin";
-import { etagMatches, isKeptRef, keptBytes, keptHeaders, listPageOf, KeptRef, KeptResponse, responseKey } from "../lib/http/response-cache";
+import { etagMatches, isKeptRef, keptBytes, keptHeaders, listPageOf, KeptRef, KeptResponse, responseKey } from "../cache/response-cache";
 import { CACHE_CLEAN_EVENT, type CleanMessage } from "../mixins/cache.mixin";
-import { EVERYTHING, isListKey, listBodyKey } from "../lib/cache/staleness";
+import { EVERYTHING, isListKey, listBodyKey } from "../cache/staleness";
 import { notModified } from "../lib/http/etag";
-import { HTTP_REQUEST_TIMEOUT_MS } from "../lib/http/guards";
+import { HTTP_REQUEST_TIMEOUT_MS } from "../gateway/guards";
 import { HttpGuardsMixin } from "../mixins/http-guards.mixin";
 import { HttpFeaturesMixin, type HttpFeaturesFace } from "../mixins/http-features.mixin";
-import { serviceRuns, type Ctx } from "../mixins/types";
+import { serviceRuns } from "../broker/bus";
+import type { Ctx } from "../broker/context";
 import type { StoredAnswer } from "../lib/http/idempotency";
 import { QuietError, ReplayAnswer } from "../lib/http/answers";
-import { cleanMark, keepUnlessCleaned, type CleanLog, type CleanMark } from "../lib/cache/clean-mark";
-import { Flights, MAX_WAITS, type Flight } from "../lib/cache/single-flight";
-import { cleanLogOf } from "../lib/cache/clean-logs";
+import { cleanMark, keepUnlessCleaned, type CleanLog, type CleanMark } from "../cache/clean-mark";
+import { Flights, MAX_WAITS, type Flight } from "../cache/single-flight";
+import { cleanLogOf } from "../cache/clean-logs";
 
 type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string };
 /** A GET whose answer may be kept: its key, and the cacher's clean count when it arrived. */
 type KeyedReq = Req & {
   $responseKey?: string;
   $cleanMark?: CleanMark;
-  /** Ends this request's computation of its key, which other requests of that key wait for (lib/cache/single-flight.ts). */
+  /** Ends this request's computation of its key, which other requests of that key wait for (cache/single-flight.ts). */
   $endFlight?: (outcome: Flight<void>) => void;
 };
 /** A node as the registry and `$node.connected` describe it. */
@@ -53,7 +55,7 @@ interface Alias { action?: string; path?: string; keys?: Array<{ name: string }>
 interface ApiSelf extends Service, HttpFeaturesFace {
   /** Whether GET answers are kept (a cacher is configured). */
   responseCacheOn?: boolean;
-  /** The log of the cacher's cleans, which decides whether an answer may be kept (lib/cache/clean-logs.ts). */
+  /** The log of the cacher's cleans, which decides whether an answer may be kept (cache/clean-logs.ts). */
   cleanLog: CleanLog | undefined;
   /** The kept answers being computed on this gateway, by key: a request that misses while one is computed waits for it. */
   responseFlights: Flights<void>;
@@ -88,7 +90,7 @@ function requestLanguage(req: Req): string {
   return pathLanguage(req.originalUrl ?? req.url ?? "") ?? settings().defaultLanguage ?? DEFAULT_LANGUAGE;
 }
 
-/** The headers every API answer carries beyond the guards' security headers (lib/http/guards.ts, set on every request). */
+/** The headers every API answer carries beyond the guards' security headers (gateway/guards.ts, set on every request). */
 function securityHeaders(res: Res): void {
   if (res.headersSent) return;
   res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
@@ -112,7 +114,7 @@ function prototypeKeyOf(v: unknown): string | undefined {
   return Object.prototype.hasOwnProperty.call(v, "__proto__") || (proto !== Object.prototype && proto !== null) ? "__proto__" : undefined;
 }
 
-/** The answer kept under `key` (a plain list page's key names its body's, lib/cache/staleness.ts), or null. */
+/** The answer kept under `key` (a plain list page's key names its body's, cache/staleness.ts), or null. */
 async function keptAnswer(self: ApiSelf, key: string): Promise<KeptResponse | null> {
   const kept = await self.broker.cacher!.get(key) as KeptResponse | KeptRef | null;
   if (!isKeptRef(kept)) return kept ?? null;
@@ -121,7 +123,7 @@ async function keptAnswer(self: ApiSelf, key: string): Promise<KeptResponse | nu
 }
 
 /**
- * A GET whose answer is kept (lib/http/response-cache.ts) is answered from the cache, conditional requests
+ * A GET whose answer is kept (cache/response-cache.ts) is answered from the cache, conditional requests
  * included, before moleculer-web routes it (the guards have run: security headers, rate limit). Answers
  * false when the request must go on; then it carries its key for `keepResponse`. A request with an `Origin`
  * goes on to the routes, kept answer or not: moleculer-web writes the CORS headers there (and checks the
@@ -150,7 +152,7 @@ async function answerKept(this: ApiSelf, req: KeyedReq, res: Res): Promise<boole
       // whatever becomes of the request (an error, another status, a closed connection), its waiters go on
       res.once("close", () => end({ kept: false }));
     }
-    // taken before the store is read: an answer computed across a write's clean is not kept (lib/cache/clean-mark.ts)
+    // taken before the store is read: an answer computed across a write's clean is not kept (cache/clean-mark.ts)
     req.$cleanMark = await cleanMark(this.cleanLog);
     return false;
   }
@@ -328,11 +330,11 @@ export default function apiService(): ServiceSchema {
     logRouteRegistration: "debug",
     logResponse: null,
     log4XXResponses: false,
-    // The request's site (the site door's, mixins/site-door.ts) on the context moleculer-web handles it in.
+    // The request's site (the site door's, gateway/site-door.ts) on the context moleculer-web handles it in.
     rootCallOptions(options: { meta?: Record<string, unknown> }) {
       options.meta = { ...(options.meta ?? {}), site: currentSiteId() };
     },
-    // Node's HTTP server limits on slow clients (lib/http/guards.ts sets the headers limit on start).
+    // Node's HTTP server limits on slow clients (gateway/guards.ts sets the headers limit on start).
     requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
     cors: { origin: settings().corsOrigins, methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], exposedHeaders: EXPOSED_HEADERS.split(", ") },
     routes: [
@@ -428,7 +430,7 @@ export default function apiService(): ServiceSchema {
       const headers = keptHeaders(name => res.getHeader(name) ?? extra[name]);
       headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
       const kept: KeptResponse = { status, headers, body };
-      // not kept when a write cleaned its key since the request missed (lib/cache/clean-mark.ts)
+      // not kept when a write cleaned its key since the request missed (cache/clean-mark.ts)
       const keep = (k: string, value: unknown) => keepUnlessCleaned(this.broker.cacher!, this.cleanLog, req.$cleanMark, k, value);
       if (!isListKey(key)) {
         req.$endFlight?.({ kept: await keep(key, kept) });

@@ -4,7 +4,7 @@
  */
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PostMixin, type PostFace } from "../mixins/post.mixin";
-import type { Ctx } from "../mixins/types";
+import type { Ctx } from "../broker/context";
 import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from "../mixins/translatable.mixin";
 import { searchTerms, SearchTerm } from "../lib/search";
 import { allChecks, ApiError, ParamReason, throwIfInvalid } from "../lib/errors";
@@ -22,7 +22,8 @@ import type { SlugHold } from "../lib/posts/write-order";
 import type { Page } from "../lib/posts/paging";
 import type { Query, Sort } from "../store/collection";
 import { modifiedRange } from "../lib/changes/modified";
-import { NearInput, NEAR_ACTION, readNear, requireGeolocation, venuesNear, withDistance } from "../lib/geo/near-query";
+import { NearInput, NEAR_ACTION, readNear, withDistance } from "../lib/geo/near-query";
+import { requireGeolocation, venuesNear } from "../broker/geolocation";
 import { sent } from "../lib/params";
 import { producedBy } from "../lib/http/idempotency";
 import { SeriesPlanner, SERIES_JOB_LOCK, SERIES_JOB_TIMEOUT_MS } from "../domain/events/series-planner";

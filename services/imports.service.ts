@@ -13,7 +13,7 @@
  */
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
-import type { Ctx } from "../mixins/types";
+import type { Ctx } from "../broker/context";
 import type { Collection } from "../store/collection";
 import { ApiError } from "../lib/errors";
 import { nowDb } from "../lib/dates";

@@ -22,7 +22,7 @@ import { randomUUID } from "crypto";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import { feedHorizon } from "../store/sql/feed";
-import type { Ctx } from "../mixins/types";
+import type { Ctx } from "../broker/context";
 import { ApiError } from "../lib/errors";
 import { settings, deploymentSettings, NAMESPACE_PATH } from "../lib/settings";
 import { nowDb } from "../lib/dates";

@@ -1,6 +1,6 @@
 /**
- * Which log of cleans a process's cacher has (lib/cache/clean-mark.ts): both of the service's cachers are
- * their own (lib/cache/bounded-cacher.ts in memory, lib/cache/redis-cacher.ts in a shared Redis); no
+ * Which log of cleans a process's cacher has (cache/clean-mark.ts): both of the service's cachers are
+ * their own (cache/bounded-cacher.ts in memory, cache/redis-cacher.ts in a shared Redis); no
  * cacher, or another, has none.
  */
 import type { CleanLog } from "./clean-mark";

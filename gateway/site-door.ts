@@ -7,8 +7,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "http";
 import { ApiError } from "../lib/errors";
-import { renderError, toApiError } from "../lib/error-render";
-import { applySecurityHeaders } from "../lib/http/guards";
+import { renderError, toApiError } from "./error-render";
+import { applySecurityHeaders } from "./guards";
 import { hostOfUrl, isSiteless, requestHost } from "../lib/sites/host";
 import { ResolvedKey, runInSite } from "../lib/sites/scope";
 import { deploymentSettings } from "../lib/settings";
