@@ -82,7 +82,6 @@ type EventInput = Record<string, unknown> & { slug?: string };
 const methods = {
   /** One page of the events list (cached per caller and language by cachedRead). */
   async listEvents(ctx: Ctx<ListParams>) {
-    await this.series.extendHorizons();
     const filters: EventListFilters = await this.listFilters(ctx);
     const page = this.pageOf(ctx.params);
     const geo = ctx.locals?.geo as Map<number, number> | undefined;
@@ -128,6 +127,16 @@ const methods = {
   listQuery(filters: EventListFilters): Query {
     const due = dueStatuses(filters.statuses, this.nowDb());
     return withDueStatuses(buildEventQuery({ ...filters, statuses: due.statuses }), due.condition);
+  },
+
+  /**
+   * What reads leave to the writes (docs/decisions.md "Reads never write"), run before each write of an
+   * event: due `future` events are published, and the series' horizon moved where today's default list
+   * window needs it (the scheduled jobs do both as well).
+   */
+  async beforeWrite() {
+    await this.publishDueEvents();
+    await this.series.extendHorizons();
   },
 
   /**
@@ -546,7 +555,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       params: EVENT_PARAMS.create,
       async handler(ctx: Ctx<WriteParams>) {
         const p = ctx.params;
-        await this.publishDueEvents();
+        await this.beforeWrite();
         await this.checkWrite(ctx, p);
         if (!canCreatePost(this.who(ctx))) throw ApiError.forbidden(this.who(ctx) === null);
         const doc = await this.series.afterCreate(ctx, await this.writeEvent(ctx, p, undefined), p);
@@ -574,7 +583,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     update: {
       params: EVENT_PARAMS.update,
       async handler(ctx: Ctx<WriteParams>) {
-        await this.publishDueEvents();
+        await this.beforeWrite();
         await this.checkWrite(ctx, ctx.params);
         // writes of one event run one after another, each on the event as the previous one left it
         return this.inRecordOrder(ctx.params.id, async () => {
@@ -589,7 +598,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         const p = { ...ctx.params, slug: ctx.meta.bodySlug };
         if (p.slug === undefined) delete p.slug;
         if (p.slug !== undefined && String(p.slug).trim() === "") throw ApiError.invalidParam("slug", "param.empty");
-        await this.publishDueEvents();
+        await this.beforeWrite();
         await this.checkWrite(ctx, p);
         // D5: an unknown slug is judged like an unknown id (general capability, then 404 with id 0).
         const found: EventDoc | null = await this.findBySlug(ctx.params.slug);
@@ -604,7 +613,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     remove: {
       params: EVENT_PARAMS.remove,
       async handler(ctx: Ctx<WriteParams>) {
-        await this.publishDueEvents();
+        await this.beforeWrite();
         return this.inRecordOrder(ctx.params.id, async () => {
           const doc = await this.targetForWrite(ctx, await this.findById(ctx.params.id), ctx.params.id, "delete");
           return this.trashEvent(ctx, doc);
@@ -614,7 +623,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     removeBySlug: {
       params: EVENT_PARAMS.removeBySlug,
       async handler(ctx: Ctx<WriteParams & { slug: string }>) {
-        await this.publishDueEvents();
+        await this.beforeWrite();
         const found = await this.targetBySlug(ctx.params.slug);
         return this.inRecordOrder(found._id, async () => {
           const doc = (await this.findById(found._id)) ?? found;
@@ -685,7 +694,6 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         const p = ctx.params;
         const doc = await this.targetById(p.id);
         if (!isMember(doc)) throw new ApiError("rest_event_not_recurring", 404, { id: p.id });
-        await this.series.extendHorizons();
         const page = this.pageOf(p);
         const { docs, total } = await this.pagedFind(this.occurrencesQuery(ctx, doc), { start_date: 1, _id: 1 }, page);
         const events = await this.records(ctx, docs, { jsonLd: false });

@@ -4,7 +4,7 @@
  * writer of one event, the feed). A series' occurrences are stored as event rows (lib/events/series.ts),
  * materialised through the horizon and planned again when the rule or the first start changes (surviving
  * ids kept, lib/recurrence/plan.ts); it runs the `this` / `following` / `all` scopes of updates and
- * deletes, moves the horizon forward (for the service's scheduled job and on demand) and answers what the
+ * deletes, moves the horizon forward (for the service's scheduled job and before writes) and answers what the
  * iCalendar answer needs of a series.
  *
  * Correctness across nodes comes from the store: each occurrence's `series_key` is unique by constraint
@@ -369,7 +369,7 @@ export class SeriesPlanner<C> {
   async extendHorizons(now?: Date, always = false): Promise<number> {
     const at = now ?? this.records.now();
     const horizon = this.seriesHorizon(at);
-    // On demand (a list), only the series behind what today's default window needs wait: a horizon
+    // On demand (before a write), only the series behind what today's default window needs wait: a horizon
     // one day old still covers it (C55's extra day), and the job moves the others. The job looks at all
     // (a start another node left unfinished too).
     const needed = always ? horizon : this.seriesHorizon(new Date(at.getTime() - 86_400_000));

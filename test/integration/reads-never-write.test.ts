@@ -1,8 +1,8 @@
 /**
  * Reads never write (issue 42): every GET route of the route table (lib/routes.ts), driven through the
  * gateway as an anonymous caller and as an administrator, leaves the store unchanged. Among the records
- * is a `future` event whose date has passed (C13: read as published), a series, a venue, an organizer and
- * terms, so a read that published due events or planned a series would show here.
+ * is a `future` event whose date has passed (C13: read as published), a series behind its horizon, a
+ * venue, an organizer and terms, so a read that published due events or planned a series would show here.
  *
  * How a write is seen: every service of the process shares one SQLite connection (DATA_DIR=:memory:),
  * and SQLite's `total_changes()` counts the rows every INSERT, UPDATE and DELETE of that connection
@@ -40,6 +40,8 @@ maybe("reads never write", () => {
     const events = svc.broker.getLocalService("events") as unknown as { store: { updateOne(q: Json, u: Json): Promise<unknown> } };
     await events.store.updateOne({ _id: due.id }, { $set: { date_utc: "2020-01-01 00:00:00", date: "2020-01-01 00:00:00" } });
     const series = await createEvent(svc, { title: "Read series", start_date: "2030-01-06 10:00:00", end_date: "2030-01-06 11:00:00", recurrence: ["RRULE:FREQ=WEEKLY;COUNT=4"] });
+    // and its series falls behind its horizon (as when the job has not run for days): a read must not plan it
+    await events.store.updateOne({ _id: series.id }, { $set: { series_horizon: "2000-01-01 00:00:00" } });
     Object.assign(concrete, {
       "events/:id": `/events/${due.id}`, "events/by-slug/:slug": `/events/by-slug/${due.slug}`, "events/:id/occurrences": `/events/${series.id}/occurrences`,
       "venues/:id": `/venues/${venue.id}`, "venues/by-slug/:slug": `/venues/by-slug/${venue.slug}`,
