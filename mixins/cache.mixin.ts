@@ -19,7 +19,7 @@ import { cacheKind, deploymentSettings } from "../lib/settings";
 import { createHash } from "crypto";
 import { EVERYTHING, keyPrefix, sitePatterns, type Dependency, type RecordKind } from "../cache/staleness";
 import { cleanMark, keepUnlessCleaned, keptOrComputed, type CleanLog } from "../cache/clean-mark";
-import { cleanLogOf } from "../cache/clean-logs";
+import { cleanLogOf } from "../cache/cachers";
 import { currentSiteId } from "../lib/sites/scope";
 import type { Ctx, ReadMethod } from "../broker/context";
 
@@ -144,7 +144,7 @@ const cacheMethods = {
 
 export type CacheMethods = typeof cacheMethods;
 interface CacheSelf extends Service, CacheMethods {
-  /** The log of the cacher's cleans (cache/clean-logs.ts). */
+  /** The log of the cacher's cleans (cache/cachers.ts). */
   cleanLog: CleanLog | undefined;
 }
 

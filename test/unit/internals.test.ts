@@ -22,7 +22,7 @@ import * as path from "path";
 import * as ts from "typescript";
 
 const ROOT = path.resolve(__dirname, "..", "..");
-const DIRS = ["lib", "broker", "cache", "gateway", "middlewares", "mixins", "services", "store", "net"];
+const DIRS = ["lib", "domain", "broker", "cache", "gateway", "middlewares", "mixins", "services", "store", "net"];
 const TOP_FILES = ["server.ts", "moleculer.config.ts"];
 
 const PATCHED_METHODS = new Set(["end", "write", "writeHead", "setHeader", "emit", "on"]);
