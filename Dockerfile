@@ -11,6 +11,7 @@ COPY broker ./broker
 COPY cache ./cache
 COPY gateway ./gateway
 COPY middlewares ./middlewares
+COPY domain ./domain
 COPY mixins ./mixins
 COPY store ./store
 COPY net ./net

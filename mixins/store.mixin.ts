@@ -66,6 +66,8 @@ function cleaningWrites(collection: string, col: Collection, clean: (patterns: s
 /** What a service with the store mixin has (its public face, with the cache mixin's). */
 export interface StoreFace extends CacheMethods {
   store: Collection;
+  /** The store opened when the service started (its SQL driver: `storeHandle.sql`). */
+  storeHandle?: Store;
   allocateId(seq: Sequence, type: string): Promise<number>;
   allocatePostIds(type: string, count: number): Promise<number[]>;
   typeOfId(id: number): Promise<string | undefined>;

@@ -271,6 +271,13 @@ describe("layers", () => {
     expect(upwardImports("services/virtual.ts")).toEqual([]);
   });
 
+  test("no domain/ file imports the framework, the network or a store driver (plain classes, built without a broker)", () => {
+    const domainFiles = FILES.filter(f => f.startsWith("domain/"));
+    expect(domainFiles.length).toBeGreaterThan(0);
+    const offenders = domainFiles.flatMap(f => moduleSpecifiers(sourceOf(f)).filter(spec => FRAMEWORK_MODULES.test(spec)).map(spec => `${f} imports ${spec}`));
+    expect(offenders).toEqual([]);
+  });
+
   test("every layer exception still needs its place on the list", () => {
     const stale = Object.keys(LAYER_EXCEPTIONS).filter(f => !FILES.includes(f) || upwardImports(f).length === 0);
     expect(stale).toEqual([]);
