@@ -7,6 +7,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json moleculer.config.ts server.ts ./
 COPY lib ./lib
+COPY broker ./broker
+COPY cache ./cache
+COPY gateway ./gateway
+COPY middlewares ./middlewares
+COPY domain ./domain
 COPY mixins ./mixins
 COPY store ./store
 COPY net ./net

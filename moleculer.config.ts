@@ -4,12 +4,11 @@
  */
 import { createServer } from "net";
 import { BrokerOptions } from "moleculer";
-import { Settings, cacheKind } from "./lib/settings";
-import { BoundedMemoryCacher } from "./lib/cache/bounded-cacher";
-import { RedisCacher } from "./lib/cache/redis-cacher";
-import { FailoverDiscoverer, FailoverMiddleware } from "./lib/failover";
-import { SiteScopeMiddleware } from "./mixins/site-scope.middleware";
-import { TextInputMiddleware } from "./mixins/text-input.middleware";
+import { Settings } from "./lib/settings";
+import { cacherFor } from "./cache/cachers";
+import { FailoverDiscoverer, FailoverMiddleware } from "./middlewares/failover.middleware";
+import { SiteScopeMiddleware } from "./middlewares/site-scope.middleware";
+import { TextInputMiddleware } from "./middlewares/text-input.middleware";
 import { SERVICE_SCHEMAS } from "./services";
 
 /**
@@ -25,7 +24,6 @@ export function metricsPortFree(port: number): Promise<boolean> {
 }
 
 export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
-  const cache = cacheKind(s);
   const discoverer = new FailoverDiscoverer();
   return {
     namespace: s.namespace,
@@ -38,14 +36,13 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     // Short heartbeats: a node killed without a goodbye leaves the registry within seconds.
     heartbeatInterval: 2,
     heartbeatTimeout: 6,
-    cacher: cache === "off" ? null : (cache === "redis"
-      ? new RedisCacher({ url: s.cacher!, prefix: `MOL-${s.namespace || "calendar"}`, logPrefix: `CL-${s.namespace || "calendar"}:`, ttl: 60 })
-      : new BoundedMemoryCacher({ ttl: 60, maxBytes: s.cacheMaxMb * 1024 * 1024, maxEntries: 200_000 })) as BrokerOptions["cacher"],
+    // CACHER: in the process (bounded), a shared Redis, or none (cache/cachers.ts)
+    cacher: cacherFor(s) as BrokerOptions["cacher"],
     circuitBreaker: { enabled: false },
     tracking: { enabled: true, shutdownTimeout: 10000 },
     // server.ts handles SIGTERM/SIGINT (drain the gateway, then stop): the broker must not stop on its own first.
     skipProcessEventRegistration: true,
-    // A node that times out a call and misses a ping leaves the registry at once (lib/failover.ts).
+    // A node that times out a call and misses a ping leaves the registry at once (middlewares/failover.middleware.ts).
     registry: { discoverer },
     // Each handler runs as work of the site its context names; calls and events carry it on (docs/sites.md).
     // Text no store keeps alike is refused where input enters the services (docs/errors.md#text-every-store-keeps).

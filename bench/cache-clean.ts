@@ -1,6 +1,6 @@
 /**
  * `node dist/bench/cache-clean.js [kept keys]`: what one write's clean costs each cacher: the in-process one
- * (lib/cache/bounded-cacher.ts), and for a shared Redis cache the service's (lib/cache/redis-cacher.ts)
+ * (cache/bounded-cacher.ts), and for a shared Redis cache the service's (cache/redis-cacher.ts)
  * beside Moleculer's own Redis cacher (a `SCAN … MATCH` of every key per pattern), against the Redis of
  * REDIS_URL (default the local one), under namespaces of this run's own, deleted afterwards. The keys are
  * those of a calendar's kept answers (event pages, list bodies, embedded venues); the clean is an event
@@ -8,8 +8,8 @@
  */
 import Redis from "ioredis";
 import { Cachers, ServiceBroker } from "moleculer";
-import { BoundedMemoryCacher } from "../lib/cache/bounded-cacher";
-import { RedisCacher } from "../lib/cache/redis-cacher";
+import { BoundedMemoryCacher } from "../cache/bounded-cacher";
+import { RedisCacher } from "../cache/redis-cacher";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const KEPT = Number(process.argv[2] ?? 20_000);

@@ -2,10 +2,13 @@
  * The webhooks row of `npm run bench` (docs/webhooks.md): on each SQL store, the service from dist/ with
  * every service in one process (the default topology), EVENTS events seeded, then
  * - the read mix (list pages and single events, 16 connections) alone;
- * - WEBHOOK_ENDPOINTS endpoints on a receiver of 127.0.0.1 (answering 200 at once), and CHANGES changes
- *   (title updates of the seeded events, 16 writers): the time from the first write until every delivery
- *   (CHANGES × endpoints) has arrived, and the read mix measured beside that load (the writes and their
- *   deliveries; `deliveredDuringReads` says how many deliveries went out meanwhile).
+ * - CHANGES changes (title updates of the seeded events, 16 writers) with no endpoint, the read mix beside
+ *   them (the baseline: what the writes alone cost the reads);
+ * - WEBHOOK_ENDPOINTS endpoints on a receiver of 127.0.0.1 (answering 200 at once), and the same CHANGES
+ *   changes again: the time from the first write until every delivery (CHANGES × endpoints) has arrived,
+ *   and the read mix measured beside that load (the writes and their deliveries; `deliveredDuringReads`
+ *   says how many deliveries went out meanwhile), then once more beside the deliveries alone (the writes
+ *   done, deliveries still going out).
  * `npm run bench:webhooks` runs it alone (WEBHOOK_BENCH_CHANGES, WEBHOOK_BENCH_STORES=sqlite,postgres).
  */
 import * as fs from "fs";
@@ -26,13 +29,23 @@ interface Row {
   changes: number;
   endpoints: number;
   deliveries: number;
+  /** Deliveries arrived (fewer than `deliveries` when the run gave up after 30 minutes). */
+  arrived: number;
+  /** The same writes without any endpoint (the baseline), then with the endpoints. */
+  writeSecondsNoHooks: number;
   writeSeconds: number;
   deliveredSeconds: number;
   deliveriesPerSecond: number;
   readAlone: Measure;
+  /** The read mix beside the writes alone (no endpoint: nothing to deliver). */
+  readDuringWrites: Measure;
+  /** The read mix beside the same writes and their deliveries. */
   readUnderDeliveries: Measure;
   /** Deliveries made while the read mix ran beside them. */
   deliveredDuringReads: number;
+  /** The read mix beside the deliveries alone, once the writes were done (none left: undefined), and the deliveries made meanwhile. */
+  readBesideDeliveries?: Measure;
+  deliveredBesideReads: number;
 }
 
 /** A receiver answering 200 at once, counting deliveries per endpoint path (and their distinct ids). */
@@ -73,36 +86,51 @@ async function run(kind: StoreKind): Promise<Row> {
     const readAlone = await load(server.base, { ...READ, path: mix });
     await settle(server.base);
 
+    /** CHANGES title updates (16 writers) with the read mix beside them from a tenth of the writes on. */
+    const writesWithReads = async (label: string) => {
+      const began = Date.now();
+      let reads: Promise<Measure> | undefined;
+      let atReads = 0;
+      let atReadsEnd = 0;
+      await inParallel(CHANGES, async i => {
+        await post(server.base, `/events/${ids[i % ids.length]}`, { title: `Bench ${label} ${i}` });
+        if (i === Math.floor(CHANGES / 10)) {
+          atReads = rx.distinct();
+          reads = load(server.base, { ...READ, path: mix }).then(m => {
+            atReadsEnd = rx.distinct();
+            return m;
+          });
+        }
+      }, 16, label);
+      const seconds = (Date.now() - began) / 1000;
+      return { began, seconds, reads: await reads!, delivered: () => atReadsEnd - atReads };
+    };
+
+    // the baseline: the same writes, no endpoint yet (the webhooks service runs, with nothing to deliver)
+    const plain = await writesWithReads("changes without endpoints");
+    await settle(server.base);
+
     // the webhooks routes answer once the optional service has started
     for (let i = 0; i < ENDPOINTS; i++) await post(server.base, "/webhooks", { url: rx.url(`/e${i}`) });
     const expected = CHANGES * ENDPOINTS;
-    const started = Date.now();
-    let reads: Promise<Measure> | undefined;
-    let atReads = 0;
-    let atReadsEnd = 0;
-    await inParallel(CHANGES, async i => {
-      await post(server.base, `/events/${ids[i % ids.length]}`, { title: `Bench change ${i}` });
-      // the read mix beside that load (the writes and their deliveries), from a tenth of the writes on
-      if (i === Math.floor(CHANGES / 10)) {
-        atReads = rx.distinct();
-        reads = load(server.base, { ...READ, path: mix }).then(m => {
-          atReadsEnd = rx.distinct();
-          return m;
-        });
-      }
-    }, 16, "changes");
-    const writeSeconds = (Date.now() - started) / 1000;
-    const readUnderDeliveries = await reads!;
-    const deliveredDuringReads = atReadsEnd - atReads;
-    while (rx.distinct() < expected) {
-      await new Promise(r => setTimeout(r, 50));
-      if (Date.now() - started > 30 * 60_000) throw new Error(`only ${rx.distinct()} of ${expected} deliveries after 30 minutes`);
-    }
+    const hooked = await writesWithReads("changes with endpoints");
+    const started = hooked.began;
+    const writeSeconds = hooked.seconds;
+    const readUnderDeliveries = hooked.reads;
+    const deliveredDuringReads = hooked.delivered();
+    // the read mix beside the deliveries alone (the writes done, deliveries still going out)
+    const atAfter = rx.distinct();
+    const readBesideDeliveries = atAfter < expected ? await load(server.base, { ...READ, path: mix }) : undefined;
+    const deliveredBesideReads = rx.distinct() - atAfter;
+    // given up after 30 minutes: the row says how many arrived (the other store's row is kept)
+    while (rx.distinct() < expected && Date.now() - started < 30 * 60_000) await new Promise(r => setTimeout(r, 50));
     const deliveredSeconds = (Date.now() - started) / 1000;
-    process.stderr.write(`  ${kind}: ${expected} deliveries in ${deliveredSeconds.toFixed(1)} s (${rx.received() - rx.distinct()} repeated; ${deliveredDuringReads} during the ${READ_SECONDS} s read mix)\n`);
+    const arrived = rx.distinct();
+    process.stderr.write(`  ${kind}: ${arrived} of ${expected} deliveries in ${deliveredSeconds.toFixed(1)} s (${rx.received() - rx.distinct()} repeated; ${deliveredDuringReads} during the ${READ_SECONDS} s read mix)\n`);
     return {
-      store: kind, changes: CHANGES, endpoints: ENDPOINTS, deliveries: expected, writeSeconds: +writeSeconds.toFixed(1), deliveredSeconds: +deliveredSeconds.toFixed(1),
-      deliveriesPerSecond: Math.round(expected / deliveredSeconds), readAlone, readUnderDeliveries, deliveredDuringReads
+      store: kind, changes: CHANGES, endpoints: ENDPOINTS, deliveries: expected, writeSecondsNoHooks: +plain.seconds.toFixed(1), writeSeconds: +writeSeconds.toFixed(1),
+      deliveredSeconds: +deliveredSeconds.toFixed(1), deliveriesPerSecond: Math.round(arrived / deliveredSeconds), arrived, readAlone, readDuringWrites: plain.reads, readUnderDeliveries, deliveredDuringReads,
+      readBesideDeliveries, deliveredBesideReads
     };
   } finally {
     await server.stop();
@@ -114,11 +142,14 @@ async function run(kind: StoreKind): Promise<Row> {
 async function main(): Promise<void> {
   const rows: Row[] = [];
   for (const kind of STORES) rows.push(await run(kind));
+  const cell = (m: Measure) => `${m.rps} (${m.p99})`;
   const lines = [
-    `webhooks: ${CHANGES} changes to ${ENDPOINTS} endpoints on 127.0.0.1 (every service in one process, defaults: WEBHOOK_CONCURRENCY 32, 4 per endpoint)`,
-    "store     deliveries  writes s  all delivered s  deliveries/s  read mix alone req/s (p99 ms)  read mix during deliveries req/s (p99 ms)",
-    ...rows.map(r => `${r.store.padEnd(9)} ${String(r.deliveries).padStart(10)}  ${String(r.writeSeconds).padStart(8)}  ${String(r.deliveredSeconds).padStart(15)}  ${String(r.deliveriesPerSecond).padStart(12)}  ` +
-      `${`${r.readAlone.rps} (${r.readAlone.p99})`.padStart(31)}  ${`${r.readUnderDeliveries.rps} (${r.readUnderDeliveries.p99})`.padStart(42)}`)
+    `webhooks: ${CHANGES} changes (title updates, 16 writers) to ${ENDPOINTS} endpoints on 127.0.0.1 (every service in one process, defaults: WEBHOOK_CONCURRENCY 32, 4 per endpoint)`,
+    "read mix req/s (p99 ms): alone; beside the writes with no endpoint; beside the same writes and their deliveries; beside the deliveries alone after the writes",
+    "store     deliveries  writes s (no endpoint)  all delivered s  deliveries/s  reads alone  reads + writes  reads + writes + deliveries (delivered meanwhile)  reads + deliveries (delivered meanwhile)",
+    ...rows.map(r => `${r.store.padEnd(9)} ${String(r.deliveries).padStart(10)}  ${`${r.writeSeconds} (${r.writeSecondsNoHooks})`.padStart(22)}  ${`${r.deliveredSeconds}${r.arrived < r.deliveries ? ` (${r.arrived} arrived)` : ""}`.padStart(15)}  ${String(r.deliveriesPerSecond).padStart(12)}  ` +
+      `${cell(r.readAlone).padStart(11)}  ${cell(r.readDuringWrites).padStart(14)}  ${`${cell(r.readUnderDeliveries)} (${r.deliveredDuringReads})`.padStart(47)}  ` +
+      `${(r.readBesideDeliveries ? `${cell(r.readBesideDeliveries)} (${r.deliveredBesideReads})` : "none left").padStart(39)}`)
   ];
   console.log(lines.join("\n"));
   const dir = path.join(ROOT, "bench", "results");

@@ -3,7 +3,7 @@
  * schemas (lib/schemas.ts):
  * - the namespace index, `GET {api_root}/calendar/events/v1` (discovery/namespace-index.ts);
  * - the OpenAPI document, `GET {api_root}/calendar/events/v1/doc` (discovery/openapi.ts);
- * - the Swagger UI page, `GET {base_url}/docs` (discovery/docs-page.ts);
+ * - the Swagger UI page, `GET {base_url}/docs` (gateway/docs-page.ts);
  * - docs/action-api.md (discovery/action-api.ts, written by scripts/action-api.ts).
  */
 export { API_PARAMS } from "./discovery/api-params";
@@ -13,4 +13,3 @@ export { openApiDocument, openApiPath, verbOf, documentedRoutes, OPENAPI_VERSION
 export { componentSchemas, RESOURCE_COMPONENTS } from "./response-schemas";
 export { actionApiMarkdown, ACTION_API_PATH } from "./discovery/action-api";
 export { accessOf } from "./discovery/access";
-export { docsAliases, docsOnError, docsPageHtml, docUrl, DOCS_PATH } from "./discovery/docs-page";

@@ -5,8 +5,11 @@
  *
  * `data.i18n` holds the message key and its variables so the gateway can localise the message into the
  * request's language; it is stripped before the answer goes out.
+ *
+ * A plain `Error` with the fields of Moleculer's errors (`code`, `type`, `data`, `retryable`; `name` and
+ * `message` not enumerable), so that lib/ needs nothing of the framework: the bus carries those fields and
+ * rebuilds a plain error from them either way, which isApiError recognises.
  */
-import { Errors } from "moleculer";
 import { translate } from "./messages";
 
 /** A parameter problem: a message key of the catalogs (`param.*`) and its variables. */
@@ -23,12 +26,21 @@ export interface ApiErrorData {
   [extra: string]: unknown;
 }
 
-export class ApiError extends Errors.MoleculerError {
-  declare data: ApiErrorData;
+export class ApiError extends Error {
+  /** The HTTP status. */
+  code: number;
+  /** The REST code (`rest_invalid_param`). */
+  type: string;
+  data: ApiErrorData;
+  /** Never retried by the bus. */
+  retryable = false;
 
   constructor(code: string, status: number, vars: Record<string, string | number> = {}, extra: Record<string, unknown> = {}) {
-    super(translate(code, "en", vars), status, code, { status, ...extra, i18n: { key: code, vars } });
-    this.name = "ApiError";
+    super(translate(code, "en", vars));
+    Object.defineProperty(this, "name", { value: "ApiError", configurable: true, enumerable: false, writable: true });
+    this.code = status || 500;
+    this.type = code;
+    this.data = { status, ...extra, i18n: { key: code, vars } };
   }
 
   /** 400 rest_invalid_param naming each bad parameter with its reason. */

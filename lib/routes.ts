@@ -73,7 +73,7 @@ export const ROUTES: RouteDef[] = [
   ...termRoutes("tags"),
   // The change feed (sync issue, C20): services/changes.service.ts.
   { pattern: "/changes", path: "changes", endpoints: [{ methods: ["GET"], action: "changes.list" }] },
-  // A series' occurrences (issue 20, C54): mixins/series.mixin.ts.
+  // A series' occurrences (issue 20, C54): services/events.service.ts with domain/events/series-planner.ts.
   { pattern: "/events/(?P<id>\\d+)/occurrences", path: "events/:id/occurrences", endpoints: [{ methods: ["GET"], action: "events.occurrences" }] },
   // Webhooks (issue 39): the optional services/webhooks.service.ts.
   ...webhookRoutes(),

@@ -22,7 +22,7 @@ export interface Settings {
   transporter?: string;
   services: string[];
   cacher?: string;
-  /** CACHE_MAX_MB: the most an in-process cache keeps (megabytes of kept JSON, default 32; lib/cache/bounded-cacher.ts). */
+  /** CACHE_MAX_MB: the most an in-process cache keeps (megabytes of kept JSON, default 32; cache/bounded-cacher.ts). */
   cacheMaxMb: number;
   namespace: string;
   metricsPort: number;
@@ -34,6 +34,8 @@ export interface Settings {
   requestTimeout: number;
   /** SERIES_JOB_MS: how often each node moves the recurring series' horizon forward (ms, default an hour; 0: never). */
   seriesJobMs: number;
+  /** DUE_EVENTS_JOB_MS: how often each node publishes the `future` events whose date has passed (ms, default a minute; 0: never, writes still do). */
+  dueEventsJobMs: number;
   defaultLanguage: string;
   logLevel: string;
   /** CORS_ORIGINS: `*` (any origin) or the list of allowed origins. */
@@ -163,6 +165,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     apiKeys: env.API_KEYS || undefined,
     requestTimeout: Number(env.REQUEST_TIMEOUT || 10000),
     seriesJobMs: env.SERIES_JOB_MS !== undefined && env.SERIES_JOB_MS !== "" ? Number(env.SERIES_JOB_MS) : 3_600_000,
+    dueEventsJobMs: env.DUE_EVENTS_JOB_MS !== undefined && env.DUE_EVENTS_JOB_MS !== "" ? Number(env.DUE_EVENTS_JOB_MS) : 60_000,
     defaultLanguage: env.DEFAULT_LANGUAGE || "en",
     logLevel: env.LOG_LEVEL || "info",
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),

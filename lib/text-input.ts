@@ -2,7 +2,7 @@
  * Text every store can keep (docs/errors.md#text-every-store-keeps): well-formed Unicode without U+0000.
  * PostgreSQL keeps neither a NUL character nor an unpaired surrogate in its text and JSON columns; SQLite
  * and MongoDB would keep both. So that a write or a search is answered alike on every store, such text is
- * refused at the door of every action (mixins/text-input.middleware.ts), the parameter named.
+ * refused at the door of every action (middlewares/text-input.middleware.ts), the parameter named.
  */
 
 /** A surrogate half without its other half (NUL is looked for on its own). */

@@ -4,8 +4,8 @@
  *
  * - `cachedRead(ctx, method)` answers a read method from the cache, or runs it and keeps its answer (body
  *   and response headers) under the method, its params and what the answer depends on in meta; the key
- *   begins with the site and the record the answer is the page of (lib/cache/staleness.ts). An answer
- *   computed while a write cleaned its key is not kept (lib/cache/clean-mark.ts).
+ *   begins with the site and the record the answer is the page of (cache/staleness.ts). An answer
+ *   computed while a write cleaned its key is not kept (cache/clean-mark.ts).
  * - `keptPerRecord(ctx, kind, ids, variant, compute)`: records as others embed them, one kept entry per
  *   record under that record's dependency (docs/caching.md#embedded-records), computed in one batch for
  *   those not kept.
@@ -17,11 +17,11 @@ import type { Context, Service, ServiceBroker, ServiceSchema, ServiceSettingSche
 import type { CallMeta } from "../lib/meta";
 import { cacheKind, deploymentSettings } from "../lib/settings";
 import { createHash } from "crypto";
-import { EVERYTHING, keyPrefix, sitePatterns, type Dependency, type RecordKind } from "../lib/cache/staleness";
-import { cleanMark, keepUnlessCleaned, keptOrComputed, type CleanLog } from "../lib/cache/clean-mark";
-import { cleanLogOf } from "../lib/cache/clean-logs";
+import { EVERYTHING, keyPrefix, sitePatterns, type Dependency, type RecordKind } from "../cache/staleness";
+import { cleanMark, keepUnlessCleaned, keptOrComputed, type CleanLog } from "../cache/clean-mark";
+import { cleanLogOf } from "../cache/cachers";
 import { currentSiteId } from "../lib/sites/scope";
-import type { Ctx, ReadMethod } from "./types";
+import type { Ctx, ReadMethod } from "../broker/context";
 
 export const CACHE_CLEAN_EVENT = "cache.clean.calendar";
 
@@ -65,7 +65,7 @@ function metaPart(meta: Record<string, unknown>): unknown[] {
   return META_KEYS.map(k => (meta[k.slice(1)] === undefined ? "(absent)" : meta[k.slice(1)]));
 }
 
-/** After a key's site and dependency (lib/cache/staleness.ts): `label`, then a hash of what else the answer depends on. */
+/** After a key's site and dependency (cache/staleness.ts): `label`, then a hash of what else the answer depends on. */
 function keySuffix(label: string, parts: unknown[], meta: CallMeta): string {
   return `${label}:${createHash("sha1").update(JSON.stringify([...parts, ...metaPart(meta as Record<string, unknown>)])).digest("base64url")}`;
 }
@@ -99,10 +99,10 @@ const cacheMethods = {
   /**
    * Records by id as other records embed them (`{ [id]: value }`), one kept entry per record under the
    * record's own dependency (`ACT:<site>:V7:…`), so a write of the record cleans its entries alone
-   * (lib/cache/staleness.ts). `variant` is what the value depends on besides the record and the meta an
+   * (cache/staleness.ts). `variant` is what the value depends on besides the record and the meta an
    * answer depends on (caller, language, site, roots). `compute` is given the ids not kept, in one batch,
    * and answers the values of those it shows (an id the caller may not read is absent), each kept unless it
-   * depends on the clock or a write cleaned its key while it was computed (lib/cache/clean-mark.ts).
+   * depends on the clock or a write cleaned its key while it was computed (cache/clean-mark.ts).
    */
   async keptPerRecord<T>(ctx: Ctx<object>, kind: RecordKind, ids: readonly number[], variant: unknown,
     compute: (ids: number[]) => Promise<Map<number, Embedded<T>>>): Promise<Record<string, T>> {
@@ -130,7 +130,7 @@ const cacheMethods = {
   },
   /**
    * After every write, before it is answered (C16): cleans `patterns` (what the write made stale,
-   * lib/cache/staleness.ts; by default all of the current site's kept answers).
+   * cache/staleness.ts; by default all of the current site's kept answers).
    */
   async cleanCaches(patterns: string[] = sitePatterns(currentSiteId())): Promise<void> {
     await cleanEverywhere(this.broker, patterns);
@@ -144,7 +144,7 @@ const cacheMethods = {
 
 export type CacheMethods = typeof cacheMethods;
 interface CacheSelf extends Service, CacheMethods {
-  /** The log of the cacher's cleans (lib/cache/clean-logs.ts). */
+  /** The log of the cacher's cleans (cache/cachers.ts). */
   cleanLog: CleanLog | undefined;
 }
 

@@ -13,11 +13,12 @@
  */
 import type { Service, ServiceSchema } from "moleculer";
 import type { Collection, Doc } from "../store/collection";
-import type { Ctx } from "./types";
+import type { Ctx } from "../broker/context";
 import { nowDb } from "../lib/dates";
-import { ChangeAction, ChangeInput, ChangeType, isTermType, snapshotOf, visibleTo } from "../lib/changes/feed";
+import { changeOf } from "../lib/changes/change-of";
+import { ChangeAction, ChangeInput, ChangeType, snapshotOf, visibleTo } from "../lib/changes/feed";
 import { withDescendants } from "../lib/terms/term-tree";
-import { actionAvailable } from "../lib/bus";
+import { actionAvailable } from "../broker/bus";
 import type { TermDoc } from "../lib/terms/term-record";
 
 export type SourceKind = "event" | "venue" | "organizer" | "term";
@@ -55,8 +56,7 @@ export const termType = (doc: Doc): ChangeType => (doc.taxonomy === "tag" ? "tag
 
 const changeSourceMethods = {
   changeOf(type: ChangeType, action: ChangeAction, doc: Doc): ChangeInput {
-    const gone = action === "deleted" && isTermType(type);
-    return { type, id: Number(doc._id), action, modified_utc: typeof doc.modified_utc === "string" ? doc.modified_utc : nowDb(), snapshot: gone ? null : snapshotOf(type, doc) };
+    return changeOf(type, action, doc);
   },
 
 
@@ -133,8 +133,6 @@ const changeSourceMethods = {
 
 /** What the owning service gives the `changeRecords` action (each kind its own). */
 interface RecordOwner {
-  /** Events: publishes due `future` events. */
-  promoteDueEvents(): Promise<unknown>;
   /** Events and terms: records as lists show them. */
   records(ctx: Ctx, docs: Doc[], how: unknown): Promise<Array<Record<string, unknown>>>;
   /** Terms: the roots of the request's category paths. */
@@ -160,8 +158,6 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
       async handler(this: ChangeSourceSelf, ctx: Ctx<{ ids: number[]; anyStatus?: boolean }>): Promise<Record<string, unknown>> {
         const ids = [...new Set(ctx.params.ids)];
         if (!ids.length) return {};
-        // As a list would: due `future` events are published (and recorded) first (C13).
-        if (opts.kind === "event") await this.promoteDueEvents();
         const docs: Doc[] = await this.store.find({ _id: { $in: ids } });
         const now = nowDb();
         const who = ctx.meta?.caller;

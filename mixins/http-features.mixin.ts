@@ -14,7 +14,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "http";
 import type { Service, ServiceSchema } from "moleculer";
-import type { Ctx } from "./types";
+import type { Ctx } from "../broker/context";
 import { ApiError } from "../lib/errors";
 import type { CallMeta } from "../lib/meta";
 import { settings } from "../lib/settings";

@@ -1,5 +1,5 @@
 /**
- * The gateway's guards (lib/http/guards.ts) in front of moleculer-web, whatever the route: security headers
+ * The gateway's guards (gateway/guards.ts) in front of moleculer-web, whatever the route: security headers
  * and the rate limit (C18, C58), then a kept answer of the response cache, then moleculer-web.
  *
  * Only public hooks: the mixin makes the HTTP server itself (Node's `http.createServer`) and hands it to
@@ -7,7 +7,7 @@
  * requests go to `frontDoor`, which passes them on to moleculer-web's middleware handler (`express()`).
  * The server is a secure setting (`$secureSettings`): it is not announced to the other nodes. The
  * limiter is made from the settings when the gateway is created and closed when it stops. In front of
- * everything, the site door (mixins/site-door.ts) ties each request to its site.
+ * everything, the site door (gateway/site-door.ts) ties each request to its site.
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from "http";
 import type { ServiceSchema } from "moleculer";
@@ -18,10 +18,10 @@ import { acquireStore, releaseStore, Store } from "../store";
 import { useStoredAdminKey } from "../lib/api-keys";
 import { siteDirectory } from "../store/site-directory";
 import { storeConfig } from "./store.mixin";
-import { siteDoor } from "./site-door";
-import { docsOnError, DOCS_PATH } from "../lib/discovery";
-import { frontDoor, GuardContext, hardenServer } from "../lib/http/guards";
-import { createRateLimiter, RateLimiter } from "../lib/http/rate-limit";
+import { siteDoor } from "../gateway/site-door";
+import { docsOnError, DOCS_PATH } from "../gateway/docs-page";
+import { frontDoor, GuardContext, hardenServer } from "../gateway/guards";
+import { createRateLimiter, RateLimiter } from "../gateway/rate-limit";
 
 const isDocs = (url: string | undefined) => url === DOCS_PATH || String(url ?? "").startsWith(`${DOCS_PATH}/`);
 

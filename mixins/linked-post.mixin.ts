@@ -10,7 +10,7 @@
 import { producedBy } from "../lib/http/idempotency";
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PostMixin, type PostFace } from "./post.mixin";
-import type { Ctx } from "./types";
+import type { Ctx } from "../broker/context";
 import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from "./translatable.mixin";
 import { TRANSLATABLE } from "../lib/i18n/types";
 import { mergeValues } from "../lib/i18n/values";
@@ -33,7 +33,8 @@ import type { SlugHold } from "../lib/posts/write-order";
 import type { Page } from "../lib/posts/paging";
 import { KeyedQueue } from "../lib/queue";
 import { modifiedQuery } from "../lib/changes/modified";
-import { NearInput, NEAR_ACTION, readNear, requireGeolocation, venuesNear, withDistance } from "../lib/geo/near-query";
+import { NearInput, NEAR_ACTION, readNear, withDistance } from "../lib/geo/near-query";
+import { requireGeolocation, venuesNear } from "../broker/geolocation";
 
 
 export type { LinkedKindSpec } from "../lib/linked/spec";

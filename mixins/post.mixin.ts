@@ -10,19 +10,15 @@ import { ChangeSourceMixin, type ChangeSourceFace } from "./change-source.mixin"
 import type { Query, Sort } from "../store/collection";
 import type { ImageRecord, IdRegistry } from "../store/registry";
 import { ApiError } from "../lib/errors";
-import { isUniqueViolation } from "../store/errors";
 import { settings, NAMESPACE_PATH } from "../lib/settings";
-import { currentSiteId, SiteLocal } from "../lib/sites/scope";
 import { canAccessPassword, listStatuses, Who, hasCap } from "../lib/capabilities";
-import { sanitizeSlug, trashedSlug } from "../lib/slug";
 import { nowDb } from "../lib/dates";
-import { feedEntry } from "../lib/changes/feed";
-import { modifiedStamp } from "../lib/changes/modified";
 import { pageOf, Page, listLinks, pagingHeaders, totalFromPage, totalPages } from "../lib/posts/paging";
 import { imageUrlExtension } from "../lib/sanitize";
 import { parseInteger } from "../lib/query";
-import { SlugHold, SlugHolds } from "../lib/posts/write-order";
-import { KeyedQueue } from "../lib/queue";
+import type { SlugHold } from "../lib/posts/write-order";
+import { PostRecords } from "../domain/posts/post-records";
+import { siteRegistry } from "../store/site-collection";
 
 export type PostKind = "event" | "venue" | "organizer";
 
@@ -32,8 +28,8 @@ export interface PostOptions {
   indexes: IndexSpec[];
 }
 
-import type { Ctx } from "./types";
-export type { Ctx } from "./types";
+import type { Ctx } from "../broker/context";
+export type { Ctx } from "../broker/context";
 
 export type { PostDoc } from "../lib/posts/post-doc";
 import type { PostDoc } from "../lib/posts/post-doc";
@@ -44,8 +40,6 @@ const COMMON_INDEXES: IndexSpec[] = [
   // A slug is unique among a type's records outside draft/pending (docs/records.md#event-slugs), by constraint.
   { field: "slug", unique: true, unlessStatus: ["draft", "pending", "auto-draft", "trash"] }
 ];
-/** Writes that lose a race for a slug this many times in a row give up (the error is answered); a create's first, unchecked try is one of them. */
-const SLUG_ATTEMPTS = 16;
 
 /** The shared methods; `opts` names the kind in errors and notifications. */
 function postMethods(opts: PostOptions) {
@@ -70,61 +64,30 @@ function postMethods(opts: PostOptions) {
     },
     /** `modified` (site time) and `modified_utc` (UTC) of a write at `now` (C58). */
     modifiedAt(now: Date): { modified: string; modified_utc: string } {
-      return modifiedStamp(now, settings().siteTimezone);
+      return this.postRecords.modifiedAt(now);
     },
 
-    async findById(id: number): Promise<PostDoc | null> {
-      return this.store.findOne({ _id: id }) as Promise<PostDoc | null>;
+    // the records themselves: domain/posts/post-records.ts
+    findById(id: number): Promise<PostDoc | null> {
+      return this.postRecords.findById(id);
     },
-    /** The record whose stored slug equals the normalised path segment (any status). */
-    async findBySlug(slug: string): Promise<PostDoc | null> {
-      // The gateway has decoded the path segment already; decode again only what still is encoded.
-      let raw = String(slug);
-      try { raw = decodeURIComponent(raw); } catch { /* a literal "%" */ }
-      const normalised = sanitizeSlug(raw);
-      if (!normalised) return null;
-      return this.store.findOne({ slug: normalised }) as Promise<PostDoc | null>;
+    findBySlug(slug: string): Promise<PostDoc | null> {
+      return this.postRecords.findBySlug(slug);
     },
-    /** The post type owning an id in the shared id space (D2). */
     kindOfId(id: number): Promise<string | undefined> {
-      return this.typeOfId(id);
+      return this.postRecords.kindOfId(id);
     },
-
-    /** `base` made unique among this type's records (reserved words avoided), held against parallel writes until `release()` (call it once the write is stored). */
-    /**
-     * With `unchecked`, `base` itself is taken without asking the store: the write's own statement checks
-     * it (InsertOptions.unlessTaken) and a refusal runs the write again, checked (retryOnSlugConflict).
-     */
     holdSlug(base: string, excludeId?: number, unchecked = false): Promise<SlugHold> {
-      return this.slugHolds.here().hold(base, async candidate =>
-        !(unchecked && candidate === base) && (await this.store.idsWhere("slug", candidate)).some((id: unknown) => id !== excludeId));
+      return this.postRecords.holdSlug(base, excludeId, unchecked);
     },
-    /**
-     * Runs a write that picks a slug; when the store's unique constraint refuses the slug (another node
-     * took it meanwhile), runs it again, so it picks the next free one.
-     */
-    async retryOnSlugConflict<T>(fn: (attempt: number) => Promise<T>): Promise<T> {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await fn(attempt);
-        } catch (err) {
-          if (!isUniqueViolation(err) || !/slug/.test((err as Error).message) || attempt >= SLUG_ATTEMPTS) throw err;
-        }
-      }
+    retryOnSlugConflict<T>(fn: (attempt: number) => Promise<T>): Promise<T> {
+      return this.postRecords.retryOnSlugConflict(fn);
     },
-    /** Runs the writes of one record (`id`) one after another; `fn` reads the record itself, inside. */
     inRecordOrder<T>(id: number, fn: () => Promise<T>): Promise<T> {
-      return this.recordWrites.run(`${currentSiteId()}:${id}`, fn);
+      return this.postRecords.inRecordOrder(id, fn);
     },
-
-    /**
-     * Moves a record to the trash: prior status remembered, slug suffixed (docs/records.md#deleting-an-event);
-     * its `deleted` feed entry stored with it (announce it with `recorded`).
-     */
-    async trashRecord(record: PostDoc): Promise<PostDoc> {
-      return this.store.updateOne({ _id: record._id }, {
-        $set: { status: "trash", prior_status: record.status, slug: record.slug ? trashedSlug(record.slug) : record.slug, ...this.modifiedAt(this.now()) }
-      }, { change: after => this.feedEntryOf("deleted", after as PostDoc) }) as Promise<PostDoc>;
+    trashRecord(record: PostDoc): Promise<PostDoc> {
+      return this.postRecords.trash(record);
     },
 
     /** Statuses a list shows to this caller (docs/lists.md#always-applied, #venue-and-organizer-lists); a forbidden `status` is a 400. */
@@ -206,7 +169,7 @@ function postMethods(opts: PostOptions) {
      */
     /** The feed entry of a write of this record, for the store to write with it (InsertOptions.change). */
     feedEntryOf(action: "created" | "updated" | "deleted", record: PostDoc): Record<string, unknown> {
-      return { ...feedEntry(this.changeOf(opts.kind, action, record)) };
+      return this.postRecords.feedEntryOf(action, record);
     },
     /** `recorded`: the write stored its own feed entry (feedEntryOf); what derives from it is still recorded here. */
     async announce(action: "created" | "updated" | "deleted", record: PostDoc, recorded = false): Promise<void> {
@@ -221,13 +184,12 @@ function postMethods(opts: PostOptions) {
 }
 
 /** What a service with the post mixin has (with the store and change-source mixins'). */
-export interface PostFace extends ReturnType<typeof postMethods>, StoreFace, ChangeSourceFace {}
-
-interface PostSelf extends Service, PostFace {
-  recordWrites: KeyedQueue;
-  /** Slugs held by writes in progress, per site (slugs are unique per site, docs/sites.md). */
-  slugHolds: SiteLocal<SlugHolds>;
+export interface PostFace extends ReturnType<typeof postMethods>, StoreFace, ChangeSourceFace {
+  /** The type's records (domain/posts/post-records.ts), built in created(). */
+  postRecords: PostRecords;
 }
+
+type PostSelf = Service & PostFace;
 
 export function PostMixin(opts: PostOptions): ServiceSchema {
   return {
@@ -235,8 +197,7 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
     mixins: [StoreMixin({ collection: opts.collection, indexes: [...COMMON_INDEXES, ...opts.indexes] }), ChangeSourceMixin({ kind: opts.kind })],
     methods: postMethods(opts),
     created(this: PostSelf) {
-      this.recordWrites = new KeyedQueue();
-      this.slugHolds = new SiteLocal(() => new SlugHolds());
+      this.postRecords = new PostRecords({ kind: opts.kind, collection: () => this.store, registry: () => siteRegistry(this.storeHandle!), now: () => this.now() });
     }
   } as unknown as ServiceSchema;
 }

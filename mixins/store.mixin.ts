@@ -8,7 +8,7 @@
 import type { ServiceSchema } from "moleculer";
 import { settings } from "../lib/settings";
 import type { Collection, Doc } from "../store/collection";
-import { changedFields, inSeries, stalePatterns, type Write } from "../lib/cache/staleness";
+import { changedFields, inSeries, stalePatterns, type Write } from "../cache/staleness";
 import type { IdRegistry, Sequence } from "../store/registry";
 import { acquireStore, releaseStore, IndexSpec, Store, StoreConfig } from "../store";
 import { CacheMixin, type CacheMethods } from "./cache.mixin";
@@ -38,7 +38,7 @@ function lockKey(name: string): number {
 
 /**
  * The collection with every write followed by a clean of what it made stale (kept answers never outlive
- * a write, lib/cache/staleness.ts): one record's write names that record, a write of many the whole site.
+ * a write, cache/staleness.ts): one record's write names that record, a write of many the whole site.
  */
 function cleaningWrites(collection: string, col: Collection, clean: (patterns: string[]) => Promise<void>): Collection {
   const one = (doc: Doc | null | undefined, before?: Doc | null): Write => {
@@ -66,6 +66,8 @@ function cleaningWrites(collection: string, col: Collection, clean: (patterns: s
 /** What a service with the store mixin has (its public face, with the cache mixin's). */
 export interface StoreFace extends CacheMethods {
   store: Collection;
+  /** The store opened when the service started (its SQL driver: `storeHandle.sql`). */
+  storeHandle?: Store;
   allocateId(seq: Sequence, type: string): Promise<number>;
   allocatePostIds(type: string, count: number): Promise<number[]>;
   typeOfId(id: number): Promise<string | undefined>;

@@ -19,7 +19,7 @@
 import { Errors } from "moleculer";
 import type { Context, Service, ServiceSchema } from "moleculer";
 import type { CallMeta } from "../lib/meta";
-import { serviceRuns } from "./types";
+import { serviceRuns } from "../broker/bus";
 import type { IndexSpec } from "./store.mixin";
 import type { Collection, Doc, Query } from "../store/collection";
 import type { SearchTerm } from "../lib/search";

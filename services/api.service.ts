@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "http";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { ApiError } from "../lib/errors";
-import { renderError, toApiError } from "../lib/error-render";
+import { renderError, toApiError } from "../gateway/error-render";
 import { aliases, ROUTED_SERVICES } from "../lib/routes";
 import { PATH_LANGUAGES, NAMESPACE_PATH, settings, cacheKind, deploymentSettings } from "../lib/settings";
 import { callerForKey } from "../lib/sites/callers";
@@ -18,31 +18,26 @@ import { carriesOperator } from "../lib/query";
 import { isLanguage, DEFAULT_LANGUAGE } from "../lib/messages";
 import type { Caller } from "../lib/callers";
 import { CallMeta } from "../lib/meta";
-import { API_PARAMS, docsAliases, docsOnError, docUrl, DOCS_PATH, namespaceIndex, openApiDocument } from "../lib/discovery";
+import { API_PARAMS, namespaceIndex, openApiDocument } from "../lib/discovery";
+import { docsAliases, docsOnError, docUrl, DOCS_PATH } from "../gateway/docs-page";
 import { apiLinkHeader, restIndex, siteHome, SiteFacts } from "../lib/discovery/rest-index";
 import { HttpDrainMixin } from "../mixins/http-drain.mixin";
-import { etagMatches, isKeptRef, keptBytes, keptHeaders, listPageOf, KeptRef, KeptResponse, responseKey } from "../lib/http/response-cache";
+import { keptHeaders, KeptResponse, responseKey } from "../cache/response-cache";
+import { KeptAnswers, type KeyedRequest } from "../cache/kept-answers";
 import { CACHE_CLEAN_EVENT, type CleanMessage } from "../mixins/cache.mixin";
-import { EVERYTHING, isListKey, listBodyKey } from "../lib/cache/staleness";
-import { notModified } from "../lib/http/etag";
-import { HTTP_REQUEST_TIMEOUT_MS } from "../lib/http/guards";
+import { EVERYTHING } from "../cache/staleness";
+import { HTTP_REQUEST_TIMEOUT_MS } from "../gateway/guards";
 import { HttpGuardsMixin } from "../mixins/http-guards.mixin";
 import { HttpFeaturesMixin, type HttpFeaturesFace } from "../mixins/http-features.mixin";
-import { serviceRuns, type Ctx } from "../mixins/types";
+import { serviceRuns } from "../broker/bus";
+import type { Ctx } from "../broker/context";
 import type { StoredAnswer } from "../lib/http/idempotency";
 import { QuietError, ReplayAnswer } from "../lib/http/answers";
-import { cleanMark, keepUnlessCleaned, type CleanLog, type CleanMark } from "../lib/cache/clean-mark";
-import { Flights, MAX_WAITS, type Flight } from "../lib/cache/single-flight";
-import { cleanLogOf } from "../lib/cache/clean-logs";
+import { cleanLogOf } from "../cache/cachers";
 
 type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string };
-/** A GET whose answer may be kept: its key, and the cacher's clean count when it arrived. */
-type KeyedReq = Req & {
-  $responseKey?: string;
-  $cleanMark?: CleanMark;
-  /** Ends this request's computation of its key, which other requests of that key wait for (lib/cache/single-flight.ts). */
-  $endFlight?: (outcome: Flight<void>) => void;
-};
+/** A GET whose answer may be kept (cache/kept-answers.ts). */
+type KeyedReq = Req & KeyedRequest;
 /** A node as the registry and `$node.connected` describe it. */
 interface GatewayNode { id: string; services?: Array<{ name: string }> }
 type Res = ServerResponse & { $ctx?: Ctx };
@@ -51,12 +46,8 @@ interface Alias { action?: string; path?: string; keys?: Array<{ name: string }>
 
 /** The gateway: moleculer-web's service, with the HTTP-feature methods and its own. */
 interface ApiSelf extends Service, HttpFeaturesFace {
-  /** Whether GET answers are kept (a cacher is configured). */
-  responseCacheOn?: boolean;
-  /** The log of the cacher's cleans, which decides whether an answer may be kept (lib/cache/clean-logs.ts). */
-  cleanLog: CleanLog | undefined;
-  /** The kept answers being computed on this gateway, by key: a request that misses while one is computed waits for it. */
-  responseFlights: Flights<void>;
+  /** The kept GET answers, when a cacher is configured. */
+  keptAnswers?: KeptAnswers;
   /** Whether the routed services have started once (the namespace index's readiness wait). */
   routesStarted?: boolean;
   answerKept(req: KeyedReq, res: Res): Promise<boolean>;
@@ -88,7 +79,7 @@ function requestLanguage(req: Req): string {
   return pathLanguage(req.originalUrl ?? req.url ?? "") ?? settings().defaultLanguage ?? DEFAULT_LANGUAGE;
 }
 
-/** The headers every API answer carries beyond the guards' security headers (lib/http/guards.ts, set on every request). */
+/** The headers every API answer carries beyond the guards' security headers (gateway/guards.ts, set on every request). */
 function securityHeaders(res: Res): void {
   if (res.headersSent) return;
   res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
@@ -112,62 +103,21 @@ function prototypeKeyOf(v: unknown): string | undefined {
   return Object.prototype.hasOwnProperty.call(v, "__proto__") || (proto !== Object.prototype && proto !== null) ? "__proto__" : undefined;
 }
 
-/** The answer kept under `key` (a plain list page's key names its body's, lib/cache/staleness.ts), or null. */
-async function keptAnswer(self: ApiSelf, key: string): Promise<KeptResponse | null> {
-  const kept = await self.broker.cacher!.get(key) as KeptResponse | KeptRef | null;
-  if (!isKeptRef(kept)) return kept ?? null;
-  const body = await self.broker.cacher!.get(kept.ref) as KeptResponse | KeptRef | null;
-  return body && !isKeptRef(body) ? body : null;
-}
-
 /**
- * A GET whose answer is kept (lib/http/response-cache.ts) is answered from the cache, conditional requests
+ * A GET whose answer is kept (cache/kept-answers.ts) is answered from the cache, conditional requests
  * included, before moleculer-web routes it (the guards have run: security headers, rate limit). Answers
- * false when the request must go on; then it carries its key for `keepResponse`. A request with an `Origin`
- * goes on to the routes, kept answer or not: moleculer-web writes the CORS headers there (and checks the
- * origin), and its answer is the kept one.
+ * false when the request must go on; then it carries its key for `keepResponse`.
  */
 async function answerKept(this: ApiSelf, req: KeyedReq, res: Res): Promise<boolean> {
   // While a routed service is away, answers come from the services (503), not from what was kept.
-  const key = this.responseCacheOn && ROUTED_SERVICES.every(name => serviceRuns(this.broker, name)) ? responseKey(req) : undefined;
+  const key = this.keptAnswers && ROUTED_SERVICES.every(name => serviceRuns(this.broker, name)) ? responseKey(req) : undefined;
   if (!key) return false;
-  // the computation running as the request arrives: it may end while the cache is read
-  const runningAtArrival = this.responseFlights.current(key);
-  let kept = req.headers.origin === undefined ? await keptAnswer(this, key) : null;
-  // One computation per stale answer on this gateway: a miss while the key is computed waits for it and
-  // reads what it kept (nothing kept, as when a write crossed it: this request computes; MAX_WAITS bounds it).
-  for (let waits = 0; !kept && req.headers.origin === undefined && waits < MAX_WAITS; waits++) {
-    const running = this.responseFlights.current(key) ?? (waits === 0 ? runningAtArrival : undefined);
-    if (!running) break;
-    if ((await running).kept) kept = await keptAnswer(this, key);
-  }
-  if (!kept) {
-    req.$responseKey = key;
-    // the check above and this start are one turn of the event loop: one computation starts
-    if (req.headers.origin === undefined && !this.responseFlights.current(key)) {
-      const end = this.responseFlights.start(key);
-      req.$endFlight = end;
-      // whatever becomes of the request (an error, another status, a closed connection), its waiters go on
-      res.once("close", () => end({ kept: false }));
-    }
-    // taken before the store is read: an answer computed across a write's clean is not kept (lib/cache/clean-mark.ts)
-    req.$cleanMark = await cleanMark(this.cleanLog);
-    return false;
-  }
+  const kept = await this.keptAnswers!.find(req, res, key);
+  if (!kept) return false;
   // what moleculer-web adds to a routed answer: the request id
   res.setHeader("X-Request-ID", req.headers["x-correlation-id"] ?? req.headers["x-request-id"] ?? this.broker.generateUid());
   securityHeaders(res);
-  for (const [name, value] of Object.entries(kept.headers)) res.setHeader(name, value);
-  const conditional = { ifNoneMatch: req.headers["if-none-match"] as string | undefined, ifModifiedSince: req.headers["if-modified-since"] as string | undefined };
-  if (etagMatches(conditional.ifNoneMatch, kept.headers.etag) || notModified(conditional, kept.headers.etag, kept.headers["last-modified"])) {
-    res.writeHead(304);
-    res.end();
-    return true;
-  }
-  const bytes = keptBytes(kept);
-  res.setHeader("Content-Length", bytes.length);
-  res.writeHead(kept.status);
-  res.end(bytes);
+  KeptAnswers.send(req, res, kept);
   return true;
 }
 
@@ -197,7 +147,6 @@ function beforeCall(lang: string | undefined) {
     const site = s.baseUrl + (lang ? `/${lang}` : "");
     ctx.meta.language = language;
     ctx.meta.languageParam = params.i18n_language !== undefined;
-    ctx.meta.site = currentSiteId();
     ctx.meta.siteUrl = site;
     ctx.meta.apiRoot = `${site}/${s.restPrefix}`;
     // Lists carry the parameters as sent in their links (D10); by-slug updates rename with a body slug (D4).
@@ -328,11 +277,13 @@ export default function apiService(): ServiceSchema {
     logRouteRegistration: "debug",
     logResponse: null,
     log4XXResponses: false,
-    // The request's site (the site door's, mixins/site-door.ts) on the context moleculer-web handles it in.
+    // The request's site, as the site door decided it (gateway/site-door.ts), on the context moleculer-web
+    // handles the request in: the one place the gateway writes `meta.site`; the calls made from that
+    // context carry it on (middlewares/site-scope.middleware.ts).
     rootCallOptions(options: { meta?: Record<string, unknown> }) {
       options.meta = { ...(options.meta ?? {}), site: currentSiteId() };
     },
-    // Node's HTTP server limits on slow clients (lib/http/guards.ts sets the headers limit on start).
+    // Node's HTTP server limits on slow clients (gateway/guards.ts sets the headers limit on start).
     requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
     cors: { origin: settings().corsOrigins, methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], exposedHeaders: EXPOSED_HEADERS.split(", ") },
     routes: [
@@ -428,17 +379,7 @@ export default function apiService(): ServiceSchema {
       const headers = keptHeaders(name => res.getHeader(name) ?? extra[name]);
       headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
       const kept: KeptResponse = { status, headers, body };
-      // not kept when a write cleaned its key since the request missed (lib/cache/clean-mark.ts)
-      const keep = (k: string, value: unknown) => keepUnlessCleaned(this.broker.cacher!, this.cleanLog, req.$cleanMark, k, value);
-      if (!isListKey(key)) {
-        req.$endFlight?.({ kept: await keep(key, kept) });
-        return body;
-      }
-      // A plain list page: its body under a key naming the events it shows, and the page's key naming that.
-      const page = headers["content-type"].startsWith("application/json") ? listPageOf(data, headers) : undefined;
-      if (!page) return body;
-      const bodyKey = listBodyKey(key, page.total, page.ids);
-      req.$endFlight?.({ kept: (await keep(bodyKey, kept)) && (await keep(key, { ref: bodyKey } satisfies KeptRef)) });
+      await this.keptAnswers?.keep(req, kept, data);
       return body;
     }
   },
@@ -446,9 +387,7 @@ export default function apiService(): ServiceSchema {
     // Kept answers are cleaned by every write: at once in one process or in a shared Redis; on a gateway
     // of its own with a memory cache, by the writer's `cache.clean.calendar` broadcast, which reaches this
     // node before the write's answer does (one NATS connection delivers a publisher's messages in order).
-    this.responseCacheOn = !!this.broker.cacher;
-    this.cleanLog = cleanLogOf(this.broker.cacher);
-    this.responseFlights = new Flights();
+    this.keptAnswers = this.broker.cacher ? new KeptAnswers(this.broker.cacher, cleanLogOf(this.broker.cacher)) : undefined;
     // ...but with two gateways, the clean reaches the other one on another path than the write's answer
     // reaches its client: that one could answer a kept, stale page after the write was answered (C16, C45).
     for (const node of this.broker.registry.getNodeList({ onlyAvailable: true, withServices: true }) as unknown as GatewayNode[]) this.refuseSecondGateway(node);

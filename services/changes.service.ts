@@ -18,7 +18,7 @@
  */
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
-import type { Ctx } from "../mixins/types";
+import type { Ctx } from "../broker/context";
 import { openKeyStore, KeyStore } from "../store/key-store";
 import { FEED_CARRY, type Collection } from "../store/collection";
 import { nowDb } from "../lib/dates";
@@ -28,7 +28,7 @@ import {
   GAP_GRACE_MS, ownerOf
 } from "../lib/changes/feed";
 import { ClaimResult, KEEP_MS, StoredAnswer } from "../lib/http/idempotency";
-import { feedPatterns } from "../lib/cache/staleness";
+import { feedPatterns } from "../cache/staleness";
 import { currentSiteId } from "../lib/sites/scope";
 import { cleanEverywhere } from "../mixins/cache.mixin";
 import { feedHorizon } from "../store/sql/feed";

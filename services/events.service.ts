@@ -4,31 +4,36 @@
  */
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PostMixin, type PostFace } from "../mixins/post.mixin";
-import type { Ctx } from "../mixins/types";
+import type { Ctx } from "../broker/context";
 import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from "../mixins/translatable.mixin";
 import { searchTerms, SearchTerm } from "../lib/search";
 import { allChecks, ApiError, ParamReason, throwIfInvalid } from "../lib/errors";
 import { settings } from "../lib/settings";
 import { SiteLocal } from "../lib/sites/scope";
 import { canCreatePost, canDeletePost, canEditPost, canReadPost, Capability, effectiveStatus, hasCap, REGISTERED_STATUSES, Who } from "../lib/capabilities";
-import { parseUtc, parseWallClock } from "../lib/dates";
+import { listBound, parseUtc, parseWallClock } from "../lib/dates";
 import { sanitizeSlug, trashedSlug, untrashedSlug } from "../lib/slug";
 import { FLOATING_STATUSES, resolvePublication } from "../lib/posts/publication";
 import { EVENT_PARAMS, EVENT_LINK_ORDER } from "../lib/events/event-params";
 import { checkEventInput, plainEventFields, resolveSchedule } from "../lib/events/event-input";
-import { EventDoc, EventEmbeds, eventRecord } from "../lib/events/event-record";
+import { EventDoc, eventRecord } from "../lib/events/event-record";
 import { buildEventQuery, eventSearchCondition, eventSort, EventListFilters, readableCondition, SearchAccess } from "../lib/events/event-query";
 import type { SlugHold } from "../lib/posts/write-order";
 import type { Page } from "../lib/posts/paging";
 import type { Query, Sort } from "../store/collection";
 import { modifiedRange } from "../lib/changes/modified";
-import { NearInput, NEAR_ACTION, readNear, requireGeolocation, venuesNear, withDistance } from "../lib/geo/near-query";
+import { NearInput, NEAR_ACTION, readNear, withDistance } from "../lib/geo/near-query";
+import { requireGeolocation, venuesNear } from "../broker/geolocation";
 import { sent } from "../lib/params";
 import { producedBy } from "../lib/http/idempotency";
-import { SeriesMixin, type SeriesFace } from "../mixins/series.mixin";
+import { SeriesPlanner, SERIES_JOB_LOCK, SERIES_JOB_TIMEOUT_MS } from "../domain/events/series-planner";
+import { EventEmbedder } from "../domain/events/event-embeds";
+import type { PostRecords } from "../domain/posts/post-records";
+import type { SeriesDoc } from "../lib/events/series";
 import { listBounds } from "../lib/events/series-window";
 import { isMember, textSource } from "../lib/events/series";
 import { importSourceOf, type ImportSourceMeta } from "../lib/imports/source";
+import { asRead, dueStatuses, withDueStatuses } from "../lib/events/due-events";
 
 
 /** The params of the list and the reads, as their schemas leave them (lib/events/event-params.ts). */
@@ -56,21 +61,34 @@ interface ListParams extends NearInput {
   modified_before?: unknown;
   [param: string]: unknown;
 }
+/** What a page of events' embedded records depend on: the request (caller, password, context) and JSON-LD. */
+interface EmbedRequest {
+  ctx: Ctx;
+  jsonLd: boolean;
+}
+/** The occurrences route's params as its schema leaves them (lib/events/event-params.ts). */
+interface OccurrencesParams extends Record<string, unknown> {
+  id: number;
+  page?: number;
+  per_page?: number;
+  status?: string[];
+  strict_dates?: boolean;
+}
 /** The params of the writes (validated by their schemas; each input is read where it is used). */
 type WriteParams = Record<string, unknown> & { id: number; slug?: string };
+/** What writes one event: a write's params (a series writes its events without the route's id). */
+type EventInput = Record<string, unknown> & { slug?: string };
 
 const methods = {
   /** One page of the events list (cached per caller and language by cachedRead). */
   async listEvents(ctx: Ctx<ListParams>) {
-    await this.promoteDueEvents();
-    await this.extendSeriesHorizons();
     const filters: EventListFilters = await this.listFilters(ctx);
     const page = this.pageOf(ctx.params);
     const geo = ctx.locals?.geo as Map<number, number> | undefined;
     let docs: EventDoc[];
     let total: number;
     if (ctx.params.orderby === "distance" && geo) ({ docs, total } = await this.pageByDistance(filters, page, geo));
-    else ({ docs, total } = await this.pagedFind(buildEventQuery(filters), eventSort(!!filters.include), page));
+    else ({ docs, total } = await this.pagedFind(this.listQuery(filters), eventSort(!!filters.include), page));
     let events = await this.records(ctx, docs, { jsonLd: !!ctx.params.json_ld });
     if (geo) events = events.map(ev => withDistance(ev, this.distanceOf(ev, geo)));
     const sent = { ...(ctx.meta.query ?? {}) } as Record<string, unknown>;
@@ -102,13 +120,36 @@ const methods = {
     return n;
   },
 
-  /** C13: future events whose date has passed are published (and counted) before anything reads them. */
-  async promoteDueEvents() {
+  /**
+   * A list's query, its statuses read as C13 reads them (a due `future` event as published): reads never
+   * write, so a due event may not be published in the store yet (lib/events/due-events.ts).
+   */
+  listQuery(filters: EventListFilters): Query {
+    const due = dueStatuses(filters.statuses, this.nowDb());
+    return withDueStatuses(buildEventQuery({ ...filters, statuses: due.statuses }), due.condition);
+  },
+
+  /**
+   * What reads leave to the writes (docs/decisions.md "Reads never write"), run before each write of an
+   * event: due `future` events are published, and the series' horizon moved where today's default list
+   * window needs it (the scheduled jobs do both as well).
+   */
+  async beforeWrite() {
+    await this.publishDueEvents();
+    await this.series.extendHorizons();
+  },
+
+  /**
+   * C13: future events whose date has passed are published (and counted, and recorded in the feed). Run by
+   * the writes of events and by a scheduled job (DUE_EVENTS_JOB_MS), never by a read: until then the reads
+   * count them as published by arithmetic (lib/events/due-events.ts).
+   */
+  async publishDueEvents() {
     const now = this.nowDb();
     // Once a second per site (docs/sites.md).
-    const promoted = (this.lastPromotion ??= new SiteLocal<string>(() => ""));
-    if (promoted.here() === now) return;
-    promoted.set(now);
+    const published = (this.lastPublication ??= new SiteLocal<string>(() => ""));
+    if (published.here() === now) return;
+    published.set(now);
     const due: EventDoc[] = (await this.store.find({ status: "future", date_utc: { $lte: now } })) as EventDoc[];
     for (const doc of due) {
       const updated = (await this.store.updateOne({ _id: doc._id, status: "future" }, { $set: { status: "publish" } })) as EventDoc | null;
@@ -121,7 +162,6 @@ const methods = {
 
   /** The event with that id, or the reference's 404 / 400 when there is none / it is another type. */
   async targetById(id: number): Promise<EventDoc> {
-    await this.promoteDueEvents();
     const doc = id > 0 ? await this.findById(id) : null;
     if (doc) return doc;
     const kind = id > 0 ? await this.kindOfId(id) : undefined;
@@ -130,7 +170,6 @@ const methods = {
   },
   /** By slug (GET, DELETE): an unknown slug is a validation error. */
   async targetBySlug(slug: string): Promise<EventDoc> {
-    await this.promoteDueEvents();
     const doc = await this.findBySlug(slug);
     if (doc) return doc;
     throw ApiError.invalidParam("slug");
@@ -149,22 +188,13 @@ const methods = {
   /** Output records of a page of events, with everything embedded fetched once per page. */
   async records(ctx: Ctx, docs: EventDoc[], opts: { jsonLd: boolean; editor?: boolean }) {
     if (!docs.length) return [];
-    const venueIds = [...new Set(docs.flatMap(d => d.venues))];
-    const organizerIds = [...new Set(docs.flatMap(d => d.organizers))];
-    const termIds = [...new Set(docs.flatMap(d => [...d.categories, ...d.tags]))];
-    // The linked records follow the caller's rights (C1) and the request's password / context (docs/authorization.md#password-protected-records).
-    const access = Object.fromEntries(["password", "context"].filter(k => typeof ctx.params?.[k] === "string").map(k => [k, ctx.params[k]]));
-    const [venues, organizers, terms, images, texts] = await Promise.all([
-      venueIds.length ? ctx.call("venues.embed", { ids: venueIds, jsonLd: opts.jsonLd, ...access }) : {},
-      organizerIds.length ? ctx.call("organizers.embed", { ids: organizerIds, jsonLd: opts.jsonLd, ...access }) : {},
-      termIds.length ? ctx.call("taxonomy.embed", { ids: termIds }) : {},
-      this.imagesById(docs.map(d => d.image).filter((id): id is number => !!id)),
-      this.localize(ctx, docs.map(textSource))
-    ]);
+    const [embeds, texts] = await Promise.all([this.embedder.embedsOf({ ctx, jsonLd: opts.jsonLd }, docs), this.localize(ctx, docs.map(textSource))]);
     const rc = { site: this.siteOf(ctx), ns: this.nsOf(ctx), baseUrl: settings().baseUrl };
+    const now = this.nowDb();
     return docs.map(doc => {
       const blank = !opts.editor && !this.passwordAccess(ctx, doc, ctx.params ?? {});
-      const record = eventRecord(doc, rc, { venues: venues as EventEmbeds["venues"], organizers: organizers as EventEmbeds["organizers"], terms: terms as EventEmbeds["terms"], images }, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id) });
+      // C13: a due `future` event reads as published before a write publishes it
+      const record = eventRecord(asRead(doc, now), rc, embeds, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id) });
       // an imported event's source identity, to those who may edit it (C64, docs/imports.md#idempotency)
       if (doc.import_source && ctx.params?.context === "edit" && canEditPost(this.who(ctx), doc)) (record as Record<string, unknown>).import_source = doc.import_source;
       return this.applyLanguage(record, doc, ctx);
@@ -252,9 +282,22 @@ const methods = {
     }
     return out;
   },
+  /** The occurrences route's conditions: the series, the statuses as C13 reads them, the date bounds. */
+  occurrencesQuery(ctx: Ctx<OccurrencesParams>, doc: EventDoc): Query {
+    const p = ctx.params;
+    // statuses as C13 reads them (a due `future` occurrence as published, lib/events/due-events.ts)
+    const due = dueStatuses(this.listStatusFilter(ctx, p.status), this.nowDb());
+    const and: Query[] = [{ series_id: doc.series_id }, { status: { $in: due.statuses } }, ...(due.condition ? [due.condition] : [])];
+    for (const [kind, op] of [["start_date", "$gte"], ["end_date", "$lte"]] as const) {
+      const value = p[kind];
+      const bound = value !== undefined && value !== null ? listBound(value, kind, !!p.strict_dates, this.siteZone()) : null;
+      if (bound !== null) and.push({ [kind]: { [op]: bound } });
+    }
+    return { $and: and };
+  },
   /** `orderby=distance`: the matching events (already bounded by the radius) sorted nearest first. */
   async pageByDistance(filters: EventListFilters, page: Page, geo: Map<number, number>) {
-    const all: EventDoc[] = (await this.store.find(buildEventQuery(filters), { sort: eventSort(false) })) as EventDoc[];
+    const all: EventDoc[] = (await this.store.find(this.listQuery(filters), { sort: eventSort(false) })) as EventDoc[];
     const nearest = (d: EventDoc) => Math.min(...d.venues.map(v => geo.get(v) ?? Infinity));
     all.sort((a, b) => nearest(a) - nearest(b));
     const docs = all.slice(page.skip, page.skip + page.perPage);
@@ -289,7 +332,7 @@ const methods = {
     if (sent(p.post_parent)) await collect("post_parent", () => this.requireKind([p.post_parent as number], "event", "post_parent"));
     if (sent(p.venue)) await collect("venue", () => ctx.call("venues.validateLinks", { value: p.venue }));
     if (sent(p.organizer)) await collect("organizer", () => ctx.call("organizers.validateLinks", { value: p.organizer }));
-    Object.assign(bad, await this.checkSeriesWrite(p, p.id));
+    Object.assign(bad, await this.series.checkWrite(p, p.id));
     throwIfInvalid(bad);
   },
   /** Updating to `trash` is a delete (C13): it needs delete_post as well as edit_post. */
@@ -315,7 +358,7 @@ const methods = {
   },
 
   /** Creates (current undefined) or updates an event from validated parameters; returns the stored doc. */
-  async writeEvent(ctx: Ctx, p: WriteParams, current: EventDoc | undefined): Promise<EventDoc> {
+  async writeEvent(ctx: Ctx, p: EventInput, current: EventDoc | undefined): Promise<EventDoc> {
     const who: Who = this.who(ctx);
     const now = this.now();
     const schedule = resolveSchedule(p, current, this.siteZone(), now);
@@ -389,7 +432,7 @@ const methods = {
    * (an event created in the trash gets its would-be slug suffixed); leaving it removes the suffix and
    * makes the slug unique again.
    */
-  async slugAndTrash(p: WriteParams, current: EventDoc | undefined, next: EventDoc, id: number, holds: SlugHold[] = [], unchecked = false) {
+  async slugAndTrash(p: EventInput, current: EventDoc | undefined, next: EventDoc, id: number, holds: SlugHold[] = [], unchecked = false) {
     const out: Record<string, unknown> = {};
     const status = next.status;
     if (status === "trash") {
@@ -421,17 +464,17 @@ const methods = {
   },
   /** Term counts follow published events (docs/records.md#term-counts): deltas, applied before the write is answered. */
   async adjustCounts(before: EventDoc | undefined, after: EventDoc | undefined) {
-    await this.countDeltas([[before, after]]);
+    await this.series.countDeltas([[before, after]]);
   },
 
   async updateEvent(ctx: Ctx, doc: EventDoc, p: WriteParams) {
-    const updated = await this.seriesUpdate(ctx, doc, p);
+    const updated = await this.series.update(ctx, doc, p);
     return (await this.records(ctx, [updated], { jsonLd: false, editor: true }))[0];
   },
   /** DELETE: 410 when already trashed, else trash and answer the trashed record. */
   async trashEvent(ctx: Ctx, doc: EventDoc) {
     if (doc.status === "trash") throw new ApiError("event-is-in-trash", 410);
-    if (isMember(doc)) return (await this.records(ctx, [await this.seriesDelete(ctx, doc, ctx.params.scope)], { jsonLd: false, editor: true }))[0];
+    if (isMember(doc)) return (await this.records(ctx, [await this.series.remove(ctx, doc, ctx.params.scope)], { jsonLd: false, editor: true }))[0];
     const trashed = await this.trashRecord(doc);
     await this.adjustCounts(doc, trashed);
     await this.announce("deleted", trashed, true);
@@ -441,11 +484,16 @@ const methods = {
 
 type EventsMethods = typeof methods;
 interface EventsVars {
-  /** The `nowDb()` second of the last publication of due `future` events. */
-  /** When due events were last published, per site. */
-  lastPromotion?: SiteLocal<string>;
+  /** The `nowDb()` second of the last publication of due `future` events, per site. */
+  lastPublication?: SiteLocal<string>;
+  /** The scheduled jobs' timers (started(): SERIES_JOB_MS, DUE_EVENTS_JOB_MS). */
+  jobs?: NodeJS.Timeout[];
+  /** Recurring events (domain/events/series-planner.ts), built in created(). */
+  series: SeriesPlanner<Ctx>;
+  /** What a page of events embeds (domain/events/event-embeds.ts), built in created(). */
+  embedder: EventEmbedder<EmbedRequest>;
 }
-interface EventsSelf extends Service, PostFace, TranslatableMethods, SeriesFace, EventsMethods, EventsVars {
+interface EventsSelf extends Service, PostFace, TranslatableMethods, EventsMethods, EventsVars {
   // this service's store holds events
   findById(id: number): Promise<EventDoc | null>;
   findBySlug(slug: string): Promise<EventDoc | null>;
@@ -465,11 +513,35 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       { field: "start_date", then: ["date"] },
       ...["categories", "tags", "venues", "organizers"].map(field => ({ field, array: true })),
       ...TRANSLATION_INDEXES,
-      // Recurring events (mixins/series.mixin.ts): membership, the job's lookup, one row per occurrence, exceptions.
+      // Recurring events (domain/events/series-planner.ts): membership, the job's lookup, one row per occurrence, exceptions.
       { field: "series_id", sparse: true }, { field: "series_horizon", sparse: true }, { field: "series_key", unique: true, sparse: true },
       { field: "series_overrides", array: true }
     ]
-  }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] }), SeriesMixin],
+  }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] })],
+
+  created() {
+    // The linked records follow the caller's rights (C1) and the request's password / context (docs/authorization.md#password-protected-records).
+    const access = (ctx: Ctx) => Object.fromEntries(["password", "context"].filter(k => typeof ctx.params?.[k] === "string").map(k => [k, ctx.params[k]]));
+    this.embedder = new EventEmbedder<EmbedRequest>({
+      venues: ({ ctx, jsonLd }, ids) => ctx.call("venues.embed", { ids, jsonLd, ...access(ctx) }),
+      organizers: ({ ctx, jsonLd }, ids) => ctx.call("organizers.embed", { ids, jsonLd, ...access(ctx) }),
+      terms: ({ ctx }, ids) => ctx.call("taxonomy.embed", { ids }),
+      images: ids => this.imagesById(ids)
+    });
+    this.series = new SeriesPlanner<Ctx>({
+      // the post mixin's records of events: one instance, so the planner's slugs are held with the service's own
+      records: this.postRecords as PostRecords<SeriesDoc>,
+      writer: { write: (ctx, p, current) => this.writeEvent(ctx, p, current) },
+      feed: {
+        recordChanges: (changes, opts) => this.recordChanges(changes, opts),
+        announce: (action, doc) => this.announce(action, doc),
+        emit: (event, payload) => void this.broker.emit(event, payload)
+      },
+      cleanCaches: () => this.cleanCaches(),
+      languageOf: ctx => this.languageOf(ctx),
+      logger: this.logger
+    });
+  },
 
   actions: {
     list: {
@@ -483,9 +555,10 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       params: EVENT_PARAMS.create,
       async handler(ctx: Ctx<WriteParams>) {
         const p = ctx.params;
+        await this.beforeWrite();
         await this.checkWrite(ctx, p);
         if (!canCreatePost(this.who(ctx))) throw ApiError.forbidden(this.who(ctx) === null);
-        const doc = await this.seriesAfterCreate(ctx, await this.writeEvent(ctx, p, undefined), p);
+        const doc = await this.series.afterCreate(ctx, await this.writeEvent(ctx, p, undefined), p);
         const record = (await this.records(ctx, [doc], { jsonLd: false, editor: true }))[0];
         ctx.meta.$statusCode = 201;
         ctx.meta.$location = record.rest_url as string;
@@ -510,6 +583,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     update: {
       params: EVENT_PARAMS.update,
       async handler(ctx: Ctx<WriteParams>) {
+        await this.beforeWrite();
         await this.checkWrite(ctx, ctx.params);
         // writes of one event run one after another, each on the event as the previous one left it
         return this.inRecordOrder(ctx.params.id, async () => {
@@ -524,6 +598,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         const p = { ...ctx.params, slug: ctx.meta.bodySlug };
         if (p.slug === undefined) delete p.slug;
         if (p.slug !== undefined && String(p.slug).trim() === "") throw ApiError.invalidParam("slug", "param.empty");
+        await this.beforeWrite();
         await this.checkWrite(ctx, p);
         // D5: an unknown slug is judged like an unknown id (general capability, then 404 with id 0).
         const found: EventDoc | null = await this.findBySlug(ctx.params.slug);
@@ -538,6 +613,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     remove: {
       params: EVENT_PARAMS.remove,
       async handler(ctx: Ctx<WriteParams>) {
+        await this.beforeWrite();
         return this.inRecordOrder(ctx.params.id, async () => {
           const doc = await this.targetForWrite(ctx, await this.findById(ctx.params.id), ctx.params.id, "delete");
           return this.trashEvent(ctx, doc);
@@ -547,6 +623,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     removeBySlug: {
       params: EVENT_PARAMS.removeBySlug,
       async handler(ctx: Ctx<WriteParams & { slug: string }>) {
+        await this.beforeWrite();
         const found = await this.targetBySlug(ctx.params.slug);
         return this.inRecordOrder(found._id, async () => {
           const doc = (await this.findById(found._id)) ?? found;
@@ -586,7 +663,11 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         if (ctx.params.hasEvents !== undefined) and.push({ status: { $nin: ["draft", "pending"] } });
         if (ctx.params.upcoming) {
           and.push({ start_date: { $gte: this.nowDb() } }, { hide_from_listings: { $ne: true } });
-          if (ctx.params.statuses) and.push({ status: { $in: ctx.params.statuses } });
+          // statuses as C13 reads them (a due `future` event as published)
+          if (ctx.params.statuses) {
+            const due = dueStatuses(ctx.params.statuses, this.nowDb());
+            and.push({ status: { $in: due.statuses } }, ...(due.condition ? [due.condition] : []));
+          }
         }
         const docs = await this.store.find({ $and: and }, { projection: { [field]: 1 } });
         return [...new Set(docs.flatMap(d => (d[field] as number[] | undefined) ?? []))];
@@ -606,6 +687,47 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         return this.unlinkFromEvents(ctx.params.taxonomy === "category" ? "categories" : "tags", ctx.params.id);
       }
     },
+    /** `GET /events/{id}/occurrences` (C54): a series' occurrences, paged, with `/events` visibility. */
+    occurrences: {
+      params: EVENT_PARAMS.occurrences,
+      async handler(ctx: Ctx<OccurrencesParams>) {
+        const p = ctx.params;
+        const doc = await this.targetById(p.id);
+        if (!isMember(doc)) throw new ApiError("rest_event_not_recurring", 404, { id: p.id });
+        const page = this.pageOf(p);
+        const { docs, total } = await this.pagedFind(this.occurrencesQuery(ctx, doc), { start_date: 1, _id: 1 }, page);
+        const events = await this.records(ctx, docs, { jsonLd: false });
+        const sent = { ...(ctx.meta.query ?? {}) } as Record<string, unknown>;
+        const envelope = this.listEnvelope(ctx, `events/${p.id}/occurrences`, ["page", "per_page", "start_date", "end_date", "status", "strict_dates"], sent, page, total);
+        return { events, ...envelope };
+      }
+    },
+    /** Moves every series' horizon forward (the scheduled job, C46/C55); `now` states the time (tests, operators). */
+    materialise: {
+      params: { now: { type: "string", optional: true } },
+      async handler(ctx: Ctx<{ now?: string }>) {
+        const now = ctx.params.now ? new Date(ctx.params.now) : undefined;
+        if (now && Number.isNaN(now.getTime())) throw ApiError.invalidParam("now");
+        const run = () => this.series.extendHorizons(now, true);
+        const extended = this.storeHandle?.sql ? await this.storeHandle.sql.withLock(SERIES_JOB_LOCK, run) : await run();
+        return { extended };
+      }
+    },
+    /** What the iCalendar answer of a list needs of its events' series (C55), called with the list's own parameters. */
+    seriesCalendar: {
+      params: { ...EVENT_PARAMS.list, ids: { type: "array", items: "number" }, whole: { type: "boolean", optional: true } },
+      async handler(ctx: Ctx<ListParams & { ids: number[]; whole?: boolean }>) {
+        const whole = !!ctx.params.whole;
+        return this.series.calendar(ctx.params.ids, whole ? undefined : await this.listFilters(ctx), whole);
+      }
+    },
+
+    /** Publishes the due `future` events of the caller's site (the scheduled job, C13). */
+    publishDue: {
+      async handler() {
+        await this.publishDueEvents();
+      }
+    },
     /** Ticket state, set by a ticketing service on the bus (D33). */
     setTicketed: {
       params: { id: "number", ticketed: "boolean" },
@@ -619,7 +741,31 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     }
   },
 
-  methods
+  methods,
+
+  started() {
+    // Scheduled jobs, on every node and for every site (an internal call names its site in meta, docs/sites.md):
+    // the series' horizon (C46, C55; the store's lock keeps one runner at a time), also once soon after
+    // start (a node that was down for a while); the publication of due events (C13; each event is
+    // published by one atomic update, whichever node comes first).
+    const everySite = (name: string, action: string, timeout?: number) => () => void (async () => {
+      for (const site of await this.siteIds()) {
+        await this.broker.call(action, {}, { meta: { site }, ...(timeout ? { timeout } : {}) }).catch((err: Error) => this.logger.warn(`${name} (site ${site}): ${err.message}`));
+      }
+    })().catch((err: Error) => this.logger.warn(`${name}: ${err.message}`));
+    const { seriesJobMs, dueEventsJobMs } = settings();
+    this.jobs = [];
+    if (seriesJobMs > 0) {
+      const run = everySite("Series horizon job", "events.materialise", SERIES_JOB_TIMEOUT_MS);
+      this.jobs.push(setInterval(run, seriesJobMs), setTimeout(run, Math.min(seriesJobMs, 5_000)));
+    }
+    if (dueEventsJobMs > 0) this.jobs.push(setInterval(everySite("Due events job", "events.publishDue"), dueEventsJobMs));
+    for (const job of this.jobs) job.unref?.();
+  },
+  stopped() {
+    // (clearTimeout clears an interval as well: both are timers of one kind)
+    for (const job of this.jobs ?? []) clearTimeout(job);
+  }
 };
 
 export default EventsService as unknown as ServiceSchema;

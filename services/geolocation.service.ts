@@ -27,14 +27,13 @@
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
-import { serviceRuns } from "../mixins/types";
+import { actionAvailable, serviceRuns } from "../broker/bus";
 import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
 import type { Collection } from "../store/collection";
 import { DistanceUnit, LatLng, distanceKm, fromKm, round2, toKm, withinRadius } from "../lib/geo/distance";
 import { boundingBox, coveringCells } from "../lib/geo/cells";
 import { AddressInput, locate } from "../lib/geo/geocoder";
 import { KeyedQueue } from "../lib/queue";
-import { actionAvailable } from "../lib/bus";
 import { currentSiteId } from "../lib/sites/scope";
 import { FeedVenue, LocationDoc, isUnchanged, locationDoc, minusSeconds, planSync, replacement, withStatus } from "../lib/geo/sync";
 

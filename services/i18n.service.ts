@@ -23,9 +23,9 @@ import { holdsValues, newTranslationDoc, nameFilter, searchFilter, SearchMode, t
 import { TRANSLATABLE, TRANSLATABLE_TYPES, TranslatableType } from "../lib/i18n/types";
 import type { SearchTerm } from "../lib/search";
 import { createHash } from "crypto";
-import type { CleanLog } from "../lib/cache/clean-mark";
-import { keptOrComputed } from "../lib/cache/clean-mark";
-import { sitePatterns } from "../lib/cache/staleness";
+import type { CleanLog } from "../cache/clean-mark";
+import { keptOrComputed } from "../cache/clean-mark";
+import { sitePatterns } from "../cache/staleness";
 import { currentSiteId } from "../lib/sites/scope";
 
 // ---- action parameters and answers -------------------------------------------------------------------

@@ -13,11 +13,11 @@
  */
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
-import type { Ctx } from "../mixins/types";
+import type { Ctx } from "../broker/context";
 import type { Collection } from "../store/collection";
 import { ApiError } from "../lib/errors";
 import { nowDb } from "../lib/dates";
-import { settings, NAMESPACE_PATH } from "../lib/settings";
+import { settings as serviceSettings, NAMESPACE_PATH } from "../lib/settings";
 import { checkOutboundUrl } from "../lib/outbound/addresses";
 import { outboundRequest } from "../net/outbound";
 import { IMPORT_PARAMS, importSettings, ImportSettings } from "../lib/imports/params";
@@ -44,6 +44,11 @@ export interface ImportDoc {
   next_run_utc: string | null;
   /** When a node should look at it next (absent: never). */
   due_utc?: string;
+  /**
+   * An iCalendar text import: the id of its text in `import_texts` (docs/imports.md#a-run). Kept out of the
+   * import's record, which every progress write and every GET reads and writes whole.
+   */
+  ics_text?: number;
 }
 
 /** An import as answered. */
@@ -64,6 +69,13 @@ export interface ImportOut extends RunCounts {
 }
 
 const MAX_PER_PAGE = 100;
+/** The texts of iCalendar text imports, by id (ImportDoc.ics_text). */
+const TEXTS = "import_texts";
+/**
+ * The index that finds an event by its source identity (`import_key`, lib/imports/source.ts): a run looks
+ * for one before each create (docs/imports.md#idempotency); without it each look read every event.
+ */
+const EVENT_SOURCE_INDEX = [{ field: "import_key", sparse: true }];
 /** Imports looked at per site and poll. */
 const DUE_BATCH = 5;
 
@@ -91,6 +103,15 @@ function ensureAdministrator(ctx: Ctx): Caller {
 }
 
 const methods = {
+  /** The other collections a run uses, with the indexes it needs (made once, at start). */
+  async storeConnected(): Promise<void> {
+    this.collections = {
+      mappings: await this.storeCollection("import_records", [{ field: "key", unique: true }, { field: "feed" }]),
+      events: await this.storeCollection("events", EVENT_SOURCE_INDEX),
+      texts: await this.storeCollection(TEXTS)
+    };
+  },
+
   imports(): Collection {
     return this.store;
   },
@@ -141,11 +162,15 @@ const methods = {
     const { leaseMs } = importConfig();
     const claims = doc.claims;
     const guard = { _id: doc._id, claims, deleted: false };
-    const mappings: Collection = await this.storeCollection("import_records", [{ field: "key", unique: true }, { field: "feed" }]);
-    const events: Collection = await this.storeCollection("events", []);
+    const { mappings, events, texts } = this.collections;
+    let settings = doc.settings;
+    if (doc.ics_text !== undefined) {
+      const text = await texts.findOne({ _id: doc.ics_text });
+      settings = { ...settings, ics: typeof text?.ics === "string" ? text.ics : "" };
+    }
     const meta = { caller: doc.owner, site };
-    const allowPrivate = settings().outboundAllowPrivate;
-    const run = new ImportRun({ id: doc._id, run: doc.run, settings: doc.settings }, {
+    const allowPrivate = serviceSettings().outboundAllowPrivate;
+    const run = new ImportRun({ id: doc._id, run: doc.run, settings }, {
       fetch: async (url: string, headers: Record<string, string>): Promise<FetchAnswer> => {
         const res = await outboundRequest(url, { method: "GET", headers, timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, followRedirects: 5, allowPrivate });
         return { status: res.status, headers: res.headers as Record<string, unknown>, body: res.body, url: res.url };
@@ -174,15 +199,18 @@ const methods = {
     const next = every ? dbAfter(every * 60_000) : null;
     const counts = run.counts;
     if (error && counts.errors.length < 100) counts.errors.push({ source: doc.settings.url ?? "ics", message: error });
-    await this.store.updateOne(guard, {
+    const finished = await this.store.updateOne(guard, {
       $set: { state, error, counts, finished_utc: nowDb(), next_run_utc: next, ...(next ? { due_utc: next } : {}) },
       ...(next ? {} : { $unset: { due_utc: 1 } })
     });
+    // a text import never runs again (no period): its text goes
+    if (finished && doc.ics_text !== undefined) await texts.removeMany({ _id: doc.ics_text });
   }
 } satisfies ThisType<ImportsSelf>;
 
 type ImportsMethods = typeof methods;
 interface ImportsVars {
+  collections: { mappings: Collection; events: Collection; texts: Collection };
   timer?: NodeJS.Timeout;
   busy: boolean;
   stopping: boolean;
@@ -217,17 +245,20 @@ const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, Import
           body.ics = text;
           body.type ??= "ics";
         }
-        const s = importSettings(body);
+        const { ics, ...s } = importSettings(body);
         if (s.url) {
-          const checked = checkOutboundUrl(s.url, settings().outboundAllowPrivate);
+          const checked = checkOutboundUrl(s.url, serviceSettings().outboundAllowPrivate);
           if (!checked.ok) throw ApiError.invalidParam("url", "param.url");
         }
         const now = nowDb();
+        // the text first: an import is due from the moment it is stored
+        const stored = ics !== undefined ? ((await this.collections.texts.append({ ics })) as { _id: number }) : undefined;
         const doc = (await this.store.append({
+          ...(stored ? { ics_text: stored._id } : {}),
           settings: s, owner: { id: owner.id, role: owner.role }, state: "queued", deleted: false, claims: 0, run: 0, counts: emptyCounts(),
           created_utc: now, started_utc: null, finished_utc: null, next_run_utc: null, due_utc: now
         })) as ImportDoc;
-        const root = ctx.meta.apiRoot ?? `${settings().baseUrl}/${settings().restPrefix}`;
+        const root = ctx.meta.apiRoot ?? `${serviceSettings().baseUrl}/${serviceSettings().restPrefix}`;
         ctx.meta.$statusCode = 202;
         ctx.meta.$location = `${root}/${NAMESPACE_PATH}/imports/${doc._id}`;
         ctx.meta.$responseHeaders = { Location: ctx.meta.$location };

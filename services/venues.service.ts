@@ -6,7 +6,7 @@
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { LinkedPostMixin } from "../mixins/linked-post.mixin";
 import type { PostDoc, PostFace } from "../mixins/post.mixin";
-import type { Ctx } from "../mixins/types";
+import type { Ctx } from "../broker/context";
 import { VENUE } from "../lib/linked/kinds";
 
 

@@ -22,7 +22,7 @@ import { randomUUID } from "crypto";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import { feedHorizon } from "../store/sql/feed";
-import type { Ctx } from "../mixins/types";
+import type { Ctx } from "../broker/context";
 import { ApiError } from "../lib/errors";
 import { settings, deploymentSettings, NAMESPACE_PATH } from "../lib/settings";
 import { nowDb } from "../lib/dates";
@@ -45,8 +45,8 @@ import { currentSiteId } from "../lib/sites/scope";
 
 /** Feed entries read per fan-out step. */
 const FAN_OUT_BATCH = 200;
-/** Deliveries added at once during a fan-out step. */
-const INSERTS_AT_ONCE = 8;
+/** Payloads and deliveries written at once during a fan-out step. */
+const INSERTS_AT_ONCE = 64;
 /** How long a fan-out lease lasts without being renewed (a dead node's is taken over after it). */
 const FAN_OUT_LEASE_MS = 30_000;
 /** What an attempt's lease adds to its timeout (a dead node's attempt is made again after it). */
@@ -93,9 +93,10 @@ const methods = {
     if (!checked.ok) throw ApiError.invalidParam("url", checked.reason === "invalid" || checked.reason === "scheme" ? "param.url" : "param.invalid");
   },
 
+  /** The endpoint of a path id: 404 `rest_no_route` when the site has none of that id (as imports answer). */
   async findEndpoint(id: number): Promise<EndpointDoc> {
     const doc = await this.ws().endpoint(id);
-    if (!doc) throw ApiError.invalidParam("id", "param.unknown_id");
+    if (!doc) throw ApiError.noRoute();
     return doc;
   },
 
@@ -147,7 +148,7 @@ const methods = {
     }
     const update = { ...(Object.keys(set).length ? { $set: set } : {}), ...(Object.keys(unset).length ? { $unset: unset } : {}) };
     const doc = Object.keys(update).length ? await this.ws().updateEndpoint(p.id, update) : current;
-    if (!doc) throw ApiError.invalidParam("id", "param.unknown_id");
+    if (!doc) throw ApiError.noRoute();
     this.endpointsChanged();
     return presentEndpoint(doc);
   },
@@ -165,7 +166,7 @@ const methods = {
     await this.findEndpoint(ctx.params.id);
     const secret = newSecret();
     const doc = await this.ws().updateEndpoint(ctx.params.id, { $set: { secret: sealSecret(secret, this.sealing) } });
-    if (!doc) throw ApiError.invalidParam("id", "param.unknown_id");
+    if (!doc) throw ApiError.noRoute();
     this.endpointsChanged();
     return presentEndpoint(doc, secret);
   },
@@ -185,9 +186,10 @@ const methods = {
     const endpoint = await this.findEndpoint(ctx.params.id);
     const named = parseDeliveryId(ctx.params.delivery_id);
     const found = named && named.endpoint === endpoint._id ? await this.ws().delivery(endpoint._id, named.sequence) : undefined;
-    if (!found) throw ApiError.invalidParam("delivery_id", "param.unknown_id");
+    // a delivery id is opaque (C63): one that names no delivery of this endpoint, whatever its spelling, is unknown
+    if (!found) throw ApiError.noRoute();
     const queued = await this.ws().requeue(found, Date.now());
-    if (!queued) throw ApiError.invalidParam("delivery_id", "param.unknown_id");
+    if (!queued) throw ApiError.noRoute();
     this.wake(currentSiteId());
     ctx.meta.$statusCode = 202;
     return presentDelivery(queued);
@@ -286,48 +288,49 @@ const methods = {
   async pass(site: number, fanOut: boolean): Promise<void> {
     const endpoints = await this.endpointsOf(site);
     if (!endpoints.length) return;
-    if (fanOut) await this.fanOut(site);
+    // one fan-out step, then the sending: a fan-out kept behind by a stream of writes never holds back the
+    // deliveries already made (they went out only once it caught up); the next step follows at once
+    const more = fanOut && (await this.fanOut(site));
     await this.sendDue(site);
+    if (more) this.wake(site);
   },
 
   /**
-   * Adds the deliveries of the changes after the cursor, while this node holds the site's fan-out lease
-   * (taken for the pass, renewed as the cursor moves, handed back at its end; a node that dies lets it
-   * expire). A pass with nothing new after the cursor takes no lease and writes nothing.
+   * One fan-out step: adds the deliveries of the changes after the cursor (at most FAN_OUT_BATCH of them)
+   * while this node holds the site's fan-out lease (taken for the step, handed back at its end; a node that
+   * dies lets it expire). A step with nothing new after the cursor takes no lease and writes nothing.
+   * Answers whether more changes wait beyond the step's.
    */
-  async fanOut(site: number): Promise<void> {
+  async fanOut(site: number): Promise<boolean> {
     const ws = this.ws();
     const cursor = await ws.cursor();
-    if (!cursor || !(await ws.feedAfter(cursor.seq, 1)).length) return;
+    if (!cursor || !(await ws.feedAfter(cursor.seq, 1)).length) return false;
     const claimed = await ws.claimCursor(this.owner, Date.now(), Date.now() + FAN_OUT_LEASE_MS);
-    if (claimed === undefined) return;
-    let seq: number = claimed;
+    if (claimed === undefined) return false;
+    const seq: number = claimed;
     // PostgreSQL numbers entries by their writing transaction: read only below the oldest one still running
     // (store/sql/feed.ts), whose gaps are final; the other stores number in commit order, a gap being a write
     // still committing
     const sql = this.storeHandle?.sql;
     try {
-      for (;;) {
-        const horizon = sql?.dialect === "postgres" ? await feedHorizon(sql) : undefined;
-        const batch = await ws.feedAfter(seq, FAN_OUT_BATCH, horizon);
-        // blocked: entries stand beyond what may be read yet (a young gap, or a transaction still running)
-        const { entries, blocked } = horizon === undefined ? contiguousPrefix(seq, batch, Date.now(), GAP_GRACE_MS)
-          : { entries: batch, blocked: batch.length < FAN_OUT_BATCH && (await ws.feedAfter(batch.at(-1)?._id ?? seq, 1)).length > 0 };
-        if (!entries.length) {
-          // a young gap: look again soon (a write still committing, or a number never used)
-          if (blocked) this.retryLater(site, 200);
-          return;
-        }
-        const endpoints = (await this.endpointsOf(site)).filter(e => e.active);
-        await this.fanOutEntries(site, entries, endpoints);
-        seq = entries[entries.length - 1]._id;
-        if (!(await ws.advanceCursor(this.owner, seq, Date.now(), Date.now() + FAN_OUT_LEASE_MS))) return;
-        if (blocked) {
-          this.retryLater(site, 200);
-          return;
-        }
-        if (batch.length < FAN_OUT_BATCH) return;
+      const horizon = sql?.dialect === "postgres" ? await feedHorizon(sql) : undefined;
+      const batch = await ws.feedAfter(seq, FAN_OUT_BATCH, horizon);
+      // blocked: entries stand beyond what may be read yet (a young gap, or a transaction still running)
+      const { entries, blocked } = horizon === undefined ? contiguousPrefix(seq, batch, Date.now(), GAP_GRACE_MS)
+        : { entries: batch, blocked: batch.length < FAN_OUT_BATCH && (await ws.feedAfter(batch.at(-1)?._id ?? seq, 1)).length > 0 };
+      if (!entries.length) {
+        // a young gap: look again soon (a write still committing, or a number never used)
+        if (blocked) this.retryLater(site, 200);
+        return false;
       }
+      const endpoints = (await this.endpointsOf(site)).filter(e => e.active);
+      await this.fanOutEntries(site, entries, endpoints);
+      if (!(await ws.advanceCursor(this.owner, entries[entries.length - 1]._id, Date.now(), Date.now() + FAN_OUT_LEASE_MS))) return false;
+      if (blocked) {
+        this.retryLater(site, 200);
+        return false;
+      }
+      return batch.length === FAN_OUT_BATCH;
     } finally {
       await ws.releaseCursor(this.owner).catch(() => undefined);
     }
@@ -352,11 +355,12 @@ const methods = {
     if (!work.length) return;
     const records = await this.renderRecords(work.filter(w => !w.eventType.endsWith(".deleted")).map(w => w.entry));
     const s = settings();
+    const payloads: Array<{ seq: number; body: string }> = [];
     const inserts: Array<Omit<DeliveryDoc, "_id">> = [];
     for (const { entry, eventType, targets } of work) {
       const record = records.get(`${ownerOf(entry.type)}:${entry.id}`);
       const body = JSON.stringify(payloadOf({ eventType, atMs: entry.at, sequence: entry._id, id: entry.id, restUrl: recordRestUrl(s.baseUrl, s.restPrefix, entry.type, entry.id), record }));
-      await ws.putPayload(entry._id, body);
+      payloads.push({ seq: entry._id, body });
       this.keepPayload(site, entry._id, body);
       for (const target of targets) {
         inserts.push({
@@ -365,6 +369,9 @@ const methods = {
         });
       }
     }
+    // a few at once (on SQLite, writes arriving together are committed together; on PostgreSQL, a bounded
+    // share of the pool): the payloads before the deliveries that send them
+    for (let i = 0; i < payloads.length; i += INSERTS_AT_ONCE) await Promise.all(payloads.slice(i, i + INSERTS_AT_ONCE).map(p => ws.putPayload(p.seq, p.body)));
     for (let i = 0; i < inserts.length; i += INSERTS_AT_ONCE) await Promise.all(inserts.slice(i, i + INSERTS_AT_ONCE).map(d => ws.addDelivery(d)));
   },
 
@@ -489,7 +496,7 @@ const methods = {
     if (outcome.kind === "delivered") {
       if (await ws.settle(d, lease, { $set: { status: "delivered", last_status_code: code, delivered_utc: nowDb(new Date(now)) }, $unset: { due: 1 } })) await ws.releaseNext(d, Date.now());
       // the failing streak ends (a conditional write: only when one was recorded, by any node)
-      await ws.updateEndpoint(endpoint._id, { $unset: { failing_since: 1 } }, { failing_since: { $exists: true } });
+      await ws.endFailingStreak(endpoint._id);
       return;
     }
     if (outcome.kind === "retry") await ws.settle(d, lease, { $set: { due: now + outcome.retryInMs, last_status_code: code } });

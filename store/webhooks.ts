@@ -78,6 +78,16 @@ export class WebhookStore {
     return ((await this.c.endpoints.updateOne({ ...where, _id: id }, update)) as EndpointDoc | null) ?? undefined;
   }
 
+  /**
+   * An endpoint's failing streak ended (a delivery succeeded): `failing_since` removed when one is recorded,
+   * by any node. Looked for first, as a read: nearly always there is none, and an update would take the
+   * write lock for nothing. A failure recorded after the look is one that came after this success.
+   */
+  async endFailingStreak(id: number): Promise<void> {
+    if (!(await this.c.endpoints.findOne({ _id: id, failing_since: { $exists: true } }))) return;
+    await this.updateEndpoint(id, { $unset: { failing_since: 1 } }, { failing_since: { $exists: true } });
+  }
+
   /** Removes an endpoint and its deliveries (answers whether it existed). */
   async removeEndpoint(id: number): Promise<boolean> {
     const n = await this.c.endpoints.removeMany({ _id: id });
@@ -190,6 +200,10 @@ export class WebhookStore {
    * in flight is touched.
    */
   async releaseNext(d: DeliveryDoc, nowMs: number): Promise<void> {
+    // looked for first: most deliveries have none waiting, and a read takes no write lock (a SQLite update is
+    // a transaction of its own even when it changes nothing). One that starts waiting after this look sees
+    // `d` ended when it checks again, and releases itself (the service's sendDue).
+    if (!(await this.c.deliveries.find({ chain: d.chain, waiting: true }, { limit: 1, projection: { _id: 1 } })).length) return;
     await this.c.deliveries.updateMany({ chain: d.chain, waiting: true }, { $set: { due: nowMs }, $unset: { waiting: 1 } });
   }
 

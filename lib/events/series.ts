@@ -1,7 +1,7 @@
 /**
  * Recurring events as stored event rows (issue 20, C34, C51–C55): what a series member stores besides the
  * event fields, the series' template, the fields an occurrence copies from it, the field groups an exception
- * overrides, and the row of a new occurrence. Pure: the series mixin reads and writes the store.
+ * overrides, and the row of a new occurrence. Pure: the series planner (domain/events/series-planner.ts) reads and writes the store.
  *
  * Every member of a series (its first event included, C34) stores:
  * - `series_id`: the first event's id (membership, its own field; C51);
@@ -28,7 +28,7 @@ export interface SeriesFields {
   series_lines?: string[];
   series_shared?: Record<string, unknown>;
   series_horizon?: string;
-  /** Counts the changes of a series' own fields (compare-and-set, mixins/series.mixin.ts). */
+  /** Counts the changes of a series' own fields (compare-and-set, domain/events/series-planner.ts). */
   series_version?: number;
   /** Who plans the series' occurrences now, and until when (`seriesClaim`): the others leave it alone. */
   series_claim?: string;

@@ -7,12 +7,9 @@
  * Order of failures (C11): the values themselves are checked by the params schemas (non-numeric or
  * out-of-range coordinates, an unknown unit, a radius ≤ 0: 400 `rest_invalid_param`), then the pairing here
  * (`geoloc_lat` without `geoloc_lng` or the reverse, `orderby=distance` without them), and only then 400
- * `geoloc-not-available` when no geolocation service runs.
+ * `geoloc-not-available` when no geolocation service runs (broker/geolocation.ts asks the bus).
  */
-import type { Context, ServiceBroker } from "moleculer";
-import { actionAvailable } from "../bus";
 import { ApiError } from "../errors";
-import { settings } from "../settings";
 import { number, Rule, string } from "../params";
 import type { DistanceUnit } from "./distance";
 
@@ -64,17 +61,6 @@ export function readNear(p: NearInput): { asked: boolean; near?: NearParams } {
     asked,
     near: { lat: p.geoloc_lat!, lng: p.geoloc_lng!, radius: p.geoloc_radius ?? DEFAULT_RADIUS, unit: (p.geoloc_unit as DistanceUnit | undefined) ?? DEFAULT_UNIT }
   };
-}
-
-/** 400 `geoloc-not-available` unless the add-on is on for the site (docs/sites.md) and every one of these geolocation actions is served. */
-export function requireGeolocation(broker: ServiceBroker, actions: readonly string[]): void {
-  if (!settings().geolocation || !actions.every(action => actionAvailable(broker, action))) throw new ApiError("geoloc-not-available", 400);
-}
-
-/** The published venues within the radius: venue id → distance in the asked unit (two decimals), nearest first. */
-export async function venuesNear(ctx: Context, near: NearParams): Promise<Map<number, number>> {
-  const found: Array<{ id: number; distance: number }> = await ctx.call(NEAR_ACTION, { ...near });
-  return new Map(found.map(f => [f.id, f.distance]));
 }
 
 /** The record with `distance` added before the language keys, which stay last (C9). */

@@ -7,10 +7,10 @@
  * Idempotency (docs/imports.md#idempotency): every source record has one mapping row in the store, keyed
  * `{source}|{kind}|{source id}` by a unique index (the source: a TEC site's namespace address, or `ics`
  * for iCalendar, whose UIDs are global), holding our record's id, the digest of what was last written
- * from it, and the run that last saw it: any import of the same source, again or anew, finds it. The row is claimed before the record is created and
- * completed after; an event created by a run that died before completing its row carries its source
- * identity (`import_source`), so the next run finds it instead of creating it again. Venues, organizers
- * and terms are found again by name as every create finds them (D25, `term_exists`).
+ * from it, and the run that last saw it: any import of the same source, again or anew, finds it. The row
+ * is stored after the record's write; an event created by a run that died before storing its row carries
+ * its source identity (`import_source`), so the next run finds it instead of creating it again. Venues,
+ * organizers and terms are found again by name as every create finds them (D25, `term_exists`).
  */
 import { createHash } from "crypto";
 import type { Collection, Doc } from "../../store/collection";
@@ -101,6 +101,12 @@ function errorText(err: unknown): string {
   return `${e?.message ?? String(err)}${detail ? ` (${detail})` : ""}`;
 }
 
+/** A record's name as answered (HTML entities of the five characters WordPress escapes read back), trimmed, lower case. */
+function plainName(value: unknown): string {
+  const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: "\"", "#039": "'", "#39": "'" };
+  return String(value ?? "").replace(/&(amp|lt|gt|quot|#0?39);/g, (_, e: string) => entities[e]).trim().toLowerCase();
+}
+
 const isUnique = (err: unknown): boolean => (err as { name?: string })?.name === "UniqueViolation" || /unique/i.test(String((err as Error)?.message));
 
 export class ImportRun {
@@ -115,6 +121,8 @@ export class ImportRun {
   private feed = "";
   /** What a mapping row's `run` holds once this run saw its record. */
   private readonly token: string;
+  /** The venues and organizers of iCalendar events resolved by this run, by kind and name (withLinkedIds). */
+  private readonly linked = new Map<string, Promise<number>>();
 
   constructor(private readonly job: RunJob, private readonly ports: ImportPorts, readonly counts: RunCounts) {
     this.headers = authHeader(job.settings.auth);
@@ -314,11 +322,61 @@ export class ImportRun {
 
   private upsertEvent(sourceId: string, input: Rec): Promise<number | undefined> {
     const source: ImportSource = { import: this.job.id, source_id: sourceId, key: `${this.source}|${sourceId}` };
+    // the digest is of the input as the source gave it (venue and organizers by name), written with their ids
     return this.upsert("events", sourceId, input, {
-      create: async () => Number((await this.ports.call<Rec>("events.create", input, source)).id),
-      update: async local => { await this.ports.call("events.update", { id: local, ...input, ...(input.recurrence ? { scope: "all" } : {}) }); },
+      create: async () => Number((await this.ports.call<Rec>("events.create", await this.withLinkedIds(input), source)).id),
+      update: async local => { await this.ports.call("events.update", { id: local, ...(await this.withLinkedIds(input)), ...(input.recurrence ? { scope: "all" } : {}) }); },
       reconcile: () => this.ports.findImportedEvent(source)
     });
+  }
+
+  /**
+   * An iCalendar event's venue and organizers (data: a name, an address, a position) as the ids of the
+   * records of those names (C64). Each name is resolved once per run (resolveLinked), not by every event
+   * naming it: a create of an existing name writes its fields onto it (D25), and every write of a venue or
+   * organizer records a change of each event it links, so one write per event made the run's cost grow
+   * with the number of events at the venue (docs/imports.md#measured).
+   */
+  private async withLinkedIds(input: Rec): Promise<Rec> {
+    const out = { ...input };
+    if (input.venue && typeof input.venue === "object" && !Array.isArray(input.venue)) out.venue = await this.linkedIdOf("venues", "venue", input.venue as Rec);
+    if (Array.isArray(input.organizer)) {
+      const ids: unknown[] = [];
+      for (const o of input.organizer) ids.push(o && typeof o === "object" ? await this.linkedIdOf("organizers", "organizer", o as Rec) : o);
+      out.organizer = ids;
+    }
+    return out;
+  }
+
+  private linkedIdOf(kind: "venues" | "organizers", nameField: string, data: Rec): Promise<number> {
+    const name = String(data[nameField] ?? "").trim().toLowerCase();
+    const cacheKey = `${kind}|${name}`;
+    let id = this.linked.get(cacheKey);
+    if (!id) {
+      id = this.resolveLinked(kind, nameField, name, data);
+      this.linked.set(cacheKey, id);
+      // a failure is not kept: the next event naming it tries again
+      id.catch(() => this.linked.delete(cacheKey));
+    }
+    return id;
+  }
+
+  /**
+   * The venue or organizer of that name: the one the row `{source}|{kind}|name:{name}` holds while it
+   * still has that name and the data written from this source did not change (a read, no write), else
+   * the create's (the record of that exact name, case aside, D25, or a new one), the row updated.
+   */
+  private async resolveLinked(kind: "venues" | "organizers", nameField: string, name: string, data: Rec): Promise<number> {
+    const key = `${this.source}|${kind}|name:${name}`;
+    const digest = digestOf(data);
+    const row = await this.ports.mappings.findOne({ key });
+    if (row && typeof row.local_id === "number" && row.digest === digest) {
+      const current = await this.ports.call<Rec>(`${kind}.get`, { id: row.local_id, context: "edit" }).catch(() => undefined);
+      if (current && current.status !== "trash" && plainName(current[nameField]) === name) return row.local_id;
+    }
+    const id = Number((await this.ports.call<Rec>(`${kind}.create`, data)).id);
+    await this.storeRow(row, key, kind, `name:${name}`, { local_id: id, digest, run: this.token, feed: this.feed, gone: false });
+    return id;
   }
 
   /**
@@ -335,31 +393,24 @@ export class ImportRun {
     const run = this.token;
     const source = `${kind} ${sourceId}`;
     try {
-      let row = await this.ports.mappings.findOne({ key });
-      if (!row) {
-        try {
-          row = await this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: sourceId, local_id: null, digest: null, run: "" });
-        } catch (err) {
-          if (!isUnique(err)) throw err;
-          row = await this.ports.mappings.findOne({ key });
-        }
-      }
-      if (!row) throw new Error("its mapping row could not be stored");
-      const seenThisRun = row.run === run;
-      let local: number | null = typeof row.local_id === "number" ? row.local_id : null;
+      const row = await this.ports.mappings.findOne({ key });
+      const seenThisRun = row?.run === run;
+      let local: number | null = row && typeof row.local_id === "number" ? row.local_id : null;
+      // no row, or one a run before the row was stored after the create left: a create of a run that died before storing its row is found by its source identity
       if (local === null && ops.reconcile) local = (await ops.reconcile()) ?? null;
       let outcome: "created" | "updated" | "unchanged";
       if (local === null) {
         local = await ops.create();
         outcome = "created";
-        await this.mark(row, { local_id: local, digest, run, feed: this.feed, gone: false });
-      } else if (row.digest === digest || (this.job.settings.update === "new-only" && row.digest !== null)) {
+        await this.storeRow(row, key, kind, sourceId, { local_id: local, digest, run, feed: this.feed, gone: false });
+      } else if (row && (row.digest === digest || (this.job.settings.update === "new-only" && row.digest !== null))) {
         outcome = "unchanged";
         if (row.run !== run || row.local_id !== local || row.feed !== this.feed) await this.mark(row, { local_id: local, run, feed: this.feed, gone: false });
       } else {
+        // changed at the source, or created by a run that died before storing what it wrote: written again
         await ops.update(local);
         outcome = "updated";
-        await this.mark(row, { local_id: local, digest, run, feed: this.feed, gone: false });
+        await this.storeRow(row, key, kind, sourceId, { local_id: local, digest, run, feed: this.feed, gone: false });
       }
       // a record a resumed run had already counted before the crash is not counted twice
       if (!seenThisRun) this.counts[outcome] += 1;
@@ -370,6 +421,20 @@ export class ImportRun {
       this.fail(source, errorText(err));
       await this.tick();
       return undefined;
+    }
+  }
+
+  /**
+   * A source record's row, stored after its write (one statement for a record new to the import): a racing
+   * run that stored it first (two imports of one feed at once) has its row updated instead.
+   */
+  private async storeRow(row: Doc | null, key: string, kind: string, sourceId: string, set: Rec): Promise<void> {
+    if (row) return this.mark(row, set);
+    try {
+      await this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: sourceId, ...set });
+    } catch (err) {
+      if (!isUnique(err)) throw err;
+      await this.ports.mappings.updateOne({ key }, { $set: set });
     }
   }
 

@@ -2,7 +2,8 @@
  * Hosts of sites (C49): a request names its site by its `Host` header (or `X-Forwarded-Host` when the
  * deployment trusts its proxy), compared case-insensitively, port included.
  */
-import type { IncomingHttpHeaders } from "http";
+/** The two headers read here, as Node's `http` hands a request's headers over (names in lower case). */
+type HostHeaders = { host?: string; "x-forwarded-host"?: string | string[] };
 
 /** A host as stored and compared: lower case, no trailing dot, `:port` kept (`a.example:8080`). */
 export function normalizeHost(raw: string): string {
@@ -26,7 +27,7 @@ export function isValidHost(host: string): boolean {
 }
 
 /** The host a request names: `X-Forwarded-Host` (its first value) when the proxy is trusted, else `Host`. */
-export function requestHost(headers: IncomingHttpHeaders, trustProxy: boolean): string | undefined {
+export function requestHost(headers: HostHeaders, trustProxy: boolean): string | undefined {
   const forwarded = trustProxy ? headers["x-forwarded-host"] : undefined;
   const value = Array.isArray(forwarded) ? forwarded[0] : forwarded;
   const chosen = value?.split(",")[0]?.trim() || headers.host;

@@ -1,7 +1,7 @@
 /**
  * One small interface over the two SQL engines: better-sqlite3 (the embedded default, one database file
  * under DATA_DIR in WAL mode, or in memory) and node-postgres (DATABASE_URL). Statements are written with
- * `?` placeholders and the dialect's own functions come from store/sql/dialect.ts.
+ * `?` placeholders and the dialect's own functions come from store/sql/compile.ts.
  *
  * Transactions are the store's guarantee: on PostgreSQL each runs on a pooled connection of its own; on
  * SQLite a transaction takes the database's write lock (BEGIN IMMEDIATE), which holds across every

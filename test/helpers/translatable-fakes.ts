@@ -8,7 +8,7 @@
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { StoreMixin, type StoreFace } from "../../mixins/store.mixin";
 import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from "../../mixins/translatable.mixin";
-import type { Ctx } from "../../mixins/types";
+import type { Ctx } from "../../broker/context";
 import type { Doc, Query } from "../../store/collection";
 import { containsRegex, SearchTerm, searchTerms } from "../../lib/search";
 import { mergeValues } from "../../lib/i18n/values";

@@ -91,6 +91,23 @@ describe("what an iCalendar import brings", () => {
     expect(venues.body.venues.map((v: Json) => v.venue).sort()).toEqual(["Teatro Esempio, Via Roma 1, Milano, 20121, Italy", "teatro esempio"]);
   });
 
+  test("events new to a run link the venue and organizer of their names without writing them again", async () => {
+    const jazz = (await listAll(svc, `start_date=${encodeURIComponent(FROM)}&end_date=${encodeURIComponent(TO)}&search=Jazz%20night`))[0];
+    const venue = async () => (await httpJson("GET", `${svc.ns}/venues/${jazz.venue.id}?context=edit`, ADMIN)).body.modified_utc;
+    const organizer = async () => (await httpJson("GET", `${svc.ns}/organizers/${jazz.organizer[0].id}?context=edit`, ADMIN)).body.modified_utc;
+    const before = [await venue(), await organizer()];
+    // two more events at that venue, by that organizer; a write of either would give it a later modified time (seconds)
+    const text = fixture("tec");
+    const master = /BEGIN:VEVENT\r?\n(?:(?!END:VEVENT)[\s\S])*?SUMMARY:Jazz night[\s\S]*?END:VEVENT\r?\n/.exec(text)![0];
+    const more = [1, 2].map(i => master.replace(/UID:[^\r\n]*/, `UID:matinee-${i}@venue.example.org`).replace("SUMMARY:Jazz night", `SUMMARY:Jazz matinee ${i}`)).join("");
+    await new Promise(resolve => setTimeout(resolve, 1100));
+    const run = await runImport(svc.ns, ADMIN, { ics: text.replace("END:VCALENDAR", `${more}END:VCALENDAR`) });
+    expect(run).toMatchObject({ state: "done", created: 2, updated: 0, failed: 0 });
+    const matinees = await listAll(svc, `start_date=${encodeURIComponent(FROM)}&end_date=${encodeURIComponent(TO)}&search=matinee`);
+    expect(matinees.map(e => [e.venue.id, e.organizer[0].id])).toEqual([[jazz.venue.id, jazz.organizer[0].id], [jazz.venue.id, jazz.organizer[0].id]]);
+    expect([await venue(), await organizer()]).toEqual(before);
+  });
+
   test("a changed feed updates the changed event only; trash_missing trashes what left it", async () => {
     const text = fixture("meetup");
     const changed = text.replace("SUMMARY:JS Night: workers and queues", "SUMMARY:JS Night: queues");

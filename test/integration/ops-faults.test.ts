@@ -7,7 +7,7 @@
  */
 import { Errors, ServiceBroker } from "moleculer";
 import ApiGateway from "moleculer-web";
-import { renderError, toApiError } from "../../lib/error-render";
+import { renderError, toApiError } from "../../gateway/error-render";
 import { startService, Running } from "../helpers/harness";
 import type { Json } from "../helpers/json";
 

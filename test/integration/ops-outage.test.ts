@@ -103,7 +103,7 @@ describe("the record services' process stops under load", () => {
       expect({ kind: a.kind, status: a.status, expected: [200, 201, 503, 504].includes(a.status) }).toEqual({ kind: a.kind, status: a.status, expected: true });
       if (a.status === 503) expect(a.body).toEqual({ code: "rest_service_unavailable", message: expect.any(String), data: { status: 503 } });
       if (a.status === 504) expect(a.body).toEqual({ code: "rest_gateway_timeout", message: expect.any(String), data: { status: 504 } });
-      // none waits past the request timeout (plus the dead-node ping of lib/failover.ts and scheduling slack)
+      // none waits past the request timeout (plus the dead-node ping of middlewares/failover.middleware.ts and scheduling slack)
       expect(duration(a)).toBeLessThan(REQUEST_TIMEOUT + 1500);
     }
     // once the gateway knows, the outage is 503 at once

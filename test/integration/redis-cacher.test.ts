@@ -1,13 +1,13 @@
 /**
- * The shared Redis cacher (lib/cache/redis-cacher.ts), against the local Redis (127.0.0.1:6379, keys under
+ * The shared Redis cacher (cache/redis-cacher.ts), against the local Redis (127.0.0.1:6379, keys under
  * prefixes of this run's own, deleted afterwards): values, cleans by group, its log of cleans and the keep
  * that no clean since a mark covered, checked and made in one step; and a read held across a write with
  * `CACHER=redis://…`, whose answer must not outlive the write (docs/caching.md#a-read-that-crosses-a-write).
  */
 import Redis from "ioredis";
 import { ServiceBroker, Utils } from "moleculer";
-import { RedisCacher } from "../../lib/cache/redis-cacher";
-import { cleanMark, keepUnlessCleaned } from "../../lib/cache/clean-mark";
+import { RedisCacher } from "../../cache/redis-cacher";
+import { cleanMark, keepUnlessCleaned } from "../../cache/clean-mark";
 import { startService, succeed, Running } from "../helpers/harness";
 import { holdNext } from "../helpers/hold";
 

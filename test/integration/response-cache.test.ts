@@ -1,5 +1,5 @@
 /**
- * The gateway's kept answers (lib/http/response-cache.ts): a repeated GET is answered from the cache
+ * The gateway's kept answers (cache/response-cache.ts): a repeated GET is answered from the cache
  * with the same bytes, a Content-Length that counts bytes (not characters), the same ETag, and never
  * after a write made it stale.
  */

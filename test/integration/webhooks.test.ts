@@ -81,8 +81,14 @@ describe("endpoints", () => {
 
     const removed = await svc.request("DELETE", `${svc.ns}/webhooks/${id}`, { as: "admin" });
     expect(removed.status).toBe(200);
-    expect((await svc.request("GET", `${svc.ns}/webhooks/${id}`, { as: "admin" })).status).toBe(400);
     await ok("DELETE", `${svc.ns}/webhooks/${given.id}`);
+    // unknown ids (a removed endpoint's, one never made, a delivery of none): 404 with the contract's error JSON
+    const gone = `${svc.ns}/webhooks/${id}`;
+    for (const [method, path] of [["GET", gone], ["POST", gone], ["DELETE", gone], ["POST", `${gone}/secret`], ["GET", `${gone}/deliveries`],
+      ["GET", `${svc.ns}/webhooks/999999`], ["POST", `${svc.ns}/webhooks/999999/deliveries/msg_999999_1/retry`]]) {
+      const res = await svc.request(method, path, { as: "admin", body: method === "POST" && !path.endsWith("/secret") && !path.endsWith("/retry") ? { description: "x" } : undefined });
+      expect([method, path, res.status, Object.keys(res.body), res.body.code, res.body.data.status]).toEqual([method, path, 404, ["code", "message", "data"], "rest_no_route", 404]);
+    }
   });
 
   test("administrators only: other roles 403 rest_forbidden, anonymous 401", async () => {
@@ -112,8 +118,6 @@ describe("endpoints", () => {
     }
     const missing = await svc.request("POST", `${svc.ns}/webhooks`, { as: "admin", body: {} });
     expect(missing.status).toBe(400);
-    const unknown = await svc.request("POST", `${svc.ns}/webhooks/999999/deliveries/msg_999999_1/retry`, { as: "admin" });
-    expect(unknown.status).toBe(400);
   });
 
   // Loopback spellings only: were the rule wrong, an endpoint made here must never send a delivery beyond
@@ -328,6 +332,12 @@ describe("deliveries", () => {
       if (d.status !== "delivered") await new Promise(r => setTimeout(r, 50));
     }
     expect(d).toEqual(expect.objectContaining({ status: "delivered", attempts: SCHEDULE.length + 2, last_status_code: 200 }));
+    // ids that name no delivery of this endpoint, whatever their spelling: 404
+    const seq = /_(\d+)$/.exec(d.id)![1];
+    for (const unknown of [`msg_${hook.id + 1000}_${seq}`, `msg_${hook.id}_${Number(seq) + 1000}`, "not-a-delivery"]) {
+      const res = await svc.request("POST", `${svc.ns}/webhooks/${hook.id}/deliveries/${unknown}/retry`, { as: "admin" });
+      expect([unknown, res.status, res.body.code]).toEqual([unknown, 404, "rest_no_route"]);
+    }
     await ok("DELETE", `${svc.ns}/webhooks/${hook.id}`);
   });
 

@@ -1,9 +1,9 @@
 /**
- * The in-process cacher (lib/cache/bounded-cacher.ts): bounded by kept bytes and entries, least recently
+ * The in-process cacher (cache/bounded-cacher.ts): bounded by kept bytes and entries, least recently
  * read out first, a time to live that reads never extend, and the cachers' patterns when cleaning.
  */
 import { ServiceBroker, Utils } from "moleculer";
-import { BoundedMemoryCacher } from "../../lib/cache/bounded-cacher";
+import { BoundedMemoryCacher } from "../../cache/bounded-cacher";
 
 async function started(opts: { ttl?: number; maxBytes?: number; maxEntries?: number }) {
   const cacher = new BoundedMemoryCacher({ ttl: opts.ttl ?? 60, maxBytes: opts.maxBytes ?? 1_000_000, maxEntries: opts.maxEntries ?? 1000 });

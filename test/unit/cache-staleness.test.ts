@@ -1,10 +1,10 @@
 /**
- * What a kept answer depends on and what a write makes stale (lib/cache/staleness.ts), checked with the
+ * What a kept answer depends on and what a write makes stale (cache/staleness.ts), checked with the
  * cachers' own pattern matcher, so a key either side of every rule is cleaned or kept as it must be.
  */
 import { Utils } from "moleculer";
-import { ANY_SHOWN, bodyIds, bodyPatternId, changedFields, dependencyOfUrl, inSeries, isListKey, keyPrefix, feedPatterns, listBodyKey, presentational, sitePatterns, stalePatterns, type Dependency } from "../../lib/cache/staleness";
-import { keyMatches } from "../../lib/cache/key-pattern";
+import { ANY_SHOWN, bodyIds, bodyPatternId, changedFields, dependencyOfUrl, inSeries, isListKey, keyPrefix, feedPatterns, listBodyKey, presentational, sitePatterns, stalePatterns, type Dependency } from "../../cache/staleness";
+import { keyMatches } from "../../cache/key-pattern";
 
 const NS = "/calendar/events/v1";
 const key = (space: "RESP" | "ACT", site: number, dep: Dependency) => `${keyPrefix(space, site, dep)}abc-_123`;

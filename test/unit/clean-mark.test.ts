@@ -1,10 +1,10 @@
 /**
- * A value computed across a clean of its key is not kept (lib/cache/clean-mark.ts): the in-process cacher
+ * A value computed across a clean of its key is not kept (cache/clean-mark.ts): the in-process cacher
  * is its own log of cleans, and any log checks and keeps in one step.
  */
 import { ServiceBroker } from "moleculer";
-import { BoundedMemoryCacher } from "../../lib/cache/bounded-cacher";
-import { cleanMark, keepUnlessCleaned, type CleanLog } from "../../lib/cache/clean-mark";
+import { BoundedMemoryCacher } from "../../cache/bounded-cacher";
+import { cleanMark, keepUnlessCleaned, type CleanLog } from "../../cache/clean-mark";
 
 describe("the in-process cacher as its log of cleans", () => {
   let broker: ServiceBroker;

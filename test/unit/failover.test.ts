@@ -1,11 +1,11 @@
 /**
- * lib/failover.ts: a node that timed out a call is pinged, and taken out of the registry (through the
+ * middlewares/failover.middleware.ts: a node that timed out a call is pinged, and taken out of the registry (through the
  * discoverer's `remoteNodeDisconnected`) only when it does not answer; the middleware's `call` hook hands
  * it the node of every RequestTimeoutError. The broker is a stand-in: only the public calls the discoverer
  * makes (`registry.getNodeList`, `ping`) are given.
  */
 import { Errors } from "moleculer";
-import { FailoverDiscoverer, FailoverMiddleware } from "../../lib/failover";
+import { FailoverDiscoverer, FailoverMiddleware } from "../../middlewares/failover.middleware";
 
 function setup(pong: unknown, nodes = ["me", "n1"]) {
   const discoverer = new FailoverDiscoverer(50);

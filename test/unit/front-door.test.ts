@@ -1,12 +1,12 @@
 /**
- * lib/http/guards.ts `frontDoor`, the gateway's one middleware in front of moleculer-web (docs/gateway.md):
+ * gateway/guards.ts `frontDoor`, the gateway's one middleware in front of moleculer-web (docs/gateway.md):
  * security headers on every answer, the rate limit with `X-RateLimit-*` and `Retry-After` (C18, C58) in
  * front of the kept answers, then a kept answer or the next handler. Served by a plain Node server.
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from "http";
 import type { AddressInfo } from "net";
-import { frontDoor, GuardContext } from "../../lib/http/guards";
-import { createRateLimiter } from "../../lib/http/rate-limit";
+import { frontDoor, GuardContext } from "../../gateway/guards";
+import { createRateLimiter } from "../../gateway/rate-limit";
 
 let server: Server;
 let base = "";

@@ -1,8 +1,11 @@
 /**
  * House rules that keep the code explained inside its own walls (docs/README.md "Conventions"):
- * - layers: no file under lib/ imports from mixins/ or services/, nor the framework or the network
- *   (moleculer, moleculer-web, http, https, net sockets) besides the named, shrinking exceptions;
- * - paths: every repository path a comment names (`lib/dates.ts`, `store/sql/`) exists;
+ * - layers: the source folders stand in an order (LAYERS, README.md "Layout"); no file imports from a
+ *   folder above its own, and lib/ (the floor) imports neither the framework, the network nor a store
+ *   driver (moleculer, moleculer-web, http, https, ioredis, pg…);
+ * - folders: mixins/ holds only mixins, middlewares/ only broker middlewares;
+ * - paths: every repository path a comment, README.md or docs/*.md names (`lib/dates.ts`, `store/sql/`)
+ *   exists;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
  *   `#anchor` after it is a heading or an explicit anchor of that file;
  * - decisions: every decision code (C1…, D1…) a comment (or a test title) names is an entry of
@@ -12,7 +15,7 @@
  * No broker: the source files are read and parsed with the TypeScript compiler, so only real comments
  * and the titles of describe/test/it are read (never code or other strings).
  *
- * The two exception lists below are temporary, named, and checked for staleness: a file that no longer
+ * The exception lists below are temporary, named, and checked for staleness: a file that no longer
  * needs its exception fails the test until it is taken off the list.
  */
 import * as fs from "fs";
@@ -21,18 +24,11 @@ import * as ts from "typescript";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
-/** lib/ files still importing mixins/store; the store layer rewrite replaces them. Empty this list. */
-const LAYER_EXCEPTIONS: Record<string, string> = {};
+/** Files still importing a folder above their own, each with what it takes from there. Empty this list. */
+const LAYER_EXCEPTIONS: Record<string, string> = {
+  "lib/imports/run.ts": "the types Collection and Doc of store/collection.ts"
+};
 
-/**
- * lib/ files still bound to the framework or to HTTP (issue 42 moves them out of lib/): the list only
- * shrinks; a new lib/ file importing moleculer or http fails the test.
- */
-const FRAMEWORK_EXCEPTIONS = new Set([
-  "lib/bus.ts", "lib/cache/bounded-cacher.ts", "lib/cache/redis-cacher.ts", "lib/discovery/docs-page.ts", "lib/error-render.ts",
-  "lib/errors.ts", "lib/failover.ts", "lib/geo/near-query.ts", "lib/http/guards.ts", "lib/http/rate-limit.ts",
-  "lib/http/response-cache.ts", "lib/sites/host.ts"
-]);
 /** What pure logic does not import. */
 const FRAMEWORK_MODULES = /^(moleculer|moleculer-web|http|https|http2|node:http|node:https|node:http2|ioredis|pg|better-sqlite3|mongodb)$/;
 
@@ -42,7 +38,7 @@ const REFERENCE_EXCEPTIONS: Record<string, string> = {};
 // ---------------------------------------------------------------------------------------------------
 // Files
 
-const SOURCE_DIRS = ["lib", "mixins", "services", "net", "test", "bench", "scripts"];
+const SOURCE_DIRS = ["lib", "domain", "broker", "cache", "gateway", "middlewares", "mixins", "services", "store", "net", "test", "bench", "scripts"];
 const SOURCE_EXT = /\.(ts|js|mjs|cjs)$/;
 const SKIP_DIRS = new Set(["node_modules", "dist", "results", "coverage", "data"]);
 
@@ -100,12 +96,19 @@ export function moduleSpecifiers(sf: ts.SourceFile): string[] {
   return out;
 }
 
-/** The repository paths under mixins/ or services/ that a lib/ file imports. */
+/** The source folders from the top down (domain/: plain classes built without a broker): a file imports from its own and those after it. */
+const LAYERS = ["services", "middlewares", "mixins", "gateway", "cache", "broker", "domain", "store", "net", "lib"];
+
+const layerOf = (file: string): number => LAYERS.indexOf(file.split("/")[0]);
+
+/** The repository paths in folders above its own that a file of a layered folder imports. */
 function upwardImports(file: string): string[] {
+  const own = layerOf(file);
+  if (own < 0) return [];
   return moduleSpecifiers(sourceOf(file))
     .filter(spec => spec.startsWith("."))
     .map(spec => path.relative(ROOT, path.resolve(ROOT, path.dirname(file), spec)).split(path.sep).join("/"))
-    .filter(target => /^(mixins|services)(\/|$)/.test(target));
+    .filter(target => { const layer = layerOf(target); return layer >= 0 && layer < own; });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -251,12 +254,27 @@ function brokenReferences(file: string, decisions: Set<string>): string[] {
 // ---------------------------------------------------------------------------------------------------
 
 describe("layers", () => {
-  const libFiles = FILES.filter(f => f.startsWith("lib/"));
+  const layered = FILES.filter(f => layerOf(f) >= 0);
 
-  test("no lib/ file imports from mixins/ or services/ (besides the named exceptions)", () => {
-    const offenders = libFiles
+  test("no file imports from a folder above its own (besides the named exceptions)", () => {
+    const offenders = layered
       .filter(f => !(f in LAYER_EXCEPTIONS))
       .flatMap(f => upwardImports(f).map(target => `${f} imports ${target}`));
+    expect(offenders).toEqual([]);
+  });
+
+  test("the check sees an import from above, and none from below", () => {
+    const code = "import { a } from \"../mixins/a\";\nimport { b } from \"./b\";\nexport { c } from \"../lib/c\";\n";
+    parsed.set("cache/virtual.ts", ts.createSourceFile("virtual.ts", code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+    parsed.set("services/virtual.ts", parsed.get("cache/virtual.ts")!);
+    expect(upwardImports("cache/virtual.ts")).toEqual(["mixins/a"]);
+    expect(upwardImports("services/virtual.ts")).toEqual([]);
+  });
+
+  test("no domain/ file imports the framework, the network or a store driver (plain classes, built without a broker)", () => {
+    const domainFiles = FILES.filter(f => f.startsWith("domain/"));
+    expect(domainFiles.length).toBeGreaterThan(0);
+    const offenders = domainFiles.flatMap(f => moduleSpecifiers(sourceOf(f)).filter(spec => FRAMEWORK_MODULES.test(spec)).map(spec => `${f} imports ${spec}`));
     expect(offenders).toEqual([]);
   });
 
@@ -269,18 +287,25 @@ describe("layers", () => {
 describe("lib/ is pure", () => {
   const framework = (f: string): string[] => moduleSpecifiers(sourceOf(f)).filter(spec => FRAMEWORK_MODULES.test(spec));
 
-  test("no lib/ file imports moleculer, http or a store driver (besides the named exceptions)", () => {
-    const offenders = FILES.filter(f => f.startsWith("lib/") && !FRAMEWORK_EXCEPTIONS.has(f)).flatMap(f => framework(f).map(m => `${f} imports ${m}`));
+  test("no lib/ file imports moleculer, http or a store driver", () => {
+    const offenders = FILES.filter(f => f.startsWith("lib/")).flatMap(f => framework(f).map(m => `${f} imports ${m}`));
     expect(offenders).toEqual([]);
   });
+});
 
-  test("every framework exception still needs its place on the list", () => {
-    expect([...FRAMEWORK_EXCEPTIONS].filter(f => !FILES.includes(f) || framework(f).length === 0)).toEqual([]);
+describe("folders hold what their names say", () => {
+  const namesIn = (dir: string) => FILES.filter(f => f.startsWith(`${dir}/`)).map(f => f.slice(dir.length + 1));
+
+  test("mixins/ holds only mixins (`*.mixin.ts`), middlewares/ only broker middlewares (`*.middleware.ts`)", () => {
+    expect(namesIn("mixins").filter(name => !/^[\w-]+\.mixin\.ts$/.test(name))).toEqual([]);
+    expect(namesIn("middlewares").filter(name => !/^[\w-]+\.middleware\.ts$/.test(name))).toEqual([]);
+    expect(namesIn("mixins").length).toBeGreaterThan(0);
+    expect(namesIn("middlewares").length).toBeGreaterThan(0);
   });
 });
 
 /** A repository path a comment names: a top folder of the project, then folders and a file with its extension, or a folder ending in `/`. */
-const PATH_REF = /(?<![\w./-])(?:lib|mixins|services|store|net|test|bench|scripts|docs|locales|types)\/(?:[\w.-]+\/)*(?:[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|cjs|json|md|sql|sh)\b|(?=[\s`'")]))/g;
+const PATH_REF = /(?<![\w./-])(?:lib|domain|broker|cache|gateway|middlewares|mixins|services|store|net|test|bench|scripts|docs|locales|types)\/(?:[\w.-]+\/)*(?:[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|cjs|json|md|sql|sh)\b|(?=[\s`'")]))/g;
 
 /** Every path a file's comments name that is not in the repository, as `file:line: path`. */
 function missingPaths(file: string): string[] {
@@ -303,6 +328,21 @@ describe("paths in comments exist", () => {
     const sf = ts.createSourceFile("x.ts", "/** see mixins/store/id-registry.ts and lib/dates.ts */\nexport const x = 1;\n", ts.ScriptTarget.ES2022, true);
     parsed.set("virtual/x.ts", sf);
     expect(missingPaths("virtual/x.ts")).toEqual(["virtual/x.ts:1: mixins/store/id-registry.ts"]);
+  });
+});
+
+describe("paths in the documentation exist", () => {
+  test("every repository path README.md and docs/*.md name is a file or folder of the repository", () => {
+    const docs = ["README.md", ...fs.readdirSync(path.join(ROOT, "docs")).filter(f => f.endsWith(".md")).map(f => `docs/${f}`)];
+    const problems: string[] = [];
+    for (const doc of docs) {
+      const text = fs.readFileSync(path.join(ROOT, doc), "utf8").replace(URL, " ");
+      for (const m of text.matchAll(PATH_REF)) {
+        const target = m[0].replace(/\/$/, "");
+        if (!fs.existsSync(path.join(ROOT, target)) && !fs.existsSync(path.join(ROOT, path.dirname(doc), target))) problems.push(`${doc}: ${m[0]}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import { Errors } from "moleculer";
 import { string } from "../../lib/params";
-import { renderError, toApiError } from "../../lib/error-render";
+import { renderError, toApiError } from "../../gateway/error-render";
 import { argSchema } from "../../lib/discovery/openapi";
 
 function check(rule: ReturnType<typeof string>, value: unknown): { value: unknown; errors: Array<Record<string, unknown>> } {

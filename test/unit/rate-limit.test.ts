@@ -1,10 +1,10 @@
 import type { IncomingMessage } from "http";
-import { clientKey, createRateLimiter, MemoryRateLimitStore, RateLimiter, RateLimitStore } from "../../lib/http/rate-limit";
+import { clientKey, createRateLimiter, MemoryRateLimitStore, RateLimiter, RateLimitStore } from "../../gateway/rate-limit";
 
 const req = (authorization?: string, address = "10.0.0.7") =>
   ({ headers: authorization ? { authorization } : {}, socket: { remoteAddress: address } }) as unknown as IncomingMessage;
 
-describe("rate limiting (lib/http/rate-limit.ts)", () => {
+describe("rate limiting (gateway/rate-limit.ts)", () => {
   test("a fixed window per key, opened by its first request; the count starts over when it ends", async () => {
     let now = 1_000_000;
     const store = new MemoryRateLimitStore(60_000, () => now);

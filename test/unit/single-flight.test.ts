@@ -1,10 +1,10 @@
 /**
- * lib/cache/single-flight.ts and its use by the action cache (lib/cache/clean-mark.ts `keptOrComputed`):
+ * cache/single-flight.ts and its use by the action cache (cache/clean-mark.ts `keptOrComputed`):
  * reads of one key that miss while it is computed wait for that computation and take its value only when
  * it was kept; otherwise they compute again, together.
  */
-import { Flights, MAX_WAITS } from "../../lib/cache/single-flight";
-import { keptOrComputed, type CleanLog } from "../../lib/cache/clean-mark";
+import { Flights, MAX_WAITS } from "../../cache/single-flight";
+import { keptOrComputed, type CleanLog } from "../../cache/clean-mark";
 
 /** A promise and the function that settles it. */
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {

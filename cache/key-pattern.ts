@@ -1,8 +1,8 @@
 /**
  * Kept keys are grouped by their first three `:`-separated segments (`RESP:1:E12`,
- * lib/cache/staleness.ts), so a clean reads only the groups its pattern can reach (both cachers:
- * lib/cache/bounded-cacher.ts, lib/cache/redis-cacher.ts). Also here: the cache-clean patterns of
- * lib/cache/staleness.ts, matched without building a regular expression per pattern: their only wildcard
+ * cache/staleness.ts), so a clean reads only the groups its pattern can reach (both cachers:
+ * cache/bounded-cacher.ts, cache/redis-cacher.ts). Also here: the cache-clean patterns of
+ * cache/staleness.ts, matched without building a regular expression per pattern: their only wildcard
  * is `**` (any run of characters), so a key matches when it begins with the pattern's first piece, ends
  * with its last, and holds the pieces between in order. Patterns with other wildcards are the framework
  * matcher's business (`fallback`).

@@ -7,12 +7,12 @@
  * never extended by reads: an answer that depends on the clock is never served past its `ttl`.
  *
  * A clean looks only at the entries its pattern can match: keys are grouped by their first three
- * segments (`RESP:1:E12`, lib/cache/staleness.ts), and a pattern whose fixed beginning names a group
+ * segments (`RESP:1:E12`, cache/staleness.ts), and a pattern whose fixed beginning names a group
  * (`RESP:1:B:**,12,**`) reads that group alone; a shorter one (`RESP:1:E**`) the groups it begins. List
- * bodies are also indexed by the ids of the events they show (lib/cache/staleness.ts `bodyIds`), so the
+ * bodies are also indexed by the ids of the events they show (cache/staleness.ts `bodyIds`), so the
  * pattern of the bodies showing one event reads those bodies alone, not every body.
  *
- * It is its own log of cleans (lib/cache/clean-mark.ts): it counts them and remembers the patterns of the
+ * It is its own log of cleans (cache/clean-mark.ts): it counts them and remembers the patterns of the
  * last ones, so that a value computed from the store while a write cleaned its key is not kept afterwards.
  */
 import { Cachers, Utils, type ServiceBroker } from "moleculer";
@@ -95,7 +95,7 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
     this.bytes = 0;
   }
 
-  /** How many cleans this cacher has run (lib/cache/clean-mark.ts). */
+  /** How many cleans this cacher has run (cache/clean-mark.ts). */
   mark(): number {
     return this.cleaned;
   }

@@ -1,15 +1,15 @@
 /**
  * The shared cacher (`CACHER=redis://…`): Moleculer's cacher interface (its public base class, the
  * framework's extension point for cachers) over one Redis that every node reads, and its own log of
- * cleans (lib/cache/clean-mark.ts, docs/caching.md#a-read-that-crosses-a-write).
+ * cleans (cache/clean-mark.ts, docs/caching.md#a-read-that-crosses-a-write).
  *
  * Keys and values: a kept value is its JSON under `<prefix><key>` (`MOL-<namespace>-…`) with the cache's
  * time to live. Beside them, under `<logPrefix>` (`CL-<namespace>:`, so that cleaning every kept answer
  * keeps them):
  * - `cleans` (a count) and `cleans:log` (the patterns of the last 256 cleans): the log of cleans;
- * - `group:<group>` and `groups`: kept keys by their first three segments (lib/cache/key-pattern.ts), and
+ * - `group:<group>` and `groups`: kept keys by their first three segments (cache/key-pattern.ts), and
  *   the groups, each a sorted set scored by expiry, so a clean reads the groups its patterns reach, not
- *   every key; and `group:<group> <id>`: list bodies by the events they show (lib/cache/staleness.ts
+ *   every key; and `group:<group> <id>`: list bodies by the events they show (cache/staleness.ts
  *   `bodyIds`), so an event's write reads the bodies showing it, not every body.
  *
  * The guarantee (C16 with many gateways, C45): a writer's clean is one script that records its patterns
@@ -43,7 +43,7 @@ export interface RedisCacherOptions {
 }
 
 /**
- * Patterns in the scripts: lib/cache/key-pattern.ts's rule for patterns whose only wildcard is `**`,
+ * Patterns in the scripts: cache/key-pattern.ts's rule for patterns whose only wildcard is `**`,
  * split once (`compile`) and matched per key (`matches`); any other wildcard matches every key (a keep
  * is refused, a clean deletes more: the safe ways).
  */
@@ -273,7 +273,7 @@ export class RedisCacher extends Cachers.Base<{ ttl?: number; missingResponse?: 
     if (keys.length) await this.client.del(...keys);
   }
 
-  // ---- the log of cleans (lib/cache/clean-mark.ts)
+  // ---- the log of cleans (cache/clean-mark.ts)
 
   async mark(): Promise<number | undefined> {
     try {

@@ -1,7 +1,7 @@
 /**
  * What the gateway does to every HTTP request before moleculer-web routes it, whatever the route (API,
  * health, /docs, no route at all): security headers on every answer (error answers included), the rate
- * limit (lib/http/rate-limit.ts), and the HTTP server's own time limits. After them the gateway may answer
+ * limit (gateway/rate-limit.ts), and the HTTP server's own time limits. After them the gateway may answer
  * at once (`answerEarly`: a kept answer of the response cache), before any routing.
  *
  * The gateway hooks it in once, in front of moleculer-web on Node's own HTTP server: the gateway hands
@@ -13,8 +13,8 @@
  */
 import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from "http";
 import type { Socket } from "net";
-import { ApiError } from "../errors";
-import { renderError } from "../error-render";
+import { ApiError } from "../lib/errors";
+import { renderError } from "./error-render";
 import type { RateLimiter } from "./rate-limit";
 import { clientKey } from "./rate-limit";
 

@@ -4,11 +4,15 @@
  * site's work (lib/sites/scope.ts): the guards' rate-limit bucket, kept answers, the caller's key, the
  * links and dates of the answers. A host no site has answers 404 `rest_site_not_found` once sites exist;
  * `/health/*`, `/metrics` and `/platform/v1/*` answer on any host, as the default site.
+ *
+ * This is the one place a request's site is decided; everything after reads it: the scope here, the
+ * gateway's root context (`meta.site`, set from it in services/api.service.ts `rootCallOptions`), and the
+ * calls made from there (middlewares/site-scope.middleware.ts carries it on every hop).
  */
 import type { IncomingMessage, ServerResponse } from "http";
 import { ApiError } from "../lib/errors";
-import { renderError, toApiError } from "../lib/error-render";
-import { applySecurityHeaders } from "../lib/http/guards";
+import { renderError, toApiError } from "./error-render";
+import { applySecurityHeaders } from "./guards";
 import { hostOfUrl, isSiteless, requestHost } from "../lib/sites/host";
 import { ResolvedKey, runInSite } from "../lib/sites/scope";
 import { deploymentSettings } from "../lib/settings";

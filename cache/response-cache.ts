@@ -1,15 +1,15 @@
 /**
  * The gateway's response cache: a GET answered 200 is kept, serialised, under its method, URL, caller
  * (Authorization) and Accept header, in the broker's cacher, and answered from there (with its ETag, so
- * `If-None-Match` still gives 304) until a write makes it stale (lib/cache/staleness.ts). Only where every
+ * `If-None-Match` still gives 304) until a write makes it stale (cache/staleness.ts). Only where every
  * write cleans the cache this gateway reads: one process (one cacher for all), a shared Redis cacher, or
  * the writers' clean broadcast.
  */
 import { createHash } from "crypto";
 import type { IncomingMessage } from "http";
-import { currentSiteId } from "../sites/scope";
-import { dependencyOfUrl, keyPrefix } from "../cache/staleness";
-import { NAMESPACE_PATH } from "../settings";
+import { currentSiteId } from "../lib/sites/scope";
+import { dependencyOfUrl, keyPrefix } from "./staleness";
+import { NAMESPACE_PATH } from "../lib/settings";
 
 const NAMESPACE = `/${NAMESPACE_PATH}`;
 /**
@@ -28,7 +28,7 @@ export interface KeptResponse {
   body: string;
 }
 
-/** What a plain list page's key holds: the key of its body (lib/cache/staleness.ts, `L` and `B`). */
+/** What a plain list page's key holds: the key of its body (cache/staleness.ts, `L` and `B`). */
 export interface KeptRef {
   ref: string;
 }
@@ -81,7 +81,7 @@ export function responseKey(req: IncomingMessage & { originalUrl?: string }): st
   let key = recentKeys.get(text);
   if (key === undefined) {
     if (recentKeys.size >= RECENT_KEYS_MAX) recentKeys.clear();
-    // what the answer depends on leads the key, so a write cleans only what it made stale (lib/cache/staleness.ts)
+    // what the answer depends on leads the key, so a write cleans only what it made stale (cache/staleness.ts)
     key = keyPrefix("RESP", site, dependencyOfUrl(url, NAMESPACE)) + createHash("sha1").update(text).digest("base64url");
     recentKeys.set(text, key);
   }

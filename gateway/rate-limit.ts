@@ -14,7 +14,7 @@
 import * as crypto from "crypto";
 import type { IncomingMessage } from "http";
 import Redis from "ioredis";
-import { cacheKind } from "../settings";
+import { cacheKind } from "../lib/settings";
 
 export interface RateLimitOptions {
   /** Requests allowed per window. */

@@ -3,8 +3,8 @@
  * is the only caller: errors are thrown where they arise and rendered here, once.
  */
 import { Errors } from "moleculer";
-import { ApiError, ApiErrorData, ParamReason, isApiError } from "./errors";
-import { translate } from "./messages";
+import { ApiError, ApiErrorData, ParamReason, isApiError } from "../lib/errors";
+import { translate } from "../lib/messages";
 
 export interface RenderedError {
   status: number;

@@ -6,9 +6,9 @@
 import fs from "fs";
 import path from "path";
 import type { IncomingMessage, ServerResponse } from "http";
-import { renderError, toApiError } from "../error-render";
-import { ApiError } from "../errors";
-import { DEFAULT_LANGUAGE, translate } from "../messages";
+import { renderError, toApiError } from "./error-render";
+import { ApiError } from "../lib/errors";
+import { DEFAULT_LANGUAGE, translate } from "../lib/messages";
 
 export const DOCS_PATH = "/docs";
 const INIT_SCRIPT = "docs-init.js";

@@ -8,9 +8,9 @@
  *
  * Each of the service's cachers is its own log, and checks and keeps as one step no clean can come
  * between:
- * - the in-process cacher (lib/cache/bounded-cacher.ts), cleaned by this node's writes and by other
+ * - the in-process cacher (cache/bounded-cacher.ts), cleaned by this node's writes and by other
  *   nodes' clean broadcasts, checks and keeps in one turn of the event loop;
- * - the shared Redis cacher (lib/cache/redis-cacher.ts), whose writers record their patterns in Redis
+ * - the shared Redis cacher (cache/redis-cacher.ts), whose writers record their patterns in Redis
  *   before they clean, checks and keeps in one script.
  */
 
@@ -63,7 +63,7 @@ const flightsOf = new WeakMap<ReadingCacher, Flights<unknown>>();
 /**
  * The value kept under `key`, or `compute()`'s, kept unless a clean covered the key while it was computed
  * (the mark is taken after the miss, before `compute` reads the store). Reads of one key that miss while
- * it is computed wait for that computation (lib/cache/single-flight.ts).
+ * it is computed wait for that computation (cache/single-flight.ts).
  */
 export async function keptOrComputed<T>(cacher: ReadingCacher, log: CleanLog | undefined, key: string, compute: () => Promise<T>): Promise<T> {
   let flights = flightsOf.get(cacher);

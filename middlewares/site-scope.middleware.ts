@@ -12,7 +12,7 @@ import { ApiError } from "../lib/errors";
 import { currentSite, currentSiteId, DEFAULT_SITE_ID, runInSite } from "../lib/sites/scope";
 import { acquireStore, releaseStore, Store } from "../store";
 import { siteDirectory } from "../store/site-directory";
-import { storeConfig } from "./store.mixin";
+import { storeConfig } from "../mixins/store.mixin";
 
 type Handler = (ctx: Context) => Promise<unknown>;
 type Opts = { meta?: Record<string, unknown>; parentCtx?: Context } | undefined;

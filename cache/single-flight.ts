@@ -3,7 +3,7 @@
  * while a read that missed computes an answer, the reads of the same key that miss after it wait for that
  * computation instead of computing the answer again.
  *
- * A waiting read takes the answer only when the computation's value was kept (lib/cache/clean-mark.ts): a
+ * A waiting read takes the answer only when the computation's value was kept (cache/clean-mark.ts): a
  * keep succeeds only if no write's clean covered the key between the computation's mark and the keep, so
  * every write answered before the waiting read arrived (its clean comes before its answer, C16) is in the
  * value. When the value was not kept (a write crossed it, or it is not kept at all), the waiting reads

@@ -1,0 +1,12 @@
+/**
+ * The change-feed input of a write of one record: its type, id, action, modification time and the
+ * snapshot the feed's visibility is judged by (a deleted term has none).
+ */
+import type { Doc } from "../store-query";
+import { nowDb } from "../dates";
+import { ChangeAction, ChangeInput, ChangeType, isTermType, snapshotOf } from "./feed";
+
+export function changeOf(type: ChangeType, action: ChangeAction, doc: Doc): ChangeInput {
+  const gone = action === "deleted" && isTermType(type);
+  return { type, id: Number(doc._id), action, modified_utc: typeof doc.modified_utc === "string" ? doc.modified_utc : nowDb(), snapshot: gone ? null : snapshotOf(type, doc) };
+}

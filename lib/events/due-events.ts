@@ -1,0 +1,38 @@
+/**
+ * C13 in a read's arithmetic: a `future` event whose `date_utc` has passed is read as `publish` before
+ * any write has published it (the events service publishes due events on its writes and in a scheduled
+ * job, never on a read: docs/decisions.md "Reads never write").
+ *
+ * A list asking for some statuses asks for what each record reads as: with `publish` and without
+ * `future`, the due `future` records too; with `future` and without `publish`, only those not yet due.
+ */
+import type { Query } from "../store-query";
+import { effectiveStatus } from "../capabilities";
+
+/** The stored statuses a list reads, and the condition that keeps due and not-yet-due `future` records apart. */
+export interface DueStatuses {
+  statuses: string[];
+  /** Added to the list's conditions (undefined: the statuses alone are exact). */
+  condition?: Query;
+}
+
+export function dueStatuses(statuses: readonly string[], nowDb: string): DueStatuses {
+  const publish = statuses.includes("publish");
+  const future = statuses.includes("future");
+  if (publish && !future) return { statuses: [...statuses, "future"], condition: { $or: [{ status: { $ne: "future" } }, { date_utc: { $lte: nowDb } }] } };
+  if (future && !publish) return { statuses: [...statuses], condition: { $or: [{ status: { $ne: "future" } }, { date_utc: { $gt: nowDb } }] } };
+  return { statuses: [...statuses] };
+}
+
+/** A list's query with its status condition read as C13 reads statuses (see dueStatuses). */
+export function withDueStatuses(query: Query, condition: Query | undefined): Query {
+  if (!condition) return query;
+  const and = Array.isArray(query.$and) ? (query.$and as Query[]) : [];
+  return { ...query, $and: [...and, condition] };
+}
+
+/** The record as a reader sees it: a due `future` record as published. */
+export function asRead<T extends { status: string; date_utc: string }>(doc: T, nowDb: string): T {
+  const status = effectiveStatus(doc, nowDb);
+  return status === doc.status ? doc : { ...doc, status };
+}

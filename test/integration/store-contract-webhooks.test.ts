@@ -1,0 +1,191 @@
+/**
+ * The webhooks' store contract: what the webhooks service asks of store/webhooks.ts (unique delivery keys,
+ * compare-and-set claims and leases, the fan-out cursor's lease, the delivery log) gives the same answers on
+ * every backend, as test/integration/store-contract.test.ts does for the collections: SQLite (a file of its
+ * own), PostgreSQL (a database of its own, dropped afterwards) and the MongoDB store's code over the
+ * in-memory stand-in (test/helpers/mongo-stand-in.ts). Correctness across nodes rests on these answers
+ * alone (docs/webhooks.md#how-deliveries-are-made), so each race is run for real: the writes at once.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { acquireStore, releaseStore, Store, StoreConfig } from "../../store";
+import { FEED_COLLECTION } from "../../store/collection";
+import { CURSORS, CURSOR_INDEXES, DELIVERIES, DELIVERY_INDEXES, ENDPOINTS, ENDPOINT_INDEXES, PAYLOADS, PAYLOAD_INDEXES, WebhookStore } from "../../store/webhooks";
+import type { DeliveryDoc, EndpointDoc } from "../../lib/webhooks/present";
+import { createTestDatabase, TestDatabase } from "../helpers/postgres";
+import { mongoStandIn } from "../helpers/mongo-stand-in";
+import { connectedStore } from "../../store/mongo/store";
+
+interface Backend { store: Store; close(): Promise<void> }
+
+let nextSite = 2000;
+
+async function sqlBackend(config: StoreConfig, cleanup: () => Promise<void>): Promise<Backend> {
+  return { store: await acquireStore(config), close: async () => { await releaseStore(config); await cleanup(); } };
+}
+
+const BACKENDS: Array<[string, () => Promise<Backend>]> = [
+  ["SQLite", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "store-contract-webhooks-"));
+    return sqlBackend({ dataDir, connectTimeoutMs: 1000 }, async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  }],
+  ["PostgreSQL", async () => {
+    const db: TestDatabase = await createTestDatabase("contract_webhooks");
+    return sqlBackend({ dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 5000 }, () => db.drop());
+  }],
+  ["the MongoDB store's code on the stand-in", async () => ({ store: await connectedStore(mongoStandIn(), "contract", "stand-in", async () => undefined), close: async () => undefined })]
+];
+
+const entry = (id: number) => ({ key: `post:${id}`, type: "event", id, action: "created", modified_utc: "2030-01-01 00:00:00", before: null, after: { status: "publish" }, at: 1 });
+const endpointDoc = (n: number): Omit<EndpointDoc, "_id"> => ({ url: `https://example.com/${n}`, events: ["*"], description: "", active: true, secret: "s", created_utc: "2030-01-01 00:00:00", after_seq: 0 });
+const deliveryDoc = (endpoint: number, seq: number, o: Partial<DeliveryDoc> = {}): Omit<DeliveryDoc, "_id"> => ({
+  key: `${endpoint}:${seq}`, endpoint, seq, chain: `${endpoint}:post:${seq % 3}`, type: "event.created", record_id: seq % 3, status: "pending",
+  attempts: 0, base: 0, due: 1000 + seq, last_status_code: null, delivered_utc: null, ...o
+});
+
+describe.each(BACKENDS)("webhooks store contract on %s", (_name, make) => {
+  let backend: Backend;
+  /** A WebhookStore over a new site's collections, and that site's event writes (each with its feed entry). */
+  let ws: WebhookStore;
+  let writeEvent: (id: number) => Promise<unknown>;
+
+  beforeAll(async () => {
+    backend = await make();
+    for (const [name, indexes] of [[ENDPOINTS, ENDPOINT_INDEXES], [DELIVERIES, DELIVERY_INDEXES], [PAYLOADS, PAYLOAD_INDEXES], [CURSORS, CURSOR_INDEXES], ["events", []]] as const)
+      await backend.store.ensureIndexes(name, indexes);
+  }, 30000);
+  afterAll(async () => {
+    await backend?.close();
+  });
+  beforeEach(() => {
+    const site = nextSite++;
+    const s = backend.store;
+    ws = new WebhookStore({
+      endpoints: s.collection(ENDPOINTS, ENDPOINT_INDEXES, site), deliveries: s.collection(DELIVERIES, DELIVERY_INDEXES, site),
+      payloads: s.collection(PAYLOADS, PAYLOAD_INDEXES, site), cursor: s.collection(CURSORS, CURSOR_INDEXES, site), feed: s.collection(FEED_COLLECTION, [], site)
+    });
+    const events = s.collection("events", [], site);
+    writeEvent = id => events.insert({ _id: id, status: "publish" }, { change: entry(id) });
+  });
+
+  test("endpoints: numbered, paged, updated under a condition, removed with their deliveries only", async () => {
+    const a = await ws.createEndpoint(endpointDoc(1));
+    const b = await ws.createEndpoint(endpointDoc(2));
+    expect(b._id).toBeGreaterThan(a._id);
+    expect((await ws.endpoint(a._id))?.url).toBe("https://example.com/1");
+    expect(await ws.endpoint(b._id + 100)).toBeUndefined();
+    const page = await ws.endpoints({ skip: 1, limit: 1 });
+    expect([page.total, page.docs.map(d => d._id)]).toEqual([2, [b._id]]);
+    // conditional: the failing streak starts once, whichever node is first; ends only when recorded
+    const started = await Promise.all([1, 2].map(n => ws.updateEndpoint(a._id, { $set: { failing_since: n } }, { failing_since: { $exists: false } })));
+    expect(started.filter(Boolean)).toHaveLength(1);
+    await ws.endFailingStreak(a._id);
+    expect((await ws.endpoint(a._id))?.failing_since).toBeUndefined();
+    await ws.endFailingStreak(a._id);
+    expect(await ws.updateEndpoint(b._id + 100, { $set: { active: false } })).toBeUndefined();
+    await ws.addDelivery(deliveryDoc(a._id, 1));
+    await ws.addDelivery(deliveryDoc(b._id, 1));
+    expect(await ws.removeEndpoint(a._id)).toBe(true);
+    expect(await ws.endpoint(a._id)).toBeUndefined();
+    expect((await ws.deliveries(a._id, { skip: 0, limit: 10 })).total).toBe(0);
+    expect((await ws.deliveries(b._id, { skip: 0, limit: 10 })).total).toBe(1);
+  });
+
+  test("the feed and the fan-out cursor: one lease holder at a time, taken over once it expired", async () => {
+    expect(await ws.feedEnd()).toBe(0);
+    for (const id of [1, 2, 3]) await writeEvent(id);
+    const end = await ws.feedEnd();
+    const all = await ws.feedAfter(0, 10);
+    expect(all.map(e => e.id)).toEqual([1, 2, 3]);
+    expect(all.at(-1)!._id).toBe(end);
+    expect((await ws.feedAfter(all[0]._id, 1)).map(e => e.id)).toEqual([2]);
+    expect((await ws.feedAfter(0, 10, all[2]._id)).map(e => e.id)).toEqual([1, 2]);
+
+    expect(await ws.cursor()).toBeNull();
+    expect(await ws.cursorSeq()).toBe(0);
+    await Promise.all([ws.ensureCursor(all[0]._id), ws.ensureCursor(all[0]._id)]);
+    await ws.ensureCursor(end);
+    expect(await ws.cursorSeq()).toBe(all[0]._id);
+    // two nodes at once: one lease
+    const claims = await Promise.all(["a", "b"].map(owner => ws.claimCursor(owner, 100, 200)));
+    expect(claims.filter(c => c !== undefined)).toEqual([all[0]._id]);
+    const holder = claims[0] !== undefined ? "a" : "b";
+    const other = holder === "a" ? "b" : "a";
+    expect(await ws.claimCursor(other, 150, 250)).toBeUndefined();
+    expect(await ws.advanceCursor(other, end, 150, 250)).toBe(false);
+    expect(await ws.advanceCursor(holder, all[1]._id, 150, 300)).toBe(true);
+    expect(await ws.claimCursor(holder, 160, 400, true)).toBe(all[1]._id);
+    // the holder died: its lease runs out and the other takes over; the late holder moves nothing
+    expect(await ws.claimCursor(other, 401, 500)).toBe(all[1]._id);
+    expect(await ws.advanceCursor(holder, end, 402, 600)).toBe(false);
+    await ws.releaseCursor(holder);
+    expect((await ws.cursor())?.owner).toBe(other);
+    await ws.releaseCursor(other);
+    expect(await ws.claimCursor(holder, 403, 700)).toBe(all[1]._id);
+  });
+
+  test("deliveries: one per key, claimed by one node, settled only under their lease, due in order", async () => {
+    const e = (await ws.createEndpoint(endpointDoc(1)))._id;
+    // a fan-out run twice at once adds each delivery once
+    const added = await Promise.all([ws.addDelivery(deliveryDoc(e, 5)), ws.addDelivery(deliveryDoc(e, 5))]);
+    expect(added.sort()).toEqual([false, true]);
+    await ws.addDelivery(deliveryDoc(e, 6, { due: 1000 }));
+    await ws.addDelivery(deliveryDoc(e, 9, { due: 1000 }));
+    await Promise.all([ws.putPayload(5, "five"), ws.putPayload(5, "five")]);
+    await ws.putPayload(6, "six");
+    expect([...(await ws.payloads([5, 6, 7]))].sort()).toEqual([[5, "five"], [6, "six"]]);
+    // due by now, fanned out up to maxSeq, oldest due first (then feed order)
+    expect((await ws.due(e, 1005, 8, 10)).map(d => d.seq)).toEqual([6, 5]);
+    expect((await ws.due(e, 1004, 9, 10)).map(d => d.seq)).toEqual([6, 9]);
+    expect((await ws.due(e, 1005, 9, 1)).map(d => d.seq)).toEqual([6]);
+
+    const [d6] = await ws.due(e, 1000, 6, 1);
+    const claims = await Promise.all([ws.claim(d6, 5000), ws.claim(d6, 6000)]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    const lease = claims[0] ? 5000 : 6000;
+    const claimed = claims.find(Boolean)!;
+    expect([claimed.attempts, claimed.due]).toEqual([1, lease]);
+    expect((await ws.due(e, 4000, 9, 10)).map(d => d.seq)).toEqual([9, 5]);
+    // a node whose lease was lost records nothing
+    expect(await ws.settle(claimed, lease + 1, { $set: { status: "delivered" } })).toBe(false);
+    expect(await ws.settle(claimed, lease, { $set: { status: "delivered", last_status_code: 200 }, $unset: { due: 1 } })).toBe(true);
+    expect(await ws.settle(claimed, lease, { $set: { status: "failed" } })).toBe(false);
+    const stored = await ws.delivery(e, 6);
+    expect([stored?.status, stored?.due, stored?.last_status_code]).toEqual(["delivered", undefined, 200]);
+    expect(await ws.delivery(e, 7)).toBeUndefined();
+
+    // the log: newest first, paged; a manual retry queues it again, its schedule started over
+    const log = await ws.deliveries(e, { skip: 0, limit: 2 });
+    expect([log.total, log.docs.map(d => d.seq)]).toEqual([3, [9, 6]]);
+    const again = await ws.requeue(stored!, 7000);
+    expect([again?.status, again?.due, again?.base]).toEqual(["pending", 7000, 1]);
+    expect(await ws.failPending(e)).toBe(3);
+    expect(await ws.due(e, 10_000, 99, 10)).toEqual([]);
+  });
+
+  test("per record, feed order: a later delivery waits behind a pending earlier one and is released at its end", async () => {
+    const e = (await ws.createEndpoint(endpointDoc(1)))._id;
+    // seq 3 and 6 are one record's (chain post:0), 4 another's
+    for (const seq of [3, 4, 6]) await ws.addDelivery(deliveryDoc(e, seq, { due: 1000 }));
+    const [d3, d4, d6] = await Promise.all([3, 4, 6].map(async s => (await ws.delivery(e, s))!));
+    expect((await ws.blockedBy(d6))?.seq).toBe(3);
+    expect(await ws.blockedBy(d3)).toBeUndefined();
+    expect(await ws.blockedBy(d4)).toBeUndefined();
+    await ws.postpone(d6, 90_000);
+    expect((await ws.due(e, 2000, 9, 10)).map(d => d.seq)).toEqual([3, 4]);
+    // a postpone that lost the race to a claim moves nothing
+    await ws.postpone({ ...d4, due: 1 }, 90_000);
+    expect((await ws.delivery(e, 4))?.due).toBe(1000);
+    // the earlier one ends: the waiting one is due at once
+    const lease = 5000;
+    const claimed = (await ws.claim(d3, lease))!;
+    await ws.settle(claimed, lease, { $set: { status: "delivered" }, $unset: { due: 1 } });
+    expect(await ws.blockedBy(d6)).toBeUndefined();
+    await ws.releaseNext(claimed, 2500);
+    expect((await ws.due(e, 3000, 9, 10)).map(d => [d.seq, d.due])).toEqual([[4, 1000], [6, 2500]]);
+    // nothing waiting: nothing moves
+    await ws.releaseNext(claimed, 2600);
+    expect((await ws.delivery(e, 6))?.due).toBe(2500);
+  });
+});
