@@ -70,18 +70,24 @@ export async function startServer(env: Record<string, string>, o: { readyPath?: 
     stdio: ["ignore", "ignore", "inherit"]
   });
   const base = `http://127.0.0.1:${port}`;
+  const stop = await stoppableOnceReady(child, `${base}${o.readyPath ?? "/health/ready"}`, o.readyTimeoutMs ?? 180_000);
+  return { child, base, stop };
+}
+
+/** Waits until `readyUrl` answers 200 and gives the stop of `child` (SIGTERM, resolved on exit); stops it when it never gets ready. */
+export async function stoppableOnceReady(child: ChildProcess, readyUrl: string, timeoutMs: number): Promise<() => Promise<void>> {
   const stop = () => new Promise<void>(resolve => {
     if (child.exitCode !== null) return resolve();
     child.once("exit", () => resolve());
     child.kill("SIGTERM");
   });
   try {
-    await waitFor(`${base}${o.readyPath ?? "/health/ready"}`, o.readyTimeoutMs ?? 180_000);
+    await waitFor(readyUrl, timeoutMs);
   } catch (err) {
     await stop();
     throw err;
   }
-  return { child, base, stop };
+  return stop;
 }
 
 export async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {

@@ -16,7 +16,7 @@ import * as http from "http";
 import { ServiceBroker, Context } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { freePort } from "./free-port";
-import { waitFor } from "./common";
+import { stoppableOnceReady } from "./common";
 
 export type ReferenceKind = "floor" | "raw";
 
@@ -32,17 +32,7 @@ export async function startReference(kind: ReferenceKind, answers: readonly unkn
   const port = await freePort();
   const child = spawn(process.execPath, [__filename, file, String(port), kind], { stdio: ["ignore", "ignore", "inherit"] });
   const base = `http://127.0.0.1:${port}`;
-  const stop = () => new Promise<void>(resolve => {
-    if (child.exitCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
-  try {
-    await waitFor(`${base}/r/0`, 30_000);
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  const stop = await stoppableOnceReady(child, `${base}/r/0`, 30_000);
   return { url: row => `${base}/r/${row}`, stop };
 }
 
