@@ -1,7 +1,7 @@
 /**
  * The series planner: recurring events (issue 20, C34, C51–C55) as a plain class, built once by the events
  * service (services/events.service.ts) with what it depends on passed in (the events' records, the
- * writer of one event, the feed). A series' occurrences are stored as event rows (lib/events/series.ts),
+ * writer of one event known by its interface, the feed, the term counts' notices). A series' occurrences are stored as event rows (lib/events/series.ts),
  * materialised through the horizon and planned again when the rule or the first start changes (surviving
  * ids kept, lib/recurrence/plan.ts); it runs the `this` / `following` / `all` scopes of updates and
  * deletes, moves the horizon forward (for the service's scheduled job and before writes) and answers what the
@@ -32,7 +32,6 @@ import { settings } from "../../lib/settings";
 import { originalLanguage } from "../../lib/i18n/languages";
 import { trashedSlug, untrashedSlug } from "../../lib/slug";
 import { boundedEach } from "../../lib/bounded-each";
-import { termDeltas } from "../../lib/terms/term-counts";
 import {
   changedGroups, contextOf, firstKey, groupsOfWrite, groupValues, isFirst, isMember, linesOf, occurrenceRow, occurrenceSlug,
   readRecurrenceParam, recurrenceOf, Scope, scheduleOf, scopeOf, SeriesDoc, seriesKey, seriesOf, templateOf, WHOLE_SERIES,
@@ -40,6 +39,7 @@ import {
 } from "../../lib/events/series";
 import type { PostRecords } from "../posts/post-records";
 import type { EventWriter } from "./event-writer";
+import type { TermCountNotices } from "./term-count-notices";
 
 /** Write parameters as their schemas left them (lib/events/event-params.ts). */
 type Params = Record<string, unknown>;
@@ -85,8 +85,8 @@ export interface SeriesPlannerDeps<C> {
   /** Writes one event from a write's parameters. */
   writer: EventWriter<C>;
   feed: SeriesFeed;
-  /** Cleans the site's kept answers (term counts moved with a write). */
-  cleanCaches(): Promise<void>;
+  /** What follows writes that moved term counts (domain/events/term-count-notices.ts). */
+  counts: TermCountNotices;
   /** The language a call writes in (i18n). */
   languageOf(call: C): string;
   logger: { warn(msg: string): void };
@@ -178,20 +178,6 @@ export class SeriesPlanner<C> {
       Object.assign(bad, e.data?.params ?? { recurrence: { key: "param.invalid" } });
     }
     return bad;
-  }
-
-  /**
-   * After writes of events that moved term counts (docs/records.md#term-counts): the counts themselves
-   * moved with each write, in its transaction (store/sql/term-counts.ts; MongoDB: store/mongo/store.ts);
-   * here the site's kept answers are cleaned (terms, their lists and the events embedding them show the
-   * counts; C16) and each term's update is told on the bus, before the write is answered.
-   */
-  async countDeltas(pairs: Array<[EventDoc | null | undefined, EventDoc | null | undefined]>) {
-    const deltas = termDeltas(pairs);
-    if (!deltas.size) return;
-    await this.deps.cleanCaches();
-    const now = this.nowDb();
-    for (const [id, { type }] of deltas) this.deps.feed.emit(`calendar.${type}.updated`, { id, modified_utc: now });
   }
 
   /** A claim on a series' planning for this writer (lib/events/series.ts `seriesClaim`). */
@@ -357,7 +343,7 @@ export class SeriesPlanner<C> {
 
     const bounded = recurrence.rule === null || recurrence.rule.count !== undefined || recurrence.rule.until !== undefined;
     const whole = bounded && expandSeries(series, WHOLE_SERIES, { limit: MAX_OCCURRENCES + 1 }).length === nextAll.length;
-    await this.countDeltas(pairs);
+    await this.deps.counts.afterWrites(pairs);
     if (changes.length) await this.deps.feed.recordChanges(changes, { emit: true });
     // the horizon is the series' as this run read it: a change of the series meanwhile (null) runs again
     return (await this.records.store.updateOne({ _id: head._id, series_version: head.series_version ?? 0 }, {
@@ -417,7 +403,7 @@ export class SeriesPlanner<C> {
       $unset: { series_id: 1, series_identity: 1, series_key: 1, series_overrides: 1, series_lines: 1, series_shared: 1, series_horizon: 1, series_claim: 1 },
       $set: { modified: now, modified_utc: now }
     })) as SeriesDoc;
-    await this.countDeltas(pairs);
+    await this.deps.counts.afterWrites(pairs);
     if (changes.length) await this.deps.feed.recordChanges(changes, { emit: true });
     return after;
   }
@@ -522,7 +508,7 @@ export class SeriesPlanner<C> {
     let fresh = (Object.keys(restore).length
       ? await this.updateRecorded({ _id: head._id }, { $set: { ...restore, series_shared: shared } })
       : await this.records.store.updateOne({ _id: head._id }, { $set: { series_shared: shared } })) as SeriesDoc;
-    await this.countDeltas([[written, fresh]]);
+    await this.deps.counts.afterWrites([[written, fresh]]);
 
     // the other occurrences follow in the groups they did not override
     const moved = changed.includes("schedule");
@@ -534,7 +520,7 @@ export class SeriesPlanner<C> {
       const done = await this.followSeries(m, template, plain, changed.includes("slug"), nowDb);
       if (done) pairs.push(done);
     }
-    await this.countDeltas(pairs);
+    await this.deps.counts.afterWrites(pairs);
 
     // the rule, and the occurrences' times and identities
     const asked = present(p.recurrence) ? readRecurrenceParam(p.recurrence, contextOf(templateOf(fresh)), this.seriesHorizon()) : undefined;
@@ -621,7 +607,7 @@ export class SeriesPlanner<C> {
   /** Trashes one member (C13 slug suffix, counts, feed); answers it trashed. */
   async trashMember(doc: SeriesDoc): Promise<SeriesDoc> {
     const trashed = await this.records.trash(doc);
-    await this.countDeltas([[doc, trashed]]);
+    await this.deps.counts.afterWrites([[doc, trashed]]);
     await this.deps.feed.announce("deleted", trashed);
     return trashed;
   }

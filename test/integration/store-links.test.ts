@@ -111,7 +111,7 @@ function suite(kind: "sqlite" | "postgres") {
         await events.updateOne({ _id: id }, { $set: { title: `Renamed ${id}` } });
         docs.get(id)!.title = `Renamed ${id}`;
       }
-      // a venue deleted: pulled from every event that links it (events.service unlinkFromEvents)
+      // a venue deleted: pulled from every event that links it (domain/events/event-commands.ts `unlinkFrom`)
       const pulled = await events.updateMany({ venues: 3 }, { $pull: { venues: 3 } });
       let expected = 0;
       for (const d of docs.values()) {

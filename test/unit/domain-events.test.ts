@@ -10,6 +10,7 @@ import { PostRecords } from "../../domain/posts/post-records";
 import { SeriesPlanner, SeriesFeed } from "../../domain/events/series-planner";
 import type { EventWriter } from "../../domain/events/event-writer";
 import { EventEmbedder } from "../../domain/events/event-embeds";
+import { TermCountNotices } from "../../domain/events/term-count-notices";
 import type { EventDoc } from "../../lib/events/event-record";
 import type { SeriesDoc } from "../../lib/events/series";
 import type { ChangeInput } from "../../lib/changes/feed";
@@ -79,7 +80,8 @@ describe("the events domain without a broker", () => {
       announce: async (action, doc) => { told.push({ type: "event", id: doc._id, action, modified_utc: String(doc.modified_utc), snapshot: null }); },
       emit: event => { emitted.push(event); }
     };
-    planner = new SeriesPlanner<Call>({ records, writer: writerOf(records), feed, cleanCaches: async () => undefined, languageOf: c => c.lang, logger: { warn: () => undefined } });
+    const counts = new TermCountNotices({ cleanCaches: async () => undefined, emit: event => { emitted.push(event); }, now: () => new Date() });
+    planner = new SeriesPlanner<Call>({ records, writer: writerOf(records), feed, counts, languageOf: c => c.lang, logger: { warn: () => undefined } });
     told.length = 0;
     emitted.length = 0;
   });

@@ -1,0 +1,183 @@
+/**
+ * The reads of events: a page of the list (docs/lists.md), the occurrences of a series (C54), one event
+ * (docs/records.md#reading-an-event), the records as answered (embedded venues, organizers, terms and
+ * images fetched once per page, domain/events/event-embeds.ts; the asked language's texts), and what
+ * other services learn of the events' links. Reads never write: a due `future` event is read as
+ * published by arithmetic (lib/events/due-events.ts).
+ */
+import { ApiError } from "../../lib/errors";
+import { settings } from "../../lib/settings";
+import { canEditPost, canReadPost, effectiveStatus, Who } from "../../lib/capabilities";
+import { nowDb } from "../../lib/dates";
+import { EVENT_LINK_ORDER } from "../../lib/events/event-params";
+import { EventDoc, eventRecord } from "../../lib/events/event-record";
+import { eventSort } from "../../lib/events/event-query";
+import { pageOf, type Page } from "../../lib/posts/paging";
+import { withDistance } from "../../lib/geo/near-query";
+import { isMember, textSource } from "../../lib/events/series";
+import { asRead, dueStatuses } from "../../lib/events/due-events";
+import type { PostRecords } from "../posts/post-records";
+import type { EventEmbedder } from "./event-embeds";
+import type { EventListQueries } from "./event-list-filters";
+import type { EventCall, PostServices } from "./event-ports";
+
+/** What a page of events' embedded records depend on: the call (caller, password, context) and JSON-LD. */
+export interface EmbedRequest<C> {
+  call: C;
+  jsonLd: boolean;
+}
+
+/** How records are answered: with JSON-LD; `editor`: the protected fields shown (a write's answer, one event read past its password check). */
+export interface RecordOptions {
+  jsonLd: boolean;
+  editor?: boolean;
+}
+
+/** The params of `linkedPostIds` (the venues' and organizers' `event`, `has_events`, `only_with_upcoming` filters). */
+export type LinkedIdsQuery = {
+  kind: "venue" | "organizer";
+  event?: number;
+  hasEvents?: boolean;
+  upcoming?: boolean;
+  statuses?: string[];
+};
+
+export interface EventReaderDeps<C extends EventCall> {
+  records: PostRecords<EventDoc>;
+  queries: EventListQueries<C>;
+  embedder: EventEmbedder<EmbedRequest<C>>;
+  posts: PostServices<C>;
+}
+
+/** The smallest distance of an answered event's venues from the radius search's point (two decimals). */
+export function distanceOf(ev: Record<string, unknown>, geo: Map<number, number>): number | undefined {
+  const venue = ev.venue as Array<{ id?: number }> | { id?: number } | null | undefined;
+  const venues = Array.isArray(venue) ? venue : venue && venue.id ? [venue] : [];
+  const ds = venues.map((v: { id?: number }) => geo.get(v.id!)).filter((d: number | undefined) => d !== undefined);
+  return ds.length ? Math.round(Math.min(...ds) * 100) / 100 : undefined;
+}
+
+export class EventReader<C extends EventCall> {
+  private readonly records: PostRecords<EventDoc>;
+
+  constructor(private readonly deps: EventReaderDeps<C>) {
+    this.records = deps.records;
+  }
+
+  private nowDb(): string {
+    return nowDb(this.records.now());
+  }
+
+  /** One page of the events list, with its envelope (links, totals) and paging headers. */
+  async listPage(call: C): Promise<Record<string, unknown>> {
+    const p = call.params as { orderby?: string; json_ld?: boolean; page?: number; per_page?: number };
+    const filters = await this.deps.queries.filters(call);
+    const page = pageOf(p);
+    const geo = call.locals?.geo as Map<number, number> | undefined;
+    let docs: EventDoc[];
+    let total: number;
+    if (p.orderby === "distance" && geo) ({ docs, total } = await this.pageByDistance(this.deps.queries.listQuery(filters), page, geo));
+    else ({ docs, total } = await this.deps.posts.pagedFind(this.deps.queries.listQuery(filters), eventSort(!!filters.include), page));
+    let events = await this.answer(call, docs, { jsonLd: !!p.json_ld });
+    if (geo) events = events.map(ev => withDistance(ev, distanceOf(ev, geo)));
+    const sent = { ...(call.meta.query ?? {}) } as Record<string, unknown>;
+    const envelope = this.deps.posts.listEnvelope(call, "events", EVENT_LINK_ORDER, sent, page, total);
+    return { events, ...envelope };
+  }
+
+  /** `orderby=distance`: the matching events (already bounded by the radius) sorted nearest first. */
+  async pageByDistance(query: Record<string, unknown>, page: Page, geo: Map<number, number>): Promise<{ docs: EventDoc[]; total: number }> {
+    const all = (await this.records.store.find(query, { sort: eventSort(false) })) as EventDoc[];
+    const nearest = (d: EventDoc) => Math.min(...d.venues.map(v => geo.get(v) ?? Infinity));
+    all.sort((a, b) => nearest(a) - nearest(b));
+    const docs = all.slice(page.skip, page.skip + page.perPage);
+    if (page.page > 1 && !docs.length) throw new ApiError("event-archive-page-not-found", 404);
+    return { docs, total: all.length };
+  }
+
+  /** `GET /events/{id}/occurrences` (C54): a series' occurrences, paged, with `/events` visibility. */
+  async occurrencesPage(call: C, doc: EventDoc): Promise<Record<string, unknown>> {
+    if (!isMember(doc)) throw new ApiError("rest_event_not_recurring", 404, { id: doc._id });
+    const page = pageOf(call.params as { page?: number; per_page?: number });
+    const { docs, total } = await this.deps.posts.pagedFind(this.deps.queries.occurrencesQuery(call, doc), { start_date: 1, _id: 1 }, page);
+    const events = await this.answer(call, docs, { jsonLd: false });
+    const sent = { ...(call.meta.query ?? {}) } as Record<string, unknown>;
+    const envelope = this.deps.posts.listEnvelope(call, `events/${doc._id}/occurrences`, ["page", "per_page", "start_date", "end_date", "status", "strict_dates"], sent, page, total);
+    return { events, ...envelope };
+  }
+
+  /** docs/records.md#reading-an-event: trash, visibility, password, then the record with JSON-LD. */
+  async read(call: C, doc: EventDoc): Promise<Record<string, unknown>> {
+    const who: Who = call.meta?.caller;
+    if (doc.status === "trash") throw new ApiError("event-no-longer-available", 403);
+    const status = effectiveStatus(doc, this.nowDb());
+    if (status !== "publish" && !canReadPost(who, { ...doc, status })) throw new ApiError("event-not-accessible", 403);
+    if (!this.deps.posts.passwordAccess(call, doc, call.params)) throw new ApiError("event-password-protected", 403);
+    const jsonLd = who === null ? status === "publish" && !doc.post_password : true;
+    return (await this.answer(call, [doc], { jsonLd, editor: true }))[0];
+  }
+
+  /** The answer to a write: the event as stored, protected fields shown. */
+  async written(call: C, doc: EventDoc): Promise<Record<string, unknown>> {
+    return (await this.answer(call, [doc], { jsonLd: false, editor: true }))[0];
+  }
+
+  /** Output records of a page of events, with everything embedded fetched once per page. */
+  async answer(call: C, docs: EventDoc[], opts: RecordOptions): Promise<Array<Record<string, unknown>>> {
+    if (!docs.length) return [];
+    const { posts, embedder } = this.deps;
+    const [embeds, texts] = await Promise.all([embedder.embedsOf({ call, jsonLd: opts.jsonLd }, docs), posts.localize(call, docs.map(textSource))]);
+    const rc = { site: posts.siteOf(call), ns: posts.nsOf(call), baseUrl: settings().baseUrl };
+    const now = this.nowDb();
+    const params = call.params ?? {};
+    return docs.map(doc => {
+      const blank = !opts.editor && !posts.passwordAccess(call, doc, params);
+      // C13: a due `future` event reads as published before a write publishes it
+      const record = eventRecord(asRead(doc, now), rc, embeds, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id) });
+      // an imported event's source identity, to those who may edit it (C64, docs/imports.md#idempotency)
+      if (doc.import_source && params.context === "edit" && canEditPost(call.meta?.caller, doc)) record.import_source = doc.import_source;
+      return posts.applyLanguage(record, doc, call);
+    });
+  }
+
+  /**
+   * Whether the caller may learn an event's terms, venues and organizers through the `event`/`post`
+   * list filters: the event is readable (docs/authorization.md#per-record-rules; trashed ones never are) and not password-protected
+   * (those fields are blanked, docs/records.md#password-protected-records). Trusted internal callers always may.
+   */
+  linksVisible(call: C, doc: EventDoc): boolean {
+    const who: Who = call.meta?.caller;
+    if (who === undefined) return true;
+    if (doc.status === "trash" || doc.post_password) return false;
+    const status = effectiveStatus(doc, this.nowDb());
+    return status === "publish" || canReadPost(who, { ...doc, status });
+  }
+
+  /** The terms, venues and organizers linked to an event (empty when the caller may not learn them), null when the id is not an event. */
+  async links(call: C, id: number): Promise<Pick<EventDoc, "categories" | "tags" | "venues" | "organizers"> | null> {
+    const doc = await this.records.findById(id);
+    if (doc && !this.linksVisible(call, doc)) return { categories: [], tags: [], venues: [], organizers: [] };
+    return doc ? { categories: doc.categories, tags: doc.tags, venues: doc.venues, organizers: doc.organizers } : null;
+  }
+
+  /** Distinct venue/organizer ids linked from events matching the conditions (one query); null when `event` is not an event. */
+  async linkedPostIds(call: C, q: LinkedIdsQuery): Promise<number[] | null> {
+    const field = q.kind === "venue" ? "venues" : "organizers";
+    if (q.event !== undefined) {
+      const doc = await this.records.findById(q.event);
+      return doc ? (this.linksVisible(call, doc) ? doc[field] : []) : null;
+    }
+    const and: Record<string, unknown>[] = [{ [field]: { $exists: true } }];
+    if (q.hasEvents !== undefined) and.push({ status: { $nin: ["draft", "pending"] } });
+    if (q.upcoming) {
+      and.push({ start_date: { $gte: this.nowDb() } }, { hide_from_listings: { $ne: true } });
+      // statuses as C13 reads them (a due `future` event as published)
+      if (q.statuses) {
+        const due = dueStatuses(q.statuses, this.nowDb());
+        and.push({ status: { $in: due.statuses } }, ...(due.condition ? [due.condition] : []));
+      }
+    }
+    const docs = await this.records.store.find({ $and: and }, { projection: { [field]: 1 } });
+    return [...new Set(docs.flatMap(d => (d[field] as number[] | undefined) ?? []))];
+  }
+}

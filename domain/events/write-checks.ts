@@ -1,0 +1,44 @@
+/**
+ * The checks of an event write that need the store or other services (an image, a parent event, venues
+ * and organizers, the series' rule): all are 400s before any permission check (D23), reported together
+ * in one `rest_invalid_param` with the checks of the input itself (lib/events/event-input.ts).
+ */
+import { ApiError, ParamReason, throwIfInvalid } from "../../lib/errors";
+import { settings } from "../../lib/settings";
+import { checkEventInput } from "../../lib/events/event-input";
+import { sent } from "../../lib/params";
+import type { SeriesPlanner } from "./series-planner";
+import type { EventTargets } from "./event-targets";
+import type { EventCall, NeighbourServices, PostServices } from "./event-ports";
+
+export interface WriteChecksDeps<C extends EventCall> {
+  targets: EventTargets;
+  services: NeighbourServices<C>;
+  posts: PostServices<C>;
+  series: SeriesPlanner<C>;
+}
+
+export class EventWriteChecks<C extends EventCall> {
+  constructor(private readonly deps: WriteChecksDeps<C>) {}
+
+  /** Every check of a write's params `p` (`p.id`: the event it updates); throws one 400 naming each parameter refused. */
+  async check(call: C, p: Record<string, unknown> & { id?: number }): Promise<void> {
+    const { targets, services, posts, series } = this.deps;
+    const bad: Record<string, ParamReason> = checkEventInput(p, settings().siteTimezone);
+    const collect = async (param: string, check: () => Promise<unknown>) => {
+      try {
+        await check();
+      } catch (err) {
+        const e = err as ApiError;
+        if (e?.type !== "rest_invalid_param" || !e.data?.params || Array.isArray(e.data.params)) throw err;
+        Object.assign(bad, Object.keys(e.data.params).length ? e.data.params : { [param]: { key: "param.invalid" } });
+      }
+    };
+    if (sent(p.image)) await collect("image", () => posts.checkImage(call, p.image));
+    if (sent(p.post_parent)) await collect("post_parent", () => targets.requireKind([p.post_parent as number], "event", "post_parent"));
+    if (sent(p.venue)) await collect("venue", () => services.validateLinks(call, "venues", p.venue));
+    if (sent(p.organizer)) await collect("organizer", () => services.validateLinks(call, "organizers", p.organizer));
+    Object.assign(bad, await series.checkWrite(p, p.id));
+    throwIfInvalid(bad);
+  }
+}
