@@ -6,13 +6,15 @@
  *   already do for their own writes in `announce`). With `derive`, a change of a venue, organizer or term
  *   also records an `updated` change for every event that embeds it (its answer changed with it).
  * - the action `changeRecords({ ids })`: the records as this caller's lists show them (rights, password
- *   blanking, language), for those it may read now; the feed renders its pages with it.
+ *   blanking, language), for those it may read now; the feed renders its pages with it. The owning
+ *   service hands the mixin its `recordRenderer` (a RecordRenderer) in its created().
  * - on the events service, `linkingChanges({ field, ids })`: the events that link those records.
  *
  * A deployment without the `changes` service (a partial test setup) records nothing, with one warning.
  */
 import type { Service, ServiceSchema } from "moleculer";
-import type { Collection, Doc } from "../store/collection";
+import type { Doc } from "../store/collection";
+import type { StoreFace } from "./store.mixin";
 import type { Ctx } from "../broker/context";
 import { nowDb } from "../lib/dates";
 import { changeOf } from "../lib/changes/change-of";
@@ -131,23 +133,25 @@ const changeSourceMethods = {
   }
 } satisfies ThisType<ChangeSourceSelf>;
 
-/** What the owning service gives the `changeRecords` action (each kind its own). */
-interface RecordOwner {
-  /** Events and terms: records as lists show them. */
-  records(ctx: Ctx, docs: Doc[], how: unknown): Promise<Array<Record<string, unknown>>>;
-  /** Terms: the roots of the request's category paths. */
-  roots(ctx: Ctx): unknown;
-  /** Venues and organizers: records as lists show them. */
-  presentMany(ctx: Ctx, docs: Doc[], how: { reveal(d: Doc): boolean }): Promise<Array<Record<string, unknown>>>;
-  passwordAccess(ctx: Ctx, record: Doc, params: Record<string, never>): boolean;
+/**
+ * What the owning service gives the `changeRecords` action, set in its created(): its records as this
+ * caller's lists show them (events and venues/organizers: the records the caller may see, already chosen
+ * here; terms: every record asked for), in the order given.
+ */
+export interface RecordRenderer {
+  render(ctx: Ctx, docs: Doc[]): Promise<readonly unknown[]>;
 }
 
-interface ChangeSourceSelf extends Service, ChangeSourceFace, RecordOwner {
-  store: Collection;
+/** What a service with the change-source mixin holds besides its methods. */
+export interface RecordRendererHolder {
+  recordRenderer: RecordRenderer;
+}
+
+interface ChangeSourceSelf extends Service, ChangeSourceFace, Pick<StoreFace, "store"> {
   warnedNoFeed?: boolean;
 }
 
-export type ChangeSourceFace = typeof changeSourceMethods;
+export type ChangeSourceFace = typeof changeSourceMethods & RecordRendererHolder;
 
 export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
   const actions: Record<string, unknown> = {
@@ -161,17 +165,9 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
         const docs: Doc[] = await this.store.find({ _id: { $in: ids } });
         const now = nowDb();
         const who = ctx.meta?.caller;
-        let shown: Doc[];
-        let records: Array<Record<string, unknown>>;
-        if (opts.kind === "term") {
-          shown = docs;
-          records = await this.records(ctx, docs, this.roots(ctx));
-        } else {
-          shown = ctx.params.anyStatus && who === undefined ? docs : docs.filter(d => visibleTo(who, opts.kind as ChangeType, snapshotOf(opts.kind as ChangeType, d), now));
-          records = !shown.length ? []
-            : opts.kind === "event" ? await this.records(ctx, shown, { jsonLd: false })
-              : await this.presentMany(ctx, shown, { reveal: (d: Doc) => this.passwordAccess(ctx, d, {}) });
-        }
+        const shown: Doc[] = opts.kind === "term" || (ctx.params.anyStatus && who === undefined) ? docs
+          : docs.filter(d => visibleTo(who, opts.kind as ChangeType, snapshotOf(opts.kind as ChangeType, d), now));
+        const records = shown.length || opts.kind === "term" ? await this.recordRenderer.render(ctx, shown) : [];
         return Object.fromEntries(shown.map((d, i) => [String(d._id), records[i]]));
       }
     }

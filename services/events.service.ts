@@ -520,6 +520,8 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
   }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] })],
 
   created() {
+    // the change feed's pages show events as the lists do (mixins/change-source.mixin.ts)
+    this.recordRenderer = { render: (ctx, docs) => this.records(ctx, docs as EventDoc[], { jsonLd: false }) };
     // The linked records follow the caller's rights (C1) and the request's password / context (docs/authorization.md#password-protected-records).
     const access = (ctx: Ctx) => Object.fromEntries(["password", "context"].filter(k => typeof ctx.params?.[k] === "string").map(k => [k, ctx.params[k]]));
     this.embedder = new EventEmbedder<EmbedRequest>({
