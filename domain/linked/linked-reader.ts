@@ -98,7 +98,7 @@ export class LinkedReader<R> {
   }
 
   /** Readable (publish, or read_post; trashed ones by editors), password blanking, `json_ld`. */
-  read(request: R, record: LinkedDoc, access: Access): Promise<Record<string, unknown>> {
+  async read(request: R, record: LinkedDoc, access: Access): Promise<Record<string, unknown>> {
     if (!this.mayRead(request, record)) throw new ApiError(this.codes.notAccessible, 403);
     return this.deps.presenter.one(request, record, { jsonLd: true, reveal: d => this.deps.passwordAccess(request, d, access) });
   }
