@@ -33,20 +33,6 @@ export interface RecordOptions {
   derive?: boolean;
 }
 
-export interface ChangeSourceMethods {
-  changeOf(type: ChangeType, action: ChangeAction, doc: Doc): ChangeInput;
-  recordChanges(changes: ChangeInput[], opts?: RecordOptions): Promise<void>;
-  /** What follows from changes a write recorded itself: `updated` changes of the events embedding them. */
-  recordDerivedChanges(changes: ChangeInput[]): Promise<void>;
-  /** Taxonomy: a term update, and its descendants when its path moved. */
-  recordTermUpdate(before: Doc, after: Doc): Promise<void>;
-  /** Taxonomy: the categories below a category (their parent or path changes with it). */
-  termDescendants(doc: Doc): Promise<Doc[]>;
-  /** Taxonomy: a deleted term and its re-parented descendants. */
-  recordTermDelete(doc: Doc, descendants: Doc[]): Promise<void>;
-  /** Taxonomy: terms whose count moved (answers the counts, for chaining). */
-  recordCountChanges<T extends Record<string, number>>(counts: T): Promise<T>;
-}
 
 /** The event field that links records of a type. */
 const LINK_FIELD: Partial<Record<ChangeType, string>> = { venue: "venues", organizer: "organizers", category: "categories", tag: "tags" };
@@ -87,11 +73,13 @@ const changeSourceMethods = {
     }
   },
 
+  /** What follows from changes a write recorded itself: `updated` changes of the events embedding them. */
   async recordDerivedChanges(changes: ChangeInput[]): Promise<void> {
     const derived = await this.embeddingEventChanges(changes);
     if (derived.length) await this.recordChanges(derived, { emit: true });
   },
 
+  /** Taxonomy: a term update, and its descendants when its path moved. */
   async recordTermUpdate(before: Doc, after: Doc): Promise<void> {
     // Recorded even when nothing changed (harmless), as a write in another language changes the record elsewhere.
     const moved = after.taxonomy === "category" && (after.slug !== before.slug || after.parent !== before.parent);
@@ -99,17 +87,20 @@ const changeSourceMethods = {
     await this.recordChanges([this.changeOf(termType(after), "updated", after)], { emit: true, derive: true });
     if (below.length) await this.recordChanges(below.map(d => this.changeOf("category", "updated", d)), { emit: true });
   },
+  /** Taxonomy: the categories below a category (their parent or path changes with it). */
   async termDescendants(doc: Doc): Promise<Doc[]> {
     if (doc.taxonomy !== "category") return [];
     const ids: number[] = await withDescendants([doc._id], parents => this.store.find({ taxonomy: "category", parent: { $in: parents } }) as Promise<TermDoc[]>);
     const below = ids.filter(id => id !== doc._id);
     return below.length ? this.store.find({ _id: { $in: below } }, { sort: { _id: 1 } }) : [];
   },
+  /** Taxonomy: a deleted term and its re-parented descendants. */
   async recordTermDelete(doc: Doc, descendants: Doc[]): Promise<void> {
     const fresh: Doc[] = descendants.length ? await this.store.find({ _id: { $in: descendants.map(d => d._id) } }, { sort: { _id: 1 } }) : [];
     await this.recordChanges([this.changeOf(termType(doc), "deleted", { ...doc, modified_utc: nowDb() }), ...fresh.map(d => this.changeOf("category", "updated", d))], { emit: true });
   },
-  async recordCountChanges(counts: Record<string, number>): Promise<Record<string, number>> {
+  /** Taxonomy: terms whose count moved (answers the counts, for chaining). */
+  async recordCountChanges<T extends Record<string, number>>(counts: T): Promise<T> {
     const ids = Object.keys(counts).map(Number);
     if (ids.length) {
       const docs: Doc[] = await this.store.find({ _id: { $in: ids } }, { sort: { _id: 1 } });
@@ -154,37 +145,38 @@ interface ChangeSourceSelf extends Service, ChangeSourceFace, Pick<StoreFace, "s
 export type ChangeSourceFace = typeof changeSourceMethods & RecordRendererHolder;
 
 export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
-  const actions: Record<string, unknown> = {
+  /** The actions' handlers, typed on the service (moleculer binds them to it). */
+  const handlers = {
+    async changeRecords(ctx: Ctx<{ ids: number[]; anyStatus?: boolean }>): Promise<Record<string, unknown>> {
+      const ids = [...new Set(ctx.params.ids)];
+      if (!ids.length) return {};
+      const docs: Doc[] = await this.store.find({ _id: { $in: ids } });
+      const now = nowDb();
+      const who = ctx.meta?.caller;
+      const shown: Doc[] = opts.kind === "term" || (ctx.params.anyStatus && who === undefined) ? docs
+        : docs.filter(d => visibleTo(who, opts.kind as ChangeType, snapshotOf(opts.kind as ChangeType, d), now));
+      const records = shown.length || opts.kind === "term" ? await this.recordRenderer.render(ctx, shown) : [];
+      return Object.fromEntries(shown.map((d, i) => [String(d._id), records[i]]));
+    },
+    linkingChanges(ctx: Ctx<{ field: string; ids: number[] }>): Promise<ChangeInput[]> {
+      return this.eventsLinking(ctx.params.field, ctx.params.ids);
+    }
+  } satisfies ThisType<ChangeSourceSelf>;
+  const actions: NonNullable<ServiceSchema["actions"]> = {
     changeRecords: {
       visibility: "public",
       // `anyStatus` (trusted callers: the webhooks' fan-out, docs/webhooks.md#payload): records of every status, trashed ones too
       params: { ids: { type: "array", items: { type: "number", integer: true, convert: true } }, anyStatus: { type: "boolean", optional: true } },
-      async handler(this: ChangeSourceSelf, ctx: Ctx<{ ids: number[]; anyStatus?: boolean }>): Promise<Record<string, unknown>> {
-        const ids = [...new Set(ctx.params.ids)];
-        if (!ids.length) return {};
-        const docs: Doc[] = await this.store.find({ _id: { $in: ids } });
-        const now = nowDb();
-        const who = ctx.meta?.caller;
-        const shown: Doc[] = opts.kind === "term" || (ctx.params.anyStatus && who === undefined) ? docs
-          : docs.filter(d => visibleTo(who, opts.kind as ChangeType, snapshotOf(opts.kind as ChangeType, d), now));
-        const records = shown.length || opts.kind === "term" ? await this.recordRenderer.render(ctx, shown) : [];
-        return Object.fromEntries(shown.map((d, i) => [String(d._id), records[i]]));
-      }
+      handler: handlers.changeRecords
     }
   };
   if (opts.kind === "event") {
     actions.linkingChanges = {
       visibility: "public",
       params: { field: { type: "enum", values: LINK_FIELDS }, ids: { type: "array", items: { type: "number", integer: true, convert: true } } },
-      handler(this: ChangeSourceSelf, ctx: Ctx<{ field: string; ids: number[] }>): Promise<ChangeInput[]> {
-        return this.eventsLinking(ctx.params.field, ctx.params.ids);
-      }
+      handler: handlers.linkingChanges
     };
   }
 
-  return {
-    name: "change-source",
-    actions: actions as ServiceSchema["actions"],
-    methods: changeSourceMethods
-  } as ServiceSchema;
+  return { name: "change-source", actions, methods: changeSourceMethods };
 }
