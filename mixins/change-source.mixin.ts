@@ -160,6 +160,10 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
     },
     linkingChanges(ctx: Ctx<{ field: string; ids: number[] }>): Promise<ChangeInput[]> {
       return this.eventsLinking(ctx.params.field, ctx.params.ids);
+    },
+    /** A service that did not hand its renderer over in created() stops its start here, saying so. */
+    started(): void {
+      if (!this.recordRenderer) throw new Error(`${this.name}: the change-source mixin needs the service's recordRenderer, set in its created()`);
     }
   } satisfies ThisType<ChangeSourceSelf>;
   const actions: NonNullable<ServiceSchema["actions"]> = {
@@ -178,5 +182,5 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
     };
   }
 
-  return { name: "change-source", actions, methods: changeSourceMethods };
+  return { name: "change-source", actions, methods: changeSourceMethods, started: handlers.started };
 }
