@@ -6,13 +6,15 @@
  *   already do for their own writes in `announce`). With `derive`, a change of a venue, organizer or term
  *   also records an `updated` change for every event that embeds it (its answer changed with it).
  * - the action `changeRecords({ ids })`: the records as this caller's lists show them (rights, password
- *   blanking, language), for those it may read now; the feed renders its pages with it.
+ *   blanking, language), for those it may read now; the feed renders its pages with it. The owning
+ *   service hands the mixin its `recordRenderer` (a RecordRenderer) in its created().
  * - on the events service, `linkingChanges({ field, ids })`: the events that link those records.
  *
  * A deployment without the `changes` service (a partial test setup) records nothing, with one warning.
  */
 import type { Service, ServiceSchema } from "moleculer";
-import type { Collection, Doc } from "../store/collection";
+import type { Doc } from "../store/collection";
+import type { StoreFace } from "./store.mixin";
 import type { Ctx } from "../broker/context";
 import { nowDb } from "../lib/dates";
 import { changeOf } from "../lib/changes/change-of";
@@ -31,20 +33,6 @@ export interface RecordOptions {
   derive?: boolean;
 }
 
-export interface ChangeSourceMethods {
-  changeOf(type: ChangeType, action: ChangeAction, doc: Doc): ChangeInput;
-  recordChanges(changes: ChangeInput[], opts?: RecordOptions): Promise<void>;
-  /** What follows from changes a write recorded itself: `updated` changes of the events embedding them. */
-  recordDerivedChanges(changes: ChangeInput[]): Promise<void>;
-  /** Taxonomy: a term update, and its descendants when its path moved. */
-  recordTermUpdate(before: Doc, after: Doc): Promise<void>;
-  /** Taxonomy: the categories below a category (their parent or path changes with it). */
-  termDescendants(doc: Doc): Promise<Doc[]>;
-  /** Taxonomy: a deleted term and its re-parented descendants. */
-  recordTermDelete(doc: Doc, descendants: Doc[]): Promise<void>;
-  /** Taxonomy: terms whose count moved (answers the counts, for chaining). */
-  recordCountChanges<T extends Record<string, number>>(counts: T): Promise<T>;
-}
 
 /** The event field that links records of a type. */
 const LINK_FIELD: Partial<Record<ChangeType, string>> = { venue: "venues", organizer: "organizers", category: "categories", tag: "tags" };
@@ -85,11 +73,13 @@ const changeSourceMethods = {
     }
   },
 
+  /** What follows from changes a write recorded itself: `updated` changes of the events embedding them. */
   async recordDerivedChanges(changes: ChangeInput[]): Promise<void> {
     const derived = await this.embeddingEventChanges(changes);
     if (derived.length) await this.recordChanges(derived, { emit: true });
   },
 
+  /** Taxonomy: a term update, and its descendants when its path moved. */
   async recordTermUpdate(before: Doc, after: Doc): Promise<void> {
     // Recorded even when nothing changed (harmless), as a write in another language changes the record elsewhere.
     const moved = after.taxonomy === "category" && (after.slug !== before.slug || after.parent !== before.parent);
@@ -97,17 +87,20 @@ const changeSourceMethods = {
     await this.recordChanges([this.changeOf(termType(after), "updated", after)], { emit: true, derive: true });
     if (below.length) await this.recordChanges(below.map(d => this.changeOf("category", "updated", d)), { emit: true });
   },
+  /** Taxonomy: the categories below a category (their parent or path changes with it). */
   async termDescendants(doc: Doc): Promise<Doc[]> {
     if (doc.taxonomy !== "category") return [];
     const ids: number[] = await withDescendants([doc._id], parents => this.store.find({ taxonomy: "category", parent: { $in: parents } }) as Promise<TermDoc[]>);
     const below = ids.filter(id => id !== doc._id);
     return below.length ? this.store.find({ _id: { $in: below } }, { sort: { _id: 1 } }) : [];
   },
+  /** Taxonomy: a deleted term and its re-parented descendants. */
   async recordTermDelete(doc: Doc, descendants: Doc[]): Promise<void> {
     const fresh: Doc[] = descendants.length ? await this.store.find({ _id: { $in: descendants.map(d => d._id) } }, { sort: { _id: 1 } }) : [];
     await this.recordChanges([this.changeOf(termType(doc), "deleted", { ...doc, modified_utc: nowDb() }), ...fresh.map(d => this.changeOf("category", "updated", d))], { emit: true });
   },
-  async recordCountChanges(counts: Record<string, number>): Promise<Record<string, number>> {
+  /** Taxonomy: terms whose count moved (answers the counts, for chaining). */
+  async recordCountChanges<T extends Record<string, number>>(counts: T): Promise<T> {
     const ids = Object.keys(counts).map(Number);
     if (ids.length) {
       const docs: Doc[] = await this.store.find({ _id: { $in: ids } }, { sort: { _id: 1 } });
@@ -131,64 +124,63 @@ const changeSourceMethods = {
   }
 } satisfies ThisType<ChangeSourceSelf>;
 
-/** What the owning service gives the `changeRecords` action (each kind its own). */
-interface RecordOwner {
-  /** Events and terms: records as lists show them. */
-  records(ctx: Ctx, docs: Doc[], how: unknown): Promise<Array<Record<string, unknown>>>;
-  /** Terms: the roots of the request's category paths. */
-  roots(ctx: Ctx): unknown;
-  /** Venues and organizers: records as lists show them. */
-  presentMany(ctx: Ctx, docs: Doc[], how: { reveal(d: Doc): boolean }): Promise<Array<Record<string, unknown>>>;
-  passwordAccess(ctx: Ctx, record: Doc, params: Record<string, never>): boolean;
+/**
+ * What the owning service gives the `changeRecords` action, set in its created(): its records as this
+ * caller's lists show them (events and venues/organizers: the records the caller may see, already chosen
+ * here; terms: every record asked for), in the order given.
+ */
+export interface RecordRenderer {
+  render(ctx: Ctx, docs: Doc[]): Promise<readonly unknown[]>;
 }
 
-interface ChangeSourceSelf extends Service, ChangeSourceFace, RecordOwner {
-  store: Collection;
+/** What a service with the change-source mixin holds besides its methods. */
+export interface RecordRendererHolder {
+  recordRenderer: RecordRenderer;
+}
+
+interface ChangeSourceSelf extends Service, ChangeSourceFace, Pick<StoreFace, "store"> {
   warnedNoFeed?: boolean;
 }
 
-export type ChangeSourceFace = typeof changeSourceMethods;
+export type ChangeSourceFace = typeof changeSourceMethods & RecordRendererHolder;
 
 export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
-  const actions: Record<string, unknown> = {
+  /** The actions' handlers, typed on the service (moleculer binds them to it). */
+  const handlers = {
+    async changeRecords(ctx: Ctx<{ ids: number[]; anyStatus?: boolean }>): Promise<Record<string, unknown>> {
+      const ids = [...new Set(ctx.params.ids)];
+      if (!ids.length) return {};
+      const docs: Doc[] = await this.store.find({ _id: { $in: ids } });
+      const now = nowDb();
+      const who = ctx.meta?.caller;
+      const shown: Doc[] = opts.kind === "term" || (ctx.params.anyStatus && who === undefined) ? docs
+        : docs.filter(d => visibleTo(who, opts.kind as ChangeType, snapshotOf(opts.kind as ChangeType, d), now));
+      const records = shown.length || opts.kind === "term" ? await this.recordRenderer.render(ctx, shown) : [];
+      return Object.fromEntries(shown.map((d, i) => [String(d._id), records[i]]));
+    },
+    linkingChanges(ctx: Ctx<{ field: string; ids: number[] }>): Promise<ChangeInput[]> {
+      return this.eventsLinking(ctx.params.field, ctx.params.ids);
+    },
+    /** A service that did not hand its renderer over in created() stops its start here, saying so. */
+    started(): void {
+      if (!this.recordRenderer) throw new Error(`${this.name}: the change-source mixin needs the service's recordRenderer, set in its created()`);
+    }
+  } satisfies ThisType<ChangeSourceSelf>;
+  const actions: NonNullable<ServiceSchema["actions"]> = {
     changeRecords: {
       visibility: "public",
       // `anyStatus` (trusted callers: the webhooks' fan-out, docs/webhooks.md#payload): records of every status, trashed ones too
       params: { ids: { type: "array", items: { type: "number", integer: true, convert: true } }, anyStatus: { type: "boolean", optional: true } },
-      async handler(this: ChangeSourceSelf, ctx: Ctx<{ ids: number[]; anyStatus?: boolean }>): Promise<Record<string, unknown>> {
-        const ids = [...new Set(ctx.params.ids)];
-        if (!ids.length) return {};
-        const docs: Doc[] = await this.store.find({ _id: { $in: ids } });
-        const now = nowDb();
-        const who = ctx.meta?.caller;
-        let shown: Doc[];
-        let records: Array<Record<string, unknown>>;
-        if (opts.kind === "term") {
-          shown = docs;
-          records = await this.records(ctx, docs, this.roots(ctx));
-        } else {
-          shown = ctx.params.anyStatus && who === undefined ? docs : docs.filter(d => visibleTo(who, opts.kind as ChangeType, snapshotOf(opts.kind as ChangeType, d), now));
-          records = !shown.length ? []
-            : opts.kind === "event" ? await this.records(ctx, shown, { jsonLd: false })
-              : await this.presentMany(ctx, shown, { reveal: (d: Doc) => this.passwordAccess(ctx, d, {}) });
-        }
-        return Object.fromEntries(shown.map((d, i) => [String(d._id), records[i]]));
-      }
+      handler: handlers.changeRecords
     }
   };
   if (opts.kind === "event") {
     actions.linkingChanges = {
       visibility: "public",
       params: { field: { type: "enum", values: LINK_FIELDS }, ids: { type: "array", items: { type: "number", integer: true, convert: true } } },
-      handler(this: ChangeSourceSelf, ctx: Ctx<{ field: string; ids: number[] }>): Promise<ChangeInput[]> {
-        return this.eventsLinking(ctx.params.field, ctx.params.ids);
-      }
+      handler: handlers.linkingChanges
     };
   }
 
-  return {
-    name: "change-source",
-    actions: actions as ServiceSchema["actions"],
-    methods: changeSourceMethods
-  } as ServiceSchema;
+  return { name: "change-source", actions, methods: changeSourceMethods, started: handlers.started };
 }

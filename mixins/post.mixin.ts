@@ -13,7 +13,7 @@ import { ApiError } from "../lib/errors";
 import { settings, NAMESPACE_PATH } from "../lib/settings";
 import { canAccessPassword, listStatuses, Who, hasCap } from "../lib/capabilities";
 import { nowDb } from "../lib/dates";
-import { pageOf, Page, listLinks, pagingHeaders, totalFromPage, totalPages } from "../lib/posts/paging";
+import { pageOf, Page, listLinks, pagingHeaders, totalPages } from "../lib/posts/paging";
 import { imageUrlExtension } from "../lib/sanitize";
 import { parseInteger } from "../lib/query";
 import type { SlugHold } from "../lib/posts/write-order";
@@ -97,15 +97,9 @@ function postMethods(opts: PostOptions) {
       return res.statuses;
     },
 
-    /**
-     * One page of a query plus the total, 404 `{kind}-archive-page-not-found` past the end. The page is
-     * read first: one with room left gives the total, and only a full page is counted (docs/lists.md#counting-a-list).
-     */
-    async pagedFind(query: Query, sort: Sort, page: Page): Promise<{ docs: PostDoc[]; total: number }> {
-      const docs = (await this.store.find(query, { sort, skip: page.skip, limit: page.perPage })) as PostDoc[];
-      if (page.page > 1 && docs.length === 0) throw new ApiError(`${opts.kind}-archive-page-not-found`, 404);
-      const total = totalFromPage(page, docs.length) ?? (await this.store.count(query));
-      return { docs, total };
+    /** One page of a query plus the total (domain/posts/post-records.ts pagedFind). */
+    pagedFind(query: Query, sort: Sort, page: Page): Promise<{ docs: PostDoc[]; total: number }> {
+      return this.postRecords.pagedFind(query, sort, page);
     },
     /** `pagedFind` for a query whose records are among `ids` (a list filtered by events). */
     pagedFindAmong(ids: readonly number[], query: Query, sort: Sort, page: Page): Promise<{ docs: PostDoc[]; total: number }> {
@@ -192,12 +186,16 @@ export interface PostFace extends ReturnType<typeof postMethods>, StoreFace, Cha
 type PostSelf = Service & PostFace;
 
 export function PostMixin(opts: PostOptions): ServiceSchema {
+  const lifeCycle = {
+    /** The type's records, on the collection and registry the store mixin opens at start. */
+    created() {
+      this.postRecords = new PostRecords({ kind: opts.kind, collection: () => this.store, registry: () => siteRegistry(this.storeHandle!), now: () => this.now() });
+    }
+  } satisfies ThisType<PostSelf>;
   return {
     name: "post",
     mixins: [StoreMixin({ collection: opts.collection, indexes: [...COMMON_INDEXES, ...opts.indexes] }), ChangeSourceMixin({ kind: opts.kind })],
     methods: postMethods(opts),
-    created(this: PostSelf) {
-      this.postRecords = new PostRecords({ kind: opts.kind, collection: () => this.store, registry: () => siteRegistry(this.storeHandle!), now: () => this.now() });
-    }
-  } as unknown as ServiceSchema;
+    created: lifeCycle.created
+  };
 }

@@ -20,8 +20,8 @@ import { Errors } from "moleculer";
 import type { Context, Service, ServiceSchema } from "moleculer";
 import type { CallMeta } from "../lib/meta";
 import { serviceRuns } from "../broker/bus";
-import type { IndexSpec } from "./store.mixin";
-import type { Collection, Doc, Query } from "../store/collection";
+import type { IndexSpec, StoreFace } from "./store.mixin";
+import type { Doc, Query } from "../store/collection";
 import type { SearchTerm } from "../lib/search";
 import { settings } from "../lib/settings";
 import { Language, LanguageFields, needsValues, originalLanguage, resolveLanguage, translationsOf } from "../lib/i18n/languages";
@@ -74,26 +74,6 @@ export interface WriteSplit {
 type Ctx = Context<unknown, CallMeta> | undefined;
 type RecordDoc = Doc & LanguageFields;
 
-/** Types of the methods the mixin adds (for services that type `this`). */
-export interface TranslatableMethods {
-  languageOf(ctx: Ctx): Language;
-  localize(ctx: Ctx, docs: RecordDoc[]): Promise<Map<number, FieldValues>>;
-  localized<T extends RecordDoc>(ctx: Ctx, docs: T[]): Promise<T[]>;
-  applyLanguage<T extends Record<string, unknown>>(record: T, doc: RecordDoc, ctx: Ctx): T & { i18n_language: string; translations: string[] };
-  splitWrite(ctx: Ctx, doc: RecordDoc | undefined, fields: Record<string, unknown>): Promise<WriteSplit>;
-  searchQuery(ctx: Ctx, terms: SearchTerm[], originalCondition: (terms: SearchTerm[]) => Query, opts?: SearchQueryOptions): Promise<Query>;
-  nameQuery(ctx: Ctx, name: string, originalCondition: Query, opts?: NameQueryOptions): Promise<Query>;
-  dropTranslations(ctx: Ctx, id: number): Promise<void>;
-}
-
-/** The mixin's own helpers, and what it needs of the service (the store mixin's collection). */
-interface TranslatableSelf extends Service, TranslatableMethods {
-  store: Collection;
-  i18nCall<T>(ctx: Ctx, action: string, params: Record<string, unknown>, fallback: () => T): Promise<T>;
-  translatedInto(language: Language): Promise<number>;
-  translatedRecords(): Promise<number>;
-}
-
 const I18N = "i18n";
 
 /** Records with no values in `language` (no element of `translations` equals it). */
@@ -106,140 +86,147 @@ function isUnavailable(err: unknown): boolean {
   return err instanceof Errors.ServiceNotFoundError || err instanceof Errors.ServiceNotAvailableError;
 }
 
-export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
+/** The mixin's methods, for `type` and its translatable `fields`. */
+function translatableMethods(opts: TranslatableOptions) {
   const { type, fields } = opts;
   const defaultLanguage = () => settings().defaultLanguage;
 
   return {
-    name: "translatable",
-    methods: {
-      languageOf(ctx: Ctx): Language {
-        return resolveLanguage(ctx?.meta?.language, defaultLanguage());
-      },
+    languageOf(ctx: Ctx): Language {
+      return resolveLanguage(ctx?.meta?.language, defaultLanguage());
+    },
 
-      /**
-       * Calls the i18n service when it runs; `fallback` when it does not (or goes away meanwhile).
-       * Calls without a context (internal bookkeeping) go through the broker.
-       */
-      async i18nCall<T>(this: TranslatableSelf, ctx: Ctx, action: string, params: Record<string, unknown>, fallback: () => T): Promise<T> {
-        if (!serviceRuns(this.broker, I18N)) return fallback();
-        try {
-          return await (ctx ? ctx.call(`${I18N}.${action}`, params) : this.broker.call(`${I18N}.${action}`, params));
-        } catch (err) {
-          if (isUnavailable(err)) return fallback();
-          throw err;
-        }
-      },
-
-      async localize(this: TranslatableSelf, ctx: Ctx, docs: RecordDoc[]): Promise<Map<number, FieldValues>> {
-        const language: Language = this.languageOf(ctx);
-        const ids = [...new Set(docs.filter(d => needsValues(d, language, defaultLanguage())).map(d => d._id as number))].sort((a, b) => a - b);
-        if (!ids.length) return new Map();
-        const answer: Record<string, FieldValues> = await this.i18nCall(ctx, "values", { type, ids, language }, () => ({}));
-        return new Map(Object.entries(answer ?? {}).map(([id, values]) => [Number(id), values]));
-      },
-
-      async localized(this: TranslatableSelf, ctx: Ctx, docs: RecordDoc[]): Promise<RecordDoc[]> {
-        const values: Map<number, FieldValues> = await this.localize(ctx, docs);
-        return values.size ? docs.map(d => mergeValues(d, values.get(d._id), fields)) : docs;
-      },
-
-      applyLanguage(this: TranslatableSelf, record: Record<string, unknown>, doc: RecordDoc, ctx: Ctx) {
-        return withLanguageKeys(record, this.languageOf(ctx), translationsOf(doc, defaultLanguage()));
-      },
-
-      /**
-       * A create, or a write in the record's original language: everything stays inline (a create makes the
-       * asked language the original; an original-language change of a translated record refreshes the
-       * fallback copies the i18n service searches). Otherwise the translatable fields are stored by the i18n
-       * service (before the record is written) and the rest stays inline, with the new `translations`.
-       */
-      async splitWrite(this: TranslatableSelf, ctx: Ctx, doc: RecordDoc | undefined, params: Record<string, unknown>): Promise<WriteSplit> {
-        const language: Language = this.languageOf(ctx);
-        if (!doc) return { inline: { ...params, lang: language, translations: [language] }, translated: {}, translations: [language] };
-        const original = originalLanguage(doc, defaultLanguage());
-        const translations = translationsOf(doc, defaultLanguage());
-        if (original === language) {
-          const changed = pickFields(params, fields);
-          if (Object.keys(changed).length && translations.length > 1) {
-            await this.i18nCall(ctx, "originals", { type, id: doc._id, originals: changed }, () => 0);
-          }
-          return { inline: { ...params }, translated: {}, translations };
-        }
-        const { inline, translated } = splitFields(params, fields, opts.derived);
-        if (!Object.keys(translated).length) return { inline, translated, translations };
-        // No fallback: a write in another language cannot be kept without the i18n service (503).
-        const writeParams = { type, id: doc._id, language, fields: translated, originals: pickFields(doc, fields), original };
-        const next = (await (ctx ? ctx.call(`${I18N}.write`, writeParams) : this.broker.call(`${I18N}.write`, writeParams))) as Language[];
-        return { inline: { ...inline, translations: next }, translated, translations: next };
-      },
-
-      /**
-       * `{ $or: [ original text of records in L, ids whose text in L matches, original text of records with
-       * no values in L ] }`. No i18n call at all while no record of this service has values in L other than
-       * its original ones (the default case).
-       */
-      async searchQuery(this: TranslatableSelf, ctx: Ctx, terms: SearchTerm[], originalCondition: (terms: SearchTerm[]) => Query, o: SearchQueryOptions = {}): Promise<Query> {
-        const original = originalCondition(terms);
-        if (!terms.length) return original;
-        const language: Language = this.languageOf(ctx);
-        const translatedHere: Query = { translations: language, lang: { $ne: language } };
-        if ((await this.translatedInto(language)) === 0) return original;
-        const search = (searchFields: readonly string[]) =>
-          this.i18nCall(ctx, "search", { type, language, terms, fields: [...searchFields], mode: o.mode ?? "any-field" }, () => undefined) as Promise<number[] | undefined>;
-        const [full, limited] = await Promise.all([search(o.fields ?? fields), o.limited ? search(o.limited.fields) : undefined]);
-        let matched: Query;
-        if (!full) {
-          matched = original; // the i18n service is not running: the original text
-        } else {
-          const ids: Query = o.limited ? { $or: [{ $and: [o.limited.unless, { _id: { $in: full } }] }, { _id: { $in: limited ?? [] } }] } : { _id: { $in: full } };
-          const shared = o.shared?.(terms);
-          matched = shared ? { $or: [ids, shared] } : ids;
-        }
-        return {
-          $or: [
-            { $and: [{ lang: language }, original] },
-            { $and: [translatedHere, matched] },
-            { $and: [lacks(language), original] }
-          ]
-        };
-      },
-
-      /**
-       * Records whose name equals `name` (case-insensitively): in the asked language with the same fallback
-       * (duplicate checks, C9), or in any language. `originalCondition` matches the inline (original) name.
-       */
-      async nameQuery(this: TranslatableSelf, ctx: Ctx, name: string, originalCondition: Query, o: NameQueryOptions = {}): Promise<Query> {
-        if (o.anyLanguage) {
-          if ((await this.translatedRecords()) === 0) return originalCondition;
-          const ids: number[] | undefined = await this.i18nCall<number[] | undefined>(ctx, "findByName", { type, name }, () => undefined);
-          return ids?.length ? { $or: [originalCondition, { _id: { $in: ids } }] } : originalCondition;
-        }
-        const language: Language = this.languageOf(ctx);
-        const translatedHere: Query = { translations: language, lang: { $ne: language } };
-        if ((await this.translatedInto(language)) === 0) return originalCondition;
-        const ids: number[] | undefined = await this.i18nCall<number[] | undefined>(ctx, "findByName", { type, name, language }, () => undefined);
-        return {
-          $or: [
-            { $and: [{ lang: language }, originalCondition] },
-            { $and: [translatedHere, ids ? { _id: { $in: ids } } : originalCondition] },
-            { $and: [lacks(language), originalCondition] }
-          ]
-        };
-      },
-
-      /** Records with values in `language` besides their original. */
-      async translatedInto(this: TranslatableSelf, language: Language): Promise<number> {
-        return this.store.count({ translations: language, lang: { $ne: language } });
-      },
-      /** Records with values in more than one language. */
-      async translatedRecords(this: TranslatableSelf): Promise<number> {
-        return this.store.count({ "translations.1": { $exists: true } });
-      },
-
-      async dropTranslations(this: TranslatableSelf, ctx: Ctx, id: number): Promise<void> {
-        await this.i18nCall(ctx, "remove", { type, id }, () => 0);
+    /**
+     * Calls the i18n service when it runs; `fallback` when it does not (or goes away meanwhile).
+     * Calls without a context (internal bookkeeping) go through the broker.
+     */
+    async i18nCall<T>(ctx: Ctx, action: string, params: Record<string, unknown>, fallback: () => T): Promise<T> {
+      if (!serviceRuns(this.broker, I18N)) return fallback();
+      try {
+        return await (ctx ? ctx.call(`${I18N}.${action}`, params) : this.broker.call(`${I18N}.${action}`, params));
+      } catch (err) {
+        if (isUnavailable(err)) return fallback();
+        throw err;
       }
+    },
+
+    async localize(ctx: Ctx, docs: RecordDoc[]): Promise<Map<number, FieldValues>> {
+      const language: Language = this.languageOf(ctx);
+      const ids = [...new Set(docs.filter(d => needsValues(d, language, defaultLanguage())).map(d => d._id as number))].sort((a, b) => a - b);
+      if (!ids.length) return new Map();
+      const answer: Record<string, FieldValues> = await this.i18nCall(ctx, "values", { type, ids, language }, () => ({}));
+      return new Map(Object.entries(answer ?? {}).map(([id, values]) => [Number(id), values]));
+    },
+
+    async localized<T extends RecordDoc>(ctx: Ctx, docs: T[]): Promise<T[]> {
+      const values: Map<number, FieldValues> = await this.localize(ctx, docs);
+      return values.size ? docs.map(d => mergeValues(d, values.get(d._id), fields)) : docs;
+    },
+
+    applyLanguage<T extends Record<string, unknown>>(record: T, doc: RecordDoc, ctx: Ctx): T & { i18n_language: string; translations: string[] } {
+      return withLanguageKeys(record, this.languageOf(ctx), translationsOf(doc, defaultLanguage()));
+    },
+
+    /**
+     * A create, or a write in the record's original language: everything stays inline (a create makes the
+     * asked language the original; an original-language change of a translated record refreshes the
+     * fallback copies the i18n service searches). Otherwise the translatable fields are stored by the i18n
+     * service (before the record is written) and the rest stays inline, with the new `translations`.
+     */
+    async splitWrite(ctx: Ctx, doc: RecordDoc | undefined, params: Record<string, unknown>): Promise<WriteSplit> {
+      const language: Language = this.languageOf(ctx);
+      if (!doc) return { inline: { ...params, lang: language, translations: [language] }, translated: {}, translations: [language] };
+      const original = originalLanguage(doc, defaultLanguage());
+      const translations = translationsOf(doc, defaultLanguage());
+      if (original === language) {
+        const changed = pickFields(params, fields);
+        if (Object.keys(changed).length && translations.length > 1) {
+          await this.i18nCall(ctx, "originals", { type, id: doc._id, originals: changed }, () => 0);
+        }
+        return { inline: { ...params }, translated: {}, translations };
+      }
+      const { inline, translated } = splitFields(params, fields, opts.derived);
+      if (!Object.keys(translated).length) return { inline, translated, translations };
+      // No fallback: a write in another language cannot be kept without the i18n service (503).
+      const writeParams = { type, id: doc._id, language, fields: translated, originals: pickFields(doc, fields), original };
+      const next = (await (ctx ? ctx.call(`${I18N}.write`, writeParams) : this.broker.call(`${I18N}.write`, writeParams))) as Language[];
+      return { inline: { ...inline, translations: next }, translated, translations: next };
+    },
+
+    /**
+     * `{ $or: [ original text of records in L, ids whose text in L matches, original text of records with
+     * no values in L ] }`. No i18n call at all while no record of this service has values in L other than
+     * its original ones (the default case).
+     */
+    async searchQuery(ctx: Ctx, terms: SearchTerm[], originalCondition: (terms: SearchTerm[]) => Query, o: SearchQueryOptions = {}): Promise<Query> {
+      const original = originalCondition(terms);
+      if (!terms.length) return original;
+      const language: Language = this.languageOf(ctx);
+      const translatedHere: Query = { translations: language, lang: { $ne: language } };
+      if ((await this.translatedInto(language)) === 0) return original;
+      const search = (searchFields: readonly string[]) =>
+        this.i18nCall(ctx, "search", { type, language, terms, fields: [...searchFields], mode: o.mode ?? "any-field" }, () => undefined) as Promise<number[] | undefined>;
+      const [full, limited] = await Promise.all([search(o.fields ?? fields), o.limited ? search(o.limited.fields) : undefined]);
+      let matched: Query;
+      if (!full) {
+        matched = original; // the i18n service is not running: the original text
+      } else {
+        const ids: Query = o.limited ? { $or: [{ $and: [o.limited.unless, { _id: { $in: full } }] }, { _id: { $in: limited ?? [] } }] } : { _id: { $in: full } };
+        const shared = o.shared?.(terms);
+        matched = shared ? { $or: [ids, shared] } : ids;
+      }
+      return {
+        $or: [
+          { $and: [{ lang: language }, original] },
+          { $and: [translatedHere, matched] },
+          { $and: [lacks(language), original] }
+        ]
+      };
+    },
+
+    /**
+     * Records whose name equals `name` (case-insensitively): in the asked language with the same fallback
+     * (duplicate checks, C9), or in any language. `originalCondition` matches the inline (original) name.
+     */
+    async nameQuery(ctx: Ctx, name: string, originalCondition: Query, o: NameQueryOptions = {}): Promise<Query> {
+      if (o.anyLanguage) {
+        if ((await this.translatedRecords()) === 0) return originalCondition;
+        const ids: number[] | undefined = await this.i18nCall<number[] | undefined>(ctx, "findByName", { type, name }, () => undefined);
+        return ids?.length ? { $or: [originalCondition, { _id: { $in: ids } }] } : originalCondition;
+      }
+      const language: Language = this.languageOf(ctx);
+      const translatedHere: Query = { translations: language, lang: { $ne: language } };
+      if ((await this.translatedInto(language)) === 0) return originalCondition;
+      const ids: number[] | undefined = await this.i18nCall<number[] | undefined>(ctx, "findByName", { type, name, language }, () => undefined);
+      return {
+        $or: [
+          { $and: [{ lang: language }, originalCondition] },
+          { $and: [translatedHere, ids ? { _id: { $in: ids } } : originalCondition] },
+          { $and: [lacks(language), originalCondition] }
+        ]
+      };
+    },
+
+    /** Records with values in `language` besides their original. */
+    async translatedInto(language: Language): Promise<number> {
+      return this.store.count({ translations: language, lang: { $ne: language } });
+    },
+    /** Records with values in more than one language. */
+    async translatedRecords(): Promise<number> {
+      return this.store.count({ "translations.1": { $exists: true } });
+    },
+
+    async dropTranslations(ctx: Ctx, id: number): Promise<void> {
+      await this.i18nCall(ctx, "remove", { type, id }, () => 0);
     }
-  } as ServiceSchema;
+  } satisfies ThisType<TranslatableSelf>;
+}
+
+/** What the mixin adds to a service (for services that type `this`). */
+export type TranslatableMethods = ReturnType<typeof translatableMethods>;
+/** The mixin's methods on a service with the store mixin's collection. */
+interface TranslatableSelf extends Service, TranslatableMethods, Pick<StoreFace, "store"> {}
+
+export function TranslatableMixin(opts: TranslatableOptions): ServiceSchema {
+  return { name: "translatable", methods: translatableMethods(opts) };
 }

@@ -85,6 +85,8 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
   }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] })],
 
   created() {
+    // the change feed's pages show events as the lists do (mixins/change-source.mixin.ts)
+    this.recordRenderer = { render: (ctx, docs) => this.records(ctx, docs as EventDoc[], { jsonLd: false }) };
     // the post mixin's records of events: one instance, so the domain's slugs are held with the service's own
     const records = this.postRecords as PostRecords<SeriesDoc>;
     const services: NeighbourServices<Ctx> = {

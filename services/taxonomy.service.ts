@@ -15,7 +15,7 @@ import { StoreMixin } from "../mixins/store.mixin";
 import { KeyedQueue } from "../lib/queue";
 import type { CacheMethods } from "../mixins/cache.mixin";
 import { TranslatableMixin, TranslatableMethods, TRANSLATION_INDEXES } from "../mixins/translatable.mixin";
-import { ChangeSourceMixin, ChangeSourceMethods, termType } from "../mixins/change-source.mixin";
+import { ChangeSourceMixin, termType, type ChangeSourceFace } from "../mixins/change-source.mixin";
 import { modifiedRange } from "../lib/changes/modified";
 import { lastModifiedHeader } from "../lib/http/etag";
 import type { Collection, Doc } from "../store/collection";
@@ -119,7 +119,7 @@ interface TaxonomyVars {
 }
 
 
-type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods & CacheMethods & ChangeSourceMethods;
+type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods & CacheMethods & ChangeSourceFace;
 
 // ---------------------------------------------------------------------------------------------------------
 // Small helpers
@@ -541,6 +541,8 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
 
   created() {
     this.treeWrites = new KeyedQueue();
+    // the change feed's pages show terms as the lists do (mixins/change-source.mixin.ts)
+    this.recordRenderer = { render: (ctx, docs) => this.records(ctx, docs as TermDoc[], this.roots(ctx)) };
   }
 };
 

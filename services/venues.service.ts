@@ -1,9 +1,9 @@
 /**
  * Venues (docs/records.md#venues-and-organizers, #venue-fields): a linked-post kind with address fields, map flags, a derived
  * `stateprovince` and optional coordinates (D8). Everything shared with organizers is in
- * mixins/linked-post.mixin.ts.
+ * mixins/linked-post.mixin.ts (the actions) and domain/linked/ (the reads and writes).
  */
-import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Service, ServiceSchema } from "moleculer";
 import { LinkedPostMixin } from "../mixins/linked-post.mixin";
 import type { PostDoc, PostFace } from "../mixins/post.mixin";
 import type { Ctx } from "../broker/context";
@@ -40,23 +40,48 @@ function locationEntry(d: PostDoc): LocationEntry {
   };
 }
 
-/** Besides the linked-post actions: those the geolocation service uses (its file states the contract). */
 /** What the venue actions use: the post mixin's face. */
 type VenuesSelf = Service & PostFace;
 
-const VenuesService: ServiceSchema<ServiceSettingSchema, object, object, VenuesSelf> = {
+/** The handlers of the actions the geolocation service uses (its file states the contract), typed on the service. */
+const handlers = {
+  async coordinates(ctx: Ctx<{ ids: number[] }>): Promise<Record<string, Coordinates>> {
+    const ids = [...new Set(ctx.params.ids)];
+    if (!ids.length) return {};
+    const docs = await this.store.find({ _id: { $in: ids }, geo_lat: { $exists: true }, geo_lng: { $exists: true } });
+    return Object.fromEntries(docs.map(d => [String(d._id), { geo_lat: d.geo_lat, geo_lng: d.geo_lng }]));
+  },
+  async locationFeed(ctx: Ctx<{ ids?: number[]; since?: string; afterId?: number; limit?: number }>): Promise<LocationEntry[]> {
+    const { ids, since, afterId = 0, limit = FEED_LIMIT } = ctx.params;
+    if (ids) {
+      const byId = new Map((await this.store.find({ _id: { $in: ids } }) as PostDoc[]).map(d => [d._id, d]));
+      return ids.filter(id => byId.has(id)).map(id => locationEntry(byId.get(id)!));
+    }
+    const query = since === undefined ? {} : { $or: [{ modified_utc: { $gt: since } }, { modified_utc: since, _id: { $gt: afterId } }] };
+    const docs = await this.store.find(query, { sort: { modified_utc: 1, _id: 1 }, limit }) as PostDoc[];
+    return docs.map(locationEntry);
+  },
+  async setCoordinates(ctx: Ctx<{ id: number; geo_lat: number | null; geo_lng: number | null; modified_utc?: string }>): Promise<boolean> {
+    const { id, geo_lat, geo_lng, modified_utc } = ctx.params;
+    const clear = geo_lat === null || geo_lng === null;
+    const update = clear
+      ? { $set: this.modifiedAt(this.now()), $unset: { geo_lat: true, geo_lng: true } }
+      : { $set: { geo_lat, geo_lng, ...this.modifiedAt(this.now()) } };
+    const updated = await this.store.updateOne({ _id: id, ...(modified_utc !== undefined ? { modified_utc } : {}) }, update);
+    if (!updated) return false;
+    await this.announce("updated", updated as PostDoc);
+    return true;
+  }
+} satisfies ThisType<VenuesSelf>;
+
+const VenuesService: ServiceSchema = {
   name: "venues",
   mixins: [LinkedPostMixin(VENUE)],
   actions: {
     /** Internal: the coordinates of those venues that have both. */
     coordinates: {
       params: { ids: { type: "array", items: "number" } },
-      async handler(ctx: Ctx<{ ids: number[] }>): Promise<Record<string, Coordinates>> {
-        const ids = [...new Set(ctx.params.ids)];
-        if (!ids.length) return {};
-        const docs = await this.store.find({ _id: { $in: ids }, geo_lat: { $exists: true }, geo_lng: { $exists: true } });
-        return Object.fromEntries(docs.map(d => [String(d._id), { geo_lat: d.geo_lat, geo_lng: d.geo_lng }]));
-      }
+      handler: handlers.coordinates
     },
     /**
      * Internal: venues of any status with their address and coordinates, either `ids`, or in
@@ -69,16 +94,7 @@ const VenuesService: ServiceSchema<ServiceSettingSchema, object, object, VenuesS
         afterId: { type: "number", integer: true, min: 0, optional: true },
         limit: { type: "number", integer: true, positive: true, optional: true }
       },
-      async handler(ctx: Ctx<{ ids?: number[]; since?: string; afterId?: number; limit?: number }>): Promise<LocationEntry[]> {
-        const { ids, since, afterId = 0, limit = FEED_LIMIT } = ctx.params;
-        if (ids) {
-          const byId = new Map((await this.store.find({ _id: { $in: ids } }) as PostDoc[]).map(d => [d._id, d]));
-          return ids.filter(id => byId.has(id)).map(id => locationEntry(byId.get(id)!));
-        }
-        const query = since === undefined ? {} : { $or: [{ modified_utc: { $gt: since } }, { modified_utc: since, _id: { $gt: afterId } }] };
-        const docs = await this.store.find(query, { sort: { modified_utc: 1, _id: 1 }, limit }) as PostDoc[];
-        return docs.map(locationEntry);
-      }
+      handler: handlers.locationFeed
     },
     /**
      * Internal: stores (numbers) or clears (nulls) a venue's coordinates, announced like any venue write;
@@ -91,19 +107,9 @@ const VenuesService: ServiceSchema<ServiceSettingSchema, object, object, VenuesS
         geo_lng: { type: "number", min: -180, max: 180, nullable: true },
         modified_utc: { type: "string", optional: true }
       },
-      async handler(ctx: Ctx<{ id: number; geo_lat: number | null; geo_lng: number | null; modified_utc?: string }>): Promise<boolean> {
-        const { id, geo_lat, geo_lng, modified_utc } = ctx.params;
-        const clear = geo_lat === null || geo_lng === null;
-        const update = clear
-          ? { $set: this.modifiedAt(this.now()), $unset: { geo_lat: true, geo_lng: true } }
-          : { $set: { geo_lat, geo_lng, ...this.modifiedAt(this.now()) } };
-        const updated = await this.store.updateOne({ _id: id, ...(modified_utc !== undefined ? { modified_utc } : {}) }, update);
-        if (!updated) return false;
-        await this.announce("updated", updated as PostDoc);
-        return true;
-      }
+      handler: handlers.setCoordinates
     }
   }
 };
 
-export default VenuesService as unknown as ServiceSchema;
+export default VenuesService;

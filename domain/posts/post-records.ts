@@ -5,7 +5,7 @@
  * and the change-feed entry a write stores with itself. A plain class: the store's collection and id
  * registry are given (functions, as the service opens its store after it is built), no broker.
  */
-import type { Collection } from "../../store/collection";
+import type { Collection, Query, Sort } from "../../store/collection";
 import type { IdRegistry } from "../../store/registry";
 import { isUniqueViolation } from "../../store/errors";
 import type { PostDoc } from "../../lib/posts/post-doc";
@@ -17,6 +17,8 @@ import { feedEntry } from "../../lib/changes/feed";
 import { changeOf } from "../../lib/changes/change-of";
 import { modifiedStamp } from "../../lib/changes/modified";
 import { settings } from "../../lib/settings";
+import { ApiError } from "../../lib/errors";
+import { Page, totalFromPage } from "../../lib/posts/paging";
 
 export type PostKind = "event" | "venue" | "organizer";
 export type WriteAction = "created" | "updated" | "deleted";
@@ -97,6 +99,17 @@ export class PostRecords<D extends PostDoc = PostDoc> {
   /** Runs the writes of one record (`id`) one after another; `fn` reads the record itself, inside. */
   inRecordOrder<T>(id: number, fn: () => Promise<T>): Promise<T> {
     return this.recordWrites.run(`${currentSiteId()}:${id}`, fn);
+  }
+
+  /**
+   * One page of a query plus the total, 404 `{kind}-archive-page-not-found` past the end. The page is
+   * read first: one with room left gives the total, and only a full page is counted (docs/lists.md#counting-a-list).
+   */
+  async pagedFind(query: Query, sort: Sort, page: Page): Promise<{ docs: D[]; total: number }> {
+    const docs = (await this.store.find(query, { sort, skip: page.skip, limit: page.perPage })) as D[];
+    if (page.page > 1 && docs.length === 0) throw new ApiError(`${this.kind}-archive-page-not-found`, 404);
+    const total = totalFromPage(page, docs.length) ?? (await this.store.count(query));
+    return { docs, total };
   }
 
   /** `modified` (site time) and `modified_utc` (UTC) of a write at `now` (C58). */

@@ -1,7 +1,7 @@
 /**
  * The `venue` / `organizer` input of an event (docs/records.md#venue-and-organizer-input, D6, C2): empty, an id, a comma list of
  * ids, `{id}`, a data object, or an array mixing these. Parsed into entries; what each entry names is
- * checked by the linked-post mixin.
+ * checked by domain/linked/linked-input.ts.
  */
 import { isPhpEmpty } from "../sanitize";
 import { parsePositiveInteger } from "../query";

@@ -9,7 +9,7 @@ import { ServiceBroker, Utils } from "moleculer";
 import { RedisCacher } from "../../cache/redis-cacher";
 import { cleanMark, keepUnlessCleaned } from "../../cache/clean-mark";
 import { startService, succeed, Running } from "../helpers/harness";
-import { holdNext } from "../helpers/hold";
+import { holdNext, holdNextOn, linkedOf } from "../helpers/hold";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -140,7 +140,7 @@ describe("a read held across a write, with Redis as the cache", () => {
 
   test("the answer of a read that began before the write is sent, and not kept past the write's answer", async () => {
     const venue = await succeed(svc, "POST", "/venues", { venue: "Redis Hall", status: "publish" });
-    const hold = holdNext(svc.broker, "venues", "presentMany");
+    const hold = holdNextOn(linkedOf(svc.broker, "venues").presenter, "many");
     try {
       const inFlight = svc.get(`/venues/${venue.id}`);
       await hold.reached;

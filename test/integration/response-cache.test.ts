@@ -5,7 +5,7 @@
  */
 import { startService, succeed, Running } from "../helpers/harness";
 import type { Json } from "../helpers/json";
-import { holdNext } from "../helpers/hold";
+import { holdNext, holdNextOn, linkedOf } from "../helpers/hold";
 
 describe("kept answers", () => {
   let svc: Running;
@@ -51,7 +51,7 @@ describe("kept answers", () => {
     }
 
     // a venue's page (kept by the gateway and by the venues service's action cache): held after reading the venue
-    hold = holdNext(svc.broker, "venues", "presentMany");
+    hold = holdNextOn(linkedOf(svc.broker, "venues").presenter, "many");
     try {
       const inFlight = svc.get(`/venues/${venue.id}`);
       await hold.reached;

@@ -179,15 +179,15 @@ describe("limits and headers (rate limit off)", () => {
 
   test("an unexpected failure is 500 rest_internal_error without the error's text or trace", async () => {
     const venues: Json = (svc.broker as Json).getLocalService("venues");
-    const original = venues.listLinked;
-    venues.listLinked = async () => { throw new TypeError("Cannot read properties of undefined (reading 'x') at /work/main/mixins/linked-post.mixin.ts:42"); };
+    const original = venues.linked.reader.list;
+    venues.linked.reader.list = async () => { throw new TypeError("Cannot read properties of undefined (reading 'x') at /work/main/mixins/linked-post.mixin.ts:42"); };
     try {
       const res = await svc.get("/venues");
       expectContractError(res, 500, "rest_internal_error");
       expect(res.text).not.toContain("Cannot read");
       expect(res.text).not.toContain("linked-post");
     } finally {
-      venues.listLinked = original;
+      venues.linked.reader.list = original;
     }
   });
 
