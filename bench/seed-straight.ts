@@ -1,9 +1,19 @@
 /**
- * Events written straight into a SQL store's tables through the store's own driver (its triggers keep the
- * links and the text indexes, as every write does), with the texts, dates and links bench/run.ts's seeding
- * gives them through the API: for the benches whose calendar is too large to seed through the API in the
- * time they have (bench/search.ts; bench/speed.ts past BENCH_API_UP_TO). The term counts are not moved.
+ * Events written straight into a SQL store, as the service's create writes them, for the benches whose
+ * calendar is too large to seed through the API in the time they have (bench/search.ts; bench/speed.ts
+ * past BENCH_API_UP_TO). Each event gets what one `POST /events` with its links stores:
+ * - its id drawn as the id registry draws it (store/sql/registry.ts): on SQLite one past the highest of
+ *   `post_types`, on PostgreSQL from the site's own `posts` sequence (store/sql/sequences.ts), so the
+ *   service numbers on after it;
+ * - its `post_types` row, its document (the texts, dates and links of bench/run.ts's seeding, the fields
+ *   in the order the service stores them), and its `created` change-feed entry, written before the row
+ *   as the store writes it (store/sql/collection.ts `insert`; PostgreSQL: numbered by `feed_id`);
+ * - through the store's own triggers, in the same transaction: its links, its full-text rows (SQLite),
+ *   its typed and folded columns, and its terms' counts with their `updated` feed entries
+ *   (store/sql/schema.ts, store/sql/term-counts.ts).
+ * bench/seed-check.ts compares such a calendar with one made wholly through the API.
  */
+import { pgSequences } from "../store/sql/sequences";
 import { type Param, type SqlDriver } from "../store/sql/driver";
 
 export interface Links { venues: number[]; organizers: number[]; categories: number[]; tags: number[] }
@@ -11,54 +21,96 @@ export interface Links { venues: number[]; organizers: number[]; categories: num
 const SITE = 1;
 const day = 86_400_000;
 const dbDate = (t: number) => new Date(t).toISOString().slice(0, 19).replace("T", " ");
+/** SQLite: events per transaction (one unit of synchronous statements). */
+const SQLITE_BATCH = 1000;
+/**
+ * PostgreSQL: events per transaction. A transaction's feed entries are FEED_ID_STEP (1 024) apart within
+ * its slot of FEED_ID_STRIDE (65 536) ids (store/sql/term-counts.ts): 64 entries at most, and each event
+ * makes three (its own, its category's, its tag's).
+ */
+const PG_BATCH = 20;
 
-/** Event `i` as the service stores it (run.ts's texts, dates and links). */
-function eventDoc(i: number, l: Links, now: number, created: string): Record<string, unknown> {
+/** The kind of event `i` (bench/run.ts's titles). */
+const kindOf = (i: number) => (i % 7 === 0 ? "jazz" : i % 11 === 0 ? "Café night" : "concert");
+
+/** Event `i`'s create body, as bench/speed.ts and bench/run.ts post it (`now`: the seeding's clock). */
+export function eventBody(i: number, l: Links, now: number): Record<string, unknown> {
   const start = now + day + (i % 700) * day + (i % 24) * 3_600_000;
-  const kind = i % 7 === 0 ? "jazz" : i % 11 === 0 ? "Café night" : "concert";
-  const [s, e] = [dbDate(start), dbDate(start + 2 * 3_600_000)];
   return {
-    author: 1, title: `Event ${i} ${kind}`, description: `Benchmark event number ${i} with music`, excerpt: "", image: null,
-    categories: [l.categories[i % l.categories.length]], tags: [l.tags[i % l.tags.length]], venues: [l.venues[i % l.venues.length]], organizers: [l.organizers[i % l.organizers.length]],
-    ticketed: false, post_parent: 0, post_password: "", show_map: false, show_map_link: false, hide_from_listings: false, sticky: false, featured: i % 10 === 0,
-    website: null, cost: [], currency_symbol: "", currency_position: "", timezone: "UTC", all_day: false,
-    start_date: s, end_date: e, utc_start_date: s, utc_end_date: e, status: "publish", date: created, date_utc: created, modified: created, modified_utc: created,
-    slug: `event-${i}-${kind.toLowerCase().replace(/é/g, "e").replace(/ /g, "-")}`, lang: "en", translations: ["en"]
+    title: `Event ${i} ${kindOf(i)}`, description: `Benchmark event number ${i} with music`,
+    start_date: dbDate(start), end_date: dbDate(start + 2 * 3_600_000), venue: l.venues[i % l.venues.length], organizer: l.organizers[i % l.organizers.length],
+    categories: [l.categories[i % l.categories.length]], tags: [l.tags[i % l.tags.length]], featured: i % 10 === 0
   };
 }
 
-/** Events `from` to `to` − 1 written into the store's tables, 500 to a statement, their ids past every post id (answered). */
-export async function seedEvents(driver: SqlDriver, l: Links, from0: number, to: number, now = Date.now()): Promise<number[]> {
-  const n = to - from0;
+/** Event `i` as the service stores the body above (the fields in its order; `created`: its creation time). */
+export function eventDoc(i: number, l: Links, now: number, created: string): Record<string, unknown> {
+  const b = eventBody(i, l, now);
+  return {
+    author: 1, title: b.title, description: b.description, excerpt: "", image: null,
+    categories: b.categories, tags: b.tags, venues: [b.venue], organizers: [b.organizer],
+    ticketed: false, post_parent: 0, post_password: "", show_map: false, show_map_link: false, hide_from_listings: false, sticky: false, featured: b.featured,
+    website: null, cost: [], currency_symbol: "", currency_position: "", timezone: "UTC", all_day: false,
+    start_date: b.start_date, end_date: b.end_date, utc_start_date: b.start_date, utc_end_date: b.end_date, status: "publish", date: created, date_utc: created, modified: created, modified_utc: created,
+    slug: `event-${i}-${kindOf(i).toLowerCase().replace(/é/g, "e").replace(/ /g, "-")}`, lang: "en", translations: ["en"]
+  };
+}
+
+/** The `created` feed entry of event `id` (lib/changes/feed.ts `feedEntry`, the store filling `before`: none yet). */
+function createdEntry(id: number, created: string): Record<string, unknown> {
+  return { key: `post:${id}`, type: "event", id, action: "created", modified_utc: created, before: null, after: { status: "publish", author: 1, date_utc: created }, at: Date.now() };
+}
+
+function progress(done: number, n: number): void {
+  if (done % 10_000 === 0 || done === n) process.stderr.write(`\r  events ${done}/${n}${done === n ? "\n" : ""}`);
+}
+
+async function seedSqlite(driver: SqlDriver, l: Links, from0: number, n: number, now: number, created: string): Promise<number[]> {
   const ids: number[] = [];
-  const sqlite = driver.dialect === "sqlite";
-  const [row] = await driver.all<{ m: number | string | null }>("SELECT MAX(id) AS m FROM post_types WHERE site = ?", [SITE]);
-  const first = Number(row.m ?? 0) + 1;
-  const created = dbDate(now);
-  for (let from = 0; from < n; from += 500) {
-    const count = Math.min(500, n - from);
-    const params: Param[] = [];
-    const types: Param[] = [];
-    for (let k = 0; k < count; k++) {
-      const i = from + k;
-      params.push(SITE, first + i, JSON.stringify(eventDoc(from0 + i, l, now, created)));
-      types.push(SITE, first + i);
-      ids.push(first + i);
-    }
-    await driver.transaction(async tx => {
-      await tx.run(`INSERT INTO post_types (site, id, type) VALUES ${Array.from({ length: count }, () => "(?, ?, 'event')").join(", ")}`, types);
-      await tx.run(`INSERT INTO events (site, id, doc) VALUES ${Array.from({ length: count }, () => (sqlite ? "(?, ?, jsonb(?))" : "(?, ?, ?::jsonb)")).join(", ")}`, params);
-    }, { unbounded: true });
-    if ((from + count) % 10_000 === 0 || from + count === n) process.stderr.write(`\r  events ${from + count}/${n}${from + count === n ? "\n" : ""}`);
+  for (let from = 0; from < n; from += SQLITE_BATCH) {
+    const count = Math.min(SQLITE_BATCH, n - from);
+    await driver.unit!(tx => {
+      for (let k = 0; k < count; k++) {
+        // the registry's statement (store/sql/registry.ts `allocate`)
+        const [row] = tx.all<{ id: number }>("INSERT INTO post_types (site, id, type) SELECT ?, COALESCE(MAX(id), 0) + 1, ? FROM post_types WHERE site = ? RETURNING id", [SITE, "event", SITE]);
+        const id = Number(row.id);
+        tx.run("INSERT INTO changes (site, id, doc) SELECT ?, COALESCE(MAX(id), 0) + 1, jsonb(?) FROM changes WHERE site = ?", [SITE, JSON.stringify(createdEntry(id, created)), SITE]);
+        tx.run("INSERT INTO events (site, id, doc) VALUES (?, ?, jsonb(?))", [SITE, id, JSON.stringify(eventDoc(from0 + from + k, l, now, created))]);
+        ids.push(id);
+      }
+    });
+    progress(from + count, n);
   }
-  if (!sqlite) {
-    // a sequence made before (the links' creates) starts past these ids
-    const [seq] = await driver.all<{ name: string | null }>("SELECT to_regclass('seq_1_posts')::text AS name");
-    if (seq?.name) await driver.run(`SELECT setval('seq_1_posts', ${first + n})`);
-    await driver.run("VACUUM ANALYZE");
-  } else {
-    await driver.run("ANALYZE");
-  }
+  await driver.run("ANALYZE");
   return ids;
 }
 
+async function seedPostgres(driver: SqlDriver, l: Links, from0: number, n: number, now: number, created: string): Promise<number[]> {
+  // the site's own sequence, made as the service makes it when it does not exist yet
+  const seq = await pgSequences(driver).of(SITE, "posts", "post_types");
+  const ids: number[] = [];
+  for (let from = 0; from < n; from += PG_BATCH) {
+    const count = Math.min(PG_BATCH, n - from);
+    await driver.transaction(async tx => {
+      // the registry's statement (store/sql/registry.ts `allocatePosts`)
+      const rows = await tx.all<{ id: number | string }>(`INSERT INTO post_types (site, id, type) SELECT ?, nextval('${seq}'), ? FROM generate_series(1, ?::int) RETURNING id`, [SITE, "event", count]);
+      const drawn = rows.map(r => Number(r.id)).sort((a, b) => a - b);
+      for (let k = 0; k < count; k++) {
+        const id = drawn[k];
+        // the record and its entry in one statement, as store/sql/collection.ts `writtenWithEntry` (its terms' entries follow, from the triggers)
+        const params: Param[] = [SITE, id, JSON.stringify(eventDoc(from0 + from + k, l, now, created)), SITE, SITE, JSON.stringify(`post:${id}`), JSON.stringify(createdEntry(id, created))];
+        await tx.run("WITH r AS (INSERT INTO events (site, id, doc) SELECT ?, ?, ?::jsonb RETURNING id), f AS (INSERT INTO changes (site, id, doc) SELECT ?, feed_id(?::integer, ?::jsonb), ?::jsonb FROM r RETURNING id) SELECT COUNT(*) FROM f", params);
+        ids.push(id);
+      }
+    }, { unbounded: true });
+    progress(from + count, n);
+  }
+  await driver.run("VACUUM ANALYZE");
+  return ids;
+}
+
+/** Events `from0` to `to` − 1 written into the store (their index `i` gives their texts, dates and links); their ids. */
+export async function seedEvents(driver: SqlDriver, l: Links, from0: number, to: number, now = Date.now()): Promise<number[]> {
+  const created = dbDate(Date.now());
+  return driver.dialect === "sqlite" ? seedSqlite(driver, l, from0, to - from0, now, created) : seedPostgres(driver, l, from0, to - from0, now, created);
+}
