@@ -7,14 +7,17 @@
  *   service numbers on after it;
  * - its `post_types` row, its document (the texts, dates and links of bench/run.ts's seeding, the fields
  *   in the order the service stores them), and its `created` change-feed entry, written before the row
- *   as the store writes it (store/sql/collection.ts `insert`; PostgreSQL: numbered by `feed_id`);
- * - through the store's own triggers, in the same transaction: its links, its full-text rows (SQLite),
- *   its typed and folded columns, and its terms' counts with their `updated` feed entries
- *   (store/sql/schema.ts, store/sql/term-counts.ts).
+ *   as the store writes it (store/sql/collection.ts `insert`; PostgreSQL: numbered as `feed_id` numbers);
+ * - what the store's triggers add (store/sql/schema.ts, store/sql/term-counts.ts): its links, its
+ *   full-text rows (SQLite), its terms' counts with their `updated` feed entries; on SQLite by the
+ *   triggers themselves in the same transaction, on PostgreSQL in bulk (`seedPostgres`). The typed and
+ *   folded columns and every index are the database's own work on either.
  * bench/seed-check.ts compares such a calendar with one made wholly through the API.
  */
+import { LINK_FIELDS, LINK_TABLE } from "../store/sql/schema";
 import { pgSequences } from "../store/sql/sequences";
-import { type Param, type SqlDriver } from "../store/sql/driver";
+import { FEED_ID_STRIDE, recountStatements } from "../store/sql/term-counts";
+import { type SqlDriver } from "../store/sql/driver";
 
 export interface Links { venues: number[]; organizers: number[]; categories: number[]; tags: number[] }
 
@@ -24,11 +27,11 @@ const dbDate = (t: number) => new Date(t).toISOString().slice(0, 19).replace("T"
 /** SQLite: events per transaction (one unit of synchronous statements). */
 const SQLITE_BATCH = 1000;
 /**
- * PostgreSQL: events per transaction. A transaction's feed entries are FEED_ID_STEP (1 024) apart within
+ * PostgreSQL: events per transaction (each lane's, below). A transaction's feed entries are FEED_ID_STEP (1 024) apart within
  * its slot of FEED_ID_STRIDE (65 536) ids (store/sql/term-counts.ts): 64 entries at most, and each event
- * makes three (its own, its category's, its tag's).
+ * makes three (its own, its category's, its tag's): 63.
  */
-const PG_BATCH = 20;
+const PG_BATCH = 21;
 
 /** The kind of event `i` (bench/run.ts's titles). */
 const kindOf = (i: number) => (i % 7 === 0 ? "jazz" : i % 11 === 0 ? "Café night" : "concert");
@@ -54,6 +57,11 @@ export function eventDoc(i: number, l: Links, now: number, created: string): Rec
     start_date: b.start_date, end_date: b.end_date, utc_start_date: b.start_date, utc_end_date: b.end_date, status: "publish", date: created, date_utc: created, modified: created, modified_utc: created,
     slug: `event-${i}-${kindOf(i).toLowerCase().replace(/é/g, "e").replace(/ /g, "-")}`, lang: "en", translations: ["en"]
   };
+}
+
+/** The `updated` feed entry the count trigger appends for term `id` (store/sql/term-counts.ts; `before`: its previous entry's `after`, `{}` for a term). */
+function termEntry(id: number, type: "category" | "tag", modified: string): Record<string, unknown> {
+  return { key: `term:${id}`, type, id, action: "updated", modified_utc: modified, before: {}, after: {}, at: Date.now() };
 }
 
 /** The `created` feed entry of event `id` (lib/changes/feed.ts `feedEntry`, the store filling `before`: none yet). */
@@ -85,26 +93,61 @@ async function seedSqlite(driver: SqlDriver, l: Links, from0: number, n: number,
   return ids;
 }
 
+/**
+ * PostgreSQL: the events in PG_LANES lanes side by side, each its own transactions of PG_BATCH events. The
+ * store's triggers are set aside in them (`session_replication_role`, superuser) and their work done per
+ * transaction in a few statements instead of per row: each event's links (the statement of
+ * store/sql/schema.ts `postgresLinks`), and the feed entries the count trigger appends for its category
+ * and its tag (store/sql/term-counts.ts `events_term_counts`), numbered as `feed_id` numbers a
+ * transaction's entries: its id times FEED_ID_STRIDE, then FEED_ID_STEP apart, in the order the API's
+ * create writes them (the event's, then its terms'). The terms' counts are recounted once at the end by
+ * the store's own statements (`recountStatements`). Per row, the count trigger rewrote two term rows twice
+ * (nine indexes each) for every event: 90 000 events took ~10 minutes on a loaded machine.
+ */
+const PG_LANES = 5;
+/** store/sql/term-counts.ts FEED_ID_STEP: how far apart one transaction's feed entries are. */
+const FEED_ID_STEP = 1024;
+
 async function seedPostgres(driver: SqlDriver, l: Links, from0: number, n: number, now: number, created: string): Promise<number[]> {
   // the site's own sequence, made as the service makes it when it does not exist yet
   const seq = await pgSequences(driver).of(SITE, "posts", "post_types");
-  const ids: number[] = [];
-  for (let from = 0; from < n; from += PG_BATCH) {
-    const count = Math.min(PG_BATCH, n - from);
-    await driver.transaction(async tx => {
-      // the registry's statement (store/sql/registry.ts `allocatePosts`)
-      const rows = await tx.all<{ id: number | string }>(`INSERT INTO post_types (site, id, type) SELECT ?, nextval('${seq}'), ? FROM generate_series(1, ?::int) RETURNING id`, [SITE, "event", count]);
-      const drawn = rows.map(r => Number(r.id)).sort((a, b) => a - b);
-      for (let k = 0; k < count; k++) {
-        const id = drawn[k];
-        // the record and its entry in one statement, as store/sql/collection.ts `writtenWithEntry` (its terms' entries follow, from the triggers)
-        const params: Param[] = [SITE, id, JSON.stringify(eventDoc(from0 + from + k, l, now, created)), SITE, SITE, JSON.stringify(`post:${id}`), JSON.stringify(createdEntry(id, created))];
-        await tx.run("WITH r AS (INSERT INTO events (site, id, doc) SELECT ?, ?, ?::jsonb RETURNING id), f AS (INSERT INTO changes (site, id, doc) SELECT ?, feed_id(?::integer, ?::jsonb), ?::jsonb FROM r RETURNING id) SELECT COUNT(*) FROM f", params);
-        ids.push(id);
-      }
-    }, { unbounded: true });
-    progress(from + count, n);
-  }
+  const taxonomyOf = new Map<number, string>();
+  for (const t of await driver.all<{ id: number | string; taxonomy: string }>("SELECT id, doc ->> 'taxonomy' AS taxonomy FROM terms WHERE site = ?", [SITE])) taxonomyOf.set(Number(t.id), t.taxonomy);
+  // every id first, in the events' order (as one client creating them in turn draws them), by the
+  // registry's statement (store/sql/registry.ts `allocatePosts`)
+  const rows = await driver.all<{ id: number | string }>(`INSERT INTO post_types (site, id, type) SELECT ?, nextval('${seq}'), ? FROM generate_series(1, ?::int) RETURNING id`, [SITE, "event", n]);
+  const ids = rows.map(r => Number(r.id)).sort((x, y) => x - y);
+  let done = 0;
+  const lane = async (j: number) => {
+    const mine = Array.from({ length: n }, (_, k) => from0 + k).filter(i => i % PG_LANES === j);
+    for (let b = 0; b < mine.length; b += PG_BATCH) {
+      const batch = mine.slice(b, b + PG_BATCH);
+      await driver.transaction(async tx => {
+        await tx.run("SET LOCAL session_replication_role = replica");
+        const drawn = batch.map(i => ids[i - from0]);
+        const [{ base }] = await tx.all<{ base: string }>(`SELECT (pg_current_xact_id()::text::bigint * ${FEED_ID_STRIDE})::text AS base`);
+        const docs = batch.map(i => eventDoc(i, l, now, created));
+        await tx.run(`INSERT INTO events (site, id, doc) VALUES ${batch.map(() => "(?, ?, ?::jsonb)").join(", ")}`, batch.flatMap((_, k) => [SITE, drawn[k], JSON.stringify(docs[k])]));
+        await tx.run(`INSERT INTO ${LINK_TABLE} (site, type, field, target, id) SELECT e.site, 'events', f.field, t, e.id FROM events AS e, ` +
+          `(VALUES ${LINK_FIELDS.events.map(f => `('${f}')`).join(", ")}) AS f(field), link_targets(e.doc -> f.field) AS t WHERE e.site = ? AND e.id = ANY(?::bigint[]) ON CONFLICT DO NOTHING`, [SITE, `{${drawn.join(",")}}`]);
+        const stamp = dbDate(Date.now());
+        const entries = batch.flatMap((_, k) => [
+          createdEntry(drawn[k], created),
+          ...[...(docs[k].categories as number[]), ...(docs[k].tags as number[])].map(t => termEntry(t, taxonomyOf.get(t) === "tag" ? "tag" : "category", stamp))
+        ]);
+        await tx.run(`INSERT INTO changes (site, id, doc) VALUES ${entries.map(() => "(?, ?::bigint + ?::bigint, ?::jsonb)").join(", ")}`,
+          entries.flatMap((e, k) => [SITE, base, k * FEED_ID_STEP, JSON.stringify(e)]));
+      }, { unbounded: true });
+      done += batch.length;
+      progress(done, n);
+    }
+  };
+  await Promise.all(Array.from({ length: PG_LANES }, (_, j) => lane(j)));
+  await driver.transaction(async tx => {
+    for (const sql of recountStatements("postgres")) await tx.run(sql);
+    // what the count trigger sets on each term it moves
+    await tx.run("UPDATE terms SET doc = jsonb_set(doc, '{modified_utc}', to_jsonb(?::text)) WHERE site = ? AND id = ANY(?::bigint[])", [dbDate(Date.now()), SITE, `{${[...l.categories, ...l.tags].join(",")}}`]);
+  }, { unbounded: true });
   await driver.run("VACUUM ANALYZE");
   return ids;
 }
