@@ -6,8 +6,8 @@
  * with the most time of their own and with the most time under them, and the SQL statements with the most
  * time (summed by text, with their calls).
  *
- * `npm run bench:profile` (docs/benchmarks.md "Profiling a row"): PROFILE_ROW (a part of the row's name,
- * as BENCH_ROWS takes it), PROFILE_STORE (sqlite), PROFILE_SIZE (10000; the calendar seeded as bench/speed.ts
+ * `npm run bench:profile` (docs/benchmarks.md "Profiling a row"): PROFILE_ROW (parts of row names,
+ * comma-separated, as BENCH_ROWS takes them, or `all`: each row profiled in turn on one calendar), PROFILE_STORE (sqlite), PROFILE_SIZE (10000; the calendar seeded as bench/speed.ts
  * seeds it, BENCH_API_UP_TO included), PROFILE_SECONDS (10), PROFILE_CONNECTIONS (BENCH_CONNECTIONS, 32).
  * The row's cache setting and writes are its own (the read mixes: cache on, their writes beside).
  * Writes bench/results/profile-<row>-<store>-<size>.txt.
@@ -30,6 +30,8 @@ interface CpuProfile { nodes: ProfileNode[]; startTime: number; endTime: number;
 /** The part of the process a frame belongs to. */
 function partOf(f: CallFrame): string {
   const u = f.url;
+  // better-sqlite3's native statement work shows under the timing wrapper's frame
+  if (/\/dist\/bench\/sql-timing\.js$/.test(u)) return "SQLite statements (native; bench/sql-timing.ts's wrapper)";
   if (!u) return f.functionName.startsWith("(") ? f.functionName : "(native)";
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
   if (pkg) return pkg[1];
@@ -152,10 +154,10 @@ async function paths(label: string, list: string[]): Promise<void> {
 
 /** One row of bench/speed.ts on a calendar of its size seeded as that bench seeds it. */
 async function row(): Promise<void> {
-  const wanted = (process.env.PROFILE_ROW ?? "").toLowerCase();
+  const wanted = (process.env.PROFILE_ROW ?? "").toLowerCase().split(",").map(w => w.trim()).filter(Boolean);
   const kind = (process.env.PROFILE_STORE ?? "sqlite") as StoreKind;
   const size = Number(process.env.PROFILE_SIZE ?? 10000);
-  if (!wanted) throw new Error("PROFILE_ROW: a part of a row's name of bench/speed.ts (e.g. \"default list\")");
+  if (!wanted.length) throw new Error("PROFILE_ROW: parts of row names of bench/speed.ts, comma-separated (e.g. \"default list,search\"), or \"all\"");
   const store = await benchStore(kind, "profile");
   try {
     const c: Calendar = { venues: [], organizers: [], categories: [], tags: [], eventIds: [] };
@@ -168,14 +170,18 @@ async function row(): Promise<void> {
     }
     await growStraight(kind, store.env, c, size);
     process.stderr.write(`  ${kind}: ${c.eventIds.length} events seeded in ${Math.round((Date.now() - t0) / 1000)} s\n`);
-    const [d] = rowDefs(c, name => name.toLowerCase().includes(wanted)) as Array<RowDef | undefined>;
-    if (!d) throw new Error(`no row of bench/speed.ts named like "${wanted}"`);
-    const cached = d.rate !== undefined;
-    const lines = await profiled(cached ? store.env : { ...store.env, CACHER: "off" }, d.next, {
-      seconds: Number(process.env.PROFILE_SECONDS ?? 10), connections: Number(process.env.PROFILE_CONNECTIONS ?? process.env.BENCH_CONNECTIONS ?? 32), rate: d.rate ?? 0, ids: c.eventIds
-    });
-    const slug = d.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
-    write(`${slug}-${kind}-${size}`, [`${d.name}, ${kind}, ${c.eventIds.length} events, cache ${cached ? "on" : "off"} (${new Date().toISOString()}; e.g. ${d.next()})`, ...lines]);
+    const defs: RowDef[] = rowDefs(c, name => wanted.includes("all") || wanted.some(w => name.toLowerCase().includes(w)));
+    if (!defs.length) throw new Error(`no row of bench/speed.ts named like "${wanted.join(", ")}"`);
+    // one calendar, each row profiled in turn (a service of its own each)
+    for (const d of defs) {
+      process.stderr.write(`  ${d.name}\n`);
+      const cached = d.rate !== undefined;
+      const lines = await profiled(cached ? store.env : { ...store.env, CACHER: "off" }, d.next, {
+        seconds: Number(process.env.PROFILE_SECONDS ?? 10), connections: Number(process.env.PROFILE_CONNECTIONS ?? process.env.BENCH_CONNECTIONS ?? 32), rate: d.rate ?? 0, ids: c.eventIds
+      });
+      const slug = d.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+      write(`${slug}-${kind}-${size}`, [`${d.name}, ${kind}, ${c.eventIds.length} events, cache ${cached ? "on" : "off"} (${new Date().toISOString()}; e.g. ${d.next()})`, ...lines]);
+    }
   } finally {
     await store.drop();
   }

@@ -25,7 +25,7 @@
  * (10000,100000), BENCH_ROUNDS (3), BENCH_ROWS (every row; else a comma list of parts of row names, `creates`
  * for the creates on top), BENCH_API_UP_TO (10000: events past it are written straight into the store by
  * bench/seed-straight.ts, the service stopped), BENCH_DURATION seconds per measure (5), BENCH_WARMUP
- * seconds (1), BENCH_RAW_DURATION (3), BENCH_CONNECTIONS (32), BENCH_CREATES (2000), BENCH_OUT (the
+ * seconds (1), BENCH_RAW_DURATION (2), BENCH_CONNECTIONS (32), BENCH_CREATES (2000), BENCH_OUT (the
  * results' name, speed-<stores>). Writes bench/results/<name>.txt and .json after every round (a run
  * stopped early keeps its rounds).
  */
@@ -45,7 +45,8 @@ const SIZES = (process.env.BENCH_SIZES ?? "10000,100000").split(",").map(Number)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
-const RAW_DURATION = Number(process.env.BENCH_RAW_DURATION ?? 3);
+// 2 s (was 3): the whole run at both sizes on both stores within 40 minutes (docs/benchmarks.md)
+const RAW_DURATION = Number(process.env.BENCH_RAW_DURATION ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
 /** Events past this count are written straight into the store (bench/seed-straight.ts), not through the API. */
@@ -207,6 +208,7 @@ async function answers(base: string, defs: RowDef[]): Promise<unknown[][]> {
 
 async function round(kind: StoreKind, env: Record<string, string>, c: Calendar, n: number, r: number, rows: Row[]): Promise<void> {
   const loadAvg = uptime();
+  const began = Date.now();
   process.stderr.write(`  round ${r} at N=${c.eventIds.length} (${loadAvg})\n`);
   const defs = rowDefs(c);
   if (!defs.length) return;
@@ -241,6 +243,7 @@ async function round(kind: StoreKind, env: Record<string, string>, c: Calendar, 
     await floor.stop();
     await raw.stop();
     fs.rmSync(file, { force: true });
+    process.stderr.write(`  round ${r} took ${Math.round((Date.now() - began) / 1000)} s\n`);
   }
 }
 
