@@ -7,7 +7,7 @@
  * time (summed by text, with their calls).
  *
  * `npm run bench:profile` (docs/benchmarks.md "Profiling a row"): PROFILE_ROW (parts of row names,
- * comma-separated, as BENCH_ROWS takes them, or `all`: each row profiled in turn on one calendar), PROFILE_STORE (sqlite), PROFILE_SIZE (10000; the calendar seeded as bench/speed.ts
+ * separated by `;`, as BENCH_ROWS takes them, or `all`: each row profiled in turn on one calendar), PROFILE_STORE (sqlite), PROFILE_SIZE (10000; the calendar seeded as bench/speed.ts
  * seeds it, BENCH_API_UP_TO included), PROFILE_SECONDS (10), PROFILE_CONNECTIONS (BENCH_CONNECTIONS, 32).
  * The row's cache setting and writes are its own (the read mixes: cache on, their writes beside).
  * Writes bench/results/profile-<row>-<store>-<size>.txt.
@@ -154,10 +154,10 @@ async function paths(label: string, list: string[]): Promise<void> {
 
 /** One row of bench/speed.ts on a calendar of its size seeded as that bench seeds it. */
 async function row(): Promise<void> {
-  const wanted = (process.env.PROFILE_ROW ?? "").toLowerCase().split(",").map(w => w.trim()).filter(Boolean);
+  const wanted = (process.env.PROFILE_ROW ?? "").toLowerCase().split(";").map(w => w.trim()).filter(Boolean);
   const kind = (process.env.PROFILE_STORE ?? "sqlite") as StoreKind;
   const size = Number(process.env.PROFILE_SIZE ?? 10000);
-  if (!wanted.length) throw new Error("PROFILE_ROW: parts of row names of bench/speed.ts, comma-separated (e.g. \"default list,search\"), or \"all\"");
+  if (!wanted.length) throw new Error("PROFILE_ROW: parts of row names of bench/speed.ts, separated by `;` (e.g. \"default list;search, single\"), or \"all\"");
   const store = await benchStore(kind, "profile");
   try {
     const c: Calendar = { venues: [], organizers: [], categories: [], tags: [], eventIds: [] };

@@ -22,7 +22,7 @@
  * further on; the rows of a size are all measured before them).
  *
  * Settings (docs/benchmarks.md "Running the speed bench"): BENCH_STORES (sqlite,postgres), BENCH_SIZES
- * (10000,100000), BENCH_ROUNDS (3), BENCH_ROWS (every row; else a comma list of parts of row names, `creates`
+ * (10000,100000), BENCH_ROUNDS (3), BENCH_ROWS (every row; else parts of row names separated by `;` (names hold commas), `creates`
  * for the creates on top), BENCH_API_UP_TO (10000: events past it are written straight into the store by
  * bench/seed-straight.ts, the service stopped), BENCH_DURATION seconds per measure (5), BENCH_WARMUP
  * seconds (1), BENCH_RAW_DURATION (2), BENCH_CONNECTIONS (32), BENCH_CREATES (2000), BENCH_OUT (the
@@ -52,7 +52,7 @@ const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
 /** Events past this count are written straight into the store (bench/seed-straight.ts), not through the API. */
 const API_UP_TO = Number(process.env.BENCH_API_UP_TO ?? 10000);
 /** The rows measured: those whose name holds one of these (any case); `creates` for the creates on top. Every row when unset. */
-const ROWS = (process.env.BENCH_ROWS ?? "").split(",").map(s => s.trim().toLowerCase()).filter(Boolean);
+const ROWS = (process.env.BENCH_ROWS ?? "").split(";").map(s => s.trim().toLowerCase()).filter(Boolean);
 const chosen = (name: string) => ROWS.length === 0 || ROWS.some(r => name.toLowerCase().includes(r));
 const LOAD: LoadOptions = { connections: CONNECTIONS, duration: DURATION };
 /** run.ts's search words (C47: a fixed list of words of 3+ letters). */
