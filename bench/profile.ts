@@ -1,19 +1,26 @@
 /**
- * Where an uncached row's time goes (issue 43's rows that miss their targets): the service started from
- * dist/ with `node --cpu-prof` on a store that already holds a calendar, loaded with the given paths
- * (cycling) for a while, stopped; then its profile summed up: the server's own CPU per request, the share of
- * the busy time in each part (the project's files by folder, each package, the engine's native work, the
- * garbage collector), and the functions with the most time of their own and with the most time under them.
+ * Where a row's time goes (issue 43's rows that miss their targets): the service started from dist/ with
+ * `node --cpu-prof` and bench/sql-timing.ts loaded, under one row of bench/speed.ts's table, stopped; then
+ * its profile summed up: the server's own CPU per request, the share of the busy time in each part (the
+ * project's files by folder, each package, the engine's native work, the garbage collector), the functions
+ * with the most time of their own and with the most time under them, and the SQL statements with the most
+ * time (summed by text, with their calls).
  *
- * `node dist/bench/profile.js <label> <path>...` with the store's settings in the environment (DATA_DIR, or
- * DATABASE_URL); PROFILE_SECONDS (10), PROFILE_CONNECTIONS (8), CACHER (off unless set), PROFILE_WRITES
- * (title writes per second beside the load, bench/writes-beside.ts) of events PROFILE_IDS (`first-last`). Prints the summary
- * and writes it to bench/results/profile-<label>.txt.
+ * `npm run bench:profile` (docs/benchmarks.md "Profiling a row"): PROFILE_ROW (parts of row names,
+ * separated by `;`, as BENCH_ROWS takes them, or `all`: each row profiled in turn on one calendar), PROFILE_STORE (sqlite), PROFILE_SIZE (10000; the calendar seeded as bench/speed.ts
+ * seeds it, BENCH_API_UP_TO included), PROFILE_SECONDS (10), PROFILE_CONNECTIONS (BENCH_CONNECTIONS, 32).
+ * The row's cache setting and writes are its own (the read mixes: cache on, their writes beside).
+ * Writes bench/results/profile-<row>-<store>-<size>.txt.
+ *
+ * `node dist/bench/profile.js <label> <path>...` profiles given paths on a store that already holds a
+ * calendar (DATA_DIR or DATABASE_URL in the environment), CACHER off unless set, PROFILE_WRITES title
+ * writes per second of events PROFILE_IDS (`first-last`); it writes bench/results/profile-<label>.txt.
  */
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { load, ROOT, settle, startServer } from "./common";
+import { benchStore, load, ROOT, settle, startServer, StoreKind } from "./common";
+import { Calendar, Creates, grow, growStraight, RowDef, rowDefs } from "./speed";
 import { writesBeside } from "./writes-beside";
 
 interface CallFrame { functionName: string; url: string; lineNumber: number }
@@ -23,6 +30,8 @@ interface CpuProfile { nodes: ProfileNode[]; startTime: number; endTime: number;
 /** The part of the process a frame belongs to. */
 function partOf(f: CallFrame): string {
   const u = f.url;
+  // better-sqlite3's native statement work shows under the timing wrapper's frame
+  if (/\/dist\/bench\/sql-timing\.js$/.test(u)) return "SQLite statements (native; bench/sql-timing.ts's wrapper)";
   if (!u) return f.functionName.startsWith("(") ? f.functionName : "(native)";
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
   if (pkg) return pkg[1];
@@ -78,34 +87,113 @@ export function summarise(p: CpuProfile, requests: number): string[] {
   ];
 }
 
-async function main(): Promise<void> {
-  const [label, ...paths] = process.argv.slice(2);
-  if (!label || !paths.length) throw new Error("usage: node dist/bench/profile.js <label> <path>...");
+interface SqlTime { sql: string; calls: number; ms: number }
+
+/** The statements with the most time, summed by text (bench/sql-timing.ts). */
+function sqlLines(file: string, requests: number): string[] {
+  if (!fs.existsSync(file)) return ["", "SQL statements: none timed (bench/sql-timing.ts wrote nothing)"];
+  const times = (JSON.parse(fs.readFileSync(file, "utf8")) as SqlTime[]).sort((a, b) => b.ms - a.ms);
+  const total = times.reduce((a, t) => a + t.ms, 0);
+  return [
+    "", `SQL statements by total time (${times.reduce((a, t) => a + t.calls, 0)} calls, ${(total / 1000).toFixed(1)} s in all, ${requests ? Math.round((1000 * total) / requests) : 0} µs a request; SQLite: on the event loop, PostgreSQL: call to answer):`,
+    ...times.slice(0, 15).map(t => `  ${(t.ms / 1000).toFixed(2).padStart(7)} s ${String(t.calls).padStart(8)} calls ${((1000 * t.ms) / t.calls).toFixed(0).padStart(7)} µs each  ${t.sql.slice(0, 220)}`)
+  ];
+}
+
+/** The service under `paths` (cycling) with `--cpu-prof` and SQL timing; the summary's lines. */
+async function profiled(env: Record<string, string>, next: () => string, o: { seconds: number; connections: number; rate: number; ids: readonly number[] }): Promise<string[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-profile-"));
-  const server = await startServer({ CACHER: process.env.CACHER ?? "off", BENCH_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${dir}` } as Record<string, string>);
+  const sqlFile = path.join(dir, "sql.json");
+  const preload = path.join(__dirname, "sql-timing.js");
+  const prior = process.env.BENCH_NODE_ARGS;
+  process.env.BENCH_NODE_ARGS = `${prior ?? ""} --cpu-prof --cpu-prof-dir=${dir} -r ${preload}`;
   let requests = 0;
+  let measured = "";
   try {
-    let i = 0;
-    const next = () => paths[i++ % paths.length];
-    await load(server.base, { connections: 4, duration: 2, path: next });
-    await settle(server.base);
-    const [first, last] = (process.env.PROFILE_IDS ?? "1-1").split("-").map(Number);
-    const ids = Array.from({ length: last - first + 1 }, (_, k) => first + k);
-    const during = load(server.base, { connections: Number(process.env.PROFILE_CONNECTIONS ?? 8), duration: Number(process.env.PROFILE_SECONDS ?? 10), path: next });
-    const { result: m, writes } = await writesBeside(server.base, ids, Number(process.env.PROFILE_WRITES ?? 0), during);
-    requests = m.completed + Math.round((writes?.perSec ?? 0) * Number(process.env.PROFILE_SECONDS ?? 10));
-    process.stderr.write(`${label}: ${m.rps} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms over ${m.completed} requests${writes ? `; writes ${writes.perSec}/s, p50 ${writes.p50}, p99 ${writes.p99} ms` : ""}\n`);
+    const server = await startServer({ ...env, BENCH_SQL_TIMES: sqlFile });
+    try {
+      await load(server.base, { connections: 4, duration: 2, path: next });
+      await settle(server.base);
+      const during = load(server.base, { connections: o.connections, duration: o.seconds, path: next });
+      const { result: m, writes } = await writesBeside(server.base, o.ids, o.rate, during);
+      requests = m.completed + Math.round((writes?.perSec ?? 0) * o.seconds);
+      measured = `${m.rps} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms over ${m.completed} requests${m.errors + m.non2xx ? ` (${m.errors + m.non2xx} failed)` : ""}${writes ? `; writes ${writes.perSec}/s, p50 ${writes.p50}, p99 ${writes.p99} ms` : ""}`;
+      process.stderr.write(`  ${measured}\n`);
+    } finally {
+      await server.stop();
+    }
   } finally {
-    await server.stop();
+    if (prior === undefined) delete process.env.BENCH_NODE_ARGS;
+    else process.env.BENCH_NODE_ARGS = prior;
   }
   const file = fs.readdirSync(dir).find(f => f.endsWith(".cpuprofile"));
   if (!file) throw new Error(`no profile written in ${dir}`);
   // the warm-up's requests are in the profile too: their share is small beside the measured load's
-  const lines = [`${label} (${new Date().toISOString()}; ${paths.length} paths, e.g. ${paths[0]})`, ...summarise(JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as CpuProfile, requests)];
+  const lines = [measured, ...summarise(JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as CpuProfile, requests), ...sqlLines(sqlFile, requests)];
+  fs.rmSync(dir, { recursive: true, force: true });
+  return lines;
+}
+
+function write(name: string, lines: string[]): void {
   const text = lines.join("\n");
   console.log(text);
-  fs.writeFileSync(path.join(ROOT, "bench", "results", `profile-${label}.txt`), `${text}\n`);
-  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(ROOT, "bench", "results"), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, "bench", "results", `profile-${name}.txt`), `${text}\n`);
+}
+
+/** The given paths on the store the environment names (the older form). */
+async function paths(label: string, list: string[]): Promise<void> {
+  let i = 0;
+  const [first, last] = (process.env.PROFILE_IDS ?? "1-1").split("-").map(Number);
+  const lines = await profiled({ CACHER: process.env.CACHER ?? "off" }, () => list[i++ % list.length], {
+    seconds: Number(process.env.PROFILE_SECONDS ?? 10), connections: Number(process.env.PROFILE_CONNECTIONS ?? 8), rate: Number(process.env.PROFILE_WRITES ?? 0),
+    ids: Array.from({ length: last - first + 1 }, (_, k) => first + k)
+  });
+  write(label, [`${label} (${new Date().toISOString()}; ${list.length} paths, e.g. ${list[0]})`, ...lines]);
+}
+
+/** One row of bench/speed.ts on a calendar of its size seeded as that bench seeds it. */
+async function row(): Promise<void> {
+  const wanted = (process.env.PROFILE_ROW ?? "").toLowerCase().split(";").map(w => w.trim()).filter(Boolean);
+  const kind = (process.env.PROFILE_STORE ?? "sqlite") as StoreKind;
+  const size = Number(process.env.PROFILE_SIZE ?? 10000);
+  if (!wanted.length) throw new Error("PROFILE_ROW: parts of row names of bench/speed.ts, separated by `;` (e.g. \"default list;search, single\"), or \"all\"");
+  const store = await benchStore(kind, "profile");
+  try {
+    const c: Calendar = { venues: [], organizers: [], categories: [], tags: [], eventIds: [] };
+    const t0 = Date.now();
+    const server = await startServer(store.env);
+    try {
+      await grow(server.base, c, size, [] as Creates[]);
+    } finally {
+      await server.stop();
+    }
+    await growStraight(kind, store.env, c, size);
+    process.stderr.write(`  ${kind}: ${c.eventIds.length} events seeded in ${Math.round((Date.now() - t0) / 1000)} s\n`);
+    const defs: RowDef[] = rowDefs(c, name => wanted.includes("all") || wanted.some(w => name.toLowerCase().includes(w)));
+    if (!defs.length) throw new Error(`no row of bench/speed.ts named like "${wanted.join(", ")}"`);
+    // one calendar, each row profiled in turn (a service of its own each)
+    for (const d of defs) {
+      process.stderr.write(`  ${d.name}\n`);
+      const cached = d.rate !== undefined;
+      const lines = await profiled(cached ? store.env : { ...store.env, CACHER: "off" }, d.next, {
+        seconds: Number(process.env.PROFILE_SECONDS ?? 10), connections: Number(process.env.PROFILE_CONNECTIONS ?? process.env.BENCH_CONNECTIONS ?? 32), rate: d.rate ?? 0, ids: c.eventIds
+      });
+      const slug = d.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+      write(`${slug}-${kind}-${size}`, [`${d.name}, ${kind}, ${c.eventIds.length} events, cache ${cached ? "on" : "off"} (${new Date().toISOString()}; e.g. ${d.next()})`, ...lines]);
+    }
+  } finally {
+    await store.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const [label, ...list] = process.argv.slice(2);
+  if (label) {
+    if (!list.length) throw new Error("usage: node dist/bench/profile.js <label> <path>...");
+    return paths(label, list);
+  }
+  return row();
 }
 
 if (require.main === module) {
