@@ -1,6 +1,6 @@
 /**
  * Where a row's time goes (issue 43's rows that miss their targets): the service started from dist/ with
- * `node --cpu-prof` and bench/sql-timing.ts loaded, under one row of bench/speed.ts's table, stopped; then
+ * `node --cpu-prof` and its SQL statements timed (store/sql/statement-times.ts), under one row of bench/speed.ts's table, stopped; then
  * its profile summed up: the server's own CPU per request, the share of the busy time in each part (the
  * project's files by folder, each package, the engine's native work, the garbage collector), the functions
  * with the most time of their own and with the most time under them, and the SQL statements with the most
@@ -30,8 +30,8 @@ interface CpuProfile { nodes: ProfileNode[]; startTime: number; endTime: number;
 /** The part of the process a frame belongs to. */
 function partOf(f: CallFrame): string {
   const u = f.url;
-  // better-sqlite3's native statement work shows under the timing wrapper's frame
-  if (/\/dist\/bench\/sql-timing\.js$/.test(u)) return "SQLite statements (native; bench/sql-timing.ts's wrapper)";
+  // better-sqlite3's native statement work shows under the driver's frames that call it
+  if (/\/dist\/store\/sql\/driver\.js$/.test(u)) return "store/sql/driver.ts (SQLite's native statement work shows here)";
   if (!u) return f.functionName.startsWith("(") ? f.functionName : "(native)";
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
   if (pkg) return pkg[1];
@@ -89,9 +89,9 @@ export function summarise(p: CpuProfile, requests: number): string[] {
 
 interface SqlTime { sql: string; calls: number; ms: number }
 
-/** The statements with the most time, summed by text (bench/sql-timing.ts). */
+/** The statements with the most time, summed by text (store/sql/statement-times.ts). */
 function sqlLines(file: string, requests: number): string[] {
-  if (!fs.existsSync(file)) return ["", "SQL statements: none timed (bench/sql-timing.ts wrote nothing)"];
+  if (!fs.existsSync(file)) return ["", "SQL statements: none timed (store/sql/statement-times.ts wrote nothing)"];
   const times = (JSON.parse(fs.readFileSync(file, "utf8")) as SqlTime[]).sort((a, b) => b.ms - a.ms);
   const total = times.reduce((a, t) => a + t.ms, 0);
   return [
@@ -104,13 +104,12 @@ function sqlLines(file: string, requests: number): string[] {
 async function profiled(env: Record<string, string>, next: () => string, o: { seconds: number; connections: number; rate: number; ids: readonly number[] }): Promise<string[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-profile-"));
   const sqlFile = path.join(dir, "sql.json");
-  const preload = path.join(__dirname, "sql-timing.js");
   const prior = process.env.BENCH_NODE_ARGS;
-  process.env.BENCH_NODE_ARGS = `${prior ?? ""} --cpu-prof --cpu-prof-dir=${dir} -r ${preload}`;
+  process.env.BENCH_NODE_ARGS = `${prior ?? ""} --cpu-prof --cpu-prof-dir=${dir}`;
   let requests = 0;
   let measured = "";
   try {
-    const server = await startServer({ ...env, BENCH_SQL_TIMES: sqlFile });
+    const server = await startServer({ ...env, SQL_STATEMENT_TIMES: sqlFile });
     try {
       await load(server.base, { connections: 4, duration: 2, path: next });
       await settle(server.base);

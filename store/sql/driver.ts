@@ -14,6 +14,7 @@ import { Pool, PoolClient } from "pg";
 import { foldText } from "../../lib/fold";
 import { StoreUnavailable, UniqueViolation } from "../errors";
 import { UPKEEP_EVERY_MS, vacuumWhereNeeded } from "./upkeep";
+import { timedAsync, timedSync } from "./statement-times";
 
 export { StoreUnavailable, UniqueViolation } from "../errors";
 
@@ -105,14 +106,14 @@ export function openSqlite(filename: string): SqlDriver {
   const sync: SyncRunner = {
     all<T>(sql: string, params: Param[] = []) {
       try {
-        return prepare(sql).all(...params) as T[];
+        return timedSync(sql, () => prepare(sql).all(...params) as T[]);
       } catch (err) {
         throw sqliteError(err);
       }
     },
     run(sql: string, params: Param[] = []) {
       try {
-        return prepare(sql).run(...params).changes;
+        return timedSync(sql, () => prepare(sql).run(...params).changes);
       } catch (err) {
         throw sqliteError(err);
       }
@@ -273,14 +274,14 @@ function pgRunner(q: PgQueryFn): SqlRunner {
     dialect: "postgres",
     async all<T>(sql: string, params: Param[] = []) {
       try {
-        return (await q({ ...pgStatement(sql), values: params })).rows as T[];
+        return (await timedAsync(sql, () => q({ ...pgStatement(sql), values: params }))).rows as T[];
       } catch (err) {
         throw pgError(err);
       }
     },
     async run(sql, params = []) {
       try {
-        return (await q({ ...pgStatement(sql), values: params })).rowCount ?? 0;
+        return (await timedAsync(sql, () => q({ ...pgStatement(sql), values: params }))).rowCount ?? 0;
       } catch (err) {
         throw pgError(err);
       }
