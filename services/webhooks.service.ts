@@ -19,7 +19,7 @@
  * Pure rules live in lib/webhooks/*, the records in store/webhooks.ts, the request in net/outbound.ts.
  */
 import { randomUUID } from "crypto";
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context, Service, ServiceSchema } from "moleculer";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import { feedHorizon } from "../store/sql/feed";
 import type { Ctx } from "../broker/context";
@@ -40,6 +40,7 @@ import {
 } from "../store/webhooks";
 import { SqlDeliveries } from "../store/sql/webhook-deliveries";
 import { Batches } from "../lib/webhooks/batches";
+import { shareRoom } from "../lib/webhooks/rooms";
 import { siteCollection } from "../store/site-collection";
 import { FEED_COLLECTION } from "../store/collection";
 import type { Store } from "../store";
@@ -77,6 +78,8 @@ interface SiteWork {
   /** Whether the next pass fans out too (new changes may be in the feed), or only sends. */
   fanOut: boolean;
   endpoints?: { at: number; list: EndpointDoc[] };
+  /** Which endpoint the next pass shares the node's room out from. */
+  turn: number;
   /** The attempts' results being recorded, in batches. */
   settlements?: Batches<Settlement, boolean>;
 }
@@ -243,7 +246,7 @@ const methods = {
   work(site: number): SiteWork {
     let w = this.sites.get(site);
     if (!w) {
-      w = { running: false, again: false, fanOut: false };
+      w = { running: false, again: false, fanOut: false, turn: 0 };
       this.sites.set(site, w);
     }
     return w;
@@ -400,21 +403,32 @@ const methods = {
     return out;
   },
 
-  /** Claims and starts the due attempts of each endpoint (one statement each on SQL stores), within this node's bounds. */
+  /**
+   * Claims and starts the due attempts of each endpoint (one statement each on SQL stores, the endpoints'
+   * at once), within this node's bounds: the room left on the node shared out from a different endpoint
+   * each pass (lib/webhooks/rooms.ts), so no endpoint is always served last.
+   */
   async sendDue(site: number): Promise<void> {
     const ws = this.ws();
     const maxSeq = await ws.cursorSeq();
     const cfg = deploymentSettings().webhooks;
-    for (const endpoint of await this.endpointsOf(site)) {
-      const room = Math.min(cfg.endpointConcurrency - this.inFlightOf(site, endpoint._id), cfg.concurrency - this.inFlight);
-      if (room <= 0) continue;
-      const now = Date.now();
-      const lease = now + cfg.timeoutMs + ATTEMPT_LEASE_MARGIN_MS;
+    const w = this.work(site);
+    const endpoints = await this.endpointsOf(site);
+    w.turn = (w.turn + 1) % Math.max(endpoints.length, 1);
+    const shares = shareRoom(endpoints.map(e => cfg.endpointConcurrency - this.inFlightOf(site, e._id)), cfg.concurrency - this.inFlight, w.turn);
+    const now = Date.now();
+    const lease = now + cfg.timeoutMs + ATTEMPT_LEASE_MARGIN_MS;
+    const claims = await Promise.all(endpoints.map(async (endpoint, i) => {
+      const room = shares.rooms[i];
+      if (room <= 0) return 0;
       // per record and endpoint, feed order: one waiting behind an earlier pending delivery is parked until
       // that one ends (its end releases it at once); a release lost to a crash is made good by this time
       const claimed = await ws.claimDue({ endpoint: endpoint._id, nowMs: now, maxSeq, limit: room, scan: room * CLAIM_SCAN_PER_ROOM, leaseUntil: lease, parkUntil: lease });
       for (const d of claimed) this.startAttempt(site, endpoint, d, lease);
-    }
+      return claimed.length;
+    }));
+    // endpoints left without a share this time: another pass at once while this one found work
+    if (shares.unserved && claims.some(n => n > 0)) this.wake(site, false);
   },
 
   inFlightOf(site: number, endpoint: number): number {
@@ -558,44 +572,15 @@ interface WebhooksVars {
 }
 interface WebhooksSelf extends Service, StoreFace, WebhooksMethods, WebhooksVars {}
 
-const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, WebhooksVars, WebhooksSelf> = {
-  name: "webhooks",
-  mixins: [StoreMixin({ collection: ENDPOINTS, indexes: ENDPOINT_INDEXES })],
+/**
+ * The service as Moleculer sees it: its `this` is the service with the mixin's members, this file's
+ * methods and variables (WebhooksSelf, a subtype of Service). Each handler takes it through `self`, so the
+ * schema is a plain ServiceSchema and every member is checked where it is used.
+ */
+const self = (svc: Service): WebhooksSelf => svc as WebhooksSelf;
 
-  actions: {
-    list: { params: WEBHOOK_PARAMS.list, handler(ctx: Ctx<WebhookListParams>) { return this.listEndpoints(ctx); } },
-    create: { params: WEBHOOK_PARAMS.create, handler(ctx: Ctx<WebhookCreateParams>) { return this.createEndpoint(ctx); } },
-    get: {
-      params: WEBHOOK_PARAMS.get,
-      async handler(ctx: Ctx<{ id: number }>) {
-        this.mayManage(ctx);
-        return presentEndpoint(await this.findEndpoint(ctx.params.id));
-      }
-    },
-    update: { params: WEBHOOK_PARAMS.update, handler(ctx: Ctx<WebhookUpdateParams>) { return this.updateEndpoint(ctx); } },
-    remove: { params: WEBHOOK_PARAMS.remove, handler(ctx: Ctx<{ id: number }>) { return this.removeEndpoint(ctx); } },
-    rotateSecret: { params: WEBHOOK_PARAMS.rotateSecret, handler(ctx: Ctx<{ id: number }>) { return this.rotateSecret(ctx); } },
-    deliveries: { params: WEBHOOK_PARAMS.deliveries, handler(ctx: Ctx<DeliveryListParams>) { return this.listDeliveries(ctx); } },
-    retry: { params: WEBHOOK_PARAMS.retry, handler(ctx: Ctx<RetryParams>) { return this.retryDelivery(ctx); } }
-  },
-
-  events: {
-    // a change was recorded somewhere: its site is not named, so every site with endpoints looks
-    "calendar.**"() {
-      this.wakeAll().catch((err: Error) => this.logger.warn(`Webhooks: ${err.message}`));
-    },
-    [WEBHOOKS_CHANGED](ctx: Context<{ site?: number }>) {
-      const site = ctx.params?.site;
-      if (typeof site !== "number") return;
-      this.work(site).endpoints = undefined;
-      this.siteList = undefined;
-      this.wake(site);
-    }
-  },
-
-  methods,
-
-  created() {
+const lifecycle = {
+  init(this: WebhooksSelf): void {
     this.owner = `${this.broker.nodeID}:${randomUUID()}`;
     this.sites = new Map();
     this.inFlight = 0;
@@ -607,16 +592,13 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
     this.sealing = sealingKey(deploymentSettings().webhooks.secretKey);
   },
 
-  started(this: WebhooksSelf) {
-    const poll = () => {
-      this.wakeAll().catch((err: Error) => this.logger.warn(`Webhooks: ${err.message}`));
-      this.pollTimer = setTimeout(poll, deploymentSettings().webhooks.pollMs);
-      this.pollTimer.unref?.();
-    };
-    poll();
+  poll(this: WebhooksSelf): void {
+    this.wakeAll().catch((err: Error) => this.logger.warn(`Webhooks: ${err.message}`));
+    this.pollTimer = setTimeout(() => lifecycle.poll.call(this), deploymentSettings().webhooks.pollMs);
+    this.pollTimer.unref?.();
   },
 
-  async stopped(this: WebhooksSelf) {
+  async stop(this: WebhooksSelf): Promise<void> {
     this.stopping = true;
     clearTimeout(this.pollTimer);
     for (const timer of this.later.values()) clearTimeout(timer);
@@ -626,6 +608,58 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
     while ([...this.sites.values()].some(w => w.running) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20));
     await this.releaseLeases();
   }
-} as ServiceSchema<ServiceSettingSchema, WebhooksMethods, WebhooksVars, WebhooksSelf>;
+};
 
-export default WebhooksService as unknown as ServiceSchema;
+const WebhooksService: ServiceSchema = {
+  name: "webhooks",
+  mixins: [StoreMixin({ collection: ENDPOINTS, indexes: ENDPOINT_INDEXES })],
+
+  actions: {
+    list: { params: WEBHOOK_PARAMS.list, handler(ctx: Ctx<WebhookListParams>) { return self(this).listEndpoints(ctx); } },
+    create: { params: WEBHOOK_PARAMS.create, handler(ctx: Ctx<WebhookCreateParams>) { return self(this).createEndpoint(ctx); } },
+    get: {
+      params: WEBHOOK_PARAMS.get,
+      async handler(ctx: Ctx<{ id: number }>) {
+        self(this).mayManage(ctx);
+        return presentEndpoint(await self(this).findEndpoint(ctx.params.id));
+      }
+    },
+    update: { params: WEBHOOK_PARAMS.update, handler(ctx: Ctx<WebhookUpdateParams>) { return self(this).updateEndpoint(ctx); } },
+    remove: { params: WEBHOOK_PARAMS.remove, handler(ctx: Ctx<{ id: number }>) { return self(this).removeEndpoint(ctx); } },
+    rotateSecret: { params: WEBHOOK_PARAMS.rotateSecret, handler(ctx: Ctx<{ id: number }>) { return self(this).rotateSecret(ctx); } },
+    deliveries: { params: WEBHOOK_PARAMS.deliveries, handler(ctx: Ctx<DeliveryListParams>) { return self(this).listDeliveries(ctx); } },
+    retry: { params: WEBHOOK_PARAMS.retry, handler(ctx: Ctx<RetryParams>) { return self(this).retryDelivery(ctx); } }
+  },
+
+  events: {
+    // a change was recorded somewhere: its site is not named, so every site with endpoints looks
+    "calendar.**"() {
+      const svc = self(this);
+      svc.wakeAll().catch((err: Error) => svc.logger.warn(`Webhooks: ${err.message}`));
+    },
+    [WEBHOOKS_CHANGED](ctx: Context<{ site?: number }>) {
+      const site = ctx.params?.site;
+      if (typeof site !== "number") return;
+      const svc = self(this);
+      svc.work(site).endpoints = undefined;
+      svc.siteList = undefined;
+      svc.wake(site);
+    }
+  },
+
+  methods,
+
+  created() {
+    lifecycle.init.call(self(this));
+  },
+
+  started() {
+    lifecycle.poll.call(self(this));
+  },
+
+  stopped() {
+    return lifecycle.stop.call(self(this));
+  }
+};
+
+export default WebhooksService;
