@@ -19,7 +19,7 @@
  * Pure rules live in lib/webhooks/*, the records in store/webhooks.ts, the request in net/outbound.ts.
  */
 import { randomUUID } from "crypto";
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context, Service, ServiceSchema } from "moleculer";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import { feedHorizon } from "../store/sql/feed";
 import type { Ctx } from "../broker/context";
@@ -36,8 +36,11 @@ import { DEFAULT_PER_PAGE, MAX_PER_PAGE, WEBHOOK_PARAMS } from "../lib/webhooks/
 import { checkOutboundUrl } from "../lib/outbound/addresses";
 import { outboundRequest, type Resolver } from "../net/outbound";
 import {
-  CURSORS, CURSOR_INDEXES, DELIVERIES, DELIVERY_INDEXES, ENDPOINTS, ENDPOINT_INDEXES, PAYLOADS, PAYLOAD_INDEXES, WebhookStore
+  CURSORS, CURSOR_INDEXES, DELIVERIES, DELIVERY_INDEXES, ENDPOINTS, ENDPOINT_INDEXES, PAYLOADS, PAYLOAD_INDEXES, WebhookStore, type Settlement
 } from "../store/webhooks";
+import { SqlDeliveries } from "../store/sql/webhook-deliveries";
+import { Batches } from "../lib/webhooks/batches";
+import { shareRoom } from "../lib/webhooks/rooms";
 import { siteCollection } from "../store/site-collection";
 import { FEED_COLLECTION } from "../store/collection";
 import type { Store } from "../store";
@@ -45,8 +48,8 @@ import { currentSiteId } from "../lib/sites/scope";
 
 /** Feed entries read per fan-out step. */
 const FAN_OUT_BATCH = 200;
-/** Payloads and deliveries written at once during a fan-out step. */
-const INSERTS_AT_ONCE = 64;
+/** How many of an endpoint's due deliveries a claim looks at, per attempt it may start (the others wait behind an earlier one of their record, and are parked). */
+const CLAIM_SCAN_PER_ROOM = 4;
 /** How long a fan-out lease lasts without being renewed (a dead node's is taken over after it). */
 const FAN_OUT_LEASE_MS = 30_000;
 /** What an attempt's lease adds to its timeout (a dead node's attempt is made again after it). */
@@ -75,6 +78,10 @@ interface SiteWork {
   /** Whether the next pass fans out too (new changes may be in the feed), or only sends. */
   fanOut: boolean;
   endpoints?: { at: number; list: EndpointDoc[] };
+  /** Which endpoint the next pass shares the node's room out from. */
+  turn: number;
+  /** The attempts' results being recorded, in batches. */
+  settlements?: Batches<Settlement, boolean>;
 }
 
 const methods = {
@@ -221,7 +228,8 @@ const methods = {
       deliveries: siteCollection(store, DELIVERIES, DELIVERY_INDEXES),
       payloads: siteCollection(store, PAYLOADS, PAYLOAD_INDEXES),
       cursor: siteCollection(store, CURSORS, CURSOR_INDEXES),
-      feed: siteCollection(store, FEED_COLLECTION, [])
+      feed: siteCollection(store, FEED_COLLECTION, []),
+      sql: store.sql ? new SqlDeliveries(store.sql, currentSiteId) : undefined
     });
   },
 
@@ -238,7 +246,7 @@ const methods = {
   work(site: number): SiteWork {
     let w = this.sites.get(site);
     if (!w) {
-      w = { running: false, again: false, fanOut: false };
+      w = { running: false, again: false, fanOut: false, turn: 0 };
       this.sites.set(site, w);
     }
     return w;
@@ -369,10 +377,9 @@ const methods = {
         });
       }
     }
-    // a few at once (on SQLite, writes arriving together are committed together; on PostgreSQL, a bounded
-    // share of the pool): the payloads before the deliveries that send them
-    for (let i = 0; i < payloads.length; i += INSERTS_AT_ONCE) await Promise.all(payloads.slice(i, i + INSERTS_AT_ONCE).map(p => ws.putPayload(p.seq, p.body)));
-    for (let i = 0; i < inserts.length; i += INSERTS_AT_ONCE) await Promise.all(inserts.slice(i, i + INSERTS_AT_ONCE).map(d => ws.addDelivery(d)));
+    // one statement each on SQL stores (store/sql/webhook-deliveries.ts): the payloads before the deliveries that send them
+    await ws.putPayloads(payloads);
+    await ws.addDeliveries(inserts);
   },
 
   /**
@@ -396,59 +403,63 @@ const methods = {
     return out;
   },
 
-  /** Claims and starts the due attempts of each endpoint, within this node's bounds. */
+  /**
+   * Claims and starts the due attempts of each endpoint (one statement each on SQL stores, the endpoints'
+   * at once), within this node's bounds: the room left on the node shared out from a different endpoint
+   * each pass (lib/webhooks/rooms.ts), so no endpoint is always served last.
+   */
   async sendDue(site: number): Promise<void> {
     const ws = this.ws();
     const maxSeq = await ws.cursorSeq();
     const cfg = deploymentSettings().webhooks;
-    for (const endpoint of await this.endpointsOf(site)) {
-      const room = Math.min(cfg.endpointConcurrency - this.inFlightOf(site, endpoint._id), cfg.concurrency - this.inFlight);
-      if (room <= 0) continue;
-      const now = Date.now();
-      const due = await ws.due(endpoint._id, now, maxSeq, room * 4);
-      let started = 0;
-      for (const d of due) {
-        if (started >= room || this.inFlight >= cfg.concurrency) break;
-        // per record and endpoint, feed order: wait behind an earlier pending delivery
-        const blocker = await ws.blockedBy(d);
-        if (blocker) {
-          // out of the way until the earlier one ends (its end releases it at once); never left among the due
-          // ones, where enough of them would fill every page of this query and hide the earlier ones (a stall).
-          // A release lost to a crash is made good by the time set here.
-          const until = Math.max(typeof blocker.due === "number" ? blocker.due : 0, now + cfg.timeoutMs + ATTEMPT_LEASE_MARGIN_MS);
-          await ws.postpone(d, until);
-          // the earlier one may have ended between the look and the move
-          if (!(await ws.blockedBy(d))) await ws.releaseNext(blocker, Date.now());
-          continue;
-        }
-        const lease = Date.now() + cfg.timeoutMs + ATTEMPT_LEASE_MARGIN_MS;
-        const claimed = await ws.claim(d, lease);
-        if (!claimed) continue;
-        started += 1;
-        this.startAttempt(site, endpoint._id, claimed, lease);
-      }
-    }
+    const w = this.work(site);
+    const endpoints = await this.endpointsOf(site);
+    w.turn = (w.turn + 1) % Math.max(endpoints.length, 1);
+    const shares = shareRoom(endpoints.map(e => cfg.endpointConcurrency - this.inFlightOf(site, e._id)), cfg.concurrency - this.inFlight, w.turn);
+    const now = Date.now();
+    const lease = now + cfg.timeoutMs + ATTEMPT_LEASE_MARGIN_MS;
+    const claims = await Promise.all(endpoints.map(async (endpoint, i) => {
+      const room = shares.rooms[i];
+      if (room <= 0) return 0;
+      // per record and endpoint, feed order: one waiting behind an earlier pending delivery is parked until
+      // that one ends (its end releases it at once); a release lost to a crash is made good by this time
+      const claimed = await ws.claimDue({ endpoint: endpoint._id, nowMs: now, maxSeq, limit: room, scan: room * CLAIM_SCAN_PER_ROOM, leaseUntil: lease, parkUntil: lease });
+      for (const d of claimed) this.startAttempt(site, endpoint, d, lease);
+      return claimed.length;
+    }));
+    // endpoints left without a share this time: another pass at once while this one found work
+    if (shares.unserved && claims.some(n => n > 0)) this.wake(site, false);
   },
 
   inFlightOf(site: number, endpoint: number): number {
     return this.perEndpoint.get(`${site}:${endpoint}`) ?? 0;
   },
 
-  startAttempt(site: number, endpoint: number, d: DeliveryDoc, lease: number): void {
-    const key = `${site}:${endpoint}`;
+  startAttempt(site: number, endpoint: EndpointDoc, d: DeliveryDoc, lease: number): void {
+    const key = `${site}:${endpoint._id}`;
     this.inFlight += 1;
-    this.perEndpoint.set(key, this.inFlightOf(site, endpoint) + 1);
-    const done = this.inSite(site, () => this.attempt(site, d, lease))
+    this.perEndpoint.set(key, this.inFlightOf(site, endpoint._id) + 1);
+    const done = this.inSite(site, () => this.attempt(site, endpoint, d, lease))
       .catch((err: Error) => this.logger.warn(`Webhook delivery ${d.key} of site ${site}: ${err.message}`))
       .finally(() => {
         this.inFlight -= 1;
-        const left = this.inFlightOf(site, endpoint) - 1;
+        const left = this.inFlightOf(site, endpoint._id) - 1;
         if (left > 0) this.perEndpoint.set(key, left);
         else this.perEndpoint.delete(key);
         this.attempts.delete(done);
         this.wake(site, false);
       });
     this.attempts.add(done);
+  },
+
+  /** Records an attempt's result with the others of the site ending meanwhile (lib/webhooks/batches.ts); answers whether its lease still stood. */
+  async settle(site: number, result: Settlement): Promise<boolean> {
+    const w = this.work(site);
+    w.settlements ??= new Batches<Settlement, boolean>(async results => {
+      const done = await this.inSite(site, () => this.ws().settleAll(results, Date.now()));
+      return results.map(r => done?.has(r.d._id) ?? false);
+    });
+    return w.settlements.add(result);
   },
 
   keepPayload(site: number, seq: number, body: string): void {
@@ -464,14 +475,16 @@ const methods = {
     return body;
   },
 
-  /** One attempt of a claimed delivery, and what its answer means for the delivery and its endpoint. */
-  async attempt(site: number, d: DeliveryDoc, lease: number): Promise<void> {
+  /**
+   * One attempt of a claimed delivery to its endpoint (as the pass read it), and what its answer means for
+   * the delivery and for the endpoint.
+   */
+  async attempt(site: number, endpoint: EndpointDoc, d: DeliveryDoc, lease: number): Promise<void> {
     const ws = this.ws();
     const cfg = deploymentSettings().webhooks;
-    const endpoint = await ws.endpoint(d.endpoint);
     const body = await this.payloadOf(site, d.seq);
-    if (!endpoint || body === undefined) {
-      await ws.settle(d, lease, { $set: { status: "failed" }, $unset: { due: 1 } });
+    if (body === undefined) {
+      await this.settle(site, { d, lease, update: { $set: { status: "failed" }, $unset: { due: 1 } } });
       return;
     }
     const id = `msg_${d.endpoint}_${d.seq}`;
@@ -494,21 +507,27 @@ const methods = {
     const outcome = attemptOutcome({ status, retryAfter, retries: d.attempts - d.base - 1, schedule: cfg.retrySchedule, nowMs: now });
     const code = status ?? null;
     if (outcome.kind === "delivered") {
-      if (await ws.settle(d, lease, { $set: { status: "delivered", last_status_code: code, delivered_utc: nowDb(new Date(now)) }, $unset: { due: 1 } })) await ws.releaseNext(d, Date.now());
-      // the failing streak ends (a conditional write: only when one was recorded, by any node)
-      await ws.endFailingStreak(endpoint._id);
+      await this.settle(site, { d, lease, update: { $set: { status: "delivered", last_status_code: code, delivered_utc: nowDb(new Date(now)) }, $unset: { due: 1 } } });
+      // the failing streak ends (a conditional write: only when one was recorded, by any node; the endpoint
+      // as read by the pass says whether to look, and is read again within ENDPOINTS_TTL_MS)
+      if (endpoint.failing_since !== undefined) {
+        await ws.endFailingStreak(endpoint._id);
+        delete endpoint.failing_since;
+      }
       return;
     }
-    if (outcome.kind === "retry") await ws.settle(d, lease, { $set: { due: now + outcome.retryInMs, last_status_code: code } });
-    else if (await ws.settle(d, lease, { $set: { status: "failed", last_status_code: code }, $unset: { due: 1 } })) await ws.releaseNext(d, Date.now());
+    if (outcome.kind === "retry") await this.settle(site, { d, lease, update: { $set: { due: now + outcome.retryInMs, last_status_code: code } } });
+    else await this.settle(site, { d, lease, update: { $set: { status: "failed", last_status_code: code }, $unset: { due: 1 } } });
     if (outcome.kind === "gone") {
       await this.disable(endpoint, `The endpoint answered 410 Gone (${nowDb(new Date(now))} UTC).`);
       return;
     }
     if (error) this.logger.debug?.(`Webhook delivery ${id}: ${error}`);
     // a failure: the endpoint's failing streak starts, or has lasted too long
-    if (endpoint.failing_since === undefined) await ws.updateEndpoint(endpoint._id, { $set: { failing_since: now } }, { failing_since: { $exists: false } });
-    else if (shouldDisable(endpoint.failing_since, now, cfg.disableAfterHours))
+    if (endpoint.failing_since === undefined) {
+      const started = await ws.updateEndpoint(endpoint._id, { $set: { failing_since: now } }, { failing_since: { $exists: false } });
+      endpoint.failing_since = started?.failing_since ?? (await ws.endpoint(endpoint._id))?.failing_since;
+    } else if (shouldDisable(endpoint.failing_since, now, cfg.disableAfterHours))
       await this.disable(endpoint, `No delivery succeeded for ${cfg.disableAfterHours} hours (since ${nowDb(new Date(endpoint.failing_since))} UTC).`);
   },
 
@@ -553,44 +572,15 @@ interface WebhooksVars {
 }
 interface WebhooksSelf extends Service, StoreFace, WebhooksMethods, WebhooksVars {}
 
-const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, WebhooksVars, WebhooksSelf> = {
-  name: "webhooks",
-  mixins: [StoreMixin({ collection: ENDPOINTS, indexes: ENDPOINT_INDEXES })],
+/**
+ * The service as Moleculer sees it: its `this` is the service with the mixin's members, this file's
+ * methods and variables (WebhooksSelf, a subtype of Service). Each handler takes it through `self`, so the
+ * schema is a plain ServiceSchema and every member is checked where it is used.
+ */
+const self = (svc: Service): WebhooksSelf => svc as WebhooksSelf;
 
-  actions: {
-    list: { params: WEBHOOK_PARAMS.list, handler(ctx: Ctx<WebhookListParams>) { return this.listEndpoints(ctx); } },
-    create: { params: WEBHOOK_PARAMS.create, handler(ctx: Ctx<WebhookCreateParams>) { return this.createEndpoint(ctx); } },
-    get: {
-      params: WEBHOOK_PARAMS.get,
-      async handler(ctx: Ctx<{ id: number }>) {
-        this.mayManage(ctx);
-        return presentEndpoint(await this.findEndpoint(ctx.params.id));
-      }
-    },
-    update: { params: WEBHOOK_PARAMS.update, handler(ctx: Ctx<WebhookUpdateParams>) { return this.updateEndpoint(ctx); } },
-    remove: { params: WEBHOOK_PARAMS.remove, handler(ctx: Ctx<{ id: number }>) { return this.removeEndpoint(ctx); } },
-    rotateSecret: { params: WEBHOOK_PARAMS.rotateSecret, handler(ctx: Ctx<{ id: number }>) { return this.rotateSecret(ctx); } },
-    deliveries: { params: WEBHOOK_PARAMS.deliveries, handler(ctx: Ctx<DeliveryListParams>) { return this.listDeliveries(ctx); } },
-    retry: { params: WEBHOOK_PARAMS.retry, handler(ctx: Ctx<RetryParams>) { return this.retryDelivery(ctx); } }
-  },
-
-  events: {
-    // a change was recorded somewhere: its site is not named, so every site with endpoints looks
-    "calendar.**"() {
-      this.wakeAll().catch((err: Error) => this.logger.warn(`Webhooks: ${err.message}`));
-    },
-    [WEBHOOKS_CHANGED](ctx: Context<{ site?: number }>) {
-      const site = ctx.params?.site;
-      if (typeof site !== "number") return;
-      this.work(site).endpoints = undefined;
-      this.siteList = undefined;
-      this.wake(site);
-    }
-  },
-
-  methods,
-
-  created() {
+const lifecycle = {
+  init(this: WebhooksSelf): void {
     this.owner = `${this.broker.nodeID}:${randomUUID()}`;
     this.sites = new Map();
     this.inFlight = 0;
@@ -602,16 +592,13 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
     this.sealing = sealingKey(deploymentSettings().webhooks.secretKey);
   },
 
-  started(this: WebhooksSelf) {
-    const poll = () => {
-      this.wakeAll().catch((err: Error) => this.logger.warn(`Webhooks: ${err.message}`));
-      this.pollTimer = setTimeout(poll, deploymentSettings().webhooks.pollMs);
-      this.pollTimer.unref?.();
-    };
-    poll();
+  poll(this: WebhooksSelf): void {
+    this.wakeAll().catch((err: Error) => this.logger.warn(`Webhooks: ${err.message}`));
+    this.pollTimer = setTimeout(() => lifecycle.poll.call(this), deploymentSettings().webhooks.pollMs);
+    this.pollTimer.unref?.();
   },
 
-  async stopped(this: WebhooksSelf) {
+  async stop(this: WebhooksSelf): Promise<void> {
     this.stopping = true;
     clearTimeout(this.pollTimer);
     for (const timer of this.later.values()) clearTimeout(timer);
@@ -621,6 +608,58 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksMethods, Webh
     while ([...this.sites.values()].some(w => w.running) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20));
     await this.releaseLeases();
   }
-} as ServiceSchema<ServiceSettingSchema, WebhooksMethods, WebhooksVars, WebhooksSelf>;
+};
 
-export default WebhooksService as unknown as ServiceSchema;
+const WebhooksService: ServiceSchema = {
+  name: "webhooks",
+  mixins: [StoreMixin({ collection: ENDPOINTS, indexes: ENDPOINT_INDEXES })],
+
+  actions: {
+    list: { params: WEBHOOK_PARAMS.list, handler(ctx: Ctx<WebhookListParams>) { return self(this).listEndpoints(ctx); } },
+    create: { params: WEBHOOK_PARAMS.create, handler(ctx: Ctx<WebhookCreateParams>) { return self(this).createEndpoint(ctx); } },
+    get: {
+      params: WEBHOOK_PARAMS.get,
+      async handler(ctx: Ctx<{ id: number }>) {
+        self(this).mayManage(ctx);
+        return presentEndpoint(await self(this).findEndpoint(ctx.params.id));
+      }
+    },
+    update: { params: WEBHOOK_PARAMS.update, handler(ctx: Ctx<WebhookUpdateParams>) { return self(this).updateEndpoint(ctx); } },
+    remove: { params: WEBHOOK_PARAMS.remove, handler(ctx: Ctx<{ id: number }>) { return self(this).removeEndpoint(ctx); } },
+    rotateSecret: { params: WEBHOOK_PARAMS.rotateSecret, handler(ctx: Ctx<{ id: number }>) { return self(this).rotateSecret(ctx); } },
+    deliveries: { params: WEBHOOK_PARAMS.deliveries, handler(ctx: Ctx<DeliveryListParams>) { return self(this).listDeliveries(ctx); } },
+    retry: { params: WEBHOOK_PARAMS.retry, handler(ctx: Ctx<RetryParams>) { return self(this).retryDelivery(ctx); } }
+  },
+
+  events: {
+    // a change was recorded somewhere: its site is not named, so every site with endpoints looks
+    "calendar.**"() {
+      const svc = self(this);
+      svc.wakeAll().catch((err: Error) => svc.logger.warn(`Webhooks: ${err.message}`));
+    },
+    [WEBHOOKS_CHANGED](ctx: Context<{ site?: number }>) {
+      const site = ctx.params?.site;
+      if (typeof site !== "number") return;
+      const svc = self(this);
+      svc.work(site).endpoints = undefined;
+      svc.siteList = undefined;
+      svc.wake(site);
+    }
+  },
+
+  methods,
+
+  created() {
+    lifecycle.init.call(self(this));
+  },
+
+  started() {
+    lifecycle.poll.call(self(this));
+  },
+
+  stopped() {
+    return lifecycle.stop.call(self(this));
+  }
+};
+
+export default WebhooksService;

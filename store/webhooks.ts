@@ -16,6 +16,7 @@ import type { IndexSpec } from "./index";
 import { isUniqueViolation } from "./errors";
 import type { ChangeDoc } from "../lib/changes/feed";
 import type { DeliveryDoc, EndpointDoc } from "../lib/webhooks/present";
+import type { ClaimRequest, SqlDeliveries } from "./sql/webhook-deliveries";
 
 export const ENDPOINTS = "webhooks";
 export const DELIVERIES = "webhook_deliveries";
@@ -50,7 +51,22 @@ export interface WebhookCollections {
   payloads: Collection;
   cursor: Collection;
   feed: Collection;
+  /** SQLite and PostgreSQL: the deliveries in batches (store/sql/webhook-deliveries.ts); otherwise one at a time. */
+  sql?: SqlDeliveries;
 }
+
+/** An attempt's result to record: the update of delivery `d`, claimed under the lease `lease`. */
+export interface Settlement {
+  d: DeliveryDoc;
+  lease: number;
+  update: Doc;
+}
+
+/** What a claim of an endpoint's due attempts asks (store/sql/webhook-deliveries.ts ClaimRequest). */
+export type { ClaimRequest };
+
+/** Deliveries or payloads written at once by a store without batches. */
+const AT_ONCE = 64;
 
 export class WebhookStore {
   constructor(private readonly c: WebhookCollections) {}
@@ -173,7 +189,59 @@ export class WebhookStore {
     }
   }
 
+  /** A fan-out step's payloads, each stored once. */
+  async putPayloads(payloads: ReadonlyArray<{ seq: number; body: string }>): Promise<void> {
+    if (this.c.sql) return this.c.sql.putPayloads(payloads);
+    for (let i = 0; i < payloads.length; i += AT_ONCE) await Promise.all(payloads.slice(i, i + AT_ONCE).map(p => this.putPayload(p.seq, p.body)));
+  }
+
+  /** A fan-out step's deliveries, each key added once (one added already, by a fan-out run again, is passed over). */
+  async addDeliveries(docs: ReadonlyArray<Omit<DeliveryDoc, "_id">>): Promise<void> {
+    if (this.c.sql) return this.c.sql.addDeliveries(docs);
+    for (let i = 0; i < docs.length; i += AT_ONCE) await Promise.all(docs.slice(i, i + AT_ONCE).map(d => this.addDelivery(d)));
+  }
+
   // Attempts ----------------------------------------------------------------------------------------------
+
+  /**
+   * Claims up to `limit` of an endpoint's due attempts among its `scan` oldest due deliveries of changes
+   * fanned out up to `maxSeq`: each gets the lease `leaseUntil` as its `due` and one more attempt. One with
+   * an earlier pending delivery of its record to that endpoint is parked instead (`waiting`, due at the
+   * earlier one's `due` or `parkUntil`, whichever is later) until the earlier one ends (`settleAll`).
+   * Answers the claimed deliveries; no two callers claim the same attempt.
+   */
+  async claimDue(c: ClaimRequest): Promise<DeliveryDoc[]> {
+    if (this.c.sql) return this.c.sql.claim(c);
+    const out: DeliveryDoc[] = [];
+    for (const d of await this.due(c.endpoint, c.nowMs, c.maxSeq, c.scan)) {
+      if (out.length >= c.limit) break;
+      const blocker = await this.blockedBy(d);
+      if (blocker) {
+        await this.postpone(d, Math.max(typeof blocker.due === "number" ? blocker.due : 0, c.parkUntil));
+        // the earlier one may have ended between the look and the move
+        if (!(await this.blockedBy(d))) await this.releaseNext(blocker, Date.now());
+        continue;
+      }
+      const claimed = await this.claim(d, c.leaseUntil);
+      if (claimed) out.push(claimed);
+    }
+    return out;
+  }
+
+  /**
+   * Records attempts' results, each only while its lease stands; the deliveries waiting behind one that
+   * ended (its `due` unset) are due at `nowMs`. Answers the ids of the deliveries recorded.
+   */
+  async settleAll(results: readonly Settlement[], nowMs: number): Promise<Set<number>> {
+    if (this.c.sql) return this.c.sql.settle(results.map(r => ({ id: r.d._id, lease: r.lease, update: r.update })), new Map(results.map(r => [r.d._id, r.d.chain])), nowMs);
+    const done = new Set<number>();
+    await Promise.all(results.map(async r => {
+      if (!(await this.settle(r.d, r.lease, r.update))) return;
+      done.add(r.d._id);
+      if (Object.hasOwn((r.update.$unset ?? {}) as object, "due")) await this.releaseNext(r.d, nowMs);
+    }));
+    return done;
+  }
 
   /** An endpoint's deliveries due by `nowMs` among changes fanned out up to `maxSeq`, oldest due first. */
   async due(endpoint: number, nowMs: number, maxSeq: number, limit: number): Promise<DeliveryDoc[]> {

@@ -13,6 +13,7 @@ import { acquireStore, releaseStore, Store, StoreConfig } from "../../store";
 import { FEED_COLLECTION } from "../../store/collection";
 import { CURSORS, CURSOR_INDEXES, DELIVERIES, DELIVERY_INDEXES, ENDPOINTS, ENDPOINT_INDEXES, PAYLOADS, PAYLOAD_INDEXES, WebhookStore } from "../../store/webhooks";
 import type { DeliveryDoc, EndpointDoc } from "../../lib/webhooks/present";
+import { SqlDeliveries } from "../../store/sql/webhook-deliveries";
 import { createTestDatabase, TestDatabase } from "../helpers/postgres";
 import { mongoStandIn } from "../helpers/mongo-stand-in";
 import { connectedStore } from "../../store/mongo/store";
@@ -63,7 +64,9 @@ describe.each(BACKENDS)("webhooks store contract on %s", (_name, make) => {
     const s = backend.store;
     ws = new WebhookStore({
       endpoints: s.collection(ENDPOINTS, ENDPOINT_INDEXES, site), deliveries: s.collection(DELIVERIES, DELIVERY_INDEXES, site),
-      payloads: s.collection(PAYLOADS, PAYLOAD_INDEXES, site), cursor: s.collection(CURSORS, CURSOR_INDEXES, site), feed: s.collection(FEED_COLLECTION, [], site)
+      payloads: s.collection(PAYLOADS, PAYLOAD_INDEXES, site), cursor: s.collection(CURSORS, CURSOR_INDEXES, site), feed: s.collection(FEED_COLLECTION, [], site),
+      // SQL stores: the batches the service uses (store/sql/webhook-deliveries.ts); the stand-in goes one at a time
+      sql: s.sql ? new SqlDeliveries(s.sql, () => site) : undefined
     });
     const events = s.collection("events", [], site);
     writeEvent = id => events.insert({ _id: id, status: "publish" }, { change: entry(id) });
@@ -187,5 +190,42 @@ describe.each(BACKENDS)("webhooks store contract on %s", (_name, make) => {
     // nothing waiting: nothing moves
     await ws.releaseNext(claimed, 2600);
     expect((await ws.delivery(e, 6))?.due).toBe(2500);
+  });
+
+  test("batches: payloads and deliveries added once each, a claim takes the due heads of their records, results recorded under their lease", async () => {
+    const e = (await ws.createEndpoint(endpointDoc(1)))._id;
+    const other = (await ws.createEndpoint(endpointDoc(2)))._id;
+    await Promise.all([ws.putPayloads([{ seq: 3, body: "three" }, { seq: 4, body: "four" }]), ws.putPayloads([{ seq: 3, body: "three" }])]);
+    expect([...(await ws.payloads([3, 4]))].sort()).toEqual([[3, "three"], [4, "four"]]);
+    // chain post:0 holds 3 and 6, post:1 holds 4 and 7; 9 is past the cursor; the other endpoint's are its own
+    const docs = [3, 4, 6, 7, 9].map(seq => deliveryDoc(e, seq, { due: 1000 }));
+    await Promise.all([ws.addDeliveries(docs), ws.addDeliveries(docs.slice(0, 2)), ws.addDeliveries([deliveryDoc(other, 3, { due: 1000 })])]);
+    expect((await ws.deliveries(e, { skip: 0, limit: 10 })).total).toBe(5);
+    // two nodes at once: each due head claimed once, the later ones of a record parked behind it
+    const ask = { endpoint: e, nowMs: 2000, maxSeq: 8, limit: 10, scan: 10, parkUntil: 50_000 };
+    const claims = await Promise.all([ws.claimDue({ ...ask, leaseUntil: 40_000 }), ws.claimDue({ ...ask, leaseUntil: 40_000 })]);
+    const claimed = claims.flat();
+    expect(claimed.map(d => d.seq).sort()).toEqual([3, 4]);
+    expect(claimed.every(d => d.attempts === 1 && d.due === 40_000)).toBe(true);
+    expect([(await ws.delivery(e, 6))?.due, (await ws.delivery(e, 7))?.due, (await ws.delivery(e, 9))?.due]).toEqual([50_000, 50_000, 1000]);
+    expect(await ws.claimDue({ ...ask, leaseUntil: 41_000 })).toEqual([]);
+    // a limit and the other endpoint's own
+    expect((await ws.claimDue({ ...ask, endpoint: other, limit: 1, leaseUntil: 40_000 })).map(d => d.key)).toEqual([`${other}:3`]);
+
+    const [d3, d4] = [claimed.find(d => d.seq === 3)!, claimed.find(d => d.seq === 4)!];
+    // 3 delivered (its record's next is due at once), 4 to be retried (its next still waits), a lost lease records nothing
+    const done = await ws.settleAll([
+      { d: d3, lease: 40_000, update: { $set: { status: "delivered", last_status_code: 200, delivered_utc: "2030-01-01 00:00:00" }, $unset: { due: 1 } } },
+      { d: d4, lease: 40_000, update: { $set: { due: 60_000, last_status_code: null } } }
+    ], 45_000);
+    expect([...done].sort()).toEqual([d3._id, d4._id].sort());
+    expect([...(await ws.settleAll([{ d: d4, lease: 40_000, update: { $set: { status: "failed" }, $unset: { due: 1 } } }], 45_000))]).toEqual([]);
+    const [s3, s4, s6, s7] = await Promise.all([3, 4, 6, 7].map(async seq => (await ws.delivery(e, seq)) as DeliveryDoc & { waiting?: boolean }));
+    expect([s3.status, s3.due, s3.last_status_code, s3.delivered_utc]).toEqual(["delivered", undefined, 200, "2030-01-01 00:00:00"]);
+    expect([s4.status, s4.due, s4.last_status_code]).toEqual(["pending", 60_000, null]);
+    expect([s6.due, s6.waiting]).toEqual([45_000, undefined]);
+    expect([s7.due, s7.waiting]).toEqual([50_000, true]);
+    // the released one is claimed next; the retried one's record still waits
+    expect((await ws.claimDue({ ...ask, nowMs: 49_000, leaseUntil: 70_000 })).map(d => [d.seq, d.attempts])).toEqual([[6, 1]]);
   });
 });
