@@ -17,6 +17,7 @@
  * (lib/changes/feed.ts `contiguousPrefix`).
  */
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import type { Ctx } from "../broker/context";
 import { openKeyStore, KeyStore } from "../store/key-store";
@@ -246,4 +247,4 @@ const ChangesService: ServiceSchema<ServiceSettingSchema, ChangesMethods, Change
   }
 };
 
-export default ChangesService as unknown as ServiceSchema;
+export default serviceSchema(ChangesService);
