@@ -11,7 +11,8 @@
  * - decisions: every decision code (C1…, D1…) a comment (or a test title) names is an entry of
  *   docs/decisions.md;
  * - types: no function in services/ or mixins/ declares `this: any` (each service and mixin types its
- *   `this` through a Self interface, as services/taxonomy.service.ts does).
+ *   `this` through a Self interface, as services/taxonomy.service.ts does); the sources hold at most
+ *   MAX_DOUBLE_CASTS `as unknown as` casts, each with a comment on the line above saying why.
  * No broker: the source files are read and parsed with the TypeScript compiler, so only real comments
  * and the titles of describe/test/it are read (never code or other strings).
  *
@@ -407,6 +408,53 @@ describe("typed services and mixins", () => {
     const found = FILES.filter(f => /^(services|mixins)\//.test(f) && f.endsWith(".ts"))
       .flatMap(f => untypedThis(sourceOf(f)).map(line => `${f}:${line}`));
     expect(found).toEqual([]);
+  });
+});
+
+/** The folders of the service's own code (not its tests, benches or scripts), and the top-level files. */
+const CODE_DIRS = ["services", "mixins", "lib", "store", "net", "domain", "broker", "middlewares", "gateway", "cache"];
+const CODE_FILES = FILES.filter(f => f.endsWith(".ts") && (!f.includes("/") || CODE_DIRS.includes(f.split("/")[0])));
+
+/** How many `as unknown as` casts the sources may keep (issue 42), each where a framework type cannot say it. */
+const MAX_DOUBLE_CASTS = 5;
+
+/** Every `x as unknown as T` of a file: its line and whether the line above it is a comment. */
+export function doubleCasts(sf: ts.SourceFile): Array<{ line: number; commented: boolean }> {
+  const lines = sf.text.split("\n");
+  const found: Array<{ line: number; commented: boolean }> = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isAsExpression(node) && ts.isAsExpression(node.expression) && node.expression.type.kind === ts.SyntaxKind.UnknownKeyword) {
+      const line = sf.getLineAndCharacterOfPosition(node.expression.type.getStart(sf)).line + 1;
+      const above = (lines[line - 2] ?? "").trim();
+      found.push({ line, commented: above.startsWith("//") || above.startsWith("*") || above.startsWith("/*") || above.endsWith("*/") });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+describe("casts", () => {
+  const casts = CODE_FILES.flatMap(f => doubleCasts(sourceOf(f)).map(c => ({ at: `${f}:${c.line}`, commented: c.commented })));
+
+  test(`the sources hold at most ${MAX_DOUBLE_CASTS} \`as unknown as\` casts`, () => {
+    expect(casts.length > MAX_DOUBLE_CASTS ? casts.map(c => c.at) : []).toEqual([]);
+  });
+
+  test("each `as unknown as` has a comment on the line above it", () => {
+    expect(casts.filter(c => !c.commented).map(c => c.at)).toEqual([]);
+  });
+
+  test("the check finds every `as unknown as`, commented or not, and no other cast", () => {
+    const sf = ts.createSourceFile("x.ts", [
+      "const a = b as unknown as C;",
+      "// why",
+      "const d = (e as unknown as F).g;",
+      "const h = i as J; const k = l as unknown;",
+      "/** why */",
+      "export default m as unknown as N;"
+    ].join("\n"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    expect(doubleCasts(sf)).toEqual([{ line: 1, commented: false }, { line: 3, commented: true }, { line: 6, commented: true }]);
   });
 });
 
