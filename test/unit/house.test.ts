@@ -5,7 +5,7 @@
  *   driver (moleculer, moleculer-web, http, https, ioredis, pg…);
  * - folders: mixins/ holds only mixins, middlewares/ only broker middlewares;
  * - paths: every repository path a comment, README.md or docs/*.md names (`lib/dates.ts`, `store/sql/`)
- *   exists;
+ *   exists, and a name a comment places in a file (lib/dates.ts `inUtc`) is in that file;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
  *   `#anchor` after it is a heading or an explicit anchor of that file;
  * - decisions: every decision code (C1…, D1…) a comment (or a test title) names is an entry of
@@ -329,6 +329,34 @@ describe("paths in comments exist", () => {
     const sf = ts.createSourceFile("x.ts", "/** see mixins/store/id-registry.ts and lib/dates.ts */\nexport const x = 1;\n", ts.ScriptTarget.ES2022, true);
     parsed.set("virtual/x.ts", sf);
     expect(missingPaths("virtual/x.ts")).toEqual(["virtual/x.ts:1: mixins/store/id-registry.ts"]);
+  });
+});
+
+/** A path a comment names followed by one of its names in backticks: "store/collection.ts `FEED_CARRY`". */
+const NAMED_IN_FILE = /(?<![\w./-])((?:lib|domain|broker|cache|gateway|middlewares|mixins|services|store|net|test|bench|scripts)\/(?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.ts)\s+`([A-Za-z_$][\w$]*)(?:\.[\w$]+)*(?:\(\))?`/g;
+
+/** Every name a file's comments place in another file (lib/dates.ts `inUtc`) that the other file does not hold, as `file:line: path name`. */
+function missingNames(file: string): string[] {
+  const problems: string[] = [];
+  for (const note of notesOf(sourceOf(file))) {
+    for (const m of note.text.replace(URL, " ").matchAll(NAMED_IN_FILE)) {
+      const target = path.join(ROOT, m[1]);
+      if (fs.existsSync(target) && !new RegExp(`(?<![\\w$])${m[2].replace(/\$/g, "\\$")}(?![\\w$])`).test(fs.readFileSync(target, "utf8")))
+        problems.push(`${file}:${note.line}: ${m[1]} ${m[2]}`);
+    }
+  }
+  return problems;
+}
+
+describe("names in comments exist", () => {
+  test("every name a comment places in a file (lib/dates.ts `inUtc`) is in that file", () => {
+    expect(FILES.flatMap(missingNames)).toEqual([]);
+  });
+
+  test("the check sees a name the file does not hold", () => {
+    const sf = ts.createSourceFile("y.ts", "/** see lib/dates.ts `inUtc` and lib/dates.ts `noSuchFunction()` */\nexport const y = 1;\n", ts.ScriptTarget.ES2022, true);
+    parsed.set("virtual/y.ts", sf);
+    expect(missingNames("virtual/y.ts")).toEqual(["virtual/y.ts:1: lib/dates.ts noSuchFunction"]);
   });
 });
 
