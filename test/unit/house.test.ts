@@ -308,16 +308,15 @@ describe("folders hold what their names say", () => {
 /** A repository path a comment names: a top folder of the project, then folders and a file with its extension, or a folder ending in `/`. */
 const PATH_REF = /(?<![\w./-])(?:lib|domain|broker|cache|gateway|middlewares|mixins|services|store|net|test|bench|scripts|docs|locales|types)\/(?:[\w.-]+\/)*(?:[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|cjs|json|md|sql|sh)\b|(?=[\s`'")]))/g;
 
+/** What `problem` says of each match of `pattern` in a file's comments (URLs left out), as `file:line: …`. */
+function commentProblems(file: string, pattern: RegExp, problem: (m: RegExpMatchArray) => string | undefined): string[] {
+  return notesOf(sourceOf(file)).flatMap(note => [...note.text.replace(URL, " ").matchAll(pattern)]
+    .map(problem).filter((p): p is string => p !== undefined).map(p => `${file}:${note.line}: ${p}`));
+}
+
 /** Every path a file's comments name that is not in the repository, as `file:line: path`. */
 function missingPaths(file: string): string[] {
-  const problems: string[] = [];
-  for (const note of notesOf(sourceOf(file))) {
-    for (const m of note.text.replace(URL, " ").matchAll(PATH_REF)) {
-      const target = m[0].replace(/\/$/, "");
-      if (!fs.existsSync(path.join(ROOT, target))) problems.push(`${file}:${note.line}: ${m[0]}`);
-    }
-  }
-  return problems;
+  return commentProblems(file, PATH_REF, m => (fs.existsSync(path.join(ROOT, m[0].replace(/\/$/, ""))) ? undefined : m[0]));
 }
 
 describe("paths in comments exist", () => {
@@ -337,15 +336,9 @@ const NAMED_IN_FILE = /(?<![\w./-])((?:lib|domain|broker|cache|gateway|middlewar
 
 /** Every name a file's comments place in another file (lib/dates.ts `inUtc`) that the other file does not hold, as `file:line: path name`. */
 function missingNames(file: string): string[] {
-  const problems: string[] = [];
-  for (const note of notesOf(sourceOf(file))) {
-    for (const m of note.text.replace(URL, " ").matchAll(NAMED_IN_FILE)) {
-      const target = path.join(ROOT, m[1]);
-      if (fs.existsSync(target) && !new RegExp(`(?<![\\w$])${m[2].replace(/\$/g, "\\$")}(?![\\w$])`).test(fs.readFileSync(target, "utf8")))
-        problems.push(`${file}:${note.line}: ${m[1]} ${m[2]}`);
-    }
-  }
-  return problems;
+  const holds = (target: string, name: string) =>
+    !fs.existsSync(target) || new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(fs.readFileSync(target, "utf8"));
+  return commentProblems(file, NAMED_IN_FILE, m => (holds(path.join(ROOT, m[1]), m[2]) ? undefined : `${m[1]} ${m[2]}`));
 }
 
 describe("names in comments exist", () => {
