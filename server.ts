@@ -10,6 +10,7 @@ import { readSettings, useSettings } from "./lib/settings";
 import { brokerOptions, metricsPortFree } from "./moleculer.config";
 import { createServices, checkTopology } from "./services";
 import { loadApiKeys } from "./lib/api-keys";
+import { isDrainable } from "./mixins/http-drain.mixin";
 
 /** How long SIGTERM waits for the HTTP requests in progress (the broker then waits as long for action calls). */
 const SHUTDOWN_TIMEOUT_MS = 10000;
@@ -37,8 +38,8 @@ async function main(): Promise<void> {
     broker.logger.info(`${signal} received: finishing requests in flight, then stopping.`);
     try {
       // The gateway first: no new connections, answer what it has (mixins/http-drain.mixin.ts).
-      const api = broker.getLocalService("api") as unknown as { drain?: (ms: number) => Promise<void> } | undefined;
-      await api?.drain?.(SHUTDOWN_TIMEOUT_MS);
+      const api: unknown = broker.getLocalService("api");
+      if (isDrainable(api)) await api.drain(SHUTDOWN_TIMEOUT_MS);
       await broker.stop();
       process.exit(0);
     } catch (err) {

@@ -6,9 +6,14 @@ import type { ServiceBroker } from "moleculer";
 
 /** Whether some node serves that action now (a service without it, or no service, is "not running"). */
 export function actionAvailable(broker: ServiceBroker, action: string): boolean {
-  const endpoints = (broker.registry as unknown as { getActionEndpoints?: (name: string) => { hasAvailable(): boolean } | undefined })
-    .getActionEndpoints?.(action);
+  // undefined when no node has declared the action (its typings promise a list)
+  const endpoints: { hasAvailable(): boolean } | undefined = broker.registry.getActionEndpoints(action);
   return !!endpoints && endpoints.hasAvailable();
+}
+
+/** The registry's `hasService` as it runs: without a node id, any node. */
+interface ServiceLookup {
+  hasService(fullName: string, nodeID?: string): boolean;
 }
 
 /**
@@ -16,5 +21,6 @@ export function actionAvailable(broker: ServiceBroker, action: string): boolean 
  * its typings ask for one.
  */
 export function serviceRuns(broker: ServiceBroker, name: string): boolean {
-  return (broker.registry as unknown as { hasService(fullName: string, nodeID?: string): boolean }).hasService(name);
+  const registry: ServiceLookup = broker.registry;
+  return registry.hasService(name);
 }

@@ -63,7 +63,7 @@ function sizeOf(data: unknown): number {
   }
 }
 
-export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingResponse?: null }> implements CleanLog {
+export class BoundedMemoryCacher extends Cachers.Base<Pick<Cachers.Base.CacherOptions, "ttl" | "missingResponse">> implements CleanLog {
   private readonly entries = new Map<string, Entry>();
   private readonly groups = new Map<string, Set<string>>();
   /** List bodies by `<group> <id>` of an event they show. */
@@ -154,7 +154,7 @@ export class BoundedMemoryCacher extends Cachers.Base<{ ttl?: number; missingRes
   async get(key: string): Promise<Record<string, unknown> | null> {
     const entry = this.live(key);
     // what the cacher's middleware takes for "not kept" (its option, undefined by default)
-    if (!entry) return this.opts.missingResponse as unknown as null;
+    if (!entry) return this.opts.missingResponse;
     // read: now the most recent (a Map iterates in insertion order, so the oldest read comes first)
     this.entries.delete(key);
     this.entries.set(key, entry);

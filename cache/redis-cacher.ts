@@ -198,7 +198,7 @@ type ScriptedRedis = Redis & {
   calendarClean(count: string, log: string, groups: string, patterns: string, prefix: string, groupPrefix: string): Promise<number>;
 };
 
-export class RedisCacher extends Cachers.Base<{ ttl?: number; missingResponse?: null; prefix?: string }> implements CleanLog {
+export class RedisCacher extends Cachers.Base<Pick<Cachers.Base.CacherOptions, "ttl" | "missingResponse" | "prefix">> implements CleanLog {
   private readonly settings: RedisCacherOptions;
   private redis?: ScriptedRedis;
 
@@ -250,11 +250,11 @@ export class RedisCacher extends Cachers.Base<{ ttl?: number; missingResponse?: 
     } catch {
       text = null; // Redis away: a miss, computed from the store
     }
-    if (text === null) return this.opts.missingResponse as unknown as null;
+    if (text === null) return this.opts.missingResponse;
     try {
       return JSON.parse(text) as Record<string, unknown>;
     } catch {
-      return this.opts.missingResponse as unknown as null;
+      return this.opts.missingResponse;
     }
   }
 

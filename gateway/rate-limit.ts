@@ -13,7 +13,7 @@
  */
 import * as crypto from "crypto";
 import type { IncomingMessage } from "http";
-import Redis from "ioredis";
+import Redis, { type ClientContext, type Result } from "ioredis";
 import { cacheKind } from "../lib/settings";
 
 export interface RateLimitOptions {
@@ -85,9 +85,14 @@ if n == 1 or ttl < 0 then
 end
 return {n, ttl}`;
 
+/** The command `defineCommand("calendarRateHit", …)` adds to the client, in ioredis's typings. */
+declare module "ioredis" {
+  interface RedisCommander<Context extends ClientContext> {
+    calendarRateHit(key: string, windowMs: string): Result<[number, number], Context>;
+  }
+}
+
 /** Counters shared by every gateway node through Redis. */
-/** The client with the command `defineCommand("calendarRateHit", …)` adds (ioredis types none it defines). */
-type RedisWithHit = Redis & { calendarRateHit(key: string, windowMs: string): Promise<[number, number]> };
 
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis;
@@ -113,7 +118,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async hit(key: string, windowMs: number): Promise<WindowHit> {
-    const [count, ttl] = (await (this.redis as unknown as RedisWithHit).calendarRateHit(this.prefix + key, String(windowMs))) as [number, number];
+    const [count, ttl] = await this.redis.calendarRateHit(this.prefix + key, String(windowMs));
     return { count: Number(count), resetAt: Date.now() + Number(ttl) };
   }
 

@@ -13,8 +13,8 @@
  */
 import { Discoverers, Errors } from "moleculer";
 import type { Middleware, ServiceBroker } from "moleculer";
+import { brokerMiddleware, type BrokerSend } from "../broker/middleware";
 
-type CallHandler = (actionName: unknown, params?: unknown, opts?: unknown) => Promise<unknown>;
 
 /** Moleculer's local discoverer (heartbeats over the transporter), able to take a silent node out. */
 export class FailoverDiscoverer extends Discoverers.Local {
@@ -47,14 +47,14 @@ export class FailoverDiscoverer extends Discoverers.Local {
 
 /** Sees every call that timed out on a remote node and hands the node to the discoverer. */
 export function FailoverMiddleware(discoverer: FailoverDiscoverer): Middleware {
-  return {
+  return brokerMiddleware({
     name: "Failover",
-    call(next: CallHandler): CallHandler {
+    call(next: BrokerSend): BrokerSend {
       return (actionName, params, opts) =>
         next(actionName, params, opts).catch((err: { name?: string; data?: { nodeID?: unknown } }) => {
           if (err instanceof Errors.RequestTimeoutError || err?.name === "RequestTimeoutError") discoverer.suspect(err.data?.nodeID);
           throw err;
         });
     }
-  } as unknown as Middleware;
+  });
 }

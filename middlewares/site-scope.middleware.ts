@@ -8,6 +8,7 @@
  *   internal calls made without the caller's context (`broker.call`) stay in the site they serve.
  */
 import type { Context, Middleware } from "moleculer";
+import { brokerMiddleware } from "../broker/middleware";
 import { ApiError } from "../lib/errors";
 import { currentSite, currentSiteId, DEFAULT_SITE_ID, runInSite } from "../lib/sites/scope";
 import { acquireStore, releaseStore, Store } from "../store";
@@ -52,7 +53,7 @@ export function SiteScopeMiddleware(): Middleware {
     return runInSite(site, () => next(ctx));
   }
 
-  return {
+  return brokerMiddleware({
     name: "SiteScope",
     localAction(next: Handler) {
       return (ctx: Context) => enter(ctx, next, false);
@@ -75,5 +76,5 @@ export function SiteScopeMiddleware(): Middleware {
         await releaseStore(storeConfig());
       }
     }
-  } as unknown as Middleware;
+  });
 }

@@ -8,6 +8,7 @@
  */
 import { Errors } from "moleculer";
 import type { ActionSchema, Context, Middleware } from "moleculer";
+import { brokerMiddleware } from "../broker/middleware";
 import { unstorableParam } from "../lib/text-input";
 
 type Handler = (ctx: Context) => Promise<unknown>;
@@ -18,7 +19,7 @@ const GATEWAY = "api";
 /** `own`: the names of the calendar's services behind the gateway, whose calls to each other are not checked. */
 export function TextInputMiddleware(own: readonly string[]): Middleware {
   const trusted = new Set(own.filter(name => name !== GATEWAY));
-  return {
+  return brokerMiddleware({
     name: "TextInput",
     localAction(next: Handler, action: ActionSchema) {
       const schema = action.params && typeof action.params === "object" ? action.params : undefined;
@@ -35,5 +36,5 @@ export function TextInputMiddleware(own: readonly string[]): Middleware {
         return next(ctx);
       };
     }
-  } as unknown as Middleware;
+  });
 }

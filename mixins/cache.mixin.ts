@@ -15,6 +15,7 @@
  */
 import type { Context, Service, ServiceBroker, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { CallMeta } from "../lib/meta";
+import { serviceSchema } from "../broker/service-schema";
 import { cacheKind, deploymentSettings } from "../lib/settings";
 import { createHash } from "crypto";
 import { EVERYTHING, keyPrefix, sitePatterns, type Dependency, type RecordKind } from "../cache/staleness";
@@ -137,8 +138,11 @@ const cacheMethods = {
   },
   /** The service's read method of that name, bound to it. */
   readMethod(method: string): ReadMethod {
-    const fn = (this as unknown as Record<string, ReadMethod>)[method];
-    return (ctx: Ctx<object>) => fn.call(this, ctx);
+    const fn: unknown = Reflect.get(this, method);
+    return (ctx: Ctx<object>) => {
+      if (typeof fn !== "function") throw new TypeError(`${this.name} has no read method ${method}`);
+      return fn.call(this, ctx);
+    };
   }
 } satisfies ThisType<CacheSelf>;
 
@@ -163,4 +167,4 @@ const cacheSchema: ServiceSchema<ServiceSettingSchema, CacheMethods, object, Cac
   }
 };
 
-export const CacheMixin = cacheSchema as unknown as ServiceSchema;
+export const CacheMixin = serviceSchema(cacheSchema);

@@ -11,7 +11,8 @@
  */
 import { IncomingMessage, Server, ServerResponse } from "http";
 import type { Socket } from "net";
-import type { Service, ServiceSchema } from "moleculer";
+import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
 
 /** How long a connection without a request yet counts as one about to send it. */
 const FRESH_MS = 1000;
@@ -30,18 +31,26 @@ interface DrainState {
   lastAcceptAt: number;
 }
 
-interface DrainSelf extends DrainState {
-  logger: Service["logger"];
+/** What the gateway answers SIGTERM with (server.ts). */
+export interface Drainable {
+  drain(timeoutMs: number): Promise<void>;
+}
+
+type DrainSelf = Service & DrainState & Drainable;
+
+/** Whether `service` (the local "api" service, when this process runs it) has this mixin's `drain`. */
+export function isDrainable(service: unknown): service is Drainable {
+  return typeof service === "object" && service !== null && "drain" in service && typeof service.drain === "function";
 }
 
 const serverOf = (self: DrainState): Server | undefined => (self.settings.server instanceof Server ? self.settings.server : undefined);
 
 const tick = (ms: number) => new Promise(resolve => setTimeout(resolve, ms)).then(() => new Promise(resolve => setImmediate(resolve)));
 
-export const HttpDrainMixin = {
+const httpDrain: ServiceSchema<ServiceSettingSchema, Drainable, DrainState, DrainSelf> = {
   name: "http-drain",
   methods: {
-    async drain(this: DrainSelf, timeoutMs: number): Promise<void> {
+    async drain(timeoutMs: number): Promise<void> {
       this.draining = true;
       const server = serverOf(this);
       if (!server) return;
@@ -58,13 +67,13 @@ export const HttpDrainMixin = {
       server.closeIdleConnections();
     }
   },
-  created(this: DrainSelf) {
+  created() {
     this.httpActive = new Set();
     this.httpFresh = new Map();
     this.draining = false;
     this.lastAcceptAt = 0;
   },
-  started(this: DrainSelf) {
+  started() {
     const server = serverOf(this);
     if (!server) return;
     server.on("connection", (socket: Socket) => {
@@ -79,4 +88,6 @@ export const HttpDrainMixin = {
       res.once("close", () => this.httpActive.delete(res));
     });
   }
-} as unknown as ServiceSchema;
+};
+
+export const HttpDrainMixin = serviceSchema(httpDrain);

@@ -13,7 +13,8 @@
  *   (`GET /events/{id}` or `/events/by-slug/{slug}`) the same way; failures stay the contract's error JSON.
  */
 import type { IncomingMessage, ServerResponse } from "http";
-import type { Service, ServiceSchema } from "moleculer";
+import type { Service } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
 import type { Ctx } from "../broker/context";
 import { ApiError } from "../lib/errors";
 import type { CallMeta } from "../lib/meta";
@@ -286,4 +287,4 @@ const httpFeatures = {
 export type HttpFeaturesFace = typeof httpFeatures.methods;
 interface HttpFeaturesSelf extends Service, HttpFeaturesFace {}
 
-export const HttpFeaturesMixin = httpFeatures as unknown as ServiceSchema;
+export const HttpFeaturesMixin = serviceSchema<HttpFeaturesFace, object, HttpFeaturesSelf>(httpFeatures);

@@ -10,7 +10,8 @@
  * everything, the site door (gateway/site-door.ts) ties each request to its site.
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from "http";
-import type { ServiceSchema } from "moleculer";
+import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
 import { deploymentSettings, settings } from "../lib/settings";
 import { callerForKey } from "../lib/sites/callers";
 import { currentSiteId, DEFAULT_SITE_ID } from "../lib/sites/scope";
@@ -27,19 +28,27 @@ const isDocs = (url: string | undefined) => url === DOCS_PATH || String(url ?? "
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
-interface GuardedGateway {
-  settings: { server?: Server; onError(req: IncomingMessage, res: ServerResponse, err: unknown): unknown };
-  logger: { warn(...args: unknown[]): void };
+/** The gateway's settings this mixin reads: the server it made (`merged`) and moleculer-web's `onError`. */
+interface GuardSettings extends ServiceSettingSchema {
+  server?: Server;
+  onError(req: IncomingMessage, res: ServerResponse, err: unknown): unknown;
+}
+
+interface GuardVars {
   rateLimiter?: RateLimiter;
   siteStore?: Promise<Store>;
+}
+
+/** The gateway as this mixin sees it: moleculer-web's `express()` and the response cache's `answerKept` (services/api.service.ts). */
+type GuardedGateway = Service<GuardSettings> & GuardVars & {
   express(): Handler;
   answerKept?(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
-}
+};
 
 /** Moleculer's `merged` lifecycle hook (called with the schema once the mixins are merged) is not in its typings. */
 type MergedHook = { merged(schema: ServiceSchema): void };
 
-export const HttpGuardsMixin: ServiceSchema & MergedHook = {
+const httpGuards: ServiceSchema<GuardSettings, object, GuardVars, GuardedGateway> & MergedHook = {
   name: "http-guards",
   merged(schema: ServiceSchema) {
     const server = createServer();
@@ -48,40 +57,39 @@ export const HttpGuardsMixin: ServiceSchema & MergedHook = {
     schema.settings = { ...(schema.settings ?? {}), ...{ server, $secureSettings: [...secure, "server"] } };
   },
   created() {
-    const gw = this as unknown as GuardedGateway;
-    gw.rateLimiter = createRateLimiter(settings(), msg => gw.logger.warn(msg));
+    this.rateLimiter = createRateLimiter(settings(), msg => this.logger.warn(msg));
     const guards: GuardContext = {
       baseUrl: () => settings().baseUrl,
-      limiter: () => gw.rateLimiter,
+      limiter: () => this.rateLimiter,
       isKnownKey: key => callerForKey(key) !== undefined,
       // Each site counts its callers apart (the default site's buckets as before).
       bucketOf: key => (currentSiteId() === DEFAULT_SITE_ID ? key : `site${currentSiteId()}:${key}`),
       // /docs answers its own errors and ignores the Authorization header (C19).
-      renderError: (req, res, err) => void (isDocs(req.url) ? docsOnError(req, res, err) : gw.settings.onError.call(gw, req, res, err)),
-      warn: (msg, err) => gw.logger.warn(msg, err ?? ""),
-      answerEarly: (req, res) => (gw.answerKept ? gw.answerKept(req, res) : Promise.resolve(false))
+      renderError: (req, res, err) => void (isDocs(req.url) ? docsOnError(req, res, err) : this.settings.onError.call(this, req, res, err)),
+      warn: (msg, err) => this.logger.warn(msg, err ?? ""),
+      answerEarly: (req, res) => (this.answerKept ? this.answerKept(req, res) : Promise.resolve(false))
     };
     let gateway: Handler | undefined;
-    const guarded = frontDoor(() => (gateway ??= gw.express()), () => guards);
-    const directory = async () => siteDirectory(await (gw.siteStore ??= acquireStore(storeConfig())));
-    gw.settings.server?.on("request", siteDoor(guarded, directory));
+    const guarded = frontDoor(() => (gateway ??= this.express()), () => guards);
+    const directory = async () => siteDirectory(await (this.siteStore ??= acquireStore(storeConfig())));
+    this.settings.server?.on("request", siteDoor(guarded, directory));
   },
   async started() {
-    const gw = this as unknown as GuardedGateway;
-    await gw.rateLimiter?.ready();
+    await this.rateLimiter?.ready();
     // PostgreSQL or MongoDB without API_KEYS: the deployment's generated administrator key is the store's (C40)
     const s = deploymentSettings();
     if ((s.databaseUrl || s.mongoUri) && s.apiKeys === undefined) {
-      const store = await (gw.siteStore ??= acquireStore(storeConfig()));
+      const store = await (this.siteStore ??= acquireStore(storeConfig()));
       await useStoredAdminKey(store.sites!, s, msg => console.log(`\n  ${msg}\n`));
     }
   },
   async stopped() {
-    const gw = this as unknown as GuardedGateway;
-    await gw.rateLimiter?.close();
-    if (gw.siteStore) {
-      gw.siteStore = undefined;
+    await this.rateLimiter?.close();
+    if (this.siteStore) {
+      this.siteStore = undefined;
       await releaseStore(storeConfig());
     }
   }
 };
+
+export const HttpGuardsMixin = serviceSchema(httpGuards);

@@ -5,7 +5,8 @@
  * sequences, and the indexes the service lists, made when the store opens. Collections and ids are
  * the current site's (store/site-collection.ts, docs/sites.md): the site a request or bus call belongs to.
  */
-import type { ServiceSchema } from "moleculer";
+import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
 import { settings } from "../lib/settings";
 import type { Collection, Doc } from "../store/collection";
 import { changedFields, inSeries, stalePatterns, type Write } from "../cache/staleness";
@@ -81,18 +82,15 @@ export interface StoreFace extends CacheMethods {
   siteIds(): Promise<number[]>;
 }
 
-interface StoreSelf {
-  name: string;
-  logger: { info(msg: string): void; warn(msg: string): void };
-  broker: { fatal(message: string, err?: Error, needExit?: boolean): void };
+type StoreSelf = Service & {
   storeHandle?: Store;
   store: Collection;
   cleanCaches(patterns?: string[]): Promise<void>;
   storeConnected?(): Promise<void> | void;
-}
+};
 
 export function StoreMixin(opts: StoreOptions): ServiceSchema {
-  return {
+  const schema: ServiceSchema<ServiceSettingSchema, object, object, StoreSelf> = {
     name: "store",
     mixins: [CacheMixin],
     methods: {
@@ -151,5 +149,6 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       if (this.storeHandle) await releaseStore(storeConfig());
       this.storeHandle = undefined;
     }
-  } as unknown as ServiceSchema;
+  };
+  return serviceSchema(schema);
 }

@@ -12,7 +12,8 @@
 import * as dns from "dns";
 import * as http from "http";
 import * as https from "https";
-import type { LookupAddress, LookupAllOptions, LookupOneOptions } from "dns";
+import type { LookupAddress } from "dns";
+import type { LookupFunction } from "net";
 import { checkOutboundUrl, refusedAddress, type UrlRefusal } from "../lib/outbound/addresses";
 import { version } from "../package.json";
 
@@ -72,18 +73,19 @@ const systemResolver: Resolver = hostname => dns.promises.lookup(hostname, { all
  * The socket's lookup: resolves with the given resolver and answers only the addresses the rules allow
  * (all of them with `allowPrivate`), in the shape the socket asked for.
  */
-function checkedLookup(resolve: Resolver, allowPrivate: boolean) {
-  return (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: (...args: unknown[]) => void): void => {
+function checkedLookup(resolve: Resolver, allowPrivate: boolean): LookupFunction {
+  // An error is answered with an empty address, which the socket does not read.
+  return (hostname, options, callback) => {
     resolve(hostname).then(found => {
       const allowed = allowPrivate ? found : found.filter(a => refusedAddress(a.address) === undefined);
       if (!allowed.length) {
         const kind = found.length ? refusedAddress(found[0].address) ?? "unspecified" : "unspecified";
-        callback(new OutboundRefused(kind, hostname));
+        callback(new OutboundRefused(kind, hostname), "");
         return;
       }
-      if ((options as LookupAllOptions).all) callback(null, allowed);
+      if (options.all) callback(null, allowed);
       else callback(null, allowed[0].address, allowed[0].family);
-    }, (err: Error) => callback(err));
+    }, (err: Error) => callback(err, ""));
   };
 }
 
@@ -102,7 +104,7 @@ function once(url: URL, opts: OutboundOptions, deadline: number): Promise<Outbou
     const req = client.request(url, {
       method: opts.method ?? "GET",
       headers,
-      lookup: checkedLookup(opts.resolve ?? systemResolver, opts.allowPrivate) as unknown as typeof dns.lookup,
+      lookup: checkedLookup(opts.resolve ?? systemResolver, opts.allowPrivate),
       // a fresh connection per request: a kept-alive socket would skip the address check of a new resolution
       agent: false
     });

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "http";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
+import { serviceSchema } from "../broker/service-schema";
 import { ApiError } from "../lib/errors";
 import { renderError, toApiError } from "../gateway/error-render";
 import { aliases, ROUTED_SERVICES } from "../lib/routes";
@@ -39,7 +40,7 @@ type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; qu
 /** A GET whose answer may be kept (cache/kept-answers.ts). */
 type KeyedReq = Req & KeyedRequest;
 /** A node as the registry and `$node.connected` describe it. */
-interface GatewayNode { id: string; services?: Array<{ name: string }> }
+interface GatewayNode { id: string; services?: Array<{ name?: unknown }> }
 type Res = ServerResponse & { $ctx?: Ctx };
 /** What moleculer-web tells the route hooks of the alias a request matched. */
 interface Alias { action?: string; path?: string; keys?: Array<{ name: string }> }
@@ -390,7 +391,7 @@ export default function apiService(): ServiceSchema {
     this.keptAnswers = this.broker.cacher ? new KeptAnswers(this.broker.cacher, cleanLogOf(this.broker.cacher)) : undefined;
     // ...but with two gateways, the clean reaches the other one on another path than the write's answer
     // reaches its client: that one could answer a kept, stale page after the write was answered (C16, C45).
-    for (const node of this.broker.registry.getNodeList({ onlyAvailable: true, withServices: true }) as unknown as GatewayNode[]) this.refuseSecondGateway(node);
+    for (const node of this.broker.registry.getNodeList({ onlyAvailable: true, withServices: true })) this.refuseSecondGateway(node);
   },
   events: {
     "$node.connected"(ctx: Context<{ node: GatewayNode }>) {
@@ -455,5 +456,5 @@ export default function apiService(): ServiceSchema {
     }
   }
   };
-  return schema as unknown as ServiceSchema;
+  return serviceSchema(schema);
 }

@@ -7,8 +7,9 @@
  * - `changes.record({ changes })` (internal): changes recorded apart from a record's own write (a term
  *   updated with nothing to change, counts, derived changes of embedding events). A record write stores its
  *   entry itself, in the write's transaction (store/collection.ts `InsertOptions.change`, C42); every entry is
- *   numbered by the feed table's own sequence and carries the state its record had before it
- *   (store/collection.ts `FEED_CARRY`).
+ *   numbered in that transaction (SQLite: the site's last number plus one, writers taking turns; PostgreSQL:
+ *   the writing transaction's id and rank, store/sql/feed.ts; MongoDB: a counter document,
+ *   store/mongo/collection.ts) and carries the state its record had before it (store/collection.ts `FEED_CARRY`).
  * - `changes.claimKey|settleKey|releaseKey` (internal): the gateway's `Idempotency-Key` records
  *   (lib/http/idempotency.ts), in a collection beside the feed (store/key-store.ts).
  *
@@ -17,6 +18,7 @@
  * (lib/changes/feed.ts `contiguousPrefix`).
  */
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import type { Ctx } from "../broker/context";
 import { openKeyStore, KeyStore } from "../store/key-store";
@@ -246,4 +248,4 @@ const ChangesService: ServiceSchema<ServiceSettingSchema, ChangesMethods, Change
   }
 };
 
-export default ChangesService as unknown as ServiceSchema;
+export default serviceSchema(ChangesService);

@@ -26,6 +26,7 @@
  * only: no geocoding, no catch-up); without `setCoordinates`, geocoded positions stay in this service.
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import { actionAvailable, serviceRuns } from "../broker/bus";
 import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
@@ -432,4 +433,4 @@ const GeolocationService: ServiceSchema<ServiceSettingSchema, GeoMethods, GeoVar
   }
 };
 
-export default GeolocationService as unknown as ServiceSchema;
+export default serviceSchema(GeolocationService);

@@ -12,6 +12,7 @@
  * the site (they embed translated values), on every node (mixins/cache.mixin.ts `cleanCaches`).
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
 import { isUniqueViolation } from "../store/errors";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import { KeyedQueue } from "../lib/queue";
@@ -251,4 +252,4 @@ const I18nService: ServiceSchema<I18nSettings, I18nMethods, I18nVars, I18nSelf> 
   }
 };
 
-export default I18nService as unknown as ServiceSchema;
+export default serviceSchema(I18nService);

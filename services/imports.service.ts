@@ -12,6 +12,7 @@
  *   so every rule, the change feed and the caches stay right.
  */
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import type { Ctx } from "../broker/context";
 import type { Collection } from "../store/collection";
@@ -308,4 +309,4 @@ const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, Import
   }
 };
 
-export default ImportsService as unknown as ServiceSchema;
+export default serviceSchema(ImportsService);

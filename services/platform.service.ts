@@ -9,6 +9,7 @@
  * used again once they are gone.
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
 import { ApiError } from "../lib/errors";
 import { deploymentSettings } from "../lib/settings";
 import { hostOfUrl } from "../lib/sites/host";
@@ -217,4 +218,4 @@ const PlatformService: ServiceSchema<ServiceSettingSchema, PlatformMethods, Plat
 };
 
 /** Typed with its own `this` above; services/index.ts takes the plain schema type. */
-export default PlatformService as unknown as ServiceSchema;
+export default serviceSchema(PlatformService);

@@ -10,6 +10,7 @@
  * every event write and term move, in the same transaction (store/sql/term-counts.ts, issue 41).
  */
 import { Context, Errors, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
 import { isUniqueViolation } from "../store/errors";
 import { StoreMixin } from "../mixins/store.mixin";
 import { KeyedQueue } from "../lib/queue";
@@ -375,7 +376,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
     async records(ctx, docs, roots) {
       const [byId, shown] = await Promise.all([loadAncestors(docs, ids => this.fetchByIds(ids)), this.localized(ctx, docs)]);
       // i18n: name and description in the asked language, language keys last (C9).
-      return docs.map((doc, i) => this.applyLanguage({ ...termRecord(shown[i], ancestorSlugs(doc, byId), roots) }, doc, ctx) as unknown as TermRecord);
+      return docs.map((doc, i) => this.applyLanguage(termRecord(shown[i], ancestorSlugs(doc, byId), roots), doc, ctx));
     },
 
     ensureMayManage(ctx, taxonomy) {
@@ -547,4 +548,4 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
 };
 
 /** Typed with its own `this` above; services/index.ts takes the plain schema type. */
-export default TaxonomyService as unknown as ServiceSchema;
+export default serviceSchema(TaxonomyService);

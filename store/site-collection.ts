@@ -25,24 +25,19 @@ export function siteCollection(store: Store, name: string, indexes: readonly Ind
     return col;
   };
   // Every argument goes on as given (options a later version of the interface adds included).
-  const forward = <K extends keyof Collection>(method: K): Collection[K] =>
-    ((...args: unknown[]) => {
-      const col = here();
-      return (col[method] as unknown as (...a: unknown[]) => unknown).apply(col, args);
-    }) as unknown as Collection[K];
   return {
-    find: forward("find"),
-    findByIds: forward("findByIds"),
-    count: forward("count"),
-    idsWhere: forward("idsWhere"),
-    findOne: forward("findOne"),
-    insert: forward("insert"),
-    append: forward("append"),
-    updateOne: forward("updateOne"),
-    updateOneChange: forward("updateOneChange"),
-    updateMany: forward("updateMany"),
-    removeMany: forward("removeMany"),
-    ensureIndex: forward("ensureIndex")
+    find: (...args) => here().find(...args),
+    findByIds: (...args) => here().findByIds(...args),
+    count: (...args) => here().count(...args),
+    idsWhere: (...args) => here().idsWhere(...args),
+    findOne: (...args) => here().findOne(...args),
+    insert: (...args) => here().insert(...args),
+    append: (...args) => here().append(...args),
+    updateOne: (...args) => here().updateOne(...args),
+    updateOneChange: (...args) => here().updateOneChange(...args),
+    updateMany: (...args) => here().updateMany(...args),
+    removeMany: (...args) => here().removeMany(...args),
+    ensureIndex: (...args) => here().ensureIndex(...args)
   };
 }
 

@@ -189,26 +189,26 @@ export function occurrenceSlug(seriesSlug: string, identity: string): string {
 }
 
 /** The schedule fields of an occurrence. */
-export function scheduleOf(o: Occurrence, template: Pick<EventDoc, "timezone" | "all_day">): Record<string, unknown> {
+export function scheduleOf(o: Occurrence, template: Pick<EventDoc, "timezone" | "all_day">): Pick<EventDoc, "timezone" | "all_day" | "start_date" | "end_date" | "utc_start_date" | "utc_end_date"> {
   return {
     timezone: template.timezone, all_day: !!template.all_day,
     start_date: o.start, end_date: o.end, utc_start_date: o.utcStart, utc_end_date: o.utcEnd
   };
 }
 
-/** Fields a new occurrence does not copy from its series' template. */
-const NOT_COPIED = new Set(["_id", "slug", "series_lines", "series_shared", "series_horizon", "series_version", "series_claim", "series_overrides", "series_identity", "series_key",
-  "post_parent", "prior_status"]);
-
 /** The row of a new occurrence of a series (its slug is chosen by the caller, C54). */
 export function occurrenceRow(template: SeriesDoc, o: Occurrence, id: number, slug: string, modified: string): SeriesDoc {
-  const row: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(template)) if (!NOT_COPIED.has(k)) row[k] = structuredClone(v);
-  Object.assign(row, scheduleOf(o, template), {
+  // What a new occurrence does not copy from its series' template: its identity and the series' own fields.
+  const {
+    _id: _templateId, slug: _templateSlug, series_lines: _lines, series_shared: _shared, series_horizon: _horizon, series_version: _version,
+    series_claim: _claim, series_overrides: _overrides, series_identity: _identity, series_key: _key, post_parent: _parent, prior_status: _prior,
+    ...copied
+  } = template;
+  return {
+    ...structuredClone(copied), ...scheduleOf(o, template),
     _id: id, slug, post_parent: template._id, modified, modified_utc: modified,
     series_id: template._id, series_identity: o.identity, series_key: seriesKey(template._id, o.identity), series_overrides: []
-  });
-  return row as unknown as SeriesDoc;
+  };
 }
 
 /** UTC of a local wall clock of a template's zone. */

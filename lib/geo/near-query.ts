@@ -66,12 +66,10 @@ export function readNear(p: NearInput): { asked: boolean; near?: NearParams } {
 /** The record with `distance` added before the language keys, which stay last (C9). */
 export function withDistance<T extends Record<string, unknown>>(record: T, distance: number | undefined): T {
   if (distance === undefined) return record;
-  const out: Record<string, unknown> = {};
-  const tail: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) {
-    if (key === "distance") continue;
-    if (key === "i18n_language" || key === "translations") tail[key] = value;
-    else out[key] = value;
-  }
-  return { ...out, distance, ...tail } as unknown as T;
+  const out = { ...record };
+  const tail = Object.keys(record).filter(key => key === "i18n_language" || key === "translations");
+  for (const key of ["distance", ...tail]) Reflect.deleteProperty(out, key);
+  Reflect.set(out, "distance", distance);
+  for (const key of tail) Reflect.set(out, key, record[key]);
+  return out;
 }

@@ -19,12 +19,17 @@ export const VENUE_BLANKS: Blanks = {
 export const ORGANIZER_BLANKS: Blanks = { description: "", excerpt: "", image: false, email: "", phone: "", website: "" };
 
 /** A copy of `record` with every protected key (at any depth) blanked. */
-export function blankProtected<T>(record: T, blanks: Blanks): T {
-  if (Array.isArray(record)) return record.map(item => blankProtected(item, blanks)) as unknown as T;
-  if (!record || typeof record !== "object") return record;
+export function blankProtected(record: Record<string, unknown>, blanks: Blanks): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record as Record<string, unknown>)) {
-    out[key] = key in blanks ? structuredClone(blanks[key]) : blankProtected(value, blanks);
+  for (const [key, value] of Object.entries(record)) {
+    out[key] = key in blanks ? structuredClone(blanks[key]) : blankedValue(value, blanks);
   }
-  return out as T;
+  return out;
+}
+
+/** A value inside a record: its objects and arrays copied with their protected keys blanked. */
+function blankedValue(value: unknown, blanks: Blanks): unknown {
+  if (Array.isArray(value)) return value.map(item => blankedValue(item, blanks));
+  if (!value || typeof value !== "object") return value;
+  return blankProtected({ ...value }, blanks);
 }

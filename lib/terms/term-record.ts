@@ -94,7 +94,7 @@ export function termUrl(doc: Pick<TermDoc, "taxonomy" | "slug">, ancestorSlugs: 
   return `${roots.site}/events/category/${[...ancestorSlugs, doc.slug].join("/")}/`;
 }
 
-export interface TermRecord {
+export type TermRecord = {
   id: number;
   count: number;
   description: string;
@@ -105,7 +105,7 @@ export interface TermRecord {
   meta: never[];
   url: string;
   urls: TermUrls;
-}
+};
 
 /** docs/records.md#term-fields, key order included; tags have no `parent` key. `ancestorSlugs` root first. */
 export function termRecord(doc: TermDoc, ancestorSlugs: readonly string[], roots: Roots): TermRecord {

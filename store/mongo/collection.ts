@@ -39,16 +39,22 @@ import { nowDb } from "../../lib/dates";
 
 /** A document-level `$not` is MongoDB's `$nor` with one clause. */
 export function toMongoQuery(query: Query): Query {
-  if (Array.isArray(query)) return query.map(toMongoQuery) as unknown as Query;
   if (!query || typeof query !== "object" || query instanceof RegExp) return query;
   const out: Query = {};
   for (const [key, value] of Object.entries(query)) {
     if (key === "$not" && value && typeof value === "object" && !(value instanceof RegExp) && !Object.keys(value).some(k => k.startsWith("$") && k !== "$or" && k !== "$and"))
-      out.$nor = [toMongoQuery(value as Query)];
-    else if (key === "$and" || key === "$or") out[key] = (value as Query[]).map(toMongoQuery);
+      out.$nor = [mongoClause(value)];
+    else if (key === "$and" || key === "$or") out[key] = (value as unknown[]).map(mongoClause);
     else out[key] = value;
   }
   return out;
+}
+
+/** A clause inside `$not`, `$and` or `$or` as MongoDB takes it: a list clause by clause, a query by toMongoQuery. */
+function mongoClause(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(mongoClause);
+  if (!value || typeof value !== "object" || value instanceof RegExp) return value;
+  return toMongoQuery({ ...value });
 }
 
 /** The server's duplicate-key error (code 11000) as the store's UniqueViolation, naming the index; others as they are. */

@@ -107,14 +107,28 @@ export async function openMongo(uri: string, connectTimeoutMs: number): Promise<
       await new Promise(resolve => setTimeout(resolve, 500));
     }
   }
-  const { client, db } = adapter as unknown as { client: MongoClientLike; db: MongoDb };
   try {
+    const { client, db } = connectedParts(adapter);
     return await connectedStore(client, db.databaseName, location, () => adapter.disconnect());
   } catch (err) {
     await adapter.disconnect();
     throw err;
   }
 }
+
+/** The connected driver's client and database, which the adapter holds as `client` and `db` (not in its typings). */
+function connectedParts(adapter: object): { client: MongoClientLike; db: MongoDb } {
+  const client: unknown = Reflect.get(adapter, "client");
+  const db: unknown = Reflect.get(adapter, "db");
+  if (!isMongoClient(client) || !isMongoDb(db)) throw new Error("moleculer-db-adapter-mongo connected without a client and a database");
+  return { client, db };
+}
+
+const isMongoClient = (v: unknown): v is MongoClientLike =>
+  typeof v === "object" && v !== null && "db" in v && typeof v.db === "function" && "startSession" in v && typeof v.startSession === "function";
+
+const isMongoDb = (v: unknown): v is MongoDb =>
+  typeof v === "object" && v !== null && "databaseName" in v && typeof v.databaseName === "string" && "collection" in v && typeof v.collection === "function";
 
 /** The store over a connected client, once the server is known to run transactions and the sites' indexes exist. */
 export async function connectedStore(client: MongoClientLike, base: string, location: string, close: () => Promise<void>): Promise<MongoStore> {

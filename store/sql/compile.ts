@@ -167,8 +167,8 @@ export class QueryCompiler {
       const list = sqliteList(values);
       return { sql: `${expr} IN ${list.sql}`, params: list.params };
     }
-    if (field === "_id") return { sql: `${expr} = ANY(?::${this.shape.textId ? "text" : "bigint"}[])`, params: [values as unknown as Param] };
-    return { sql: `${expr} = ANY(?::jsonb[])`, params: [values.map(v => JSON.stringify(v)) as unknown as Param] };
+    if (field === "_id") return { sql: `${expr} = ANY(?::${this.shape.textId ? "text" : "bigint"}[])`, params: [values] };
+    return { sql: `${expr} = ANY(?::jsonb[])`, params: [values.map(v => JSON.stringify(v))] };
   }
 
   /**
@@ -198,7 +198,7 @@ export class QueryCompiler {
   private linkRows(alias: string, m: LinkMembership): Compiled {
     const links = this.shape.links!;
     const on = `${alias}site = ? AND ${alias}type = '${links.type}' AND ${alias}field = '${m.field}'`;
-    if (this.dialect === "postgres") return { sql: `${on} AND ${alias}target = ANY(?::bigint[])`, params: [links.site, [...m.ids] as unknown as Param] };
+    if (this.dialect === "postgres") return { sql: `${on} AND ${alias}target = ANY(?::bigint[])`, params: [links.site, [...m.ids]] };
     const targets = sqliteList(m.ids);
     return { sql: `${on} AND ${alias}target IN ${targets.sql}`, params: [links.site, ...targets.params] };
   }
@@ -330,7 +330,7 @@ export class QueryCompiler {
     // Containment (`@>`) is what the GIN index of an array field answers.
     const expr = fieldExpr("postgres", field);
     if (values.length <= 64) return { sql: `(${values.map(() => `${expr} @> ?::jsonb`).join(" OR ")})`, params: values.map(v => JSON.stringify([v])) };
-    return { sql: `EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${expr}) = 'array' THEN ${expr} ELSE '[]'::jsonb END) e WHERE e = ANY(?::jsonb[]))`, params: [values.map(v => JSON.stringify(v)) as unknown as Param] };
+    return { sql: `EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${expr}) = 'array' THEN ${expr} ELSE '[]'::jsonb END) e WHERE e = ANY(?::jsonb[]))`, params: [values.map(v => JSON.stringify(v))] };
   }
 
   /** A literal pattern, optionally anchored (`^lit`, `lit$`, `^lit$`). */
@@ -418,7 +418,7 @@ export class QueryCompiler {
         const scalars = values.filter(v => v !== null && v !== undefined && !(v instanceof RegExp));
         const text = values.length > 0 && values.every(v => typeof v === "string") ? this.column(field, "text") : undefined;
         if (text) {
-          if (this.dialect === "postgres") return { sql: `${text} = ANY(?::text[])`, params: [values as unknown as Param], docFree: true };
+          if (this.dialect === "postgres") return { sql: `${text} = ANY(?::text[])`, params: [values], docFree: true };
           const list = sqliteList(values);
           return { sql: `${text} IN ${list.sql}`, params: list.params, docFree: true };
         }

@@ -19,7 +19,8 @@ import { timedAsync, timedSync } from "./statement-times";
 export { StoreUnavailable, UniqueViolation } from "../errors";
 
 export type Dialect = "sqlite" | "postgres";
-export type Param = string | number | bigint | null | Buffer;
+/** A value bound to a `?`; a list only where PostgreSQL takes an array (`= ANY(?::bigint[])`: node-postgres sends it as one). */
+export type Param = string | number | bigint | null | Buffer | readonly unknown[];
 
 export interface SqlRunner {
   readonly dialect: Dialect;

@@ -5,13 +5,14 @@
  *   driver (moleculer, moleculer-web, http, https, ioredis, pg…);
  * - folders: mixins/ holds only mixins, middlewares/ only broker middlewares;
  * - paths: every repository path a comment, README.md or docs/*.md names (`lib/dates.ts`, `store/sql/`)
- *   exists;
+ *   exists, and a name a comment places in a file (lib/dates.ts `inUtc`) is in that file;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
  *   `#anchor` after it is a heading or an explicit anchor of that file;
  * - decisions: every decision code (C1…, D1…) a comment (or a test title) names is an entry of
  *   docs/decisions.md;
  * - types: no function in services/ or mixins/ declares `this: any` (each service and mixin types its
- *   `this` through a Self interface, as services/taxonomy.service.ts does).
+ *   `this` through a Self interface, as services/taxonomy.service.ts does); the sources hold at most
+ *   MAX_DOUBLE_CASTS `as unknown as` casts, each with a comment on the line above saying why.
  * No broker: the source files are read and parsed with the TypeScript compiler, so only real comments
  * and the titles of describe/test/it are read (never code or other strings).
  *
@@ -307,16 +308,15 @@ describe("folders hold what their names say", () => {
 /** A repository path a comment names: a top folder of the project, then folders and a file with its extension, or a folder ending in `/`. */
 const PATH_REF = /(?<![\w./-])(?:lib|domain|broker|cache|gateway|middlewares|mixins|services|store|net|test|bench|scripts|docs|locales|types)\/(?:[\w.-]+\/)*(?:[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|cjs|json|md|sql|sh)\b|(?=[\s`'")]))/g;
 
+/** What `problem` says of each match of `pattern` in a file's comments (URLs left out), as `file:line: …`. */
+function commentProblems(file: string, pattern: RegExp, problem: (m: RegExpMatchArray) => string | undefined): string[] {
+  return notesOf(sourceOf(file)).flatMap(note => [...note.text.replace(URL, " ").matchAll(pattern)]
+    .map(problem).filter((p): p is string => p !== undefined).map(p => `${file}:${note.line}: ${p}`));
+}
+
 /** Every path a file's comments name that is not in the repository, as `file:line: path`. */
 function missingPaths(file: string): string[] {
-  const problems: string[] = [];
-  for (const note of notesOf(sourceOf(file))) {
-    for (const m of note.text.replace(URL, " ").matchAll(PATH_REF)) {
-      const target = m[0].replace(/\/$/, "");
-      if (!fs.existsSync(path.join(ROOT, target))) problems.push(`${file}:${note.line}: ${m[0]}`);
-    }
-  }
-  return problems;
+  return commentProblems(file, PATH_REF, m => (fs.existsSync(path.join(ROOT, m[0].replace(/\/$/, ""))) ? undefined : m[0]));
 }
 
 describe("paths in comments exist", () => {
@@ -328,6 +328,28 @@ describe("paths in comments exist", () => {
     const sf = ts.createSourceFile("x.ts", "/** see mixins/store/id-registry.ts and lib/dates.ts */\nexport const x = 1;\n", ts.ScriptTarget.ES2022, true);
     parsed.set("virtual/x.ts", sf);
     expect(missingPaths("virtual/x.ts")).toEqual(["virtual/x.ts:1: mixins/store/id-registry.ts"]);
+  });
+});
+
+/** A path a comment names followed by one of its names in backticks: "store/collection.ts `FEED_CARRY`". */
+const NAMED_IN_FILE = /(?<![\w./-])((?:lib|domain|broker|cache|gateway|middlewares|mixins|services|store|net|test|bench|scripts)\/(?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.ts)\s+`([A-Za-z_$][\w$]*)(?:\.[\w$]+)*(?:\(\))?`/g;
+
+/** Every name a file's comments place in another file (lib/dates.ts `inUtc`) that the other file does not hold, as `file:line: path name`. */
+function missingNames(file: string): string[] {
+  const holds = (target: string, name: string) =>
+    !fs.existsSync(target) || new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(fs.readFileSync(target, "utf8"));
+  return commentProblems(file, NAMED_IN_FILE, m => (holds(path.join(ROOT, m[1]), m[2]) ? undefined : `${m[1]} ${m[2]}`));
+}
+
+describe("names in comments exist", () => {
+  test("every name a comment places in a file (lib/dates.ts `inUtc`) is in that file", () => {
+    expect(FILES.flatMap(missingNames)).toEqual([]);
+  });
+
+  test("the check sees a name the file does not hold", () => {
+    const sf = ts.createSourceFile("y.ts", "/** see lib/dates.ts `inUtc` and lib/dates.ts `noSuchFunction()` */\nexport const y = 1;\n", ts.ScriptTarget.ES2022, true);
+    parsed.set("virtual/y.ts", sf);
+    expect(missingNames("virtual/y.ts")).toEqual(["virtual/y.ts:1: lib/dates.ts noSuchFunction"]);
   });
 });
 
@@ -407,6 +429,53 @@ describe("typed services and mixins", () => {
     const found = FILES.filter(f => /^(services|mixins)\//.test(f) && f.endsWith(".ts"))
       .flatMap(f => untypedThis(sourceOf(f)).map(line => `${f}:${line}`));
     expect(found).toEqual([]);
+  });
+});
+
+/** The folders of the service's own code (not its tests, benches or scripts), and the top-level files. */
+const CODE_DIRS = ["services", "mixins", "lib", "store", "net", "domain", "broker", "middlewares", "gateway", "cache"];
+const CODE_FILES = FILES.filter(f => f.endsWith(".ts") && (!f.includes("/") || CODE_DIRS.includes(f.split("/")[0])));
+
+/** How many `as unknown as` casts the sources may keep (issue 42), each where a framework type cannot say it. */
+const MAX_DOUBLE_CASTS = 5;
+
+/** Every `x as unknown as T` of a file: its line and whether the line above it is a comment. */
+export function doubleCasts(sf: ts.SourceFile): Array<{ line: number; commented: boolean }> {
+  const lines = sf.text.split("\n");
+  const found: Array<{ line: number; commented: boolean }> = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isAsExpression(node) && ts.isAsExpression(node.expression) && node.expression.type.kind === ts.SyntaxKind.UnknownKeyword) {
+      const line = sf.getLineAndCharacterOfPosition(node.expression.type.getStart(sf)).line + 1;
+      const above = (lines[line - 2] ?? "").trim();
+      found.push({ line, commented: above.startsWith("//") || above.startsWith("*") || above.startsWith("/*") || above.endsWith("*/") });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+describe("casts", () => {
+  const casts = CODE_FILES.flatMap(f => doubleCasts(sourceOf(f)).map(c => ({ at: `${f}:${c.line}`, commented: c.commented })));
+
+  test(`the sources hold at most ${MAX_DOUBLE_CASTS} \`as unknown as\` casts`, () => {
+    expect(casts.length > MAX_DOUBLE_CASTS ? casts.map(c => c.at) : []).toEqual([]);
+  });
+
+  test("each `as unknown as` has a comment on the line above it", () => {
+    expect(casts.filter(c => !c.commented).map(c => c.at)).toEqual([]);
+  });
+
+  test("the check finds every `as unknown as`, commented or not, and no other cast", () => {
+    const sf = ts.createSourceFile("x.ts", [
+      "const a = b as unknown as C;",
+      "// why",
+      "const d = (e as unknown as F).g;",
+      "const h = i as J; const k = l as unknown;",
+      "/** why */",
+      "export default m as unknown as N;"
+    ].join("\n"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    expect(doubleCasts(sf)).toEqual([{ line: 1, commented: false }, { line: 3, commented: true }, { line: 6, commented: true }]);
   });
 });
 
