@@ -64,24 +64,6 @@ function cleaningWrites(collection: string, col: Collection, clean: (patterns: s
   };
 }
 
-/** What a service with the store mixin has (its public face, with the cache mixin's). */
-export interface StoreFace extends CacheMethods {
-  store: Collection;
-  /** The store opened when the service started (its SQL driver: `storeHandle.sql`). */
-  storeHandle?: Store;
-  allocateId(seq: Sequence, type: string): Promise<number>;
-  allocatePostIds(type: string, count: number): Promise<number[]>;
-  typeOfId(id: number): Promise<string | undefined>;
-  idRegistry(): Promise<IdRegistry>;
-  storeCollection(name: string, indexes?: IndexSpec[]): Promise<Collection>;
-  /** Runs `fn` as the only holder of the store-wide lock `name` (of the current site), on every node. */
-  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
-  /** Runs `fn` as work of site `id` (background work of a site); skipped when the site is gone. */
-  inSite<T>(id: number, fn: () => Promise<T>): Promise<T | undefined>;
-  /** The default site and every live site of the store. */
-  siteIds(): Promise<number[]>;
-}
-
 type StoreSelf = Service & {
   storeHandle?: Store;
   store: Collection;
@@ -89,49 +71,61 @@ type StoreSelf = Service & {
   storeConnected?(): Promise<void> | void;
 };
 
+/** The methods the store mixin gives its service. */
+const storeMethods = {
+  /** The next id of a sequence, shared with every service drawing from it. */
+  allocateId(this: StoreSelf, seq: Sequence, type: string): Promise<number> {
+    return siteRegistry(this.storeHandle!).allocate(seq, type);
+  },
+  /** `count` ids of the post sequence at once, ascending. */
+  allocatePostIds(this: StoreSelf, type: string, count: number): Promise<number[]> {
+    return siteRegistry(this.storeHandle!).allocatePosts(type, count);
+  },
+  /** Which post type owns an id, undefined when none. */
+  typeOfId(this: StoreSelf, id: number): Promise<string | undefined> {
+    return siteRegistry(this.storeHandle!).typeOf(id);
+  },
+  /**
+   * Runs `fn` as the only holder of the store-wide lock `name` of the current site on every node
+   * (PostgreSQL: an advisory lock; SQLite: its writers already take turns, so `fn` simply runs).
+   */
+  exclusive<T>(this: StoreSelf, name: string, fn: () => Promise<T>): Promise<T> {
+    return this.storeHandle!.sql ? this.storeHandle!.sql.withLock(lockKey(`${currentSiteId()}:${name}`), fn) : fn();
+  },
+  idRegistry(this: StoreSelf): Promise<IdRegistry> {
+    return Promise.resolve(siteRegistry(this.storeHandle!));
+  },
+  /** Runs `fn` as work of site `id` (background work of a site); skipped when the site is gone. */
+  async inSite<T>(this: StoreSelf, id: number, fn: () => Promise<T>): Promise<T | undefined> {
+    if (id === DEFAULT_SITE_ID) return runInSite(undefined, fn);
+    const site = await siteDirectory(this.storeHandle!).forId(id);
+    return site ? runInSite(site, fn) : undefined;
+  },
+  /** The default site and every live site of the store (background work that visits each). */
+  async siteIds(this: StoreSelf): Promise<number[]> {
+    // a job's timer that fires while the service stops finds its store released: no site to visit
+    if (!this.storeHandle) return [];
+    return [DEFAULT_SITE_ID, ...((await this.storeHandle!.sites?.liveIds()) ?? [])];
+  },
+  /** Another collection of the same store (the change feed's idempotency keys, say). */
+  async storeCollection(this: StoreSelf, name: string, indexes: IndexSpec[] = []): Promise<Collection> {
+    await this.storeHandle!.ensureIndexes(name, indexes);
+    return siteCollection(this.storeHandle!, name, indexes);
+  }
+};
+
+/** What a service with the store mixin has (its public face, with the cache mixin's). */
+export type StoreFace = CacheMethods & typeof storeMethods & {
+  store: Collection;
+  /** The store opened when the service started (its SQL driver: `storeHandle.sql`). */
+  storeHandle?: Store;
+};
+
 export function StoreMixin(opts: StoreOptions): ServiceSchema {
   const schema: ServiceSchema<ServiceSettingSchema, object, object, StoreSelf> = {
     name: "store",
     mixins: [CacheMixin],
-    methods: {
-      /** The next id of a sequence, shared with every service drawing from it. */
-      allocateId(this: StoreSelf, seq: Sequence, type: string): Promise<number> {
-        return siteRegistry(this.storeHandle!).allocate(seq, type);
-      },
-      /** `count` ids of the post sequence at once, ascending. */
-      allocatePostIds(this: StoreSelf, type: string, count: number): Promise<number[]> {
-        return siteRegistry(this.storeHandle!).allocatePosts(type, count);
-      },
-      /** Which post type owns an id, undefined when none. */
-      typeOfId(this: StoreSelf, id: number): Promise<string | undefined> {
-        return siteRegistry(this.storeHandle!).typeOf(id);
-      },
-      /**
-       * Runs `fn` as the only holder of the store-wide lock `name` of the current site on every node
-       * (PostgreSQL: an advisory lock; SQLite: its writers already take turns, so `fn` simply runs).
-       */
-      exclusive<T>(this: StoreSelf, name: string, fn: () => Promise<T>): Promise<T> {
-        return this.storeHandle!.sql ? this.storeHandle!.sql.withLock(lockKey(`${currentSiteId()}:${name}`), fn) : fn();
-      },
-      idRegistry(this: StoreSelf): Promise<IdRegistry> {
-        return Promise.resolve(siteRegistry(this.storeHandle!));
-      },
-      /** Runs `fn` as work of site `id` (background work of a site); skipped when the site is gone. */
-      async inSite<T>(this: StoreSelf, id: number, fn: () => Promise<T>): Promise<T | undefined> {
-        if (id === DEFAULT_SITE_ID) return runInSite(undefined, fn);
-        const site = await siteDirectory(this.storeHandle!).forId(id);
-        return site ? runInSite(site, fn) : undefined;
-      },
-      /** The default site and every live site of the store (background work that visits each). */
-      async siteIds(this: StoreSelf): Promise<number[]> {
-        return [DEFAULT_SITE_ID, ...((await this.storeHandle!.sites?.liveIds()) ?? [])];
-      },
-      /** Another collection of the same store (the change feed's idempotency keys, say). */
-      async storeCollection(this: StoreSelf, name: string, indexes: IndexSpec[] = []): Promise<Collection> {
-        await this.storeHandle!.ensureIndexes(name, indexes);
-        return siteCollection(this.storeHandle!, name, indexes);
-      }
-    },
+    methods: storeMethods,
     async started(this: StoreSelf) {
       let store: Store;
       try {
