@@ -52,6 +52,12 @@ const WINDOW_COLUMNS: readonly ListColumn[] = [
 ];
 /** Migration 10's: the password, which tells whose excerpt and description an anonymous search reads (D34). */
 const PASSWORD_COLUMN: ListColumn = { field: "post_password", kind: "text" };
+/**
+ * Migration 15's: the publication date, which tells a due `future` event (read as published, C13) from one
+ * not yet due. Without it a list's status condition (lib/events/due-events.ts) read each document of the
+ * window, and its count scanned every event (docs/lists.md#counting-a-list).
+ */
+const DATE_UTC_COLUMN: ListColumn = { field: "date_utc", kind: "text" };
 
 /**
  * The window columns of a record table (docs/lists.md#counting-a-list), in the order of the covering
@@ -59,7 +65,7 @@ const PASSWORD_COLUMN: ListColumn = { field: "post_password", kind: "text" };
  * index alone instead of every document in the window, a search's count too.
  */
 export const LIST_COLUMNS: Readonly<Record<string, readonly ListColumn[]>> = {
-  events: [...WINDOW_COLUMNS, PASSWORD_COLUMN]
+  events: [...WINDOW_COLUMNS, PASSWORD_COLUMN, DATE_UTC_COLUMN]
 };
 
 /** The column generated for a field (LIST_COLUMNS). */
@@ -74,6 +80,11 @@ export const windowIndexName = (table: string): string => `ix_${table}_window`;
  * docs/lists.md#event-filters).
  */
 export const idWindowIndexName = (table: string): string => `ix_${table}_id_window`;
+
+/** SQLite: the index of a table's window columns `columns` keyed by id (idWindowIndexName). */
+function idWindowIndex(table: string, columns: readonly ListColumn[]): string {
+  return `CREATE INDEX IF NOT EXISTS ${idWindowIndexName(table)} ON ${table} (site, id, ${columns.map(c => columnName(c.field)).join(", ")})`;
+}
 
 /** The statements adding `added` to a table's window columns and making their covering index over `all`. */
 function windowColumns(d: SqlDriver, table: string, added: readonly ListColumn[], all = added): string[] {
@@ -385,7 +396,7 @@ export const MIGRATIONS: Migration[] = [
     // A list filtered by two links tests each linked event's window from an index, not its document
     // (idWindowIndexName). PostgreSQL stores the columns in the row: nothing to compute there.
     up: d => (d.dialect === "sqlite"
-      ? [`CREATE INDEX IF NOT EXISTS ${idWindowIndexName("events")} ON events (site, id, ${LIST_COLUMNS.events.map(c => columnName(c.field)).join(", ")})`]
+      ? [idWindowIndex("events", [...WINDOW_COLUMNS, PASSWORD_COLUMN])]
       : [])
   },
   {
@@ -419,6 +430,18 @@ export const MIGRATIONS: Migration[] = [
     // every count is recomputed once from the events. PostgreSQL's feed entries take their transaction's
     // id (feed_id), so a reader never passes a change still being committed (store/sql/feed.ts, C43).
     up: d => termCountStatements(d.dialect)
+  },
+  {
+    version: 15,
+    name: "the publication date among the window columns",
+    // A list's status as C13 reads it (a due `future` event as published) is tested on the window index,
+    // and its total counted from that index alone again (DATE_UTC_COLUMN, docs/lists.md#counting-a-list).
+    up: d => [
+      ...windowColumns(d, "events", [DATE_UTC_COLUMN], LIST_COLUMNS.events),
+      ...(d.dialect === "sqlite"
+        ? [`DROP INDEX IF EXISTS ${idWindowIndexName("events")}`, idWindowIndex("events", LIST_COLUMNS.events)]
+        : ["ANALYZE events"])
+    ]
   }
 ];
 
