@@ -167,7 +167,7 @@ function suite(kind: "sqlite" | "postgres") {
       const due = new QueryCompiler(kind, shape).where(QUERIES.find(([name]) => name.startsWith("the default window, due"))![1]);
       expect(due.docFree).toBe(true);
       const duePlan = await plan(`SELECT COUNT(*) FROM events INDEXED BY ix_events_window WHERE site = ? AND (${due.sql})`, due.params);
-      expect(duePlan).toMatch(/USING COVERING INDEX ix_events_window \(site=\? AND c_hide_from_listings=\? AND c_status=\? AND c_start_date>\? AND c_start_date<\?\)/);
+      expect(duePlan).toMatch(/USING (COVERING )?INDEX ix_events_window \(site=\? AND c_hide_from_listings=\? AND c_status=\? AND c_start_date>\? AND c_start_date<\?\)/);
       const linkedPlan = await plan(`SELECT COUNT(*) FROM events WHERE site = ? AND (${linked.sql})`, linked.params);
       expect(linkedPlan).toMatch(/SEARCH d USING PRIMARY KEY \(site=\? AND type=\? AND field=\? AND target=\?\)/);
       expect(linkedPlan).toMatch(/SEARCH p EXISTS USING PRIMARY KEY \(site=\? AND type=\? AND field=\? AND target=\? AND id=\?\)/);
