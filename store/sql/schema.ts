@@ -137,6 +137,13 @@ export interface Migration {
   version: number;
   name: string;
   up(driver: SqlDriver): string[];
+  /**
+   * PostgreSQL: the tables its statements rewrite (a stored column added or made anew). A rewritten table
+   * has no visibility map until it is vacuumed, and neither autovacuum nor the store's upkeep
+   * (store/sql/upkeep.ts) sees a rewrite as changed rows: until then no count is read from an index alone
+   * (the default list's count scanned the table). `migrate` vacuums them once it has applied it.
+   */
+  rewrites?: readonly string[];
 }
 
 const json = (d: SqlDriver) => (d.dialect === "sqlite" ? "BLOB" : "JSONB");
@@ -358,6 +365,7 @@ export const MIGRATIONS: Migration[] = [
     version: 6,
     name: "window columns of the lists and their covering index",
     // A list's total counted from one index, not from the JSON of every event in its window (docs/lists.md#counting-a-list).
+    rewrites: ["events"],
     up: d => windowColumns(d, "events", WINDOW_COLUMNS)
   },
   {
@@ -382,12 +390,14 @@ export const MIGRATIONS: Migration[] = [
     version: 9,
     name: "the searched texts stored folded, with their trigram indexes (PostgreSQL)",
     // A search compares stored folded text (FOLDED_COLUMNS), not fold() of each candidate's document.
+    rewrites: Object.keys(FOLDED_COLUMNS),
     up: d => (d.dialect === "postgres" ? Object.entries(FOLDED_COLUMNS).flatMap(([table, fields]) => foldedColumns(table, fields)) : [])
   },
   {
     version: 10,
     name: "the password among the window columns",
     // An anonymous search's count tells readable events from the window index, reading no document (D34).
+    rewrites: ["events"],
     up: d => windowColumns(d, "events", [PASSWORD_COLUMN], [...WINDOW_COLUMNS, PASSWORD_COLUMN])
   },
   {
@@ -405,6 +415,7 @@ export const MIGRATIONS: Migration[] = [
     // A term and the texts it is compared with fold alike on every store (lib/fold.ts): SQLite's full-text
     // index is filled again with the new folding; PostgreSQL's fold() is replaced, its stored folded texts
     // computed again (the columns made anew) and the indexes of fold() expressions rebuilt.
+    rewrites: Object.keys(FOLDED_COLUMNS),
     up: d => (d.dialect === "sqlite"
       ? Object.entries(FTS_TABLES).flatMap(([table, fts]) => [
         `INSERT INTO ${fts.table} (${fts.table}) VALUES ('delete-all')`,
@@ -436,11 +447,10 @@ export const MIGRATIONS: Migration[] = [
     name: "the publication date among the window columns",
     // A list's status as C13 reads it (a due `future` event as published) is tested on the window index,
     // and its total counted from that index alone again (DATE_UTC_COLUMN, docs/lists.md#counting-a-list).
+    rewrites: ["events"],
     up: d => [
       ...windowColumns(d, "events", [DATE_UTC_COLUMN], LIST_COLUMNS.events),
-      ...(d.dialect === "sqlite"
-        ? [`DROP INDEX IF EXISTS ${idWindowIndexName("events")}`, idWindowIndex("events", LIST_COLUMNS.events)]
-        : ["ANALYZE events"])
+      ...(d.dialect === "sqlite" ? [`DROP INDEX IF EXISTS ${idWindowIndexName("events")}`, idWindowIndex("events", LIST_COLUMNS.events)] : [])
     ]
   }
 ];
@@ -501,7 +511,7 @@ export async function appliedVersions(driver: SqlDriver): Promise<number[]> {
 /** Brings the schema up to `upTo` (all migrations by default); answers the versions it applied. */
 export async function migrate(driver: SqlDriver, upTo = Infinity, onWait?: () => void): Promise<number[]> {
   // a node starting while another migrates waits for it, however long its migration takes (`onWait` told)
-  return driver.withLock(MIGRATION_LOCK, async () => {
+  const applied = await driver.withLock(MIGRATION_LOCK, async () => {
     const done = new Set(await appliedVersions(driver));
     const applied: number[] = [];
     for (const m of MIGRATIONS) {
@@ -516,4 +526,19 @@ export async function migrate(driver: SqlDriver, upTo = Infinity, onWait?: () =>
     }
     return applied;
   }, { unbounded: true, onWait });
+  await vacuumRewritten(driver, applied);
+  return applied;
+}
+
+/** PostgreSQL: the tables the `applied` migrations rewrote, vacuumed (Migration `rewrites`; VACUUM runs outside a transaction). */
+async function vacuumRewritten(driver: SqlDriver, applied: readonly number[]): Promise<void> {
+  if (driver.dialect !== "postgres") return;
+  const tables = new Set(MIGRATIONS.filter(m => applied.includes(m.version)).flatMap(m => m.rewrites ?? []));
+  for (const table of tables) {
+    try {
+      await driver.run(`VACUUM (ANALYZE) ${table}`);
+    } catch {
+      // a vacuum only speeds counts up (the store's upkeep or autovacuum may do it later): the store answers the same
+    }
+  }
 }

@@ -96,6 +96,11 @@ function suite(name: string, open: () => Promise<{ driver: () => SqlDriver; conf
         const due = { $and: [{ status: { $in: ["publish", "future"] } }, { $or: [{ status: { $ne: "future" } }, { date_utc: { $lte: "2030-02-01 00:00:00" } }] }] };
         expect((await events.find(due, { sort: { _id: 1 } })).map(d => d._id)).toEqual([1, 2]);
         expect(await events.count(due)).toBe(2);
+        if (store.sql!.dialect === "postgres") {
+          // the table its new stored column rewrote was vacuumed: its pages all visible, so counts read the index alone
+          const [pages] = await store.sql!.all<{ visible: number | string }>("SELECT relallvisible AS visible FROM pg_class WHERE relname = 'events' AND relnamespace = current_schema()::regnamespace");
+          expect(Number(pages.visible)).toBeGreaterThan(0);
+        }
         // the column follows a write of the document
         await events.updateOne({ _id: 3 }, { $set: { date_utc: "2030-01-20 00:00:00" } });
         expect(await events.count(due)).toBe(3);
