@@ -52,6 +52,12 @@ const WINDOW_COLUMNS: readonly ListColumn[] = [
 ];
 /** Migration 10's: the password, which tells whose excerpt and description an anonymous search reads (D34). */
 const PASSWORD_COLUMN: ListColumn = { field: "post_password", kind: "text" };
+/**
+ * Migration 15's: the publication date, which tells a due `future` event (read as published, C13) from one
+ * not yet due. Without it a list's status condition (lib/events/due-events.ts) read each document of the
+ * window, and its count scanned every event (docs/lists.md#counting-a-list).
+ */
+const DATE_UTC_COLUMN: ListColumn = { field: "date_utc", kind: "text" };
 
 /**
  * The window columns of a record table (docs/lists.md#counting-a-list), in the order of the covering
@@ -59,7 +65,7 @@ const PASSWORD_COLUMN: ListColumn = { field: "post_password", kind: "text" };
  * index alone instead of every document in the window, a search's count too.
  */
 export const LIST_COLUMNS: Readonly<Record<string, readonly ListColumn[]>> = {
-  events: [...WINDOW_COLUMNS, PASSWORD_COLUMN]
+  events: [...WINDOW_COLUMNS, PASSWORD_COLUMN, DATE_UTC_COLUMN]
 };
 
 /** The column generated for a field (LIST_COLUMNS). */
@@ -74,6 +80,11 @@ export const windowIndexName = (table: string): string => `ix_${table}_window`;
  * docs/lists.md#event-filters).
  */
 export const idWindowIndexName = (table: string): string => `ix_${table}_id_window`;
+
+/** SQLite: the index of a table's window columns `columns` keyed by id (idWindowIndexName). */
+function idWindowIndex(table: string, columns: readonly ListColumn[]): string {
+  return `CREATE INDEX IF NOT EXISTS ${idWindowIndexName(table)} ON ${table} (site, id, ${columns.map(c => columnName(c.field)).join(", ")})`;
+}
 
 /** The statements adding `added` to a table's window columns and making their covering index over `all`. */
 function windowColumns(d: SqlDriver, table: string, added: readonly ListColumn[], all = added): string[] {
@@ -126,6 +137,13 @@ export interface Migration {
   version: number;
   name: string;
   up(driver: SqlDriver): string[];
+  /**
+   * PostgreSQL: the tables its statements rewrite (a stored column added or made anew). A rewritten table
+   * has no visibility map until it is vacuumed, and neither autovacuum nor the store's upkeep
+   * (store/sql/upkeep.ts) sees a rewrite as changed rows: until then no count is read from an index alone
+   * (the default list's count scanned the table). `migrate` vacuums them once it has applied it.
+   */
+  rewrites?: readonly string[];
 }
 
 const json = (d: SqlDriver) => (d.dialect === "sqlite" ? "BLOB" : "JSONB");
@@ -347,6 +365,7 @@ export const MIGRATIONS: Migration[] = [
     version: 6,
     name: "window columns of the lists and their covering index",
     // A list's total counted from one index, not from the JSON of every event in its window (docs/lists.md#counting-a-list).
+    rewrites: ["events"],
     up: d => windowColumns(d, "events", WINDOW_COLUMNS)
   },
   {
@@ -371,12 +390,14 @@ export const MIGRATIONS: Migration[] = [
     version: 9,
     name: "the searched texts stored folded, with their trigram indexes (PostgreSQL)",
     // A search compares stored folded text (FOLDED_COLUMNS), not fold() of each candidate's document.
+    rewrites: Object.keys(FOLDED_COLUMNS),
     up: d => (d.dialect === "postgres" ? Object.entries(FOLDED_COLUMNS).flatMap(([table, fields]) => foldedColumns(table, fields)) : [])
   },
   {
     version: 10,
     name: "the password among the window columns",
     // An anonymous search's count tells readable events from the window index, reading no document (D34).
+    rewrites: ["events"],
     up: d => windowColumns(d, "events", [PASSWORD_COLUMN], [...WINDOW_COLUMNS, PASSWORD_COLUMN])
   },
   {
@@ -385,7 +406,7 @@ export const MIGRATIONS: Migration[] = [
     // A list filtered by two links tests each linked event's window from an index, not its document
     // (idWindowIndexName). PostgreSQL stores the columns in the row: nothing to compute there.
     up: d => (d.dialect === "sqlite"
-      ? [`CREATE INDEX IF NOT EXISTS ${idWindowIndexName("events")} ON events (site, id, ${LIST_COLUMNS.events.map(c => columnName(c.field)).join(", ")})`]
+      ? [idWindowIndex("events", [...WINDOW_COLUMNS, PASSWORD_COLUMN])]
       : [])
   },
   {
@@ -394,6 +415,7 @@ export const MIGRATIONS: Migration[] = [
     // A term and the texts it is compared with fold alike on every store (lib/fold.ts): SQLite's full-text
     // index is filled again with the new folding; PostgreSQL's fold() is replaced, its stored folded texts
     // computed again (the columns made anew) and the indexes of fold() expressions rebuilt.
+    rewrites: Object.keys(FOLDED_COLUMNS),
     up: d => (d.dialect === "sqlite"
       ? Object.entries(FTS_TABLES).flatMap(([table, fts]) => [
         `INSERT INTO ${fts.table} (${fts.table}) VALUES ('delete-all')`,
@@ -419,6 +441,17 @@ export const MIGRATIONS: Migration[] = [
     // every count is recomputed once from the events. PostgreSQL's feed entries take their transaction's
     // id (feed_id), so a reader never passes a change still being committed (store/sql/feed.ts, C43).
     up: d => termCountStatements(d.dialect)
+  },
+  {
+    version: 15,
+    name: "the publication date among the window columns",
+    // A list's status as C13 reads it (a due `future` event as published) is tested on the window index,
+    // and its total counted from that index alone again (DATE_UTC_COLUMN, docs/lists.md#counting-a-list).
+    rewrites: ["events"],
+    up: d => [
+      ...windowColumns(d, "events", [DATE_UTC_COLUMN], LIST_COLUMNS.events),
+      ...(d.dialect === "sqlite" ? [`DROP INDEX IF EXISTS ${idWindowIndexName("events")}`, idWindowIndex("events", LIST_COLUMNS.events)] : [])
+    ]
   }
 ];
 
@@ -478,7 +511,7 @@ export async function appliedVersions(driver: SqlDriver): Promise<number[]> {
 /** Brings the schema up to `upTo` (all migrations by default); answers the versions it applied. */
 export async function migrate(driver: SqlDriver, upTo = Infinity, onWait?: () => void): Promise<number[]> {
   // a node starting while another migrates waits for it, however long its migration takes (`onWait` told)
-  return driver.withLock(MIGRATION_LOCK, async () => {
+  const applied = await driver.withLock(MIGRATION_LOCK, async () => {
     const done = new Set(await appliedVersions(driver));
     const applied: number[] = [];
     for (const m of MIGRATIONS) {
@@ -493,4 +526,19 @@ export async function migrate(driver: SqlDriver, upTo = Infinity, onWait?: () =>
     }
     return applied;
   }, { unbounded: true, onWait });
+  await vacuumRewritten(driver, applied);
+  return applied;
+}
+
+/** PostgreSQL: the tables the `applied` migrations rewrote, vacuumed (Migration `rewrites`; VACUUM runs outside a transaction). */
+async function vacuumRewritten(driver: SqlDriver, applied: readonly number[]): Promise<void> {
+  if (driver.dialect !== "postgres") return;
+  const tables = new Set(MIGRATIONS.filter(m => applied.includes(m.version)).flatMap(m => m.rewrites ?? []));
+  for (const table of tables) {
+    try {
+      await driver.run(`VACUUM (ANALYZE) ${table}`);
+    } catch {
+      // a vacuum only speeds counts up (the store's upkeep or autovacuum may do it later): the store answers the same
+    }
+  }
 }
