@@ -33,6 +33,7 @@ export type { Ctx } from "../broker/context";
 
 export type { PostDoc } from "../lib/posts/post-doc";
 import type { PostDoc } from "../lib/posts/post-doc";
+import type { CountPart } from "../lib/events/due-events";
 
 const COMMON_INDEXES: IndexSpec[] = [
   // (each index is paid on every write: only fields a list filters, sorts or looks up by)
@@ -98,8 +99,8 @@ function postMethods(opts: PostOptions) {
     },
 
     /** One page of a query plus the total (domain/posts/post-records.ts pagedFind). */
-    pagedFind(query: Query, sort: Sort, page: Page): Promise<{ docs: PostDoc[]; total: number }> {
-      return this.postRecords.pagedFind(query, sort, page);
+    pagedFind(query: Query, sort: Sort, page: Page, countParts?: readonly CountPart[]): Promise<{ docs: PostDoc[]; total: number }> {
+      return this.postRecords.pagedFind(query, sort, page, countParts);
     },
     /** `pagedFind` for a query whose records are among `ids` (a list filtered by events). */
     pagedFindAmong(ids: readonly number[], query: Query, sort: Sort, page: Page): Promise<{ docs: PostDoc[]; total: number }> {

@@ -50,11 +50,19 @@ export interface UpdateOptions {
   expected?: Doc;
 }
 
+export interface CountOptions {
+  /**
+   * The query names the present moment (e.g. C13's "`date_utc` already passed"): its total changes with
+   * the clock as well as with writes, so a store that keeps totals (store/sql/collection.ts) counts it each time.
+   */
+  moving?: boolean;
+}
+
 export interface Collection {
   find(query: Query, opts?: FindOptions): Promise<Doc[]>;
   /** The documents with these ids, in no particular order. */
   findByIds(ids: readonly unknown[]): Promise<readonly Doc[]>;
-  count(query: Query): Promise<number>;
+  count(query: Query, opts?: CountOptions): Promise<number>;
   /** The ids of the documents whose `field` equals `value`. */
   idsWhere(field: string, value: unknown): Promise<unknown[]>;
   findOne(query: Query): Promise<Doc | null>;

@@ -15,6 +15,7 @@ import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_T
 import { sqlRegistry } from "./sql/registry";
 import { recountStatements } from "./sql/term-counts";
 import { pgSequences } from "./sql/sequences";
+import { MARKED } from "./sql/write-marks";
 import { hasNedbData, importNedb } from "./sql/nedb-import";
 import { caseFoldNotice, textOrderNotice } from "./sql/text-order";
 import { openMongo, MongoStore } from "./mongo/store";
@@ -151,6 +152,7 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
         folded: driver.dialect === "postgres" && FOLDED_COLUMNS[name] ? new Map(FOLDED_COLUMNS[name].map(f => [f, foldedName(f)])) : undefined,
         links: links.size ? { table: LINK_TABLE, type: name, fields: links, site } : undefined,
         orders: indexes.filter(i => i.then).map(i => [i.field, ...i.then!, "_id"]),
+        marks: Object.hasOwn(MARKED, name) ? name : undefined,
         ...listColumnsOf(name) });
     },
     ensureIndexes(name, indexes) {

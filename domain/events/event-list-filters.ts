@@ -15,7 +15,7 @@ import type { Query } from "../../store/collection";
 import { modifiedRange } from "../../lib/changes/modified";
 import { NearInput, NEAR_ACTION, readNear } from "../../lib/geo/near-query";
 import { listBounds } from "../../lib/events/series-window";
-import { dueStatuses, withDueStatuses } from "../../lib/events/due-events";
+import { dueCountParts, dueStatuses, withDueStatuses, type CountPart } from "../../lib/events/due-events";
 import type { EventCall, NeighbourServices, PostServices } from "./event-ports";
 import type { EventTargets } from "./event-targets";
 
@@ -136,6 +136,12 @@ export class EventListQueries<C extends EventCall> {
   listQuery(filters: EventListFilters): Query {
     const due = dueStatuses(filters.statuses, nowDb(this.deps.now()));
     return withDueStatuses(buildEventQuery({ ...filters, statuses: due.statuses }), due.condition);
+  }
+
+  /** A list's total in disjoint parts: what only writes move, and the `future` events the clock moves (lib/events/due-events.ts). */
+  listCountParts(filters: EventListFilters): CountPart[] {
+    const due = dueStatuses(filters.statuses, nowDb(this.deps.now()));
+    return dueCountParts(statuses => buildEventQuery({ ...filters, statuses }), due);
   }
 
   /** The occurrences route's conditions: the series, the statuses as C13 reads them, the date bounds. */

@@ -8,6 +8,7 @@
 import type { CallMeta } from "../../lib/meta";
 import type { Query, Sort } from "../../store/collection";
 import type { SearchTerm } from "../../lib/search";
+import type { CountPart } from "../../lib/events/due-events";
 import type { Page } from "../../lib/posts/paging";
 import type { ChangeInput } from "../../lib/changes/feed";
 import type { NearParams } from "../../lib/geo/near-query";
@@ -43,7 +44,7 @@ export interface NeighbourServices<C> {
 /** What every record service shares (mixins/post.mixin.ts, mixins/translatable.mixin.ts), for the events. */
 export interface PostServices<C> {
   /** One page of a query and the total, 404 past the end. */
-  pagedFind(query: Query, sort: Sort, page: Page): Promise<{ docs: EventDoc[]; total: number }>;
+  pagedFind(query: Query, sort: Sort, page: Page, countParts?: readonly CountPart[]): Promise<{ docs: EventDoc[]; total: number }>;
   /** The list envelope's links and total, and the paging headers on the answer. */
   listEnvelope(call: C, plural: string, order: readonly string[], sent: Record<string, unknown>, page: Page, total: number): Record<string, unknown>;
   /** Statuses a list shows to this caller; a forbidden `status` is a 400. */

@@ -77,7 +77,7 @@ export class EventReader<C extends EventCall> {
     let docs: EventDoc[];
     let total: number;
     if (p.orderby === "distance" && geo) ({ docs, total } = await this.pageByDistance(this.deps.queries.listQuery(filters), page, geo));
-    else ({ docs, total } = await this.deps.posts.pagedFind(this.deps.queries.listQuery(filters), eventSort(!!filters.include), page));
+    else ({ docs, total } = await this.deps.posts.pagedFind(this.deps.queries.listQuery(filters), eventSort(!!filters.include), page, this.deps.queries.listCountParts(filters)));
     let events = await this.answer(call, docs, { jsonLd: !!p.json_ld });
     if (geo) events = events.map(ev => withDistance(ev, distanceOf(ev, geo)));
     const sent = { ...(call.meta.query ?? {}) } as Record<string, unknown>;

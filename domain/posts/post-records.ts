@@ -19,6 +19,7 @@ import { modifiedStamp } from "../../lib/changes/modified";
 import { settings } from "../../lib/settings";
 import { ApiError } from "../../lib/errors";
 import { Page, totalFromPage } from "../../lib/posts/paging";
+import type { CountPart } from "../../lib/events/due-events";
 
 export type PostKind = "event" | "venue" | "organizer";
 export type WriteAction = "created" | "updated" | "deleted";
@@ -105,11 +106,18 @@ export class PostRecords<D extends PostDoc = PostDoc> {
    * One page of a query plus the total, 404 `{kind}-archive-page-not-found` past the end. The page is
    * read first: one with room left gives the total, and only a full page is counted (docs/lists.md#counting-a-list).
    */
-  async pagedFind(query: Query, sort: Sort, page: Page): Promise<{ docs: D[]; total: number }> {
+  async pagedFind(query: Query, sort: Sort, page: Page, countParts?: readonly CountPart[]): Promise<{ docs: D[]; total: number }> {
     const docs = (await this.store.find(query, { sort, skip: page.skip, limit: page.perPage })) as D[];
     if (page.page > 1 && docs.length === 0) throw new ApiError(`${this.kind}-archive-page-not-found`, 404);
-    const total = totalFromPage(page, docs.length) ?? (await this.store.count(query));
+    const total = totalFromPage(page, docs.length) ?? (await this.countOf(query, countParts));
     return { docs, total };
+  }
+
+  /** The total of `query`, or the sum of its disjoint `parts` when the caller gives them (lib/events/due-events.ts `dueCountParts`). */
+  private async countOf(query: Query, parts?: readonly CountPart[]): Promise<number> {
+    if (!parts) return this.store.count(query);
+    const totals = await Promise.all(parts.map(p => this.store.count(p.query, { moving: p.moving })));
+    return totals.reduce((a, b) => a + b, 0);
   }
 
   /** `modified` (site time) and `modified_utc` (UTC) of a write at `now` (C58). */

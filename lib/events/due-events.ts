@@ -31,6 +31,24 @@ export function withDueStatuses(query: Query, condition: Query | undefined): Que
   return { ...query, $and: [...and, condition] };
 }
 
+/** One part of a list's total: the parts of a total are disjoint and together hold what the list does. */
+export interface CountPart {
+  query: Query;
+  /** It names the present moment (its total moves with the clock): never kept (store/collection.ts CountOptions). */
+  moving?: boolean;
+}
+
+/**
+ * A list's total in parts (docs/lists.md#counting-a-list): the records in the statuses other than `future`,
+ * whose total moves only with writes and so may be kept, and the `future` ones that the clock has made due
+ * (or not yet due), counted each time. `build` makes the list's query for a set of stored statuses.
+ */
+export function dueCountParts(build: (statuses: string[]) => Query, due: DueStatuses): CountPart[] {
+  if (!due.condition) return [{ query: build(due.statuses) }];
+  const settled = due.statuses.filter(s => s !== "future");
+  return [...(settled.length ? [{ query: build(settled) }] : []), { query: withDueStatuses(build(["future"]), due.condition), moving: true }];
+}
+
 /** The record as a reader sees it: a due `future` record as published. */
 export function asRead<T extends { status: string; date_utc: string }>(doc: T, nowDb: string): T {
   const status = effectiveStatus(doc, nowDb);

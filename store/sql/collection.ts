@@ -11,6 +11,8 @@ import { applyUpdate } from "../../lib/update-ops";
 import { FEW_MATCHES, ftsRowid, QueryCompiler, TableShape, fieldExpr } from "./compile";
 import type { PgSequences } from "./sequences";
 import { UniqueViolation, type Dialect, type Param, type SqlDriver, type SqlRunner } from "./driver";
+import { marksOf } from "./write-marks";
+import { KeptTotals, queryKey, type MarkedTotal } from "../../lib/kept-totals";
 
 interface Row {
   id: number | string;
@@ -30,7 +32,12 @@ export interface TableOptions extends TableShape {
   idColumnsIndex?: string;
   /** The orders an index of the table keeps (IndexSpec `then`: its fields, then `_id`). */
   orders?: ReadonlyArray<readonly string[]>;
+  /** The write marks its counts are kept under (store/sql/write-marks.ts MARKED); none: every count is counted. */
+  marks?: string;
 }
+
+/** How many totals one collection keeps (lib/kept-totals.ts; a collection per site and table, store/site-collection.ts). */
+const KEPT_TOTALS = 128;
 
 /**
  * SQLite: up to this many ids are read one primary-key lookup each. An `IN` list builds a temporary table
@@ -255,6 +262,28 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     }));
   }
 
+  const kept = opts.marks ? new KeptTotals(KEPT_TOTALS) : undefined;
+  /** A query's total (with `marks`, a subquery of the write marks: with the mark read in the same statement). */
+  async function counted(query: Query, marks?: string): Promise<MarkedTotal> {
+    const where = (await withFewMatches(counter, query)).where(query);
+    // A count of typed columns only is read from their covering index alone. SQLite's planner prices a
+    // scan of the table below it (it does not count what computing the columns from each document costs),
+    // so it is named; PostgreSQL chooses it from its statistics. A SQLite count that reads the full-text
+    // index walks that index too, probing the matches; one driven by a short list of the index's ids
+    // looks each up in the columns' index keyed by id.
+    const byIds = sqlite && where.fewIds && opts.idColumnsIndex ? `${table} INDEXED BY ${opts.idColumnsIndex}` : undefined;
+    const from = byLinks(query) ?? byIds ?? (sqlite && (where.docFree || where.textIndex) && opts.columnsIndex ? `${table} INDEXED BY ${opts.columnsIndex}` : table);
+    const sql = `SELECT COUNT(*) AS n FROM ${from} WHERE site = ? AND (${where.sql})`;
+    const params = [site, ...where.params];
+    if (!marks) return { total: Number((await driver.all<{ n: number | string }>(sql, params))[0].n) };
+    // the total and its mark in one statement, so both are of one snapshot; SQLite answers no mark when
+    // its connection holds a transaction whose writes it would count before they are committed
+    const both = `SELECT (${sql}) AS n, ${marks} AS m`;
+    const rows = driver.readCommitted ? await driver.readCommitted<{ n: number | string; m: number | string }>(both, [...params, site]) : await driver.all<{ n: number | string; m: number | string }>(both, [...params, site]);
+    if (!rows) return { total: Number((await driver.all<{ n: number | string }>(sql, params))[0].n) };
+    return { total: Number(rows[0].n), mark: Number(rows[0].m) };
+  }
+
   return {
     async find(query, o = {}) {
       let tail = compiler.orderBy(o.sort, query);
@@ -271,18 +300,12 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       if (sqlite && ids.length <= POINT_READS_UP_TO) return pointReads(ids);
       return this.find({ _id: { $in: [...ids] } });
     },
-    async count(query) {
-      const where = (await withFewMatches(counter, query)).where(query);
-      // A count of typed columns only is read from their covering index alone. SQLite's planner prices a
-      // scan of the table below it (it does not count what computing the columns from each document costs),
-      // so it is named; PostgreSQL chooses it from its statistics. A SQLite count that reads the full-text
-      // index walks that index too, probing the matches; one driven by a short list of the index's ids
-      // looks each up in the columns' index keyed by id.
-      const byIds = sqlite && where.fewIds && opts.idColumnsIndex ? `${table} INDEXED BY ${opts.idColumnsIndex}` : undefined;
-      const from = byLinks(query) ?? byIds ?? (sqlite && (where.docFree || where.textIndex) && opts.columnsIndex ? `${table} INDEXED BY ${opts.columnsIndex}` : table);
-      const [row] = await driver.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${from} WHERE site = ? AND (${where.sql})`, [site, ...where.params]);
-      return Number(row.n);
+    async count(query, o = {}) {
+      if (!kept || o.moving) return Number((await counted(query)).total);
+      const marks = marksOf(opts.marks!);
+      return kept.total(queryKey(query), async () => Number((await driver.all<{ m: number | string }>(`SELECT ${marks} AS m`, [site]))[0].m), () => counted(query, marks));
     },
+
     async idsWhere(field, value) {
       const where = compiler.where({ [field]: value });
       const rows = await driver.all<{ id: number | string }>(`SELECT id FROM ${table} WHERE site = ? AND (${where.sql})`, [site, ...where.params]);

@@ -60,6 +60,11 @@ export interface SqlDriver extends SqlRunner {
    * throws is undone alone while the statements committed with it stand). `fn` is synchronous.
    */
   unit?<T>(fn: (tx: SyncRunner) => T): Promise<T>;
+  /**
+   * SQLite only: a read that answers undefined, without running, while the shared connection holds an
+   * open transaction (whose writes a read there would see before they are committed, or undone).
+   */
+  readCommitted?<T = Record<string, unknown>>(sql: string, params?: Param[]): Promise<T[] | undefined>;
 }
 
 // ---------------------------------------------------------------------------------------------- SQLite
@@ -201,6 +206,8 @@ export function openSqlite(filename: string): SqlDriver {
     run: (sql, params) => write<number>(false, sql, params),
     all: <T>(sql: string, params?: Param[]) => (WRITE.test(sql) ? write<T[]>(true, sql, params) : runner.all<T>(sql, params)),
     unit,
+    // the check and the read in one synchronous step: no transaction can begin or end between them
+    readCommitted: async <T>(sql: string, params?: Param[]) => (db.inTransaction ? undefined : sync.all<T>(sql, params)),
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
       return writes(async () => {
         prepare("BEGIN IMMEDIATE").run();

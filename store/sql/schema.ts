@@ -5,6 +5,7 @@
  * calendar, and its records, ids, keys and feed never mix with another's.
  */
 import type { SqlDriver } from "./driver";
+import { writeMarkStatements } from "./write-marks";
 import { FTS_SITE_STRIDE, fieldExpr } from "./compile";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { termCountStatements } from "./term-counts";
@@ -452,6 +453,14 @@ export const MIGRATIONS: Migration[] = [
       ...windowColumns(d, "events", [DATE_UTC_COLUMN], LIST_COLUMNS.events),
       ...(d.dialect === "sqlite" ? [`DROP INDEX IF EXISTS ${idWindowIndexName("events")}`, idWindowIndex("events", LIST_COLUMNS.events)] : [])
     ]
+  },
+  {
+    version: 16,
+    name: "write marks: what a kept total is checked against",
+    // Every write of an event or a translation moves its site's mark on in its own transaction, so a list's
+    // total counted with the mark stays exact while the mark reads the same (store/sql/write-marks.ts,
+    // docs/lists.md#counting-a-list).
+    up: d => writeMarkStatements(d.dialect)
   }
 ];
 
