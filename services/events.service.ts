@@ -99,7 +99,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       venuesWithCoordinates: ctx => ctx.call("geolocation.venuesWithCoordinates", {})
     };
     const posts: PostServices<Ctx> = {
-      pagedFind: (query, sort, page) => this.pagedFind(query, sort, page) as Promise<{ docs: EventDoc[]; total: number }>,
+      pagedFind: (query, sort, page, countParts) => this.pagedFind(query, sort, page, countParts) as Promise<{ docs: EventDoc[]; total: number }>,
       listEnvelope: (ctx, plural, order, sent, page, total) => this.listEnvelope(ctx, plural, order, sent, page, total),
       listStatusFilter: (ctx, requested) => this.listStatusFilter(ctx, requested),
       passwordAccess: (ctx, record, params) => this.passwordAccess(ctx, record, params),
