@@ -1,0 +1,102 @@
+/**
+ * A search's page read from its order's first candidates (store/sql/collection.ts `walkedPage`, SQLite):
+ * whether those candidates fill the page (a common word) or not (a rare one, read as before from the
+ * full-text index), every page is the slice of the whole ordered answer, on documents of every shape. On
+ * PostgreSQL the same pages are asked for, read as they always were: both stores answer the same.
+ */
+import type { IndexSpec } from "../../store";
+import type { Collection } from "../../store/collection";
+import { sqlCollection } from "../../store/sql/collection";
+import type { SqlDriver } from "../../store/sql/driver";
+import { buildEventQuery, eventSort } from "../../lib/events/event-query";
+import type { Doc } from "../../lib/store-query";
+import { openTestStore, TestStore } from "../helpers/test-store";
+
+const SITE = 1;
+const INDEXES: IndexSpec[] = [{ field: "start_date" }, { field: "start_date", then: ["date"] }];
+const pad = (n: number) => String(n).padStart(3, "0");
+
+/** 400 events in start order by id: `alpha` in most early titles, `beta` only late, accents, odd values. */
+function documents(): Doc[] {
+  return Array.from({ length: 400 }, (_, k) => {
+    const id = k + 1;
+    const day = `2030-${pad(1 + (id % 12)).slice(1)}-${pad(1 + (id % 28)).slice(1)}`;
+    const doc: Doc = {
+      _id: id,
+      status: id % 17 === 0 ? "draft" : "publish",
+      start_date: `${day} 10:${pad(id % 60).slice(1)}:00`,
+      end_date: `${day} 12:00:00`,
+      date: `2029-01-01 00:${pad(id % 60).slice(1)}:00`,
+      title: id % 23 === 0 ? 4242 : `${id < 300 && id % 5 !== 0 ? "Alpha" : "Other"} ${id > 350 ? "béta" : ""} Café ${id}`,
+      description: id % 3 === 0 ? `Gamma night ${id}` : `plain ${id}`
+    };
+    if (id % 7 === 0) doc.excerpt = "ALPHA excerpt";
+    if (id % 19 === 0) doc.hide_from_listings = true;
+    return doc;
+  });
+}
+
+function suite(kind: "sqlite" | "postgres") {
+  describe(`a search's page on ${kind}`, () => {
+    let opened: TestStore | undefined;
+    let events: Collection;
+    const seen = { walked: 0, full: 0 };
+
+    beforeAll(async () => {
+      opened = await openTestStore(kind, "walk");
+      if (!opened) return;
+      const { store } = opened;
+      await store.ensureIndexes("events", INDEXES);
+      const writer = store.collection("events", INDEXES, SITE);
+      for (const doc of documents()) await writer.insert(doc);
+      // the same table read through a driver that tells which way each page was read
+      const driver = store.sql!;
+      const counting: SqlDriver = {
+        ...driver,
+        all: (sql, params) => {
+          if (/\) AS events WHERE/.test(sql)) seen.walked++;
+          else if (/^SELECT id, json\(doc\) AS doc FROM events WHERE .*events_fts MATCH/.test(sql)) seen.full++;
+          return driver.all(sql, params);
+        }
+      };
+      events = kind === "sqlite"
+        ? sqlCollection(counting, { table: "events", site: SITE, feedTable: "changes", arrays: new Set(), orders: [["start_date", "date", "_id"]],
+          fts: { table: "events_fts", columns: ["title", "excerpt", "description"], site: SITE } })
+        : writer;
+    }, 120_000);
+
+    afterAll(async () => {
+      await opened?.close();
+    });
+
+    const skip = () => { console.warn("PostgreSQL is not reachable: skipped"); };
+
+    test.each([
+      ["a word in most early events", "alpha"],
+      ["a word found only late", "beta"],
+      ["two words", "alpha cafe"],
+      ["a word of the descriptions", "gamma"],
+      ["an accented word", "café"],
+      ["a word and an excluded one", "cafe -gamma"]
+    ])("%s: every page is the slice of the whole ordered answer", async (_name, search) => {
+      if (!opened) return skip();
+      const query = buildEventQuery({ statuses: ["publish"], bounds: { start_date: "2030-01-01 00:00:00" }, search, searchAccess: "all" });
+      const sort = eventSort(false);
+      const whole = (await events.find(query, { sort })).map(d => d._id);
+      expect(whole.length).toBeGreaterThan(10);
+      for (const [skipped, limit] of [[0, 10], [10, 10], [20, 5], [whole.length - 3, 10], [0, 50]]) {
+        const page = (await events.find(query, { sort, skip: skipped, limit })).map(d => d._id);
+        expect(page).toEqual(whole.slice(skipped, skipped + limit));
+      }
+    });
+
+    test("both ways were taken (SQLite): the first candidates filled some pages, the index read the others", () => {
+      if (kind !== "sqlite" || !opened) return;
+      expect(seen.walked).toBeGreaterThan(0);
+      expect(seen.full).toBeGreaterThan(0);
+    });
+  });
+}
+
+suite("sqlite");
+suite("postgres");
