@@ -16,19 +16,23 @@ const SITE = 1;
 const INDEXES: IndexSpec[] = [{ field: "start_date" }, { field: "start_date", then: ["date"] }];
 const pad = (n: number) => String(n).padStart(3, "0");
 
-/** 400 events in start order by id: `alpha` in most early titles, `beta` only late, accents, odd values. */
+/**
+ * 1 700 events, in start order by id (an hour apart): `alpha` in most early titles and `late` in every
+ * event past the 500th (each in more than FEW_MATCHES events: the walk is tried), `beta` and `gamma` in
+ * fewer (their ids drive), accents, odd values.
+ */
 function documents(): Doc[] {
-  return Array.from({ length: 400 }, (_, k) => {
+  const at = (hours: number) => new Date(Date.UTC(2030, 0, 2) + hours * 3_600_000).toISOString().replace("T", " ").slice(0, 19);
+  return Array.from({ length: 1700 }, (_, k) => {
     const id = k + 1;
-    const day = `2030-${pad(1 + (id % 12)).slice(1)}-${pad(1 + (id % 28)).slice(1)}`;
     const doc: Doc = {
       _id: id,
       status: id % 17 === 0 ? "draft" : "publish",
-      start_date: `${day} 10:${pad(id % 60).slice(1)}:00`,
-      end_date: `${day} 12:00:00`,
+      start_date: at(id),
+      end_date: at(id + 1),
       date: `2029-01-01 00:${pad(id % 60).slice(1)}:00`,
-      title: id % 23 === 0 ? 4242 : `${id < 300 && id % 5 !== 0 ? "Alpha" : "Other"} ${id > 350 ? "béta" : ""} Café ${id}`,
-      description: id % 3 === 0 ? `Gamma night ${id}` : `plain ${id}`
+      title: id % 23 === 0 ? 4242 : `${id < 1400 && id % 9 !== 0 ? "Alpha" : "Other"} ${id > 1650 ? "béta" : ""} Café ${id}`,
+      description: `${id % 3 === 0 ? "Gamma night" : "plain"} ${id > 500 ? "late" : "early"} ${id}`
     };
     if (id % 7 === 0) doc.excerpt = "ALPHA excerpt";
     if (id % 19 === 0) doc.hide_from_listings = true;
@@ -74,6 +78,8 @@ function suite(kind: "sqlite" | "postgres") {
     test.each([
       ["a word in most early events", "alpha"],
       ["a word found only late", "beta"],
+      ["a common word absent from the first candidates", "late"],
+      ["a common word and a rare one", "late gamma"],
       ["two words", "alpha cafe"],
       ["a word of the descriptions", "gamma"],
       ["an accented word", "café"],
@@ -84,7 +90,7 @@ function suite(kind: "sqlite" | "postgres") {
       const sort = eventSort(false);
       const whole = (await events.find(query, { sort })).map(d => d._id);
       expect(whole.length).toBeGreaterThan(10);
-      for (const [skipped, limit] of [[0, 10], [10, 10], [20, 5], [whole.length - 3, 10], [0, 50]]) {
+      for (const [skipped, limit] of [[0, 10], [10, 10], [20, 5], [100, 20], [whole.length - 3, 10], [0, 50]]) {
         const page = (await events.find(query, { sort, skip: skipped, limit })).map(d => d._id);
         expect(page).toEqual(whole.slice(skipped, skipped + limit));
       }
