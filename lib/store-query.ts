@@ -16,6 +16,13 @@ export type Doc = Record<string, any>;
 export type Query = Record<string, unknown>;
 export type Sort = Record<string, 1 | -1>;
 
+/** One part of a total: the parts of a total are disjoint and together hold what it counts. */
+export interface CountPart {
+  query: Query;
+  /** It names the present moment (its total moves with the clock as well as with writes): never kept. */
+  moving?: boolean;
+}
+
 export interface FindOptions {
   sort?: Sort;
   skip?: number;

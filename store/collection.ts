@@ -2,9 +2,9 @@
  * The store operations the services use, one interface for every backend (SQLite and PostgreSQL in
  * store/sql/collection.ts, MongoDB in store/mongo/collection.ts). Queries are lib/store-query.ts's.
  */
-import type { Doc, FindOptions, Query } from "../lib/store-query";
+import type { CountPart, Doc, FindOptions, Query } from "../lib/store-query";
 
-export type { Doc, FindOptions, Query, Sort } from "../lib/store-query";
+export type { CountPart, Doc, FindOptions, Query, Sort } from "../lib/store-query";
 
 /** What `append` copies from the newest document of the same `match` value. */
 export interface Carry {
@@ -63,6 +63,8 @@ export interface Collection {
   /** The documents with these ids, in no particular order. */
   findByIds(ids: readonly unknown[]): Promise<readonly Doc[]>;
   count(query: Query, opts?: CountOptions): Promise<number>;
+  /** The sum of the totals of disjoint parts (a list's total in parts, lib/events/due-events.ts `dueCountParts`). */
+  countParts(parts: readonly CountPart[]): Promise<number>;
   /** The ids of the documents whose `field` equals `value`. */
   idsWhere(field: string, value: unknown): Promise<unknown[]>;
   findOne(query: Query): Promise<Doc | null>;

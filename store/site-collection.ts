@@ -29,6 +29,7 @@ export function siteCollection(store: Store, name: string, indexes: readonly Ind
     find: (...args) => here().find(...args),
     findByIds: (...args) => here().findByIds(...args),
     count: (...args) => here().count(...args),
+    countParts: (...args) => here().countParts(...args),
     idsWhere: (...args) => here().idsWhere(...args),
     findOne: (...args) => here().findOne(...args),
     insert: (...args) => here().insert(...args),

@@ -114,10 +114,8 @@ export class PostRecords<D extends PostDoc = PostDoc> {
   }
 
   /** The total of `query`, or the sum of its disjoint `parts` when the caller gives them (lib/events/due-events.ts `dueCountParts`). */
-  private async countOf(query: Query, parts?: readonly CountPart[]): Promise<number> {
-    if (!parts) return this.store.count(query);
-    const totals = await Promise.all(parts.map(p => this.store.count(p.query, { moving: p.moving })));
-    return totals.reduce((a, b) => a + b, 0);
+  private countOf(query: Query, parts?: readonly CountPart[]): Promise<number> {
+    return parts ? this.store.countParts(parts) : this.store.count(query);
   }
 
   /** `modified` (site time) and `modified_utc` (UTC) of a write at `now` (C58). */

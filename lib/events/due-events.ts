@@ -6,7 +6,9 @@
  * A list asking for some statuses asks for what each record reads as: with `publish` and without
  * `future`, the due `future` records too; with `future` and without `publish`, only those not yet due.
  */
-import type { Query } from "../store-query";
+import type { CountPart, Query } from "../store-query";
+
+export type { CountPart } from "../store-query";
 import { effectiveStatus } from "../capabilities";
 
 /** The stored statuses a list reads, and the condition that keeps due and not-yet-due `future` records apart. */
@@ -31,12 +33,6 @@ export function withDueStatuses(query: Query, condition: Query | undefined): Que
   return { ...query, $and: [...and, condition] };
 }
 
-/** One part of a list's total: the parts of a total are disjoint and together hold what the list does. */
-export interface CountPart {
-  query: Query;
-  /** It names the present moment (its total moves with the clock): never kept (store/collection.ts CountOptions). */
-  moving?: boolean;
-}
 
 /**
  * A list's total in parts (docs/lists.md#counting-a-list): the records in the statuses other than `future`,

@@ -278,6 +278,7 @@ export function mongoCollection(scope: SiteScope, name: string, indexes: readonl
     },
     findByIds: async ids => (ids.length ? (await col.find(scoped({ _id: { $in: [...ids] } })).toArray()).map(strip) : []),
     count: query => col.countDocuments(scoped(query)),
+    countParts: async parts => (await Promise.all(parts.map(p => col.countDocuments(scoped(p.query))))).reduce((a, b) => a + b, 0),
     async idsWhere(field, value) {
       const docs: Doc[] = await col.find(scoped({ [field]: value })).project({ _id: 1 }).toArray();
       return docs.map(doc => doc._id);

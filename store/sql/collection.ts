@@ -297,8 +297,10 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
   }
 
   const kept = opts.marks ? new KeptTotals(KEPT_TOTALS) : undefined;
-  /** A query's total (with `marks`, a subquery of the write marks: with the mark read in the same statement). */
-  async function counted(query: Query, marks?: string): Promise<MarkedTotal> {
+  /** The write marks of what this table's counts read (store/sql/write-marks.ts), now. */
+  const readMark = async (): Promise<number> => Number((await driver.all<{ m: number | string }>(`SELECT ${marksOf(opts.marks!)} AS m`, [site]))[0].m);
+  /** The statement counting a query's matches (`COUNT(*) AS n`). */
+  async function countStatement(query: Query): Promise<{ sql: string; params: Param[] }> {
     const where = (await withFewMatches(counter, query)).where(query);
     // A count of typed columns only is read from their covering index alone. SQLite's planner prices a
     // scan of the table below it (it does not count what computing the columns from each document costs),
@@ -307,15 +309,29 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     // looks each up in the columns' index keyed by id.
     const byIds = sqlite && where.fewIds && opts.idColumnsIndex ? `${table} INDEXED BY ${opts.idColumnsIndex}` : undefined;
     const from = byLinks(query) ?? byIds ?? (sqlite && (where.docFree || where.textIndex) && opts.columnsIndex ? `${table} INDEXED BY ${opts.columnsIndex}` : table);
-    const sql = `SELECT COUNT(*) AS n FROM ${from} WHERE site = ? AND (${where.sql})`;
-    const params = [site, ...where.params];
-    if (!marks) return { total: Number((await driver.all<{ n: number | string }>(sql, params))[0].n) };
-    // the total and its mark in one statement, so both are of one snapshot; SQLite answers no mark when
-    // its connection holds a transaction whose writes it would count before they are committed
-    const both = `SELECT (${sql}) AS n, ${marks} AS m`;
-    const rows = driver.readCommitted ? await driver.readCommitted<{ n: number | string; m: number | string }>(both, [...params, site]) : await driver.all<{ n: number | string; m: number | string }>(both, [...params, site]);
-    if (!rows) return { total: Number((await driver.all<{ n: number | string }>(sql, params))[0].n) };
-    return { total: Number(rows[0].n), mark: Number(rows[0].m) };
+    return { sql: `SELECT COUNT(*) AS n FROM ${from} WHERE site = ? AND (${where.sql})`, params: [site, ...where.params] };
+  }
+
+  /**
+   * The totals of `queries` (with `marks`, a subquery of the write marks: and the mark, read in the same
+   * statement, so all are of one snapshot; SQLite answers no mark when its connection holds a transaction
+   * whose writes it would count before they are committed).
+   */
+  async function countedTogether(queries: readonly Query[], marks?: string): Promise<{ totals: number[]; mark?: number }> {
+    const counts = await Promise.all(queries.map(countStatement));
+    const unmarked = async () => ({ totals: await Promise.all(counts.map(async c => Number((await driver.all<{ n: number | string }>(c.sql, c.params))[0].n))) });
+    if (!marks) return unmarked();
+    const both = `SELECT ${counts.map((c, i) => `(${c.sql}) AS n${i}`).join(", ")}, ${marks} AS m`;
+    const params = [...counts.flatMap(c => c.params), site];
+    const rows = driver.readCommitted ? await driver.readCommitted<Record<string, number | string>>(both, params) : await driver.all<Record<string, number | string>>(both, params);
+    if (!rows) return unmarked();
+    return { totals: counts.map((_, i) => Number(rows[0][`n${i}`])), mark: Number(rows[0].m) };
+  }
+
+  /** A query's total, with the mark it was counted under when `marks` is given (`countedTogether`). */
+  async function counted(query: Query, marks?: string): Promise<MarkedTotal> {
+    const { totals: [total], mark } = await countedTogether([query], marks);
+    return { total, mark };
   }
 
   return {
@@ -338,9 +354,21 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       return this.find({ _id: { $in: [...ids] } });
     },
     async count(query, o = {}) {
-      if (!kept || o.moving) return Number((await counted(query)).total);
+      if (!kept || o.moving) return (await counted(query)).total;
       const marks = marksOf(opts.marks!);
-      return kept.total(queryKey(query), async () => Number((await driver.all<{ m: number | string }>(`SELECT ${marks} AS m`, [site]))[0].m), () => counted(query, marks));
+      return kept.total(queryKey(query), readMark, () => counted(query, marks));
+    },
+    async countParts(parts) {
+      const sum = (totals: readonly number[]) => totals.reduce((a, b) => a + b, 0);
+      if (!kept) return sum((await countedTogether(parts.map(p => p.query))).totals);
+      // the moving parts counted in one statement with the mark, which then tells whether the other parts' kept totals stand
+      const marks = marksOf(opts.marks!);
+      const moving = parts.filter(p => p.moving);
+      const now = moving.length ? await countedTogether(moving.map(p => p.query), marks) : undefined;
+      const markNow = now?.mark;
+      let total = now ? sum(now.totals) : 0;
+      for (const p of parts) if (!p.moving) total += await kept.total(queryKey(p.query), markNow === undefined ? readMark : async () => markNow, () => counted(p.query, marks));
+      return total;
     },
 
     async idsWhere(field, value) {

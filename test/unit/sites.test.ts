@@ -187,7 +187,7 @@ describe("the site scope", () => {
 describe("a service's collection is the current site's (store/site-collection.ts)", () => {
   /** A store whose collections record each call: site, method and every argument. */
   function recordingStore(calls: unknown[][]): Store {
-    const methods = ["find", "findByIds", "count", "idsWhere", "findOne", "insert", "append", "updateOne", "updateOneChange", "updateMany", "removeMany", "ensureIndex"];
+    const methods = ["find", "findByIds", "count", "countParts", "idsWhere", "findOne", "insert", "append", "updateOne", "updateOneChange", "updateMany", "removeMany", "ensureIndex"];
     return {
       collection: (_name: string, _indexes: unknown, site?: number) =>
         Object.fromEntries(methods.map(m => [m, async (...args: unknown[]) => void calls.push([site, m, ...args])])) as unknown as Collection
