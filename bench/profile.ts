@@ -8,7 +8,9 @@
  *
  * `npm run bench:profile` (docs/benchmarks.md "Profiling a row"): PROFILE_ROW (parts of row names,
  * separated by `;`, as BENCH_ROWS takes them, or `all`: each row profiled in turn on one calendar), PROFILE_STORE (sqlite), PROFILE_SIZE (10000; the calendar seeded as bench/speed.ts
- * seeds it, BENCH_API_UP_TO included), PROFILE_SECONDS (10), PROFILE_CONNECTIONS (BENCH_CONNECTIONS, 32).
+ * seeds it, BENCH_API_UP_TO included), PROFILE_SECONDS (10), PROFILE_CONNECTIONS (BENCH_CONNECTIONS, 32),
+ * PROFILE_KEEP (a folder: the seeded calendar is kept there, its store left in place, and profiled again
+ * next time without seeding).
  * The row's cache setting and writes are its own (the read mixes: cache on, their writes beside).
  * Writes bench/results/profile-<row>-<store>-<size>.txt.
  *
@@ -157,18 +159,28 @@ async function row(): Promise<void> {
   const kind = (process.env.PROFILE_STORE ?? "sqlite") as StoreKind;
   const size = Number(process.env.PROFILE_SIZE ?? 10000);
   if (!wanted.length) throw new Error("PROFILE_ROW: parts of row names of bench/speed.ts, separated by `;` (e.g. \"default list;search, single\"), or \"all\"");
-  const store = await benchStore(kind, "profile");
+  // PROFILE_KEEP: a folder where the seeded calendar is kept (its store and its ids) and found again next time
+  const kept = process.env.PROFILE_KEEP ? path.join(process.env.PROFILE_KEEP, `calendar-${kind}-${size}.json`) : undefined;
+  const found = kept && fs.existsSync(kept) ? (JSON.parse(fs.readFileSync(kept, "utf8")) as { env: Record<string, string>; calendar: Calendar }) : undefined;
+  const store = found ? { env: found.env, drop: async () => undefined } : await benchStore(kind, "profile");
   try {
-    const c: Calendar = { venues: [], organizers: [], categories: [], tags: [], eventIds: [] };
-    const t0 = Date.now();
-    const server = await startServer(store.env);
-    try {
-      await grow(server.base, c, size, [] as Creates[]);
-    } finally {
-      await server.stop();
+    const c: Calendar = found?.calendar ?? { venues: [], organizers: [], categories: [], tags: [], eventIds: [] };
+    if (!found) {
+      const t0 = Date.now();
+      const server = await startServer(store.env);
+      try {
+        await grow(server.base, c, size, [] as Creates[]);
+      } finally {
+        await server.stop();
+      }
+      await growStraight(kind, store.env, c, size);
+      process.stderr.write(`  ${kind}: ${c.eventIds.length} events seeded in ${Math.round((Date.now() - t0) / 1000)} s\n`);
+      if (kept) {
+        fs.mkdirSync(path.dirname(kept), { recursive: true });
+        fs.writeFileSync(kept, JSON.stringify({ env: store.env, calendar: c }));
+        store.drop = async () => undefined;
+      }
     }
-    await growStraight(kind, store.env, c, size);
-    process.stderr.write(`  ${kind}: ${c.eventIds.length} events seeded in ${Math.round((Date.now() - t0) / 1000)} s\n`);
     const defs: RowDef[] = rowDefs(c, name => wanted.includes("all") || wanted.some(w => name.toLowerCase().includes(w)));
     if (!defs.length) throw new Error(`no row of bench/speed.ts named like "${wanted.join(", ")}"`);
     // one calendar, each row profiled in turn (a service of its own each)
