@@ -88,7 +88,7 @@ const uptime = () => execSync("uptime").toString().trim().replace(/^.*load avera
 const linksOf = (c: Calendar): Links => ({ venues: c.venues, organizers: c.organizers, categories: c.categories.map(x => x.id), tags: c.tags });
 
 /** `count` events with their links created through the API by `clients` clients; their rate and latency. */
-async function create(base: string, c: Calendar, count: number, clients: number, how: string): Promise<Creates> {
+export async function create(base: string, c: Calendar, count: number, clients: number, how: string): Promise<Creates> {
   const from = c.eventIds.length;
   const latencies: number[] = [];
   let next = 0;

@@ -19,6 +19,7 @@ import { importSourceOf, type ImportSourceMeta } from "../../lib/imports/source"
 import type { PostRecords } from "../posts/post-records";
 import type { EventCall, EventFeed, NeighbourServices, PostServices } from "./event-ports";
 import type { TermCountNotices } from "./term-count-notices";
+import { checkedLinks } from "./checked-links";
 
 export interface EventWriter<C> {
   write(call: C, params: Record<string, unknown>, current: EventDoc | undefined): Promise<EventDoc>;
@@ -71,8 +72,8 @@ export class EventRecordWriter<C extends EventCall> implements EventWriter<C> {
         p.tags !== undefined && p.tags !== null ? await services.termsForEvent(call, "tag", p.tags) : undefined
       ])(),
       (async () => [
-        sent(p.venue) ? await services.link(call, "venues", p.venue) : undefined,
-        sent(p.organizer) ? await services.link(call, "organizers", p.organizer) : undefined
+        sent(p.venue) ? checkedLinks(call, "venues", p.venue) ?? await services.link(call, "venues", p.venue) : undefined,
+        sent(p.organizer) ? checkedLinks(call, "organizers", p.organizer) ?? await services.link(call, "organizers", p.organizer) : undefined
       ])()
     ]);
     if (categories) fields.categories = categories;
