@@ -81,7 +81,10 @@ describe("the events domain assembled without a broker", () => {
     records = new PostRecords<SeriesDoc>({ kind: "event", collection: () => store.collection("events", INDEXES, site), registry: () => store.registry(site), now: () => new Date() });
     const services: NeighbourServices<EventCall> = {
       termFilter: async (_call, taxonomy, values) => { asked.push(`termFilter ${taxonomy}`); return (values as string[]).map(Number); },
-      termsForEvent: async (_call, taxonomy, value) => { asked.push(`termsForEvent ${taxonomy}`); return (value as number[]).map(Number); },
+      termsForEvent: async (_call, input) => {
+        asked.push(`termsForEvent ${Object.keys(input).join(" ")}`);
+        return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, (v as number[]).map(Number)]));
+      },
       // a data object makes record 77
       link: async (_call, kind, value) => { asked.push(`link ${kind}`); return [value && typeof value === "object" ? 77 : Number(value)]; },
       validateLinks: async (_call, kind, value) => {
@@ -152,7 +155,7 @@ describe("the events domain assembled without a broker", () => {
     const doc = await create(jazz);
     expect(doc).toMatchObject({ title: "Jazz Night", slug: "jazz-night", status: "publish", categories: [3], venues: [10], lang: "en" });
     // the venue named by id was found by the checks: the write links it without asking `link` again
-    expect(asked).toEqual(["validateLinks venues", "termsForEvent category"]);
+    expect(asked).toEqual(["validateLinks venues", "termsForEvent categories"]);
     const second = await create(jazz);
     expect(second.slug).toBe("jazz-night-2");
     // each create stored its feed entry in its own transaction (the change feed's collection)
@@ -173,12 +176,12 @@ describe("the events domain assembled without a broker", () => {
     const inline = { ...jazz, venue: { venue: "New Hall" }, organizer: "5, 5" };
     const doc = await create(inline);
     expect(doc).toMatchObject({ venues: [77], organizers: [5] });
-    expect(asked).toEqual(["validateLinks venues", "validateLinks organizers", "termsForEvent category", "link venues"]);
+    expect(asked).toEqual(["validateLinks venues", "validateLinks organizers", "termsForEvent categories", "link venues"]);
     // the same input without its checks (another write of the call's): `link` answers it
     asked.length = 0;
     const unchecked = { ...jazz, title: "Unchecked", venue: 12 };
     await commands.create(callOf(unchecked), unchecked);
-    expect(asked).toEqual(["termsForEvent category", "link venues"]);
+    expect(asked).toEqual(["termsForEvent categories", "link venues"]);
   });
 
   test("create: the checks name every refused parameter in one 400 before the caller's rights; an anonymous caller may not create", async () => {
