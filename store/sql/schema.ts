@@ -7,7 +7,7 @@
 import type { SqlDriver } from "./driver";
 import { FTS_SITE_STRIDE, fieldExpr } from "./compile";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
-import { termCountStatements } from "./term-counts";
+import { keptPlanStatements, termCountStatements } from "./term-counts";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -452,6 +452,12 @@ export const MIGRATIONS: Migration[] = [
       ...windowColumns(d, "events", [DATE_UTC_COLUMN], LIST_COLUMNS.events),
       ...(d.dialect === "sqlite" ? [`DROP INDEX IF EXISTS ${idWindowIndexName("events")}`, idWindowIndex("events", LIST_COLUMNS.events)] : [])
     ]
+  },
+  {
+    version: 16,
+    name: "the event write's trigger functions keep their plans (PostgreSQL)",
+    // Each statement of the triggers was planned again on every row (store/sql/term-counts.ts keptPlanStatements).
+    up: d => (d.dialect === "postgres" ? keptPlanStatements(Object.keys(LINK_FIELDS)) : [])
   }
 ];
 
