@@ -167,6 +167,13 @@ export function rssMb(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
+/** CPU time a process has used so far (user and system), in ms, from /proc (Linux). */
+export function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+  // utime and stime: the 14th and 15th fields of the line, in clock ticks (100 a second)
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 export function percentile(xs: readonly number[], p: number): number {
   if (!xs.length) return 0;
   const sorted = [...xs].sort((a, b) => a - b);

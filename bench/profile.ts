@@ -8,9 +8,11 @@
  *
  * `npm run bench:profile` (docs/benchmarks.md "Profiling a row"): PROFILE_ROW (parts of row names,
  * separated by `;`, as BENCH_ROWS takes them, or `all`: each row profiled in turn on one calendar), PROFILE_STORE (sqlite), PROFILE_SIZE (10000; the calendar seeded as bench/speed.ts
- * seeds it, BENCH_API_UP_TO included), PROFILE_SECONDS (10), PROFILE_CONNECTIONS (BENCH_CONNECTIONS, 32),
- * PROFILE_KEEP (a folder: the seeded calendar is kept there, its store left in place, and profiled again
- * next time without seeding).
+ * seeds it, BENCH_API_UP_TO included), PROFILE_SECONDS (10), PROFILE_CONNECTIONS (BENCH_CONNECTIONS, 32);
+ * `creates` (or `all`) profiles the creates with links on top as well (PROFILE_CREATES of them, 2 000,
+ * after 100 to warm up); PROFILE_KEEP keeps each profile's folder (the .cpuprofile and sql.json);
+ * PROFILE_CALENDARS (a folder: the seeded calendar is kept there, its store left in place, and profiled
+ * again next time without seeding).
  * The row's cache setting and writes are its own (the read mixes: cache on, their writes beside).
  * Writes bench/results/profile-<row>-<store>-<size>.txt.
  *
@@ -22,7 +24,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { benchStore, load, ROOT, settle, startServer, StoreKind } from "./common";
-import { Calendar, Creates, grow, growStraight, RowDef, rowDefs } from "./speed";
+import { Calendar, create, Creates, grow, growStraight, RowDef, rowDefs } from "./speed";
 import { writesBeside } from "./writes-beside";
 
 interface CallFrame { functionName: string; url: string; lineNumber: number }
@@ -104,6 +106,20 @@ function sqlLines(file: string, requests: number): string[] {
 
 /** The service under `paths` (cycling) with `--cpu-prof` and SQL timing; the summary's lines. */
 async function profiled(env: Record<string, string>, next: () => string, o: { seconds: number; connections: number; rate: number; ids: readonly number[] }): Promise<string[]> {
+  return profiledBy(env, async base => {
+    await load(base, { connections: 4, duration: 2, path: next });
+    await settle(base);
+    const during = load(base, { connections: o.connections, duration: o.seconds, path: next });
+    const { result: m, writes } = await writesBeside(base, o.ids, o.rate, during);
+    return {
+      requests: m.completed + Math.round((writes?.perSec ?? 0) * o.seconds),
+      measured: `${m.rps} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms over ${m.completed} requests${m.errors + m.non2xx ? ` (${m.errors + m.non2xx} failed)` : ""}${writes ? `; writes ${writes.perSec}/s, p50 ${writes.p50}, p99 ${writes.p99} ms` : ""}`
+    };
+  });
+}
+
+/** The service with `--cpu-prof` and SQL timing under what `drive` sends it; the summary's lines. */
+async function profiledBy(env: Record<string, string>, drive: (base: string) => Promise<{ requests: number; measured: string }>): Promise<string[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-profile-"));
   const sqlFile = path.join(dir, "sql.json");
   const prior = process.env.BENCH_NODE_ARGS;
@@ -113,12 +129,7 @@ async function profiled(env: Record<string, string>, next: () => string, o: { se
   try {
     const server = await startServer({ ...env, SQL_STATEMENT_TIMES: sqlFile });
     try {
-      await load(server.base, { connections: 4, duration: 2, path: next });
-      await settle(server.base);
-      const during = load(server.base, { connections: o.connections, duration: o.seconds, path: next });
-      const { result: m, writes } = await writesBeside(server.base, o.ids, o.rate, during);
-      requests = m.completed + Math.round((writes?.perSec ?? 0) * o.seconds);
-      measured = `${m.rps} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms over ${m.completed} requests${m.errors + m.non2xx ? ` (${m.errors + m.non2xx} failed)` : ""}${writes ? `; writes ${writes.perSec}/s, p50 ${writes.p50}, p99 ${writes.p99} ms` : ""}`;
+      ({ requests, measured } = await drive(server.base));
       process.stderr.write(`  ${measured}\n`);
     } finally {
       await server.stop();
@@ -131,7 +142,9 @@ async function profiled(env: Record<string, string>, next: () => string, o: { se
   if (!file) throw new Error(`no profile written in ${dir}`);
   // the warm-up's requests are in the profile too: their share is small beside the measured load's
   const lines = [measured, ...summarise(JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as CpuProfile, requests), ...sqlLines(sqlFile, requests)];
-  fs.rmSync(dir, { recursive: true, force: true });
+  // PROFILE_KEEP: the profile and the statement times kept (their folder named on stderr), to be read further
+  if (process.env.PROFILE_KEEP) process.stderr.write(`  kept in ${dir}\n`);
+  else fs.rmSync(dir, { recursive: true, force: true });
   return lines;
 }
 
@@ -159,8 +172,8 @@ async function row(): Promise<void> {
   const kind = (process.env.PROFILE_STORE ?? "sqlite") as StoreKind;
   const size = Number(process.env.PROFILE_SIZE ?? 10000);
   if (!wanted.length) throw new Error("PROFILE_ROW: parts of row names of bench/speed.ts, separated by `;` (e.g. \"default list;search, single\"), or \"all\"");
-  // PROFILE_KEEP: a folder where the seeded calendar is kept (its store and its ids) and found again next time
-  const kept = process.env.PROFILE_KEEP ? path.join(process.env.PROFILE_KEEP, `calendar-${kind}-${size}.json`) : undefined;
+  // PROFILE_CALENDARS: a folder where the seeded calendar is kept (its store and its ids) and found again next time
+  const kept = process.env.PROFILE_CALENDARS ? path.join(process.env.PROFILE_CALENDARS, `calendar-${kind}-${size}.json`) : undefined;
   const found = kept && fs.existsSync(kept) ? (JSON.parse(fs.readFileSync(kept, "utf8")) as { env: Record<string, string>; calendar: Calendar }) : undefined;
   const store = found ? { env: found.env, drop: async () => undefined } : await benchStore(kind, "profile");
   try {
@@ -182,7 +195,8 @@ async function row(): Promise<void> {
       }
     }
     const defs: RowDef[] = rowDefs(c, name => wanted.includes("all") || wanted.some(w => name.toLowerCase().includes(w)));
-    if (!defs.length) throw new Error(`no row of bench/speed.ts named like "${wanted.join(", ")}"`);
+    const creates = wanted.some(w => w === "all" || "creates with links".includes(w));
+    if (!defs.length && !creates) throw new Error(`no row of bench/speed.ts named like "${wanted.join(", ")}"`);
     // one calendar, each row profiled in turn (a service of its own each)
     for (const d of defs) {
       process.stderr.write(`  ${d.name}\n`);
@@ -192,6 +206,18 @@ async function row(): Promise<void> {
       });
       const slug = d.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
       write(`${slug}-${kind}-${size}`, [`${d.name}, ${kind}, ${c.eventIds.length} events, cache ${cached ? "on" : "off"} (${new Date().toISOString()}; e.g. ${d.next()})`, ...lines]);
+    }
+    // the creates on top, as bench/speed.ts makes them (PROFILE_CREATES of them, 100 first to warm up)
+    if (creates) {
+      process.stderr.write("  creates with links\n");
+      const count = Number(process.env.PROFILE_CREATES ?? process.env.BENCH_CREATES ?? 2000);
+      const clients = Number(process.env.PROFILE_CONNECTIONS ?? process.env.BENCH_CONNECTIONS ?? 32);
+      const lines = await profiledBy(store.env, async base => {
+        await create(base, c, 100, clients, "warm-up");
+        const d = await create(base, c, count, clients, "profiled");
+        return { requests: count + 100, measured: `${d.perSec} creates/s, p50 ${d.p50} ms, p99 ${d.p99} ms over ${count} creates (${clients} clients; the 100 of the warm-up in the profile too)` };
+      });
+      write(`creates-with-links-${kind}-${size}`, [`creates with links, ${kind}, ${size} events and on, cache on (${new Date().toISOString()})`, ...lines]);
     }
   } finally {
     await store.drop();

@@ -33,7 +33,7 @@ import { execSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { benchStore, load, LoadOptions, Measure, NS, percentile, post, ROOT, settle, startServer, StoreKind } from "./common";
+import { benchStore, cpuMs, load, LoadOptions, Measure, NS, percentile, post, ROOT, settle, startServer, StoreKind } from "./common";
 import { startReference } from "./floor";
 import { eventBody, Links, seedEvents } from "./seed-straight";
 import { openPostgres, openSqlite } from "../store/sql/driver";
@@ -62,7 +62,8 @@ const OUT = process.env.BENCH_OUT || `speed-${STORES.join("-")}`;
 
 export interface Calendar { venues: number[]; organizers: number[]; categories: Array<{ id: number; slug: string }>; tags: number[]; eventIds: number[] }
 
-export interface Creates { from: number; to: number; perSec: number; p50: number; p99: number; clients: number; how: string }
+/** `cpuUs`: the service's own CPU per create (µs; its process alone, the database server's not counted), less moved by a loaded machine than the rate. */
+export interface Creates { from: number; to: number; perSec: number; p50: number; p99: number; clients: number; how: string; cpuUs?: number }
 
 interface Row {
   store: StoreKind;
@@ -88,8 +89,9 @@ const uptime = () => execSync("uptime").toString().trim().replace(/^.*load avera
 const linksOf = (c: Calendar): Links => ({ venues: c.venues, organizers: c.organizers, categories: c.categories.map(x => x.id), tags: c.tags });
 
 /** `count` events with their links created through the API by `clients` clients; their rate and latency. */
-async function create(base: string, c: Calendar, count: number, clients: number, how: string): Promise<Creates> {
+export async function create(base: string, c: Calendar, count: number, clients: number, how: string, pid?: number): Promise<Creates> {
   const from = c.eventIds.length;
+  const cpu0 = pid ? cpuMs(pid) : 0;
   const latencies: number[] = [];
   let next = 0;
   const began = Date.now();
@@ -102,7 +104,8 @@ async function create(base: string, c: Calendar, count: number, clients: number,
       c.eventIds[i] = ev.id as number;
     }
   }));
-  return { from, to: from + count, perSec: Math.round(count / ((Date.now() - began) / 1000)), p50: Math.round(percentile(latencies, 0.5)), p99: Math.round(percentile(latencies, 0.99)), clients, how };
+  const cpuUs = pid ? Math.round((1000 * (cpuMs(pid) - cpu0)) / count) : undefined;
+  return { from, to: from + count, perSec: Math.round(count / ((Date.now() - began) / 1000)), p50: Math.round(percentile(latencies, 0.5)), p99: Math.round(percentile(latencies, 0.99)), clients, how, cpuUs };
 }
 
 /** `fn` again after a failure, up to three tries. */
@@ -272,8 +275,8 @@ function report(rows: Row[], creates: Record<string, Creates[]>, started: string
     const b = med[`${store}|${large}|${name}`];
     if (a && b) lines.push(`  ${store} ${name}: ${(b.mean / a.mean).toFixed(2)}×`);
   }
-  lines.push("", "Creates with links (events from–to: creates/s, p50/p99 ms, clients, how):");
-  for (const [store, cs] of Object.entries(creates)) for (const x of cs) lines.push(`  ${store} ${x.from}–${x.to}: ${x.perSec}/s, ${x.p50}/${x.p99} ms, ${x.clients} clients, ${x.how}`);
+  lines.push("", "Creates with links (events from–to: creates/s, p50/p99 ms, clients, the service's CPU per create, how):");
+  for (const [store, cs] of Object.entries(creates)) for (const x of cs) lines.push(`  ${store} ${x.from}–${x.to}: ${x.perSec}/s, ${x.p50}/${x.p99} ms, ${x.clients} clients, ${x.cpuUs === undefined ? "" : `${x.cpuUs} µs CPU, `}${x.how}`);
   lines.push("", "Every round (req/s, floor req/s, raw req/s, share of the floor, load):");
   for (const r of rows) lines.push(`  ${r.store} ${r.n} #${r.round} ${r.case}: ${r.measure.rps} (p50 ${r.measure.p50}, p99 ${r.measure.p99}${r.measure.errors + r.measure.non2xx ? `, ${r.measure.errors + r.measure.non2xx} failed` : ""}), floor ${r.floor.rps}, raw ${r.raw.rps}, ${r.ofFloor}${r.writes ? `, writes ${r.writes.perSec}/s ${r.writes.p50}/${r.writes.p99} ms${r.writes.errors ? ` (${r.writes.errors} failed)` : ""}` : ""}; ${r.load}`);
   const text = lines.join("\n");
@@ -309,9 +312,9 @@ async function main(): Promise<void> {
         server = await startServer(store.env);
         try {
           for (let r = 1; r <= ROUNDS && CREATES > 0 && chosen("creates"); r++) {
-            const done = await create(server.base, c, CREATES, CONNECTIONS, `on top, round ${r} (${uptime()})`);
+            const done = await create(server.base, c, CREATES, CONNECTIONS, `on top, round ${r} (${uptime()})`, server.child.pid);
             log.push(done);
-            process.stderr.write(`  creates on top ${done.from}–${done.to}: ${done.perSec}/s, p99 ${done.p99} ms\n`);
+            process.stderr.write(`  creates on top ${done.from}–${done.to}: ${done.perSec}/s, p99 ${done.p99} ms, ${done.cpuUs} µs of the service's CPU each\n`);
           }
         } finally {
           await server.stop();

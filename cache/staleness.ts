@@ -172,6 +172,21 @@ export function feedPatterns(site: number): string[] {
 }
 
 /**
+ * The patterns of the keys a move of term counts on `site` may have made stale (an event write that
+ * changed which published events carry some terms; their ancestors' `tree_count` moves too): every term
+ * as events embed it and every answer showing counts — the site's `S` answers (term pages and lists,
+ * `hide_empty`), every event page, list page and body (events embed their terms) — and the feed's pages
+ * (each term's `updated` entry). A venue's or organizer's page and entries show no term: they stay, so the
+ * next event page embeds them from the cache (docs/caching.md#embedded-records).
+ */
+export function termCountPatterns(site: number): string[] {
+  return [
+    ...SPACES.flatMap(space => [`${space}:${site}:S:**`, `${space}:${site}:E**`, `${space}:${site}:T**`]),
+    `RESP:${site}:L:**`, `RESP:${site}:B:**`, ...feedPatterns(site)
+  ];
+}
+
+/**
  * The patterns of the keys `write` on `site` may have made stale, in every space:
  * - an event written alone: the site's `S` answers, that event's page and the list bodies that show it;
  *   the plain list pages too (which events they show, their totals) unless it changed only

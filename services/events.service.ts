@@ -27,6 +27,8 @@ import { EventReader, type EmbedRequest, type LinkedIdsQuery, type RecordOptions
 import { EventRecordWriter } from "../domain/events/event-writer";
 import { EventWriteChecks } from "../domain/events/write-checks";
 import { EventCommands, type LinkField } from "../domain/events/event-commands";
+import { termCountPatterns } from "../cache/staleness";
+import { currentSiteId } from "../lib/sites/scope";
 
 /** The params of the reads by id and slug (lib/events/event-params.ts). */
 type ReadParams = ListParams & { id: number; slug: string };
@@ -91,7 +93,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     const records = this.postRecords as PostRecords<SeriesDoc>;
     const services: NeighbourServices<Ctx> = {
       termFilter: (ctx, taxonomy, values, param) => ctx.call("taxonomy.resolveFilter", { taxonomy, values, param }),
-      termsForEvent: (ctx, taxonomy, value) => ctx.call("taxonomy.resolveForEvent", { taxonomy, value }),
+      termsForEvent: (ctx, input) => ctx.call("taxonomy.resolveEventTerms", input),
       link: (ctx, kind, value) => ctx.call(`${kind}.link`, { value }),
       validateLinks: (ctx, kind, value) => ctx.call(`${kind}.validateLinks`, { value }),
       requireGeolocation: actions => requireGeolocation(this.broker, actions),
@@ -118,7 +120,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       emit: (event, payload) => void this.broker.emit(event, payload),
       eventsLinking: (field, ids) => this.eventsLinking(field, ids)
     };
-    const counts = new TermCountNotices({ cleanCaches: () => this.cleanCaches(), emit: feed.emit, now: () => this.now() });
+    const counts = new TermCountNotices({ cleanCaches: () => this.cleanCaches(termCountPatterns(currentSiteId())), emit: feed.emit, now: () => this.now() });
     // The linked records follow the caller's rights (C1) and the request's password / context (docs/authorization.md#password-protected-records).
     const access = (ctx: Ctx) => Object.fromEntries(["password", "context"].filter(k => typeof ctx.params?.[k] === "string").map(k => [k, ctx.params[k]]));
     const embedder = new EventEmbedder<EmbedRequest<Ctx>>({

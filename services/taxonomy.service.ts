@@ -69,6 +69,9 @@ export interface TermWriteParams {
 }
 
 export interface ResolveForEventParams { taxonomy: Taxonomy; value?: unknown }
+/** An event input's `categories` and `tags` (each resolved when sent). */
+export interface EventTermsParams { categories?: unknown; tags?: unknown }
+export type EventTerms = { categories?: number[]; tags?: number[] };
 export interface ResolveFilterParams { taxonomy: Taxonomy; values: string[]; param: string }
 export interface EmbedParams { ids: number[] }
 /** What `events.links` answers: the terms of an event, or null when the id is not an event. */
@@ -93,7 +96,8 @@ type TaxonomyMethods = {
   createTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord>;
   updateTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord>;
   removeTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord>;
-  resolveForEvent(ctx: Ctx<ResolveForEventParams>): Promise<number[]>;
+  resolveForEvent(ctx: Ctx<unknown>, taxonomy: Taxonomy, value: unknown): Promise<number[]>;
+  resolveEventTerms(ctx: Ctx<EventTermsParams>): Promise<EventTerms>;
   resolveFilter(params: ResolveFilterParams): Promise<number[]>;
   embed(ctx: Ctx<EmbedParams>): Promise<Record<string, unknown>>;
 
@@ -127,6 +131,9 @@ type Self = Service & TaxonomyMethods & TaxonomyVars & TranslatableMethods & Cac
 // ---------------------------------------------------------------------------------------------------------
 
 const UNKNOWN = "param.unknown_id";
+
+/** An event's term fields and their taxonomies, in the order their terms are resolved (and made). */
+const EVENT_TERM_FIELDS: ReadonlyArray<readonly ["categories" | "tags", Taxonomy]> = [["categories", "category"], ["tags", "tag"]];
 
 
 
@@ -183,7 +190,9 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
 
     // Internal (not routed) -----------------------------------------------------------------------------
     /** docs/records.md#categories-and-tags-on-events: ids of the terms an event input names, creating missing ones. */
-    resolveForEvent: { params: INTERNAL_PARAMS.resolveForEvent, async handler(ctx: Ctx<ResolveForEventParams>) { return this.resolveForEvent(ctx); } },
+    resolveForEvent: { params: INTERNAL_PARAMS.resolveForEvent, async handler(ctx: Ctx<ResolveForEventParams>) { return this.resolveForEvent(ctx, ctx.params.taxonomy, ctx.params.value); } },
+    /** The same for an event input's categories and tags at once: `{ categories, tags }`, each answered when sent (one call, one read when both name ids only). */
+    resolveEventTerms: { params: INTERNAL_PARAMS.resolveEventTerms, async handler(ctx: Ctx<EventTermsParams>) { return this.resolveEventTerms(ctx); } },
     /** docs/lists.md#event-filters: ids for the events list filters (categories include their descendants); unknown → 400. */
     resolveFilter: { params: INTERNAL_PARAMS.resolveFilter, async handler(ctx: Ctx<ResolveFilterParams>) { return this.resolveFilter(ctx.params); } },
     /** docs/records.md#embedded-terms: embedded term objects by id, one call per page of events. */
@@ -301,8 +310,24 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, Taxo
 
     // Internal operations -------------------------------------------------------------------------------
 
-    async resolveForEvent(ctx) {
-      const { taxonomy, value } = ctx.params;
+    async resolveEventTerms(ctx) {
+      const sent = EVENT_TERM_FIELDS.filter(([field]) => ctx.params[field] !== undefined && ctx.params[field] !== null);
+      const tokens = sent.map(([field]) => termTokens(ctx.params[field]));
+      const out: EventTerms = {};
+      if (tokens.every(ts => ts.every(t => "id" in t))) {
+        // ids only (no name to look up or make): the named terms of either taxonomy in one read, each input
+        // keeping those of its own taxonomy, as resolveForEvent keeps them
+        const ids = uniqueIds(tokens.flat().map(t => (t as { id: number }).id));
+        const taxonomyOf = new Map((await this.store.findByIds(ids)).map(d => [d._id as number, d.taxonomy]));
+        sent.forEach(([field, taxonomy], i) => { out[field] = uniqueIds(tokens[i].flatMap(t => ("id" in t && taxonomyOf.get(t.id) === taxonomy ? [t.id] : []))); });
+        return out;
+      }
+      // names: the categories first, then the tags (the terms made draw their ids in that order)
+      for (const [field, taxonomy] of sent) out[field] = await this.resolveForEvent(ctx, taxonomy, ctx.params[field]);
+      return out;
+    },
+
+    async resolveForEvent(ctx, taxonomy, value) {
       const tokens = termTokens(value);
       const ids: number[] = [];
       const known = new Map((await this.store.find({ taxonomy, _id: { $in: tokens.flatMap(t => ("id" in t ? [t.id] : [])) } })).map(d => [d._id as number, d]));

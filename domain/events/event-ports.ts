@@ -27,8 +27,11 @@ export interface EventCall {
 export interface NeighbourServices<C> {
   /** Term ids of a list filter (`categories`, `tags`); a 400 naming `param` when one is unknown. */
   termFilter(call: C, taxonomy: "category" | "tag", values: unknown, param: string): Promise<number[]>;
-  /** Term ids an event write links (terms named inline are made). */
-  termsForEvent(call: C, taxonomy: "category" | "tag", value: unknown): Promise<number[]>;
+  /**
+   * Term ids an event write links, for each of its `categories` and `tags` sent (terms named inline are
+   * made, the categories' first): one call for both.
+   */
+  termsForEvent(call: C, input: { categories?: unknown; tags?: unknown }): Promise<{ categories?: number[]; tags?: number[] }>;
   /** Venue or organizer ids an event write links (records given inline are made or found, D25). */
   link(call: C, kind: "venues" | "organizers", value: unknown): Promise<number[]>;
   /** The check of `link` without its side effect: a 400 when the value names no usable record. */

@@ -19,6 +19,7 @@ import { importSourceOf, type ImportSourceMeta } from "../../lib/imports/source"
 import type { PostRecords } from "../posts/post-records";
 import type { EventCall, EventFeed, NeighbourServices, PostServices } from "./event-ports";
 import type { TermCountNotices } from "./term-count-notices";
+import { checkedLinks } from "./checked-links";
 
 export interface EventWriter<C> {
   write(call: C, params: Record<string, unknown>, current: EventDoc | undefined): Promise<EventDoc>;
@@ -65,14 +66,13 @@ export class EventRecordWriter<C extends EventCall> implements EventWriter<C> {
     // Records made inline draw ids from two sequences (terms; venues and organizers share the posts'): each
     // sequence is drawn in one order — categories before tags, the venue before organizers — so a request
     // makes the same ids whenever it runs (the two sequences side by side).
-    const [[categories, tags], [venues, organizers]] = await Promise.all([
+    const given = (v: unknown) => v !== undefined && v !== null;
+    const terms = { ...(given(p.categories) ? { categories: p.categories } : {}), ...(given(p.tags) ? { tags: p.tags } : {}) };
+    const [{ categories, tags }, [venues, organizers]] = await Promise.all([
+      Object.keys(terms).length ? services.termsForEvent(call, terms) : ({} as { categories?: number[]; tags?: number[] }),
       (async () => [
-        p.categories !== undefined && p.categories !== null ? await services.termsForEvent(call, "category", p.categories) : undefined,
-        p.tags !== undefined && p.tags !== null ? await services.termsForEvent(call, "tag", p.tags) : undefined
-      ])(),
-      (async () => [
-        sent(p.venue) ? await services.link(call, "venues", p.venue) : undefined,
-        sent(p.organizer) ? await services.link(call, "organizers", p.organizer) : undefined
+        sent(p.venue) ? checkedLinks(call, "venues", p.venue) ?? await services.link(call, "venues", p.venue) : undefined,
+        sent(p.organizer) ? checkedLinks(call, "organizers", p.organizer) ?? await services.link(call, "organizers", p.organizer) : undefined
       ])()
     ]);
     if (categories) fields.categories = categories;

@@ -1,8 +1,8 @@
 /**
  * What follows writes of events that moved term counts (docs/records.md#term-counts): the counts
  * themselves moved with each write, in its transaction (store/sql/term-counts.ts; MongoDB:
- * store/mongo/store.ts); here the site's kept answers are cleaned (terms, their lists and the events
- * embedding them show the counts; C16) and each term's update is told on the bus, before the write is
+ * store/mongo/store.ts); here the kept answers that show counts are cleaned (terms, their lists and the
+ * events embedding them; C16; cache/staleness.ts termCountPatterns) and each term's update is told on the bus, before the write is
  * answered. Shared by the writer of one event (domain/events/event-writer.ts), the series planner
  * (domain/events/series-planner.ts) and the other writes of events (domain/events/event-commands.ts).
  */
@@ -11,7 +11,7 @@ import { termDeltas } from "../../lib/terms/term-counts";
 import { nowDb } from "../../lib/dates";
 
 export interface TermCountNoticesDeps {
-  /** Cleans the site's kept answers. */
+  /** Cleans the site's kept answers that show term counts (cache/staleness.ts termCountPatterns). */
   cleanCaches(): Promise<void>;
   /** Tells the bus (`calendar.<type>.<action>`). */
   emit(event: string, payload: Record<string, unknown>): void;

@@ -10,6 +10,7 @@ import { sent } from "../../lib/params";
 import type { SeriesPlanner } from "./series-planner";
 import type { EventTargets } from "./event-targets";
 import type { EventCall, NeighbourServices, PostServices } from "./event-ports";
+import { noteCheckedLinks } from "./checked-links";
 
 export interface WriteChecksDeps<C extends EventCall> {
   targets: EventTargets;
@@ -36,8 +37,13 @@ export class EventWriteChecks<C extends EventCall> {
     };
     if (sent(p.image)) await collect("image", () => posts.checkImage(call, p.image));
     if (sent(p.post_parent)) await collect("post_parent", () => targets.requireKind([p.post_parent as number], "event", "post_parent"));
-    if (sent(p.venue)) await collect("venue", () => services.validateLinks(call, "venues", p.venue));
-    if (sent(p.organizer)) await collect("organizer", () => services.validateLinks(call, "organizers", p.organizer));
+    // the ids found are kept for the write (domain/events/checked-links.ts)
+    const links = async (kind: "venues" | "organizers", value: unknown) => {
+      await services.validateLinks(call, kind, value);
+      noteCheckedLinks(call, kind, value);
+    };
+    if (sent(p.venue)) await collect("venue", () => links("venues", p.venue));
+    if (sent(p.organizer)) await collect("organizer", () => links("organizers", p.organizer));
     Object.assign(bad, await series.checkWrite(p, p.id));
     throwIfInvalid(bad);
   }

@@ -43,3 +43,14 @@ export function parseLinkEntries(value: unknown): LinkEntry[] | null {
   }
   return out;
 }
+
+/**
+ * The ids an input names when it names existing records only (no data object to make one from): each
+ * once, in order, as linking it answers them (mixins/linked-post.mixin.ts `link`); undefined when the input
+ * holds a data object or is not a link input at all.
+ */
+export function linkedIdsOnly(value: unknown): number[] | undefined {
+  const entries = parseLinkEntries(value);
+  if (!entries || entries.some(e => !("id" in e))) return undefined;
+  return [...new Set(entries.map(e => (e as { id: number }).id))];
+}

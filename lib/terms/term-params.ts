@@ -96,6 +96,7 @@ const taxonomyRule = { type: "enum", values: ["category", "tag"] } as const;
 
 export const INTERNAL_PARAMS = {
   resolveForEvent: { taxonomy: taxonomyRule, value: { type: "any", optional: true } },
+  resolveEventTerms: { categories: { type: "any", optional: true }, tags: { type: "any", optional: true } },
   resolveFilter: { taxonomy: taxonomyRule, values: { type: "array", items: { type: "string", convert: true } }, param: { type: "string" } },
   embed: { ids: { type: "array", items: { type: "number", integer: true, convert: true } } }
 } as const;

@@ -5,10 +5,10 @@
  * calendar, and its records, ids, keys and feed never mix with another's.
  */
 import type { SqlDriver } from "./driver";
-import { writeMarkStatements } from "./write-marks";
+import { markFunctions, writeMarkStatements } from "./write-marks";
 import { FTS_SITE_STRIDE, fieldExpr } from "./compile";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
-import { termCountStatements } from "./term-counts";
+import { keptPlanStatements, termCountStatements } from "./term-counts";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -461,6 +461,12 @@ export const MIGRATIONS: Migration[] = [
     // total counted with the mark stays exact while the mark reads the same (store/sql/write-marks.ts,
     // docs/lists.md#counting-a-list).
     up: d => writeMarkStatements(d.dialect)
+  },
+  {
+    version: 17,
+    name: "the event write's trigger functions keep their plans (PostgreSQL)",
+    // Each statement of the triggers was planned again on every row (store/sql/term-counts.ts keptPlanStatements).
+    up: d => (d.dialect === "postgres" ? [...keptPlanStatements(Object.keys(LINK_FIELDS)), ...markFunctions().map(f => `ALTER FUNCTION ${f} SET plan_cache_mode = auto`)] : [])
   }
 ];
 

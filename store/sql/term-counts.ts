@@ -96,11 +96,29 @@ function sqliteTriggers(): string[] {
  * transaction of the database still running (store/sql/feed.ts) never skips one still being committed,
  * however long its transaction ran.
  */
-const FEED_ID_FUNCTION =
-  `CREATE OR REPLACE FUNCTION feed_id(s integer, k jsonb) RETURNS bigint LANGUAGE sql VOLATILE AS $fid$ SELECT GREATEST(` +
+const FEED_ID_QUERY = `SELECT GREATEST(` +
   `(SELECT x.base + COALESCE((MAX(c.id) - x.base) / ${FEED_ID_STEP} + 1, 0) * ${FEED_ID_STEP} FROM (SELECT pg_current_xact_id()::text::bigint * ${FEED_ID_STRIDE} AS base) AS x ` +
   `LEFT JOIN ${FEED} AS c ON c.site = s AND c.id >= x.base AND c.id < x.base + ${FEED_ID_STRIDE} GROUP BY x.base), ` +
-  `(SELECT c.id + 1 FROM ${FEED} AS c WHERE c.site = s AND (c.doc -> 'key') = k ORDER BY c.id DESC LIMIT 1)) $fid$`;
+  `(SELECT c.id + 1 FROM ${FEED} AS c WHERE c.site = s AND (c.doc -> 'key') = k ORDER BY c.id DESC LIMIT 1))`;
+const FEED_ID_FUNCTION = `CREATE OR REPLACE FUNCTION feed_id(s integer, k jsonb) RETURNS bigint LANGUAGE sql VOLATILE AS $fid$ ${FEED_ID_QUERY} $fid$`;
+
+/**
+ * PostgreSQL: the functions of every event write keep their statements' plans (migration 17; the write
+ * marks' functions too, store/sql/write-marks.ts). The store's
+ * connections plan each statement for its parameters (store/sql/driver.ts PLANNED, for the lists); inside
+ * these functions that setting re-planned every statement of every trigger on every row, and `feed_id`, a
+ * SQL function, was planned again at each call whatever the setting. Their statements look up rows by key,
+ * where the kept plan is the one a custom plan would choose: `plan_cache_mode = auto` on each function,
+ * and `feed_id` in PL/pgSQL, which keeps its plan for the connection. The same answers; an event insert's
+ * triggers at 10 000 events 2.08 → 1.39 ms (median, docs/benchmarks.md "Creates with links").
+ */
+export function keptPlanStatements(linkTables: readonly string[]): string[] {
+  return [
+    `CREATE OR REPLACE FUNCTION feed_id(s integer, k jsonb) RETURNS bigint LANGUAGE plpgsql VOLATILE SET plan_cache_mode = auto AS $fid$ BEGIN RETURN (${FEED_ID_QUERY}); END $fid$`,
+    ...["events_term_counts()", "terms_tree_shift(integer, bigint[], bigint[])", "terms_tree_moves()", ...linkTables.map(t => `${t}_links()`)]
+      .map(f => `ALTER FUNCTION ${f} SET plan_cache_mode = auto`)
+  ];
+}
 
 const PUBLISHED_TERMS =
   "CREATE OR REPLACE FUNCTION published_terms(d jsonb) RETURNS SETOF bigint LANGUAGE sql IMMUTABLE AS $pt$ " +

@@ -38,8 +38,16 @@ function sqliteTriggers(counted: string, table: string): string[] {
   ];
 }
 
+/** PostgreSQL: the trigger function moving the marks of `counted` on a write of `table`. */
+const markFunction = (counted: string, table: string): string => `${table}_marks_${counted}`;
+
+/** PostgreSQL: every mark trigger function, called as ALTER FUNCTION names them (migration 17 keeps their plans). */
+export function markFunctions(): string[] {
+  return Object.entries(MARKED).flatMap(([counted, tables]) => tables.map(t => `${markFunction(counted, t)}()`));
+}
+
 function postgresTriggers(counted: string, table: string): string[] {
-  const fn = `${table}_marks_${counted}`;
+  const fn = markFunction(counted, table);
   const shard = `(pg_current_xact_id()::text::bigint % ${PG_MARK_SHARDS})::integer`;
   return [
     `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$

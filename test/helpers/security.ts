@@ -12,7 +12,7 @@ const LEAKS: Array<[string, RegExp]> = [
   ["framework name", /moleculer/i],
   ["stack frame", /\bat [\w$.<>]+ \(|\bat (?:async )?[\w$.]+ \[as |\n\s+at /],
   ["source path", /\/(?:work|home|usr|app|src|dist|node_modules)\/[\w./-]*\.(?:ts|js)\b|node_modules/],
-  ["action name", /\b(?:events|venues|organizers|taxonomy|geolocation|i18n|api|\$node)\.(?:list|create|get|update|remove|getBySlug|updateBySlug|removeBySlug|embed|link|links|validateLinks|linkedPostIds|unlinkPost|unlinkTerm|resolveForEvent|resolveFilter|adjustCounts|near|locate|venuesWithCoordinates|setTicketed|categories|tags|rest|index|doc|live|ready)\b/],
+  ["action name", /\b(?:events|venues|organizers|taxonomy|geolocation|i18n|api|\$node)\.(?:list|create|get|update|remove|getBySlug|updateBySlug|removeBySlug|embed|link|links|validateLinks|linkedPostIds|unlinkPost|unlinkTerm|resolveForEvent|resolveEventTerms|resolveFilter|adjustCounts|near|locate|venuesWithCoordinates|setTicketed|categories|tags|rest|index|doc|live|ready)\b/],
   ["internal error class", /\b(?:ValidationError|ServiceNotFoundError|ServiceNotAvailableError|RequestTimeoutError|MoleculerError|MoleculerClientError|TypeError|ReferenceError|RangeError|SyntaxError|URIError)\b/],
   ["internal error type", /\b(?:VALIDATION_ERROR|SERVICE_NOT_FOUND|UNABLE_DECODE_PARAM|ORIGIN_NOT_ALLOWED|INVALID_REQUEST_BODY)\b/]
 ];

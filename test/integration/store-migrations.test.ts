@@ -193,6 +193,35 @@ suite("migrations on PostgreSQL", async () => {
   };
 });
 
+describe("the event write's trigger functions keep their plans (PostgreSQL, migration 17)", () => {
+  test("each runs with plan_cache_mode auto, whatever the connection's; feed_id in PL/pgSQL numbers as before", async () => {
+    const db = await createTestDatabase("kept_plans");
+    const driver = openPostgres(db.url);
+    try {
+      await migrate(driver);
+      const fns = await driver.all<{ proname: string; lang: string; config: string[] | null }>(
+        "SELECT p.proname, l.lanname AS lang, p.proconfig AS config FROM pg_proc AS p JOIN pg_language AS l ON l.oid = p.prolang " +
+        "WHERE p.proname IN ('feed_id', 'events_term_counts', 'terms_tree_shift', 'terms_tree_moves', 'events_links', 'venue_locations_links', " +
+        "'events_marks_events', 'translations_marks_events') ORDER BY p.proname");
+      expect(fns.map(f => f.proname)).toEqual(["events_links", "events_marks_events", "events_term_counts", "feed_id", "terms_tree_moves", "terms_tree_shift",
+        "translations_marks_events", "venue_locations_links"]);
+      for (const f of fns) expect(f.config).toEqual(["plan_cache_mode=auto"]);
+      expect(fns.find(f => f.proname === "feed_id")!.lang).toBe("plpgsql");
+      // one transaction's entries: its slot, FEED_ID_STEP apart; a key's next entry just past its newest
+      const ids = await driver.transaction(async tx => {
+        const base = Number((await tx.all<{ x: string }>("SELECT pg_current_xact_id()::text::bigint * 65536 AS x"))[0].x);
+        const first = Number((await tx.all<{ id: string }>("INSERT INTO changes (site, id, doc) VALUES (1, feed_id(1, '\"post:1\"'::jsonb), '{\"key\": \"post:1\"}'::jsonb) RETURNING id"))[0].id);
+        const second = Number((await tx.all<{ id: string }>("INSERT INTO changes (site, id, doc) VALUES (1, feed_id(1, '\"post:2\"'::jsonb), '{\"key\": \"post:2\"}'::jsonb) RETURNING id"))[0].id);
+        return [first - base, second - base];
+      });
+      expect(ids).toEqual([0, 1024]);
+    } finally {
+      await driver.close();
+      await db.drop();
+    }
+  });
+});
+
 describe("a migration outlasts the deadlines of requests (PostgreSQL)", () => {
   test("statements of an unbounded transaction (a migration's) run past the statement and query deadlines; others stop at them", async () => {
     const db = await createTestDatabase("unbounded");

@@ -638,6 +638,26 @@ describe("internal actions", () => {
     expect(await call("resolveForEvent", { taxonomy: "tag", value: "<b></b>" })).toEqual([]);
   });
 
+  test("resolveEventTerms: each sent input resolved as resolveForEvent resolves it, ids only or with names (categories made first)", async () => {
+    const jazz = await env.create("categories", { name: "Jazz" });
+    const blues = await env.create("categories", { name: "Blues" });
+    const night = await env.create("tags", { name: "Night" });
+    // ids only: each input keeps its own taxonomy's terms, in order, once; unknown ids dropped
+    expect(await call("resolveEventTerms", { categories: [blues.id, night.id, jazz.id, blues.id, 98765], tags: `${night.id}, ${jazz.id}` }))
+      .toEqual({ categories: [blues.id, jazz.id], tags: [night.id] });
+    expect(await call("resolveEventTerms", { tags: [night.id] })).toEqual({ tags: [night.id] });
+    expect(await call("resolveEventTerms", { categories: [], tags: "" })).toEqual({ categories: [], tags: [] });
+    expect(await call("resolveEventTerms", {})).toEqual({});
+    // names: the same answers as resolveForEvent's, the new category made before the new tag
+    const both = await call("resolveEventTerms", { categories: ["jazz", "Swing Era"], tags: [night.id, "Late Show"] });
+    expect(both.categories[0]).toBe(jazz.id);
+    expect(both.tags[0]).toBe(night.id);
+    expect(both.categories[1]).toBeLessThan(both.tags[1]);
+    expect((await svc.get(`/categories/${both.categories[1]}`)).body).toMatchObject({ name: "Swing Era" });
+    expect((await svc.get(`/tags/${both.tags[1]}`)).body).toMatchObject({ name: "Late Show" });
+    expect(await call("resolveEventTerms", { categories: ["Swing Era"], tags: ["late show"] })).toEqual({ categories: [both.categories[1]], tags: [both.tags[1]] });
+  });
+
   test("resolveForEvent creates a new name once when asked concurrently", async () => {
     const [a, b] = await Promise.all([
       call("resolveForEvent", { taxonomy: "tag", value: "Concurrent" }),

@@ -3,7 +3,7 @@
  * cachers' own pattern matcher, so a key either side of every rule is cleaned or kept as it must be.
  */
 import { Utils } from "moleculer";
-import { ANY_SHOWN, bodyIds, bodyPatternId, changedFields, dependencyOfUrl, inSeries, isListKey, keyPrefix, feedPatterns, listBodyKey, presentational, sitePatterns, stalePatterns, type Dependency } from "../../cache/staleness";
+import { ANY_SHOWN, bodyIds, bodyPatternId, changedFields, dependencyOfUrl, inSeries, isListKey, keyPrefix, feedPatterns, listBodyKey, presentational, sitePatterns, stalePatterns, termCountPatterns, type Dependency } from "../../cache/staleness";
 import { keyMatches } from "../../cache/key-pattern";
 
 const NS = "/calendar/events/v1";
@@ -113,6 +113,22 @@ describe("what a write makes stale", () => {
     expect(cleaned(feedPatterns(2), key("RESP", 2, { kind: "feed" }))).toBe(true);
     expect(cleaned(feedPatterns(2), key("RESP", 2, { kind: "site" }))).toBe(false);
     expect(cleaned(feedPatterns(2), listKey(2))).toBe(false);
+  });
+
+  test("term counts moved: every term's entries, the lists, every event page and the feed; venues and organizers stay", () => {
+    const patterns = termCountPatterns(1);
+    expect(cleaned(patterns, key("RESP", 1, { kind: "feed" }))).toBe(true);
+    for (const s of spaces) {
+      expect(cleaned(patterns, key(s, 1, { kind: "term", id: 3 }))).toBe(true);
+      expect(cleaned(patterns, key(s, 1, { kind: "event", id: 99 }))).toBe(true);
+      expect(cleaned(patterns, key(s, 1, { kind: "site" }))).toBe(true);
+      expect(cleaned(patterns, key(s, 1, { kind: "venue", id: 3 }))).toBe(false);
+      expect(cleaned(patterns, key(s, 1, { kind: "organizer", id: 3 }))).toBe(false);
+      expect(cleaned(patterns, key(s, 7, { kind: "term", id: 3 }))).toBe(false);
+      expect(cleaned(patterns, key(s, 7, { kind: "site" }))).toBe(false);
+    }
+    expect(cleaned(patterns, listKey(1))).toBe(true);
+    expect(cleaned(patterns, bodyKey(1, [8, 9]))).toBe(true);
   });
 
   test("a venue or organizer: its page, the lists and every event page (they embed it)", () => {

@@ -81,8 +81,12 @@ describe("the events domain assembled without a broker", () => {
     records = new PostRecords<SeriesDoc>({ kind: "event", collection: () => store.collection("events", INDEXES, site), registry: () => store.registry(site), now: () => new Date() });
     const services: NeighbourServices<EventCall> = {
       termFilter: async (_call, taxonomy, values) => { asked.push(`termFilter ${taxonomy}`); return (values as string[]).map(Number); },
-      termsForEvent: async (_call, taxonomy, value) => { asked.push(`termsForEvent ${taxonomy}`); return (value as number[]).map(Number); },
-      link: async (_call, kind, value) => { asked.push(`link ${kind}`); return [Number(value)]; },
+      termsForEvent: async (_call, input) => {
+        asked.push(`termsForEvent ${Object.keys(input).join(" ")}`);
+        return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, (v as number[]).map(Number)]));
+      },
+      // a data object makes record 77
+      link: async (_call, kind, value) => { asked.push(`link ${kind}`); return [value && typeof value === "object" ? 77 : Number(value)]; },
       validateLinks: async (_call, kind, value) => {
         asked.push(`validateLinks ${kind}`);
         if (Number(value) < 0) throw ApiError.invalidParam(kind === "venues" ? "venue" : "organizer");
@@ -150,7 +154,8 @@ describe("the events domain assembled without a broker", () => {
   test("create: the write's links resolved by the services, a unique slug, its feed entry stored with it, the term counts' notices, the answer with its embeds", async () => {
     const doc = await create(jazz);
     expect(doc).toMatchObject({ title: "Jazz Night", slug: "jazz-night", status: "publish", categories: [3], venues: [10], lang: "en" });
-    expect(asked).toEqual(["validateLinks venues", "termsForEvent category", "link venues"]);
+    // the venue named by id was found by the checks: the write links it without asking `link` again
+    expect(asked).toEqual(["validateLinks venues", "termsForEvent categories"]);
     const second = await create(jazz);
     expect(second.slug).toBe("jazz-night-2");
     // each create stored its feed entry in its own transaction (the change feed's collection)
@@ -165,6 +170,18 @@ describe("the events domain assembled without a broker", () => {
     expect(answer).toMatchObject({ id: doc._id, title: "Jazz Night", slug: "jazz-night", i18n_language: "en" });
     expect((answer.venue as { venue: string }).venue).toBe("Hall 10");
     expect(asked).toEqual(["embed venues", "embed terms"]);
+  });
+
+  test("create: a venue given as data is made by `link` after the checks; ids the checks did not find for this value are linked by it too", async () => {
+    const inline = { ...jazz, venue: { venue: "New Hall" }, organizer: "5, 5" };
+    const doc = await create(inline);
+    expect(doc).toMatchObject({ venues: [77], organizers: [5] });
+    expect(asked).toEqual(["validateLinks venues", "validateLinks organizers", "termsForEvent categories", "link venues"]);
+    // the same input without its checks (another write of the call's): `link` answers it
+    asked.length = 0;
+    const unchecked = { ...jazz, title: "Unchecked", venue: 12 };
+    await commands.create(callOf(unchecked), unchecked);
+    expect(asked).toEqual(["termsForEvent categories", "link venues"]);
   });
 
   test("create: the checks name every refused parameter in one 400 before the caller's rights; an anonymous caller may not create", async () => {
