@@ -1,6 +1,8 @@
 /**
  * Permalinks of posts (D20, C7) and the global id of a record.
  */
+import { memoOfText } from "../memo";
+
 export type PostTypeName = "tribe_events" | "tribe_venue" | "tribe_organizer";
 
 const URL_SEGMENT: Record<PostTypeName, string> = { tribe_events: "event", tribe_venue: "venue", tribe_organizer: "organizer" };
@@ -12,13 +14,17 @@ export function permalink(site: string, type: PostTypeName, record: { _id: numbe
   return `${site}/${URL_SEGMENT[type]}/${record.slug}/`;
 }
 
-/** `{host}{path}?id={id}`: host and path of the base URL, no scheme, no port. */
-export function globalId(baseUrl: string, id: number): string {
+/** `{host}{path}` of a base URL (no scheme, no port), or the text itself when it is not a URL. */
+const globalBase = memoOfText(baseUrl => {
   try {
     const u = new URL(baseUrl);
-    const p = u.pathname.replace(/\/+$/, "");
-    return `${u.hostname}${p}?id=${id}`;
+    return `${u.hostname}${u.pathname.replace(/\/+$/, "")}`;
   } catch {
-    return `${baseUrl}?id=${id}`;
+    return baseUrl;
   }
+});
+
+/** `{host}{path}?id={id}`: host and path of the base URL, no scheme, no port. */
+export function globalId(baseUrl: string, id: number): string {
+  return `${globalBase(baseUrl)}?id=${id}`;
 }

@@ -2,6 +2,8 @@
  * Hosts of sites (C49): a request names its site by its `Host` header (or `X-Forwarded-Host` when the
  * deployment trusts its proxy), compared case-insensitively, port included.
  */
+import { memoOfText } from "../memo";
+
 /** The two headers read here, as Node's `http` hands a request's headers over (names in lower case). */
 type HostHeaders = { host?: string; "x-forwarded-host"?: string | string[] };
 
@@ -35,14 +37,14 @@ export function requestHost(headers: HostHeaders, trustProxy: boolean): string |
 }
 
 /** The host (with port when not the scheme's default) of a base URL; undefined when it is not a URL. */
-export function hostOfUrl(url: string): string | undefined {
+export const hostOfUrl: (url: string) => string | undefined = memoOfText(url => {
   try {
     const host = new URL(url).host;
     return host ? normalizeHost(host) : undefined;
   } catch {
     return undefined;
   }
-}
+});
 
 /** Paths answered on any host: health, metrics and the platform API (C49). */
 export function isSiteless(path: string): boolean {

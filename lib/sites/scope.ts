@@ -36,9 +36,15 @@ interface Scope {
 
 const storage = new AsyncLocalStorage<Scope>();
 
-/** Runs `fn` as work of `site` (undefined: the default site). */
+/**
+ * Runs `fn` as work of `site` (undefined: the default site). The default site's work is work outside any
+ * scope, so it enters one only to leave another site's: until some other site's work runs, the storage is
+ * never entered and Node keeps its async hooks off (with them on, every promise of every request pays for
+ * the scope's propagation: docs/benchmarks.md "The request path").
+ */
 export function runInSite<T>(site: SiteConfig | undefined, fn: () => T, bearer?: ResolvedKey): T {
-  return storage.run(site && site.id !== DEFAULT_SITE_ID ? { site, bearer } : { site: undefined }, fn);
+  if (site && site.id !== DEFAULT_SITE_ID) return storage.run({ site, bearer }, fn);
+  return storage.getStore()?.site === undefined ? fn() : storage.run({ site: undefined }, fn);
 }
 
 /** The site of the current work; undefined for the default site. */

@@ -294,6 +294,16 @@ describe("DB string helpers", () => {
     expect(nowDb()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
 
+  it("toDb: the second it wrote last, asked again (any millisecond of it), and the seconds around it", () => {
+    const at = (iso: string) => toDb(new Date(iso));
+    expect([at("2025-06-09T04:05:06.001Z"), at("2025-06-09T04:05:06.999Z"), at("2025-06-09T04:05:07.000Z"), at("2025-06-09T04:05:06.500Z")])
+      .toEqual(["2025-06-09 04:05:06", "2025-06-09 04:05:06", "2025-06-09 04:05:07", "2025-06-09 04:05:06"]);
+    // before 1970 the second is still the one the date falls in
+    expect([at("1969-12-31T23:59:59.500Z"), at("1969-12-31T23:59:59.900Z"), at("1970-01-01T00:00:00.100Z")])
+      .toEqual(["1969-12-31 23:59:59", "1969-12-31 23:59:59", "1970-01-01 00:00:00"]);
+    expect(toDb(new Date(Number.NaN))).toBe(toDb(new Date(Number.NaN)));
+  });
+
   it("dayStart / dayEnd", () => {
     expect(dayStart("2025-06-09 14:30:15")).toBe("2025-06-09 00:00:00");
     expect(dayEnd("2025-06-09 14:30:15")).toBe("2025-06-09 23:59:59");

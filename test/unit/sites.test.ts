@@ -149,6 +149,19 @@ describe("the site scope", () => {
     expect(seen).toEqual([7, 7, "s7.example"]);
     expect(currentSiteId()).toBe(1);
   });
+  test("the default site's work leaves another site's scope, across awaits, and the outer scope holds after it", async () => {
+    const seen = await runInSite(site(7), async () => {
+      const inner = await runInSite(undefined, async () => {
+        await new Promise(r => setTimeout(r, 2));
+        return [currentSiteId(), currentSite(), await runInSite(undefined, async () => currentSiteId())];
+      });
+      return [inner, currentSiteId()];
+    });
+    expect(seen).toEqual([[1, undefined, 1], 7]);
+    // a site whose id is the default's is the default site: no bearer kept, no scope of its own
+    expect(runInSite(site(1), () => [currentSiteId(), currentSite()])).toEqual([1, undefined]);
+    expect(await runInSite(site(7), () => runInSite(site(1), async () => currentSite()))).toBeUndefined();
+  });
   test("parallel work of two sites never sees the other's", async () => {
     const both = await Promise.all([5, 6].map(id => runInSite(site(id), async () => {
       const ids: number[] = [];
