@@ -48,3 +48,21 @@ describe("markRanges", () => {
     for (const cp of [0x41, 0xe9, 0x3b1, 0x30a2, 0x1f389]) expect(inRanges(cp)).toBe(false);
   });
 });
+
+describe("ASCII texts fold by lower-casing alone (lib/fold.ts fast path)", () => {
+  /** The folding without the fast path, step by step. */
+  const fullFold = (text: string) => text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().replace(/[ßæœþøđðłħıĸŋŧƒς]/g, c => FOLDED_LETTERS[c]);
+
+  test("every ASCII character, alone and in words, folds as the full folding folds it", () => {
+    const all = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
+    for (const c of all) expect(foldText(c)).toBe(fullFold(c));
+    const words = ["Benchmark Event 4821 with MUSIC", "Jazz & Blues: LIVE!", all.join(""), ""];
+    for (const w of words) expect(foldText(w)).toBe(fullFold(w));
+  });
+
+  test("a text with one character past ASCII takes the full folding", () => {
+    expect(foldText("Café NIGHT")).toBe("cafe night");
+    expect(foldText("STRASSE Straße")).toBe("strasse strasse");
+    expect(foldText("ＡBC")).toBe("abc");
+  });
+});
