@@ -15,12 +15,15 @@ export const FOLDED_LETTERS: Readonly<Record<string, string>> = {
 const MARKS = /\p{M}+/gu;
 const LETTERS = new RegExp(`[${Object.keys(FOLDED_LETTERS).join("")}]`, "g");
 
-/** Only ASCII: no decomposition, no mark and no folded letter among it, so folding it is lower-casing it. */
-const ASCII = /^[\x00-\x7f]*$/;
+/**
+ * A character past printable ASCII and the usual white space: a text without any folds by lower-casing
+ * alone (it holds no decomposition, mark or folded letter).
+ */
+const BEYOND_ASCII = /[^\t\n\r -~]/;
 
 export function foldText(text: string): string {
   // most texts are plain ASCII; SQLite folds each text a search walks and each text a write indexes
-  if (ASCII.test(text)) return text.toLowerCase();
+  if (!BEYOND_ASCII.test(text)) return text.toLowerCase();
   return text.normalize("NFKD").replace(MARKS, "").toLowerCase().replace(LETTERS, c => FOLDED_LETTERS[c]);
 }
 
