@@ -6,18 +6,15 @@
  * a mark back otherwise (a site's purge leaves its marks: store/sites.ts purges only what SITE_TABLES and
  * the record tables name). store/sql/collection.ts keeps its counts so (lib/kept-totals.ts).
  *
- * The marks of a counted table are the sum of a few rows: on PostgreSQL each writing transaction moves
- * the row its id picks, so concurrent writers of one site seldom wait on one another's row lock; SQLite
- * has one writer at a time and one row.
+ * The marks of a counted table are the sum of a few rows: on PostgreSQL a write moves a row no other
+ * transaction holds, so no writer ever waits for another's (`write_mark`); SQLite has one writer at a
+ * time and one row.
  *
  * (No question mark in these texts: the driver numbers each `?` as a parameter.)
  */
 import type { Dialect } from "./driver";
 
 export const WRITE_MARKS = "write_marks";
-
-/** PostgreSQL: the rows a site's marks of one counted table are spread over. */
-export const PG_MARK_SHARDS = 16;
 
 /** What a counted table's marks follow: the tables whose rows its counts read (links and full-text rows follow the events by their own triggers). */
 export const MARKED: Readonly<Record<string, readonly string[]>> = {
@@ -43,17 +40,35 @@ const markFunction = (counted: string, table: string): string => `${table}_marks
 
 /** PostgreSQL: every mark trigger function, called as ALTER FUNCTION names them (migration 17 keeps their plans). */
 export function markFunctions(): string[] {
-  return Object.entries(MARKED).flatMap(([counted, tables]) => tables.map(t => `${markFunction(counted, t)}()`));
+  return ["write_mark(integer, text)", ...Object.entries(MARKED).flatMap(([counted, tables]) => tables.map(t => `${markFunction(counted, t)}()`))];
 }
+
+/**
+ * PostgreSQL: moves a site's marks of one counted table on by one, never waiting for another transaction:
+ * it takes a row of those marks no other transaction holds (`SKIP LOCKED`), or, when every row is held
+ * (writers running side by side, or one holding its transaction open), adds a row of its own under a
+ * random number. A row stays locked until its transaction ends, so a writer waiting on another's row
+ * would wait for as long as that transaction runs (a transaction held open 30 s, or a long import).
+ */
+const MARK_FUNCTION = `CREATE OR REPLACE FUNCTION write_mark(s integer, c text) RETURNS void LANGUAGE plpgsql AS $wm$
+DECLARE r tid;
+BEGIN
+  SELECT ctid INTO r FROM ${WRITE_MARKS} WHERE site = s AND counted = c FOR UPDATE SKIP LOCKED LIMIT 1;
+  IF FOUND THEN
+    UPDATE ${WRITE_MARKS} SET n = n + 1 WHERE ctid = r;
+  ELSE
+    INSERT INTO ${WRITE_MARKS} (site, counted, shard, n) VALUES (s, c, 1 + floor(random() * 2000000000)::integer, 1)
+      ON CONFLICT (site, counted, shard) DO UPDATE SET n = ${WRITE_MARKS}.n + 1;
+  END IF;
+END $wm$`;
 
 function postgresTriggers(counted: string, table: string): string[] {
   const fn = markFunction(counted, table);
-  const shard = `(pg_current_xact_id()::text::bigint % ${PG_MARK_SHARDS})::integer`;
   return [
     `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  IF TG_OP <> 'INSERT' THEN ${upsert("OLD.site", counted, shard)}; END IF;
-  IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.site <> OLD.site) THEN ${upsert("NEW.site", counted, shard)}; END IF;
+  IF TG_OP <> 'INSERT' THEN PERFORM write_mark(OLD.site, '${counted}'); END IF;
+  IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.site <> OLD.site) THEN PERFORM write_mark(NEW.site, '${counted}'); END IF;
   RETURN NULL;
 END $fn$`,
     `DROP TRIGGER IF EXISTS ${fn} ON ${table}`,
@@ -67,7 +82,7 @@ export function writeMarkStatements(dialect: Dialect): string[] {
     "PRIMARY KEY (site, counted, shard))";
   const triggers = Object.entries(MARKED).flatMap(([counted, tables]) =>
     tables.flatMap(t => (dialect === "sqlite" ? sqliteTriggers(counted, t) : postgresTriggers(counted, t))));
-  return [table, ...triggers];
+  return [table, ...(dialect === "postgres" ? [MARK_FUNCTION] : []), ...triggers];
 }
 
 /** A subquery answering the marks of `counted` for the site bound to its one `?`. */

@@ -144,6 +144,35 @@ function suite(kind: "sqlite" | "postgres") {
       expect(await counted.count(WINDOW)).toBe(base + 1);
     });
 
+    test("a transaction held open with an event's write never makes another writer wait (PostgreSQL; SQLite has one writer at a time)", async () => {
+      if (!opened) return skip();
+      if (kind !== "postgres") return;
+      const base = await counted.count(WINDOW);
+      let release!: () => void;
+      const holding = new Promise<void>(resolve => { release = resolve; });
+      let wrote!: () => void;
+      const written = new Promise<void>(resolve => { wrote = resolve; });
+      const held = opened.store.sql!.transaction(async tx => {
+        await tx.run("UPDATE events SET doc = doc WHERE site = ? AND id = ?", [SITE, 3]);
+        wrote();
+        await holding;
+      });
+      await written;
+      // eight writes of other events, each its own transaction, while the held one keeps its mark row
+      const others = (async () => {
+        for (let id = 60; id < 68; id++) {
+          const { _id, ...body } = event(id);
+          await opened!.other.run("INSERT INTO events (site, id, doc) VALUES (?, ?, ?::jsonb)", [SITE, _id as number, JSON.stringify(body)]);
+        }
+        return "done";
+      })();
+      const first = await Promise.race([others, new Promise(resolve => setTimeout(() => resolve("waited"), 5000))]);
+      release();
+      await held;
+      expect(first).toBe("done");
+      expect(await counted.count(WINDOW)).toBe(base + 8);
+    });
+
     test("a list's total in parts follows the clock: a `future` event becomes due with no write", async () => {
       if (!opened) return skip();
       await events.insert(event(50, { status: "future", date_utc: "2030-02-01 00:00:00" }));

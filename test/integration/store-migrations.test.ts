@@ -202,9 +202,9 @@ describe("the event write's trigger functions keep their plans (PostgreSQL, migr
       const fns = await driver.all<{ proname: string; lang: string; config: string[] | null }>(
         "SELECT p.proname, l.lanname AS lang, p.proconfig AS config FROM pg_proc AS p JOIN pg_language AS l ON l.oid = p.prolang " +
         "WHERE p.proname IN ('feed_id', 'events_term_counts', 'terms_tree_shift', 'terms_tree_moves', 'events_links', 'venue_locations_links', " +
-        "'events_marks_events', 'translations_marks_events') ORDER BY p.proname");
+        "'events_marks_events', 'translations_marks_events', 'write_mark') ORDER BY p.proname");
       expect(fns.map(f => f.proname)).toEqual(["events_links", "events_marks_events", "events_term_counts", "feed_id", "terms_tree_moves", "terms_tree_shift",
-        "translations_marks_events", "venue_locations_links"]);
+        "translations_marks_events", "venue_locations_links", "write_mark"]);
       for (const f of fns) expect(f.config).toEqual(["plan_cache_mode=auto"]);
       expect(fns.find(f => f.proname === "feed_id")!.lang).toBe("plpgsql");
       // one transaction's entries: its slot, FEED_ID_STEP apart; a key's next entry just past its newest
