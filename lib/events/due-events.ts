@@ -7,9 +7,9 @@
  * `future`, the due `future` records too; with `future` and without `publish`, only those not yet due.
  */
 import type { CountPart, Query } from "../store-query";
+import { effectiveStatus } from "../capabilities";
 
 export type { CountPart } from "../store-query";
-import { effectiveStatus } from "../capabilities";
 
 /** The stored statuses a list reads, and the condition that keeps due and not-yet-due `future` records apart. */
 export interface DueStatuses {
@@ -32,7 +32,6 @@ export function withDueStatuses(query: Query, condition: Query | undefined): Que
   const and = Array.isArray(query.$and) ? (query.$and as Query[]) : [];
   return { ...query, $and: [...and, condition] };
 }
-
 
 /**
  * A list's total in parts (docs/lists.md#counting-a-list): the records in the statuses other than `future`,

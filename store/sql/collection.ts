@@ -296,9 +296,10 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     }));
   }
 
-  const kept = opts.marks ? new KeptTotals(KEPT_TOTALS) : undefined;
-  /** The write marks of what this table's counts read (store/sql/write-marks.ts), now. */
-  const readMark = async (): Promise<number> => Number((await driver.all<{ m: number | string }>(`SELECT ${marksOf(opts.marks!)} AS m`, [site]))[0].m);
+  // The write marks of what this table's counts read (store/sql/write-marks.ts), as a subquery of the site.
+  const marks = opts.marks ? marksOf(opts.marks) : undefined;
+  const kept = marks ? new KeptTotals(KEPT_TOTALS) : undefined;
+  const readMark = async (): Promise<number> => Number((await driver.all<{ m: number | string }>(`SELECT ${marks} AS m`, [site]))[0].m);
   /** The statement counting a query's matches (`COUNT(*) AS n`). */
   async function countStatement(query: Query): Promise<{ sql: string; params: Param[] }> {
     const where = (await withFewMatches(counter, query)).where(query);
@@ -313,14 +314,14 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
   }
 
   /**
-   * The totals of `queries` (with `marks`, a subquery of the write marks: and the mark, read in the same
-   * statement, so all are of one snapshot; SQLite answers no mark when its connection holds a transaction
-   * whose writes it would count before they are committed).
+   * The totals of `queries` (`marked`: and the table's write mark, read in the same statement, so all are
+   * of one snapshot; SQLite answers no mark when its connection holds a transaction whose writes it would
+   * count before they are committed).
    */
-  async function countedTogether(queries: readonly Query[], marks?: string): Promise<{ totals: number[]; mark?: number }> {
+  async function countedTogether(queries: readonly Query[], marked = false): Promise<{ totals: number[]; mark?: number }> {
     const counts = await Promise.all(queries.map(countStatement));
     const unmarked = async () => ({ totals: await Promise.all(counts.map(async c => Number((await driver.all<{ n: number | string }>(c.sql, c.params))[0].n))) });
-    if (!marks) return unmarked();
+    if (!marked || !marks) return unmarked();
     const both = `SELECT ${counts.map((c, i) => `(${c.sql}) AS n${i}`).join(", ")}, ${marks} AS m`;
     const params = [...counts.flatMap(c => c.params), site];
     const rows = driver.readCommitted ? await driver.readCommitted<Record<string, number | string>>(both, params) : await driver.all<Record<string, number | string>>(both, params);
@@ -328,9 +329,9 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     return { totals: counts.map((_, i) => Number(rows[0][`n${i}`])), mark: Number(rows[0].m) };
   }
 
-  /** A query's total, with the mark it was counted under when `marks` is given (`countedTogether`). */
-  async function counted(query: Query, marks?: string): Promise<MarkedTotal> {
-    const { totals: [total], mark } = await countedTogether([query], marks);
+  /** A query's total, with the mark it was counted under when `marked` (`countedTogether`). */
+  async function counted(query: Query, marked = false): Promise<MarkedTotal> {
+    const { totals: [total], mark } = await countedTogether([query], marked);
     return { total, mark };
   }
 
@@ -355,22 +356,19 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     },
     async count(query, o = {}) {
       if (!kept || o.moving) return (await counted(query)).total;
-      const marks = marksOf(opts.marks!);
-      return kept.total(queryKey(query), readMark, () => counted(query, marks));
+      return kept.total(queryKey(query), readMark, () => counted(query, true));
     },
     async countParts(parts) {
       const sum = (totals: readonly number[]) => totals.reduce((a, b) => a + b, 0);
       if (!kept) return sum((await countedTogether(parts.map(p => p.query))).totals);
       // the moving parts counted in one statement with the mark, which then tells whether the other parts' kept totals stand
-      const marks = marksOf(opts.marks!);
       const moving = parts.filter(p => p.moving);
-      const now = moving.length ? await countedTogether(moving.map(p => p.query), marks) : undefined;
+      const now = moving.length ? await countedTogether(moving.map(p => p.query), true) : undefined;
       const markNow = now?.mark;
       let total = now ? sum(now.totals) : 0;
-      for (const p of parts) if (!p.moving) total += await kept.total(queryKey(p.query), markNow === undefined ? readMark : async () => markNow, () => counted(p.query, marks));
+      for (const p of parts) if (!p.moving) total += await kept.total(queryKey(p.query), markNow === undefined ? readMark : async () => markNow, () => counted(p.query, true));
       return total;
     },
-
     async idsWhere(field, value) {
       const where = compiler.where({ [field]: value });
       const rows = await driver.all<{ id: number | string }>(`SELECT id FROM ${table} WHERE site = ? AND (${where.sql})`, [site, ...where.params]);
