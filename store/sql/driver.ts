@@ -12,6 +12,7 @@
 import Database from "better-sqlite3";
 import { Pool, PoolClient } from "pg";
 import { foldText } from "../../lib/fold";
+import { KeyedQueue } from "../../lib/queue";
 import { StoreUnavailable, UniqueViolation } from "../errors";
 import { UPKEEP_EVERY_MS, vacuumWhereNeeded } from "./upkeep";
 import { timedAsync, timedSync } from "./statement-times";
@@ -113,6 +114,7 @@ export function openSqlite(filename: string): SqlDriver {
     }
     return st;
   };
+  const holders = new KeyedQueue();
   const sync: SyncRunner = {
     all<T>(sql: string, params: Param[] = []) {
       try {
@@ -225,8 +227,10 @@ export function openSqlite(filename: string): SqlDriver {
         }
       });
     },
-    // SQLite's write lock is taken by each transaction; work under a "lock" re-checks inside its transactions.
-    withLock: (_key, fn) => fn(),
+    // The holders of one lock take turns on this connection, which every service of the process shares.
+    // Processes sharing the file are ordered by the database's write lock alone, which each transaction
+    // takes: work under a lock that must hold across them re-checks inside its transactions.
+    withLock: (key, fn) => holders.run(String(key), fn),
     async close() {
       clearInterval(upkeep);
       db.close();
