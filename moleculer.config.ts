@@ -54,5 +54,3 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     ...overrides
   };
 }
-
-export default brokerOptions;

@@ -22,7 +22,6 @@
 
 import type { Caller, Role } from "./callers";
 
-export type PostType = "event" | "venue" | "organizer";
 export type Taxonomy = "category" | "tag";
 
 /** `Caller` = authenticated, `null` = anonymous, `undefined` = trusted internal caller. */

@@ -7,9 +7,7 @@
  * - docs/action-api.md (discovery/action-api.ts, written by scripts/action-api.ts).
  */
 export { API_PARAMS } from "./discovery/api-params";
-export { documentedArgs, printedDefault, openApiType } from "./discovery/args";
-export { namespaceIndex, endpointArgs, indexArg, INDEX_ARG_KEYS } from "./discovery/namespace-index";
-export { openApiDocument, openApiPath, verbOf, documentedRoutes, OPENAPI_VERSION } from "./discovery/openapi";
-export { componentSchemas, RESOURCE_COMPONENTS } from "./response-schemas";
+export { openApiType } from "./discovery/args";
+export { namespaceIndex, endpointArgs } from "./discovery/namespace-index";
+export { openApiDocument, openApiPath, verbOf } from "./discovery/openapi";
 export { actionApiMarkdown, ACTION_API_PATH } from "./discovery/action-api";
-export { accessOf } from "./discovery/access";

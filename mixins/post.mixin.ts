@@ -13,10 +13,9 @@ import { ApiError } from "../lib/errors";
 import { settings, NAMESPACE_PATH } from "../lib/settings";
 import { canAccessPassword, listStatuses, Who, hasCap } from "../lib/capabilities";
 import { nowDb } from "../lib/dates";
-import { pageOf, Page, listLinks, pagingHeaders, totalPages } from "../lib/posts/paging";
+import { Page, listLinks, pagingHeaders, totalPages } from "../lib/posts/paging";
 import { imageUrlExtension } from "../lib/sanitize";
 import { parseInteger } from "../lib/query";
-import type { SlugHold } from "../lib/posts/write-order";
 import { PostRecords } from "../domain/posts/post-records";
 import { siteRegistry } from "../store/site-collection";
 
@@ -29,7 +28,6 @@ export interface PostOptions {
 }
 
 import type { Ctx } from "../broker/context";
-export type { Ctx } from "../broker/context";
 
 export type { PostDoc } from "../lib/posts/post-doc";
 import type { PostDoc } from "../lib/posts/post-doc";
@@ -68,29 +66,6 @@ function postMethods(opts: PostOptions) {
       return this.postRecords.modifiedAt(now);
     },
 
-    // the records themselves: domain/posts/post-records.ts
-    findById(id: number): Promise<PostDoc | null> {
-      return this.postRecords.findById(id);
-    },
-    findBySlug(slug: string): Promise<PostDoc | null> {
-      return this.postRecords.findBySlug(slug);
-    },
-    kindOfId(id: number): Promise<string | undefined> {
-      return this.postRecords.kindOfId(id);
-    },
-    holdSlug(base: string, excludeId?: number, unchecked = false): Promise<SlugHold> {
-      return this.postRecords.holdSlug(base, excludeId, unchecked);
-    },
-    retryOnSlugConflict<T>(fn: (attempt: number) => Promise<T>): Promise<T> {
-      return this.postRecords.retryOnSlugConflict(fn);
-    },
-    inRecordOrder<T>(id: number, fn: () => Promise<T>): Promise<T> {
-      return this.postRecords.inRecordOrder(id, fn);
-    },
-    trashRecord(record: PostDoc): Promise<PostDoc> {
-      return this.postRecords.trash(record);
-    },
-
     /** Statuses a list shows to this caller (docs/lists.md#always-applied, #venue-and-organizer-lists); a forbidden `status` is a 400. */
     listStatusFilter(ctx: Ctx, requested: string[] | undefined): string[] {
       const res = listStatuses(ctx.meta?.caller, requested);
@@ -101,13 +76,6 @@ function postMethods(opts: PostOptions) {
     /** One page of a query plus the total (domain/posts/post-records.ts pagedFind). */
     pagedFind(query: Query, sort: Sort, page: Page, countParts?: readonly CountPart[]): Promise<{ docs: PostDoc[]; total: number }> {
       return this.postRecords.pagedFind(query, sort, page, countParts);
-    },
-    /** `pagedFind` for a query whose records are among `ids` (a list filtered by events). */
-    pagedFindAmong(ids: readonly number[], query: Query, sort: Sort, page: Page): Promise<{ docs: PostDoc[]; total: number }> {
-      return this.pagedFind({ $and: [{ _id: { $in: [...ids] } }, query] }, sort, page);
-    },
-    pageOf(params: { page?: number; per_page?: number }): Page {
-      return pageOf(params);
     },
     /** The list envelope's links and total, and the paging headers on the response. */
     listEnvelope(ctx: Ctx, plural: string, order: readonly string[], sent: Record<string, unknown>, page: Page, total: number) {
@@ -145,7 +113,7 @@ function postMethods(opts: PostOptions) {
       const text = typeof value === "string" ? value.trim() : undefined;
       if (typeof value === "number" || (text !== undefined && /^\d+$/.test(text))) {
         const id = Number(value);
-        if (Number.isSafeInteger(id) && id > 0 && (await this.kindOfId(id)) === "image") return;
+        if (Number.isSafeInteger(id) && id > 0 && (await this.postRecords.kindOfId(id)) === "image") return;
       } else if (text !== undefined && imageUrlExtension(text) && hasCap(ctx.meta?.caller, "upload_files")) return;
       throw ApiError.invalidParam(param, "param.image");
     },
@@ -160,13 +128,9 @@ function postMethods(opts: PostOptions) {
     },
 
     /**
-     * After every write: tell the bus (`calendar.<kind>.created|updated|deleted`).
+     * After every write: tell the bus (`calendar.<kind>.created|updated|deleted`). `recorded`: the write stored
+     * its own feed entry (PostRecords.feedEntryOf); what derives from it is still recorded here.
      */
-    /** The feed entry of a write of this record, for the store to write with it (InsertOptions.change). */
-    feedEntryOf(action: "created" | "updated" | "deleted", record: PostDoc): Record<string, unknown> {
-      return this.postRecords.feedEntryOf(action, record);
-    },
-    /** `recorded`: the write stored its own feed entry (feedEntryOf); what derives from it is still recorded here. */
     async announce(action: "created" | "updated" | "deleted", record: PostDoc, recorded = false): Promise<void> {
       // (the store cleaned the caches with the write itself)
       // The change feed has it before the write is answered (change-source mixin; venues and organizers: with the events embedding them).

@@ -77,14 +77,6 @@ const storeMethods = {
   allocateId(this: StoreSelf, seq: Sequence, type: string): Promise<number> {
     return siteRegistry(this.storeHandle!).allocate(seq, type);
   },
-  /** `count` ids of the post sequence at once, ascending. */
-  allocatePostIds(this: StoreSelf, type: string, count: number): Promise<number[]> {
-    return siteRegistry(this.storeHandle!).allocatePosts(type, count);
-  },
-  /** Which post type owns an id, undefined when none. */
-  typeOfId(this: StoreSelf, id: number): Promise<string | undefined> {
-    return siteRegistry(this.storeHandle!).typeOf(id);
-  },
   /**
    * Runs `fn` as the only holder of the store-wide lock `name` of the current site on every node
    * (PostgreSQL: an advisory lock; SQLite: its writers already take turns, so `fn` simply runs).

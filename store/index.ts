@@ -7,8 +7,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { FEED_COLLECTION, type Collection } from "./collection";
-import type { IdRegistry } from "./registry";
+import { FEED_COLLECTION } from "./collection";
 import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
 import { sqlCollection, indexStatements, type TableOptions } from "./sql/collection";
 import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName, idWindowIndexName } from "./sql/schema";
@@ -19,27 +18,10 @@ import { MARKED } from "./sql/write-marks";
 import { hasNedbData, importNedb } from "./sql/nedb-import";
 import { caseFoldNotice, textOrderNotice } from "./sql/text-order";
 import { openMongo, MongoStore } from "./mongo/store";
-import { sqlSites, SiteStore } from "./sites";
+import { sqlSites } from "./sites";
+import type { IndexSpec, Store, StoreKind } from "./store";
 
-export interface IndexSpec {
-  field: string;
-  unique?: boolean;
-  /** Only the records holding the field are indexed (SQL: a partial index unless unique; store/sql/collection.ts indexStatements). */
-  sparse?: boolean;
-  /** The field holds an array of scalars (links, languages, cells). */
-  array?: boolean;
-  /** The index orders equal values by id (a lookup of the newest record with a value reads one entry). */
-  thenById?: boolean;
-  /** With `unique`: only among records whose status is none of these and whose value is not empty. */
-  unlessStatus?: string[];
-  /**
-   * The index orders equal values by these fields, then by id: a list sorted that way reads its page from
-   * the index and stops, instead of sorting its whole window first (docs/lists.md#always-applied, the order).
-   */
-  then?: string[];
-}
-
-export type StoreKind = "sqlite" | "postgres" | "mongo";
+export type { IndexSpec, Store } from "./store";
 
 export interface StoreConfig {
   dataDir: string;
@@ -51,20 +33,6 @@ export interface StoreConfig {
   poolMax?: number;
   /** Told what the opening did or found worth knowing: an import (`info`), a database that orders text unlike the others (`warn`). */
   onNotice?: (message: string, level?: "info" | "warn") => void;
-}
-
-export interface Store {
-  readonly kind: StoreKind;
-  /** Where the records are, for messages (never a password). */
-  readonly location: string;
-  collection(name: string, indexes: readonly IndexSpec[], site?: number): Collection;
-  /** Makes the indexes a service lists (idempotent; safe when many nodes start at once). */
-  ensureIndexes(name: string, indexes: readonly IndexSpec[]): Promise<void>;
-  registry(site?: number): IdRegistry;
-  /** The SQL driver (undefined on MongoDB). */
-  readonly sql?: SqlDriver;
-  /** Sites and their keys (docs/sites.md): SQL tables (store/sites.ts) or MongoDB collections (store/mongo/sites.ts). */
-  readonly sites?: SiteStore;
 }
 
 export const DEFAULT_SITE = 1;

@@ -18,9 +18,6 @@ interface KeyDoc {
   produced?: ProducedRecord;
 }
 
-/** The collection of the claims (a site's). */
-export const KEYS_COLLECTION = "idempotency_keys";
-
 /** The operations the claims need. */
 interface Backend {
   insert(doc: KeyDoc): Promise<boolean>;

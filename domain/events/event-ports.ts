@@ -14,7 +14,6 @@ import type { ChangeInput } from "../../lib/changes/feed";
 import type { NearParams } from "../../lib/geo/near-query";
 import type { EventDoc } from "../../lib/events/event-record";
 import type { FieldValues } from "../../lib/i18n/values";
-import type { SeriesFeed } from "./series-planner";
 
 /** What a call brings the domain: its params as their schema left them, the gateway's meta, and room for what a read learns on the way (the radius search's distances). */
 export interface EventCall {
@@ -67,6 +66,16 @@ export interface PostServices<C> {
   splitWrite(call: C, doc: EventDoc | undefined, fields: Record<string, unknown>): Promise<{ inline: Record<string, unknown> }>;
   /** A search's store query in the asked language. */
   searchQuery(call: C, terms: SearchTerm[], original: (terms: SearchTerm[]) => Query, opts: { limited?: { fields: readonly string[]; unless: Query } }): Promise<Query>;
+}
+
+/** What the series planner tells the feed and the bus (the events service's change-source and post mixins). */
+export interface SeriesFeed {
+  /** Stores the changes in the change feed and tells the bus of each. */
+  recordChanges(changes: ChangeInput[], opts: { emit: boolean }): Promise<void>;
+  /** Records a write of one event (its feed entry and the bus). */
+  announce(action: "created" | "updated" | "deleted", doc: EventDoc): Promise<void>;
+  /** Tells the bus (`calendar.<type>.<action>`). */
+  emit(event: string, payload: Record<string, unknown>): void;
 }
 
 /** The change feed and the bus (mixins/change-source.mixin.ts, mixins/post.mixin.ts `announce`). */

@@ -39,6 +39,7 @@ import {
 } from "../../lib/events/series";
 import type { PostRecords } from "../posts/post-records";
 import type { EventWriter } from "./event-writer";
+import type { SeriesFeed } from "./event-ports";
 import type { TermCountNotices } from "./term-count-notices";
 
 /** Write parameters as their schemas left them (lib/events/event-params.ts). */
@@ -68,16 +69,6 @@ const ICS_EXPANSION_LIMIT = 5000;
 
 const FLOATING = new Set(["draft", "pending", "auto-draft"]);
 const present = (v: unknown) => v !== undefined && v !== null;
-
-/** What the feed and the bus are told (the events service's change-source and post mixins). */
-export interface SeriesFeed {
-  /** Stores the changes in the change feed and tells the bus of each. */
-  recordChanges(changes: ChangeInput[], opts: { emit: boolean }): Promise<void>;
-  /** Records a write of one event (its feed entry and the bus). */
-  announce(action: "created" | "updated" | "deleted", doc: EventDoc): Promise<void>;
-  /** Tells the bus (`calendar.<type>.<action>`). */
-  emit(event: string, payload: Record<string, unknown>): void;
-}
 
 export interface SeriesPlannerDeps<C> {
   /** The events in the store (domain/posts/post-records.ts). */

@@ -16,7 +16,6 @@
  */
 import { readRecurrenceParam } from "../recurrence/rule";
 import { parseRecurrence, formatRecurrence } from "../recurrence/rule";
-import { wallClockToUtc } from "../dates";
 import type { Occurrence, Recurrence, Series, SeriesContext } from "../recurrence/types";
 import type { EventDoc } from "./event-record";
 
@@ -209,11 +208,6 @@ export function occurrenceRow(template: SeriesDoc, o: Occurrence, id: number, sl
     _id: id, slug, post_parent: template._id, modified, modified_utc: modified,
     series_id: template._id, series_identity: o.identity, series_key: seriesKey(template._id, o.identity), series_overrides: []
   };
-}
-
-/** UTC of a local wall clock of a template's zone. */
-export function utcOf(wall: string, template: Pick<EventDoc, "timezone">): string {
-  return wallClockToUtc(wall, template.timezone);
 }
 
 /** Scopes of a write to a series member (C53). */

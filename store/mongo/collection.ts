@@ -27,7 +27,7 @@
  */
 import type { Collection, Doc, Carry } from "../collection";
 import { FEED_CARRY, FEED_COLLECTION } from "../collection";
-import type { IndexSpec } from "../index";
+import type { IndexSpec } from "../store";
 import type { MongoClientLike, MongoCol, MongoDb, MongoSession } from "./driver";
 import type { Query } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";

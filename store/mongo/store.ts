@@ -17,7 +17,7 @@
 import MongoAdapter from "moleculer-db-adapter-mongo";
 import type { MongoClientLike, MongoCol, MongoDb } from "./driver";
 import type { IdRegistry, ImageRecord } from "../registry";
-import type { IndexSpec, Store } from "../index";
+import type { IndexSpec, Store } from "../store";
 import { createIndexes, deriveStoredKeys, FEED_INDEXES, mongoCollection, type SiteScope } from "./collection";
 import { FOLDED, withFolded } from "./folded";
 import { FEED_COLLECTION } from "../collection";

@@ -16,18 +16,11 @@ import { KeyedQueue } from "../../lib/queue";
 import { StoreUnavailable, UniqueViolation } from "../errors";
 import { UPKEEP_EVERY_MS, vacuumWhereNeeded } from "./upkeep";
 import { timedAsync, timedSync } from "./statement-times";
+import type { Param, SqlRunner } from "./runner";
 
 export { StoreUnavailable, UniqueViolation } from "../errors";
 
-export type Dialect = "sqlite" | "postgres";
-/** A value bound to a `?`; a list only where PostgreSQL takes an array (`= ANY(?::bigint[])`: node-postgres sends it as one). */
-export type Param = string | number | bigint | null | Buffer | readonly unknown[];
-
-export interface SqlRunner {
-  readonly dialect: Dialect;
-  all<T = Record<string, unknown>>(sql: string, params?: Param[]): Promise<T[]>;
-  run(sql: string, params?: Param[]): Promise<number>;
-}
+export type { Dialect, Param, SqlRunner } from "./runner";
 
 /** A runner inside a synchronous unit (SQLite): statements answer at once. */
 export interface SyncRunner {

@@ -6,7 +6,7 @@
  * from an index alone (no visibility map), and the trigram indexes keep their pending lists. Where
  * autovacuum runs, this does nothing.
  */
-import type { SqlDriver } from "./driver";
+import type { SqlRunner } from "./runner";
 
 /** How often each node looks (the tables it finds due are vacuumed by whichever node gets there first). */
 export const UPKEEP_EVERY_MS = 60_000;
@@ -17,7 +17,7 @@ const DUE =
   "AND (n_dead_tup > 50 + n_live_tup / 5 OR n_ins_since_vacuum > 1000 + n_live_tup / 5) ORDER BY relname";
 
 /** Vacuums (and analyzes) the tables that are due when autovacuum is off; answers their names. */
-export async function vacuumWhereNeeded(driver: SqlDriver): Promise<string[]> {
+export async function vacuumWhereNeeded(driver: SqlRunner): Promise<string[]> {
   if (driver.dialect !== "postgres") return [];
   const [setting] = await driver.all<{ autovacuum: string }>("SELECT current_setting('autovacuum') AS autovacuum");
   if (setting?.autovacuum !== "off") return [];

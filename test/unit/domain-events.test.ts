@@ -7,7 +7,8 @@
  */
 import { acquireStore, IndexSpec, Store } from "../../store";
 import { PostRecords } from "../../domain/posts/post-records";
-import { SeriesPlanner, SeriesFeed } from "../../domain/events/series-planner";
+import { SeriesPlanner } from "../../domain/events/series-planner";
+import type { SeriesFeed } from "../../domain/events/event-ports";
 import type { EventWriter } from "../../domain/events/event-writer";
 import { EventEmbedder } from "../../domain/events/event-embeds";
 import { TermCountNotices } from "../../domain/events/term-count-notices";
