@@ -1,5 +1,5 @@
 /**
- * Import rows of the bench (issue 40, docs/imports.md): events per second imported
+ * Import rows of the bench (docs/imports.md): events per second imported
  *
  * - from a TEC-compatible source: another instance of this service (SQLite) holding BENCH_IMPORT_TEC
  *   events (default 1 000) with their venues, organizers and terms, read through its API page by page;

@@ -1,5 +1,5 @@
 /**
- * Where a row's time goes (issue 43's rows that miss their targets): the service started from dist/ with
+ * Where a row's time goes (the rows that miss their targets in docs/benchmarks.md): the service started from dist/ with
  * `node --cpu-prof` and its SQL statements timed (store/sql/statement-times.ts), under one row of bench/speed.ts's table, stopped; then
  * its profile summed up: the server's own CPU per request, the share of the busy time in each part (the
  * project's files by folder, each package, the engine's native work, the garbage collector), the functions

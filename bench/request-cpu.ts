@@ -1,5 +1,5 @@
 /**
- * The server's CPU per request of a few rows, for comparing two builds of the request path (issue 43):
+ * The server's CPU per request of a few rows, for comparing two builds of the request path:
  * a calendar seeded once as bench/speed.ts seeds it (kept in a store of its own), then for each row and
  * each build in turn, BENCH_REPEATS times (2): the service started with the cache off (from this checkout's
  * dist/, or the checkout BENCH_BASE names, built), 2 s of warm-up, then BENCH_DURATION seconds (5) at

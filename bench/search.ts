@@ -1,5 +1,5 @@
 /**
- * `npm run bench:search`: uncached search at 10 000 and 100 000 events on each SQL store (issue 43), beside
+ * `npm run bench:search`: uncached search at 10 000 and 100 000 events on each SQL store, beside
  * the gateway floor of the same run (`/health/live`, run.ts's floor column; C60).
  *
  * The calendar: venues, organizers, categories and tags made through the HTTP API (one per 100 events, 20

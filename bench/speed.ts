@@ -1,5 +1,5 @@
 /**
- * `npm run bench:speed` (part of `npm run bench`): issue 43's table, each row beside C60's framework floor.
+ * `npm run bench:speed` (part of `npm run bench`): the speed table of docs/benchmarks.md, each row beside C60's framework floor.
  *
  * For each SQL store (BENCH_STORES) one calendar is seeded through the HTTP API, each event with a venue, an
  * organizer, a category and a tag (one venue and one organizer per 100 events, 20 categories, 50 tags; the

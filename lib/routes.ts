@@ -73,11 +73,11 @@ export const ROUTES: RouteDef[] = [
   ...termRoutes("tags"),
   // The change feed (sync issue, C20): services/changes.service.ts.
   { pattern: "/changes", path: "changes", endpoints: [{ methods: ["GET"], action: "changes.list" }] },
-  // A series' occurrences (issue 20, C54): services/events.service.ts with domain/events/series-planner.ts.
+  // A series' occurrences (C54): services/events.service.ts with domain/events/series-planner.ts.
   { pattern: "/events/(?P<id>\\d+)/occurrences", path: "events/:id/occurrences", endpoints: [{ methods: ["GET"], action: "events.occurrences" }] },
-  // Webhooks (issue 39): the optional services/webhooks.service.ts.
+  // Webhooks: the optional services/webhooks.service.ts.
   ...webhookRoutes(),
-  // Imports (issue 40, docs/imports.md#routes): services/imports.service.ts.
+  // Imports (docs/imports.md#routes): services/imports.service.ts.
   { pattern: "/imports", path: "imports", endpoints: [
     { methods: ["GET"], action: "imports.list" },
     { methods: ["POST"], action: "imports.create" }] },

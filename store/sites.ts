@@ -7,8 +7,8 @@
  * Readers may go on using a version they read for `leaseMs` (counted from before the read), and every
  * change is answered only after `leaseMs` more: once a change is answered, no reader anywhere still
  * trusts a version older than it. On PostgreSQL a read per request would be one more round trip and
- * transaction for every request; on SQLite it is an in-process read, yet still ~10 % of the CPU of a
- * request answered from the cache, so it has a short lease too (docs/sites.md).
+ * transaction for every request; on SQLite it is an in-process read, yet still a share of the CPU of a
+ * request answered from the cache worth saving, so it has a short lease too (docs/sites.md).
  */
 import type { SqlDriver, SqlRunner } from "./sql/driver";
 import { RECORD_TABLES } from "./sql/schema";

@@ -1,5 +1,5 @@
 /**
- * The series planner: recurring events (issue 20, C34, C51–C55) as a plain class, built once by the events
+ * The series planner: recurring events (C34, C51–C55) as a plain class, built once by the events
  * service (services/events.service.ts) with what it depends on passed in (the events' records, the
  * writer of one event known by its interface, the feed, the term counts' notices). A series' occurrences are stored as event rows (lib/events/series.ts),
  * materialised through the horizon and planned again when the rule or the first start changes (surviving

@@ -70,7 +70,7 @@ export function eventWriteRules(required: boolean): Record<string, Rule> {
     organizer: untyped({ description: "Organizer IDs or organizer data.", default: null, items: { type: "integer" } }),
     post_parent: integer({ description: "The ID of the parent event (extension).", positive: true }),
     post_password: string({ description: "The password protecting the event content; empty to clear it (extension).", maxLength: POST_PASSWORD_MAX }),
-    // Recurring events (issue 20, C51–C53).
+    // Recurring events (C51–C53).
     recurrence: untyped({ description: "RFC 5545 recurrence lines (RRULE, RDATE, EXDATE) making the event the first of a series; [] ends the series (extension).", items: { type: "string" },
       example: ["RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630T235959Z", "EXDATE;TZID=Europe/Rome:20270112T190000"] }),
     scope: scopeRule()

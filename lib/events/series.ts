@@ -1,5 +1,5 @@
 /**
- * Recurring events as stored event rows (issue 20, C34, C51–C55): what a series member stores besides the
+ * Recurring events as stored event rows (C34, C51–C55): what a series member stores besides the
  * event fields, the series' template, the fields an occurrence copies from it, the field groups an exception
  * overrides, and the row of a new occurrence. Pure: the series planner (domain/events/series-planner.ts) reads and writes the store.
  *
@@ -99,7 +99,7 @@ export const FIELD_GROUPS: Readonly<Record<string, readonly string[]>> = {
 const TEXT_GROUPS = ["title", "description", "excerpt", "translations"];
 
 /**
- * Whose translations an occurrence shows (issue 20: a translation written on the series applies to its
+ * Whose translations an occurrence shows (a translation written on the series applies to its
  * occurrences unless an exception overrides the text): the first event's, for an occurrence whose text is
  * the series' own; its own otherwise.
  */

@@ -58,8 +58,8 @@ export function splitFields(
 /**
  * `record` with `i18n_language` and `translations` as its last two keys (C9), a new object. A record without
  * them is spread with them after its keys: the records of every kind pass here, and adding two keys to each
- * in place (a new hidden class per kind at one site) cost 2.5 µs a record in the single event's profile, the
- * spread 1.5 (docs/benchmarks.md "The request path"). One that has them is copied without them first
+ * in place (a new hidden class per kind at one site) cost more a record in the single event's profile than
+ * the spread (docs/benchmarks.md "The request path" has the measures). One that has them is copied without them first
  * (deleting keys would turn the record into a dictionary-mode object, slow to build and to serialise: the
  * profile of a term's embed showed it).
  */

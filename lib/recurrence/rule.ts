@@ -1,5 +1,5 @@
 /**
- * The `recurrence` field of event writes (issue 20, C51, C52): an array of iCalendar (RFC 5545) property
+ * The `recurrence` field of event writes (C51, C52): an array of iCalendar (RFC 5545) property
  * lines as Google Calendar API v3's field — `RRULE:…`, `RDATE…`, `EXDATE…`, with `;TZID=<zone>` or
  * `;VALUE=DATE` values. Parsed into a `Recurrence` (local wall clocks) and written back in one normal form:
  *

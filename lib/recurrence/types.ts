@@ -1,5 +1,5 @@
 /**
- * The shapes of a recurring series (issue 20, C51–C55), shared by the recurrence modules. Every date-time
+ * The shapes of a recurring series (C51–C55), shared by the recurrence modules. Every date-time
  * here is a local wall clock `YYYY-MM-DD HH:MM:SS` in the event's time zone (all-day: `… 00:00:00`),
  * except where a name says `Utc`.
  */

@@ -41,16 +41,16 @@ const KEPT_TOTALS = 128;
 
 /**
  * SQLite: up to this many ids are read one primary-key lookup each. An `IN` list builds a temporary table
- * per execution; each autocommit lookup pays its own read transaction. Measured on one 10 000-event store
- * (one process alternating, median of 15 rounds): two ids 21 µs as a list against 18 µs as lookups, three
- * 23 against 28, eight 32 against 73 (docs/caching.md#the-uncached-path).
+ * per execution; each autocommit lookup pays its own read transaction. Two ids read faster as lookups,
+ * three or more as a list (the measures: docs/caching.md#the-uncached-path).
  */
 const POINT_READS_UP_TO = 2;
 
 /**
  * SQLite, a search's page in an order an index keeps (`walkedPage`): how many of that order's first
  * candidates are tested on their documents before the page is read as before, for a page ending `wanted`
- * records in (at most WALK_WANTED): enough for a word in one event in 30 of the window (each test ~2.3 µs).
+ * records in (at most WALK_WANTED): enough for a word in one event in 30 of the window (each test costs
+ * little beside reading the page as before).
  */
 const walkBudget = (wanted: number): number => 64 + 32 * wanted;
 const WALK_WANTED = 120;
@@ -166,8 +166,8 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
   };
   // SQLite, a list whose links drive (compile.ts `drivenByLinks`): its events are looked up by id, and the
   // index of the typed columns keyed by id holds their window, so the conditions the columns answer are
-  // tested there instead of on each document (a venue's 100 events probed for a category at 10 000 events:
-  // the count 400 → 130 µs, the page 600 → 350 µs; docs/lists.md#event-filters). The planner prices both
+  // tested there instead of on each document (a venue's events probed for a category: the count in a third
+  // of the time, the page in a little over half; docs/lists.md#event-filters has the measures). The planner prices both
   // key lookups alike, not counting what computing the columns from each document costs: it is named.
   const byLinks = (query: Query): string | undefined =>
     (sqlite && opts.idColumnsIndex && counter !== compiler && counter.drivenByLinks(query) ? `${table} INDEXED BY ${opts.idColumnsIndex}` : undefined);
@@ -440,8 +440,8 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
  * sparse index (not unique) holds only the records that have the field: a partial index, whose planner
  * statistics count those records alone. A full index of a field most records lack (`series_horizon`,
  * set on the first event of a series only) told SQLite's planner that every record held one value, and a
- * range on it scanned the table instead (the horizon job's lookup at 10 000 events: 5.6 ms scanned,
- * 29 µs through the partial index). Any condition comparing the field (`=`, `<`, `$in` …) implies it is
+ * range on it scanned the table instead (the horizon job's lookup, scanned, took a couple of hundred
+ * times as long as through the partial index: README.md "The store"). Any condition comparing the field (`=`, `<`, `$in` …) implies it is
  * present, so both databases use the partial index for it. The full index an older version made under
  * the plain name is dropped. A unique index stays whole: absent values never collide there anyway, and a
  * unique index must never be missing, not even between a drop and its new version.

@@ -257,8 +257,8 @@ export class QueryCompiler {
    * SQLite: the links of one membership, each kept when every other membership holds its record too (a
    * key lookup per link and membership). The membership of the field declared first in LINK_FIELDS drives
    * (store/sql/schema.ts: venues, organizers, then terms; a venue's events are fewer than a category's), since
-   * an intersection read both sets whole: at 100 000 events, a category's 5 000 links and a venue's 1 000 took
-   * 435 µs where the venue's links probed took 97 µs (75 µs at 10 000 events; docs/lists.md#event-filters).
+   * an intersection read both sets whole: a category's links and a venue's took several times as long as the
+   * venue's links probed (the measures: docs/lists.md#event-filters).
    */
   private linkedProbed(memberships: readonly LinkMembership[]): Compiled {
     const probed = this.probedIds(memberships, (table, rows) => `EXISTS (SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id)`);

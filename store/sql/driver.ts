@@ -95,7 +95,7 @@ export function openSqlite(filename: string): SqlDriver {
   db.pragma("foreign_keys = ON");
   // The temporary b-trees of a statement (a UNION's, a GROUP BY's, a materialised subquery's, the term
   // count triggers' on every event write) and its statement journal in memory, not in temporary files:
-  // an event insert with its links 504 → 438 µs of CPU at 10 000 events (docs/benchmarks.md).
+  // an event insert with its links costs less CPU (docs/benchmarks.md has the measure).
   db.pragma("temp_store = MEMORY");
   db.function("fold", { deterministic: true }, (v: unknown) => (typeof v === "string" ? foldText(v) : null));
   const statements = new Map<string, Database.Statement>();
@@ -301,9 +301,8 @@ function pgRunner(q: PgQueryFn): SqlRunner {
 /**
  * PostgreSQL: every execution of a prepared statement gets a plan made for its parameters; otherwise,
  * after five runs, a generic plan that cannot tell a search term found in every event from one in seven,
- * nor a two-year window from a day's. Measured at
- * 100 000 events, 32 connections, the cache off: `search=jazz` 204 → 765 requests in 8 s, `search=event`
- * 60 → 318, the default list 291 → 366 (docs/benchmarks.md).
+ * nor a two-year window from a day's. Searches for rare and for common words answer several times as many
+ * requests with it, the default list a quarter more (the measures: docs/benchmarks.md).
  */
 export const PLANNED = "-c plan_cache_mode=force_custom_plan";
 

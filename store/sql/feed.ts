@@ -1,5 +1,5 @@
 /**
- * PostgreSQL: how far a reader of the change feed may go (C43, issue 41). An entry's id is its writing
+ * PostgreSQL: how far a reader of the change feed may go (C43). An entry's id is its writing
  * transaction's id (xid8) times FEED_ID_STRIDE plus its rank in that transaction (store/sql/term-counts.ts
  * `feed_id`), so every entry a transaction still running may yet commit lies at or above that
  * transaction's id. The horizon is the oldest transaction of this database still running (or, when none

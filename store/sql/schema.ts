@@ -438,7 +438,7 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 14,
     name: "term counts kept by triggers in the event write's transaction, the feed numbered by transaction (PostgreSQL)",
-    // Counts can no longer fall behind their events after a crash (store/sql/term-counts.ts, issue 41);
+    // Counts can no longer fall behind their events after a crash (store/sql/term-counts.ts);
     // every count is recomputed once from the events. PostgreSQL's feed entries take their transaction's
     // id (feed_id), so a reader never passes a change still being committed (store/sql/feed.ts, C43).
     up: d => termCountStatements(d.dialect)

@@ -1,5 +1,5 @@
 /**
- * Term counts derived by the database (issue 41, C41, C42): a term's `count` is the number of published
+ * Term counts derived by the database (C41, C42): a term's `count` is the number of published
  * events carrying it (docs/records.md#term-counts; each published occurrence of a series is an event row,
  * C35), and its `tree_count` that count plus its descendants' (what `hide_empty` reads). Triggers on the
  * `events` table move both, set the term's `modified_utc` and append the term's `updated` change-feed
@@ -110,7 +110,7 @@ const FEED_ID_FUNCTION = `CREATE OR REPLACE FUNCTION feed_id(s integer, k jsonb)
  * SQL function, was planned again at each call whatever the setting. Their statements look up rows by key,
  * where the kept plan is the one a custom plan would choose: `plan_cache_mode = auto` on each function,
  * and `feed_id` in PL/pgSQL, which keeps its plan for the connection. The same answers; an event insert's
- * triggers at 10 000 events 2.08 → 1.39 ms (median, docs/benchmarks.md "Creates with links").
+ * triggers take a third less time (docs/benchmarks.md "Creates with links" has the measures).
  */
 export function keptPlanStatements(linkTables: readonly string[]): string[] {
   return [

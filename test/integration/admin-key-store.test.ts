@@ -1,5 +1,5 @@
 /**
- * The generated administrator key on PostgreSQL (C40, issue 41): two nodes of one deployment start on the
+ * The generated administrator key on PostgreSQL (C40): two nodes of one deployment start on the
  * same database without API_KEYS at once; exactly one of them generates and prints the key, it is kept
  * in the store as its hash (no key file is written), and both nodes take it as an administrator.
  * (The embedded store keeps its DATA_DIR/admin-api-key.txt: admin-key-file.test.ts.)

@@ -1,5 +1,5 @@
 /**
- * The deployment's generated administrator key kept by the store (C40, issue 41), through the store's
+ * The deployment's generated administrator key kept by the store (C40), through the store's
  * own port (store/sites.ts `keepGeneratedKey`) and lib/api-keys.ts `useStoredAdminKey`: two nodes of one
  * deployment (two stores on one MongoDB stand-in server; two stores on one PostgreSQL database) start at
  * once; exactly one keeps and prints its key, both know that key (as its hash) and no other.

@@ -1,5 +1,5 @@
 /**
- * Invariants that hold when a node dies at the worst moment (issue 41), with real processes (`node
+ * Invariants that hold when a node dies at the worst moment, with real processes (`node
  * dist/server.js`) on SQLite (a DATA_DIR on disk) or, with TEST_STORE=postgres, on a PostgreSQL database
  * of its own:
  *

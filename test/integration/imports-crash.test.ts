@@ -1,6 +1,6 @@
 /**
  * A node killed (SIGKILL) in the middle of an import, then started again on the same store: the import
- * is taken up again once its lease expires and completes without a duplicate (issue 40). Runs on SQLite
+ * is taken up again once its lease expires and completes without a duplicate. Runs on SQLite
  * (a DATA_DIR on disk) and, when the local server answers, PostgreSQL.
  */
 import * as fs from "fs";

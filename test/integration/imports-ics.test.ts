@@ -1,5 +1,5 @@
 /**
- * iCalendar imports (issue 40): fixtures written in the manner of five producers (Google Calendar,
+ * iCalendar imports: fixtures written in the manner of five producers (Google Calendar,
  * Outlook/Exchange with Windows zone names, Apple iCloud, Meetup, The Events Calendar's export) with
  * series, exceptions, cancellations, all-day events and time zones. The instants the service lists after
  * importing each equal ical.js's own expansion of the fixture (test/helpers/recurrence.ts `icalSeen`, an

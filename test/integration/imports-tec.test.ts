@@ -1,5 +1,5 @@
 /**
- * An import from another instance of this service (issue 40): a source started by the test as its own
+ * An import from another instance of this service: a source started by the test as its own
  * process, reached only by its address on 127.0.0.1 (OUTBOUND_ALLOW_PRIVATE=1 on the importer), holding
  * IMPORT_TEST_EVENTS events (default 1 000), 50 venues, 50 organizers and their terms. Every record
  * arrives equal field by field (ids, addresses and clock fields aside); a second run creates and updates

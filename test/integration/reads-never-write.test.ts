@@ -1,5 +1,5 @@
 /**
- * Reads never write (issue 42): every GET route of the route table (lib/routes.ts), driven through the
+ * Reads never write: every GET route of the route table (lib/routes.ts), driven through the
  * gateway as an anonymous caller and as an administrator, leaves the store unchanged. Among the records
  * is a `future` event whose date has passed (C13: read as published), a series behind its horizon, a
  * venue, an organizer and terms, so a read that published due events or planned a series would show here.

@@ -1,5 +1,5 @@
 /**
- * Recurring events through HTTP (issue 20, C34, C51–C55): series made with weekly, monthly and yearly
+ * Recurring events through HTTP (C34, C51–C55): series made with weekly, monthly and yearly
  * rules (COUNT, UNTIL, BYDAY, BYMONTHDAY, BYSETPOS, EXDATE, RDATE) in Europe/Rome and America/New_York
  * across DST changes and all-day; the occurrences `/events` lists in a window are compared with what
  * ical.js (not the rrule library the service expands with) expands from the service's own iCalendar

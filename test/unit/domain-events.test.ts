@@ -1,5 +1,5 @@
 /**
- * The events domain's plain classes built without a broker (issue 42): PostRecords
+ * The events domain's plain classes built without a broker: PostRecords
  * (domain/posts/post-records.ts) on an in-memory SQLite store, and the SeriesPlanner
  * (domain/events/series-planner.ts) with a writer of one event and a feed that records what it is told.
  * Covers create, update, trash, series planning (materialise, `this` / `all` scopes, the horizon), the

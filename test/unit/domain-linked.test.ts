@@ -1,5 +1,5 @@
 /**
- * The linked records (venues and organizers, domain/linked/) built without a broker (issue 42): the
+ * The linked records (venues and organizers, domain/linked/) built without a broker: the
  * input checks, writer, reader and presenter on an in-memory SQLite store, their ports answered by
  * small fakes (one language, no i18n service, images by number, an events service that records what it
  * is asked). Covers create, duplicate-by-name reuse (D25), update, trash (by DELETE and by

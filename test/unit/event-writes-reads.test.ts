@@ -1,6 +1,6 @@
 /**
- * The events domain put together as the events service puts it together in created(), without a broker
- * (issue 42): the writer of one event (domain/events/event-writer.ts), the write checks
+ * The events domain put together as the events service puts it together in created(), without a broker:
+ * the writer of one event (domain/events/event-writer.ts), the write checks
  * (domain/events/write-checks.ts), the writes (domain/events/event-commands.ts), the series planner
  * (domain/events/series-planner.ts) writing through that writer, the reader (domain/events/event-reader.ts)
  * with its list queries (domain/events/event-list-filters.ts) and embeds (domain/events/event-embeds.ts),

@@ -409,6 +409,60 @@ describe("the documentation's own links", () => {
 });
 
 // ---------------------------------------------------------------------------------------------------
+// Words in comments
+
+/**
+ * An issue, pull request or session number in a comment: the comment gives the reason in words (a reader
+ * of the code has no tracker beside it), and where the history matters, the commit says it.
+ */
+const TRACKER_NUMBER = /\b(?:issues?|pull\s+requests?|PRs?|sessions?)[\s-]*#?\d+\b|(?<![\w/&])#\d+\b/gi;
+
+/**
+ * A measured timing in a comment: microseconds, a figure before and after a change, a rate (`/s`), a
+ * share of the CPU. Timings age with every change of the code and the machine; docs/benchmarks.md keeps them, with
+ * the command that measured them, and a comment names that document instead.
+ */
+const TIMING = new RegExp([
+  String.raw`\d[\d\s,.]*(?:µs|μs)(?![\w])`,
+  String.raw`\d[\d\s,.]*(?:µs|μs|ms|s|%)?\s*(?:→|->)\s*\d[\d\s,.]*(?:µs|μs|ms|s|%|/s|requests|per second)(?![\w])`,
+  String.raw`\d[\d\s,.]*(?:[a-z]+)?/s(?![\w])`,
+  String.raw`\d+(?:\.\d+)?\s*(?:%\s*of\s+the|ms\s+of)\s+CPU`
+].join("|"), "gi");
+
+/** Every tracker number and timing a file's comments and test titles hold, as `file:line: text`. */
+function trackerWords(file: string): string[] {
+  return notesOf(sourceOf(file)).flatMap(note => {
+    const text = note.text.replace(URL, " ");
+    return [...text.matchAll(TRACKER_NUMBER), ...text.matchAll(TIMING)].map(m => `${file}:${note.line}: ${m[0].trim()}`);
+  });
+}
+
+describe("comments give reasons in words", () => {
+  test("no comment or test title holds an issue, pull request or session number, or a measured timing", () => {
+    expect(FILES.flatMap(trackerWords)).toEqual([]);
+  });
+
+  test("the check sees each kind, and passes durations, decision codes and anchors", () => {
+    const code = [
+      "// counts kept by triggers (issue 41)",
+      "/** as session 47 decided; see #12 */",
+      "// an insert 504 → 438 µs of CPU",
+      "// 875 creates/s on SQLite, ~10 % of the CPU",
+      "// a lease of 50 ms; a day's deadline; C16 and docs/lists.md#paging; 2 → 3 members"
+    ].join("\n") + "\nexport const z = 1;\n";
+    parsed.set("virtual/z.ts", ts.createSourceFile("z.ts", code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+    expect(trackerWords("virtual/z.ts")).toEqual([
+      "virtual/z.ts:1: issue 41",
+      "virtual/z.ts:2: session 47",
+      "virtual/z.ts:2: #12",
+      "virtual/z.ts:3: 504 → 438 µs",
+      "virtual/z.ts:4: 875 creates/s",
+      "virtual/z.ts:4: 10 % of the CPU"
+    ]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
 // Types
 
 /** The lines of every parameter `this: any` of a file. */
@@ -436,7 +490,7 @@ describe("typed services and mixins", () => {
 const CODE_DIRS = ["services", "mixins", "lib", "store", "net", "domain", "broker", "middlewares", "gateway", "cache"];
 const CODE_FILES = FILES.filter(f => f.endsWith(".ts") && (!f.includes("/") || CODE_DIRS.includes(f.split("/")[0])));
 
-/** How many `as unknown as` casts the sources may keep (issue 42), each where a framework type cannot say it. */
+/** How many `as unknown as` casts the sources may keep, each where a framework type cannot say it. */
 const MAX_DOUBLE_CASTS = 5;
 
 /** Every `x as unknown as T` of a file: its line and whether the line above it is a comment. */
