@@ -12,6 +12,7 @@
 import moment from "moment-timezone";
 import { strtotime } from "locutus/php/datetime/strtotime";
 import { sameWeekdayCorrection } from "./next-weekday";
+import { memoByKey } from "./memo";
 
 export type DateInput = unknown;
 
@@ -27,20 +28,13 @@ const MINUTE_MS = 60_000;
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, "0");
 
-/** The second `toDb` last wrote, and what it wrote: a request asks for the current second several times. */
-let lastSecond = Number.NaN;
-let lastDb = "";
-
-/** The UTC components of `d` as a DB string. */
-export function toDb(d: Date): string {
-  // the string is of the second alone: the same second, the same string (docs/benchmarks.md "The request path")
-  const second = Math.floor(d.getTime() / 1000);
-  if (second === lastSecond) return lastDb;
-  lastDb = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
-    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-  lastSecond = second;
-  return lastDb;
-}
+/**
+ * The UTC components of `d` as a DB string. The string is of the second alone, and a request asks for the
+ * current second several times: the last second's string is kept (docs/benchmarks.md "The request path").
+ */
+export const toDb: (d: Date) => string = memoByKey((d: Date) => Math.floor(d.getTime() / 1000), (d: Date) =>
+  `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`, 1);
 
 /** A DB string read as UTC (Invalid Date when it is not a DB string). */
 export function fromDb(db: string): Date {
@@ -413,20 +407,19 @@ function parseInZoneOrThrow(expression: string, zone: string, now: Date): string
  * list without dates asks for one, and the series horizon (lib/recurrence/expand.ts) for another, so one
  * remembered window alone would be computed again at every list (two strtotime calls each).
  */
-const recentWindows = new Map<string, { start: string; end: string }>();
-const RECENT_WINDOWS = 16;
+const recentWindow = memoByKey(
+  (strict: boolean, siteZone: string, now: Date) => `${strict}|${siteZone}|${Math.floor(now.getTime() / 1000)}`,
+  (strict: boolean, siteZone: string, now: Date): { start: string; end: string } => {
+    const start = parseInZoneOrThrow("yesterday 23:59", siteZone, now);
+    const end = parseInZoneOrThrow("+24 months", siteZone, now);
+    return strict ? { start, end } : { start: dayStart(start), end: dayEnd(end) };
+  },
+  16
+);
 
 /** Default list window: start "yesterday 23:59", end "+24 months", evaluated in the site zone. */
 export function defaultListWindow(
   strict: boolean, siteZone: string, now: Date = new Date(),
 ): { start: string; end: string } {
-  const key = `${strict}|${siteZone}|${Math.floor(now.getTime() / 1000)}`;
-  const known = recentWindows.get(key);
-  if (known) return { ...known };
-  const start = parseInZoneOrThrow("yesterday 23:59", siteZone, now);
-  const end = parseInZoneOrThrow("+24 months", siteZone, now);
-  const window = strict ? { start, end } : { start: dayStart(start), end: dayEnd(end) };
-  if (recentWindows.size >= RECENT_WINDOWS) recentWindows.clear();
-  recentWindows.set(key, window);
-  return { ...window };
+  return { ...recentWindow(strict, siteZone, now) };
 }

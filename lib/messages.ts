@@ -3,8 +3,14 @@
  * of D19. The catalogs are data files, `locales/<lang>.json`, each a flat `{ key: text }` object with
  * `{name}` placeholders. English is the reference catalog and the fallback.
  */
-import fs from "fs";
-import path from "path";
+import bg from "../locales/bg.json";
+import de from "../locales/de.json";
+import en from "../locales/en.json";
+import es from "../locales/es.json";
+import fr from "../locales/fr.json";
+import ja from "../locales/ja.json";
+import ptBr from "../locales/pt-br.json";
+import zhHans from "../locales/zh-hans.json";
 
 export const LANGUAGES = ["bg", "zh-hans", "en", "fr", "de", "ja", "pt-br", "es"] as const;
 export type Language = typeof LANGUAGES[number];
@@ -18,26 +24,8 @@ export function isLanguage(v: unknown): v is Language {
   return typeof v === "string" && (LANGUAGES as readonly string[]).includes(v);
 }
 
-/**
- * The locales directory: `<root>/locales`. Compiled files live in dist/lib, two levels below the root;
- * the TypeScript sources live in lib, one level below it.
- */
-function localesDir(): string {
-  const fromDist = path.join(__dirname, "..", "..", "locales");
-  if (fs.existsSync(path.join(fromDist, `${DEFAULT_LANGUAGE}.json`))) return fromDist;
-  return path.join(__dirname, "..", "locales");
-}
-
-let catalogs: Record<Language, Catalog> | undefined;
-
-function load(): Record<Language, Catalog> {
-  if (catalogs) return catalogs;
-  const dir = localesDir();
-  const loaded = {} as Record<Language, Catalog>;
-  for (const lang of LANGUAGES) loaded[lang] = require(path.join(dir, `${lang}.json`)) as Catalog;
-  catalogs = loaded;
-  return loaded;
-}
+/** The catalogs, imported with the code (the compiler copies them beside it). */
+const CATALOGS: Readonly<Record<Language, Catalog>> = { bg, "zh-hans": zhHans, en, fr, de, ja, "pt-br": ptBr, es };
 
 /** Replaces each `{name}` whose name is in `params`; unknown placeholders are left as they are. */
 function substitute(text: string, params?: Record<string, string | number>): string {
@@ -50,7 +38,7 @@ function substitute(text: string, params?: Record<string, string | number>): str
  * reads English; a key missing from the language's catalog falls back to English, then to the key itself.
  */
 export function translate(key: string, lang: string | undefined, params?: Record<string, string | number>): string {
-  const all = load();
+  const all = CATALOGS;
   const wanted = typeof lang === "string" ? lang.toLowerCase() : undefined;
   const catalog = isLanguage(wanted) ? all[wanted] : all[DEFAULT_LANGUAGE];
   const text = hasOwn(catalog, key) ? catalog[key] : hasOwn(all[DEFAULT_LANGUAGE], key) ? all[DEFAULT_LANGUAGE][key] : key;
@@ -59,5 +47,5 @@ export function translate(key: string, lang: string | undefined, params?: Record
 
 /** Whether `key` is a message of the (reference) English catalog. */
 export function hasMessage(key: string): boolean {
-  return hasOwn(load()[DEFAULT_LANGUAGE], key);
+  return hasOwn(CATALOGS[DEFAULT_LANGUAGE], key);
 }

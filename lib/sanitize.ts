@@ -45,13 +45,15 @@ export function sanitizeTextField(s: Text): string {
   return collapseWhitespace(stripTags(s)).trim();
 }
 
-const ENTITY_RE = /&(?:[a-zA-Z][a-zA-Z0-9]*|#\d+|#[xX][0-9a-fA-F]+);/y;
+const ENTITY = /&(?:[a-zA-Z][a-zA-Z0-9]*|#\d+|#[xX][0-9a-fA-F]+);/;
 
 // Encodes "&" as "&amp;" unless it already starts an HTML entity.
 function encodeAmpersands(s: string): string {
+  // sticky: tested where each "&" stands (a pattern of this call's own, as its position is state)
+  const entity = new RegExp(ENTITY.source, "y");
   return s.replace(/&/g, (_m, offset: number) => {
-    ENTITY_RE.lastIndex = offset;
-    return ENTITY_RE.test(s) ? "&" : "&amp;";
+    entity.lastIndex = offset;
+    return entity.test(s) ? "&" : "&amp;";
   });
 }
 

@@ -3,6 +3,7 @@
  * services take their schemas from (one source of truth), the first time it is read. Nothing registers
  * into it; the discovery documents (lib/discovery) and the action API read it.
  */
+import { lazy } from "./memo";
 import type { ParamsSchema } from "./params";
 import { EVENT_PARAMS } from "./events/event-params";
 import { termSchemasByAction } from "./terms/term-params";
@@ -13,7 +14,7 @@ import { API_PARAMS } from "./discovery/api-params";
 import { WEBHOOK_PARAMS } from "./webhooks/params";
 import { IMPORT_PARAMS } from "./imports/params";
 
-let table: ReadonlyMap<string, ParamsSchema> | undefined;
+const table = lazy(buildTable);
 
 function buildTable(): ReadonlyMap<string, ParamsSchema> {
   const out = new Map<string, ParamsSchema>();
@@ -30,6 +31,5 @@ function buildTable(): ReadonlyMap<string, ParamsSchema> {
 }
 
 export function schemaOf(action: string): ParamsSchema | undefined {
-  table ??= buildTable();
-  return table.get(action);
+  return table().get(action);
 }

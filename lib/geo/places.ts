@@ -5,6 +5,7 @@
  * nations). Country names come from the runtime's own CLDR data (Intl.DisplayNames) in the service's
  * languages, plus the usual variants CLDR does not list.
  */
+import { memoOfObject } from "../memo";
 
 /** Lower case, accents and punctuation removed, common abbreviations unified: the key of every lookup. */
 export function normalizePlace(s: string): string {
@@ -68,8 +69,6 @@ const ADMIN1: Record<string, Record<string, string>> = {
   GB: { england: "ENG", eng: "ENG", scotland: "SCT", sct: "SCT", wales: "WLS", wls: "WLS", "northern ireland": "NIR", nir: "NIR" }
 };
 
-let countryIndex: Map<string, string> | undefined;
-
 /** Name (any of the service's languages, long or short form), alias or alpha-2 code → alpha-2 code. */
 function buildCountryIndex(codes: Iterable<string>): Map<string, string> {
   const index = new Map<string, string>();
@@ -96,13 +95,15 @@ function buildCountryIndex(codes: Iterable<string>): Map<string, string> {
   return index;
 }
 
+/** The index of the `known` codes, built once per set of codes. */
+const countryIndex = memoOfObject(buildCountryIndex);
+
 /** The alpha-2 code of a country as typed, among `known` codes, or undefined. */
 export function countryCode(input: string | undefined, known: ReadonlySet<string>): string | undefined {
   if (!input) return undefined;
   const raw = input.trim();
   if (/^[A-Za-z]{2}$/.test(raw) && known.has(raw.toUpperCase())) return raw.toUpperCase();
-  countryIndex ??= buildCountryIndex(known);
-  const code = countryIndex.get(normalizePlace(raw));
+  const code = countryIndex(known).get(normalizePlace(raw));
   return code && known.has(code) ? code : undefined;
 }
 

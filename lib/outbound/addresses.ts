@@ -35,11 +35,17 @@ const RANGES: Array<[RefusedKind, "ipv4" | "ipv6", string, number]> = [
   ["reserved", "ipv6", "100::", 64]
 ];
 
-const LISTS = new Map<RefusedKind, BlockList>();
-for (const [kind, family, net, prefix] of RANGES) {
-  if (!LISTS.has(kind)) LISTS.set(kind, new BlockList());
-  LISTS.get(kind)!.addSubnet(net, prefix, family);
+/** The ranges of each kind, as one list each. */
+function blockLists(): ReadonlyMap<RefusedKind, BlockList> {
+  const lists = new Map<RefusedKind, BlockList>();
+  for (const [kind, family, net, prefix] of RANGES) {
+    if (!lists.has(kind)) lists.set(kind, new BlockList());
+    lists.get(kind)!.addSubnet(net, prefix, family);
+  }
+  return lists;
 }
+
+const LISTS = blockLists();
 
 /** The IPv4 address an IPv6 address carries (mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`), if any. */
 function embeddedIpv4(ip6: string): string | undefined {

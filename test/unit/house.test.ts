@@ -285,12 +285,112 @@ describe("layers", () => {
   });
 });
 
+/** What pure logic does not reach for: files, the process's context across calls, other processes. */
+const IMPURE_MODULES = /^(?:node:)?(?:fs|fs\/promises|async_hooks|child_process|worker_threads|cluster)$/;
+
+/** Array, Map and Set methods that change the value they are called on. */
+const MUTATORS = new Set(["set", "add", "delete", "clear", "push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"]);
+
+/**
+ * lib/ files that still hold what the floor must not, each with why it is still there. Empty this list:
+ * what reads the environment, files or the process, or keeps state between calls, belongs to the layer
+ * that owns that state (broker/, store/, gateway/, domain/), which hands lib/ values.
+ */
+const PURITY_EXCEPTIONS: Record<string, string> = {
+  "lib/settings.ts": "the one reader of the environment, and the settings of the current site: every layer reads them, lib/ too (lib/sites/callers.ts, the params schemas); moving the reading up means handing settings to every lib/ function that reads one",
+  "lib/sites/scope.ts": "the site the current work belongs to, carried across calls by an AsyncLocalStorage: lib/settings.ts and lib/sites/callers.ts read it, so it moves with them",
+  "lib/api-keys.ts": "the generated administrator key's file and the keys read once: lib/sites/callers.ts asks them for the caller of a key, and the events' and linked records' params schemas (lib/events/event-params.ts, lib/linked/params.ts) for the known user ids, so it moves with them",
+  "lib/dates.ts": "locutus's strtotime reads dates in the process's zone, so each call runs with the zone set to UTC and put back (`inUtc`): the dates then never depend on the zone the process runs in (test/unit/other-zone.test.ts)",
+  "lib/imports/config.ts": "the imports' settings read from the environment: lib/imports/ moves to domain/ with the import orchestrator (lib/imports/run.ts), not while the imports work is under way beside this"
+};
+
+/**
+ * What keeps a file of lib/ from being pure logic, each as `line: reason`: an import of the file system or
+ * the process's context, any use of `process` (its environment, id or clock), and module state: a top-level
+ * `let` or `var`, or a top-level constant the file changes (a call of a mutating method on it, an
+ * assignment into it).
+ */
+export function impurities(sf: ts.SourceFile): string[] {
+  const out: string[] = [];
+  const lineOf = (node: ts.Node) => sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+  for (const spec of moduleSpecifiers(sf)) if (IMPURE_MODULES.test(spec)) out.push(`imports ${spec}`);
+  const topConsts = new Set<string>();
+  for (const statement of sf.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    const list = statement.declarationList;
+    const isConst = (list.flags & ts.NodeFlags.Const) !== 0;
+    for (const decl of list.declarations) {
+      if (!ts.isIdentifier(decl.name)) continue;
+      if (!isConst) out.push(`${lineOf(decl)}: module state \`${decl.name.text}\` (a top-level let or var)`);
+      else topConsts.add(decl.name.text);
+    }
+  }
+  /** The top-level constant an expression reaches into (`cache`, `cache.x`, `cache[k]`), if any. */
+  const rootConst = (e: ts.Expression): string | undefined => {
+    let x: ts.Expression = e;
+    while (ts.isPropertyAccessExpression(x) || ts.isElementAccessExpression(x) || ts.isParenthesizedExpression(x)) x = x.expression;
+    return ts.isIdentifier(x) && topConsts.has(x.text) ? x.text : undefined;
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node) && node.text === "process" && !(ts.isPropertyAccessExpression(node.parent) && node.parent.name === node)) {
+      out.push(`${lineOf(node)}: reads the process (\`${node.parent.getText(sf).slice(0, 40)}\`)`);
+    } else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MUTATORS.has(node.expression.name.text)) {
+      const target = node.expression.expression;
+      const name = ts.isIdentifier(target) && topConsts.has(target.text) ? target.text : undefined;
+      if (name) out.push(`${lineOf(node)}: module state \`${name}\` (changed by .${node.expression.name.text}())`);
+    } else if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment &&
+      (ts.isPropertyAccessExpression(node.left) || ts.isElementAccessExpression(node.left))) {
+      const name = rootConst(node.left);
+      if (name) out.push(`${lineOf(node)}: module state \`${name}\` (assigned into)`);
+    } else if (ts.isDeleteExpression(node)) {
+      const name = rootConst(node.expression);
+      if (name) out.push(`${lineOf(node)}: module state \`${name}\` (a key deleted)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}
+
 describe("lib/ is pure", () => {
   const framework = (f: string): string[] => moduleSpecifiers(sourceOf(f)).filter(spec => FRAMEWORK_MODULES.test(spec));
+  const libFiles = FILES.filter(f => f.startsWith("lib/"));
 
   test("no lib/ file imports moleculer, http or a store driver", () => {
-    const offenders = FILES.filter(f => f.startsWith("lib/")).flatMap(f => framework(f).map(m => `${f} imports ${m}`));
+    const offenders = libFiles.flatMap(f => framework(f).map(m => `${f} imports ${m}`));
     expect(offenders).toEqual([]);
+  });
+
+  test("no lib/ file reads files, the environment or the process, or keeps module state (besides the named exceptions)", () => {
+    expect(libFiles.filter(f => !(f in PURITY_EXCEPTIONS)).flatMap(f => impurities(sourceOf(f)).map(p => `${f}: ${p}`))).toEqual([]);
+  });
+
+  test("every purity exception still needs its place on the list", () => {
+    expect(Object.keys(PURITY_EXCEPTIONS).filter(f => !libFiles.includes(f) || impurities(sourceOf(f)).length === 0)).toEqual([]);
+  });
+
+  test("the check sees files, the process, async context and module state, and passes constants and locals", () => {
+    const sf = ts.createSourceFile("x.ts", [
+      "import * as fs from \"fs\";",
+      "import { AsyncLocalStorage } from \"node:async_hooks\";",
+      "let cached: string | undefined;",
+      "const seen = new Map<string, number>();",
+      "const FIXED = new Set([\"a\"]);",
+      "const counters = { n: 0 };",
+      "export function f(k: string): number {",
+      "  const local = new Map<string, number>(); local.set(k, 1);",
+      "  seen.set(k, 1); counters.n += 1;",
+      "  return FIXED.has(k) && process.env.TZ ? 1 : local.size;",
+      "}"
+    ].join("\n"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    expect(impurities(sf)).toEqual([
+      "imports fs",
+      "imports node:async_hooks",
+      "3: module state `cached` (a top-level let or var)",
+      "9: module state `seen` (changed by .set())",
+      "9: module state `counters` (assigned into)",
+      "10: reads the process (`process.env`)"
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
-import { memoOfText } from "../../lib/memo";
+import { lazy, memoByKey, memoOfObject, memoOfText } from "../../lib/memo";
+import { toDb } from "../../lib/dates";
 import { globalId } from "../../lib/posts/permalink";
 import { hostOfUrl } from "../../lib/sites/host";
 
@@ -27,5 +28,42 @@ describe("the texts kept per base URL answer as before", () => {
   test("hostOfUrl: asked twice, the same answer", () => {
     expect([hostOfUrl("https://A.example:8080/x"), hostOfUrl("https://A.example:8080/x")]).toEqual(["a.example:8080", "a.example:8080"]);
     expect([hostOfUrl("nope"), hostOfUrl("nope")]).toEqual([undefined, undefined]);
+  });
+});
+
+describe("memoByKey, memoOfObject and lazy (lib/memo.ts)", () => {
+  test("memoByKey asks once per key, never keeps a throw, and forgets everything past `max` keys", () => {
+    const asked: number[] = [];
+    const f = memoByKey((a: number, b: number) => `${a}+${b}`, (a: number, b: number) => {
+      asked.push(a);
+      if (a < 0) throw new Error("negative");
+      return a + b;
+    }, 2);
+    expect([f(1, 2), f(1, 2), f(2, 2)]).toEqual([3, 3, 4]);
+    expect(() => f(-1, 0)).toThrow("negative");
+    expect(() => f(-1, 0)).toThrow("negative");
+    expect(asked).toEqual([1, 2, -1, -1]);
+    expect([f(5, 5), f(1, 2)]).toEqual([10, 3]);
+    expect(asked).toEqual([1, 2, -1, -1, 5, 1]);
+  });
+
+  test("memoOfObject answers once per object; lazy builds once, on first use", () => {
+    let built = 0;
+    const sizeOf = memoOfObject((s: ReadonlySet<string>) => { built++; return s.size; });
+    const one = new Set(["a"]);
+    expect([sizeOf(one), sizeOf(one), sizeOf(new Set(["a", "b"]))]).toEqual([1, 1, 2]);
+    expect(built).toBe(2);
+    let made = 0;
+    const table = lazy(() => { made++; return new Map([["k", 1]]); });
+    expect(made).toBe(0);
+    expect([table().get("k"), table().get("k")]).toEqual([1, 1]);
+    expect(made).toBe(1);
+  });
+
+  test("toDb keeps the last second's string: the next second gets its own", () => {
+    expect(toDb(new Date("2031-05-01T10:00:00.100Z"))).toBe("2031-05-01 10:00:00");
+    expect(toDb(new Date("2031-05-01T10:00:00.900Z"))).toBe("2031-05-01 10:00:00");
+    expect(toDb(new Date("2031-05-01T10:00:01.000Z"))).toBe("2031-05-01 10:00:01");
+    expect(toDb(new Date("2031-05-01T10:00:00.500Z"))).toBe("2031-05-01 10:00:00");
   });
 });
