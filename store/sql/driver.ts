@@ -9,6 +9,7 @@
  * one another (a connection can hold one transaction at a time); that queue orders use of the
  * connection, the database's lock is what keeps processes apart.
  */
+import { randomBytes } from "crypto";
 import Database from "better-sqlite3";
 import { Pool, PoolClient } from "pg";
 import { foldText } from "../../lib/fold";
@@ -63,6 +64,49 @@ export interface SqlDriver extends SqlRunner {
 
 // ---------------------------------------------------------------------------------------------- SQLite
 
+/** How long a SQLite lock row holds without renewal: the lock of a process that died frees itself then. */
+export const FILE_LOCK_LEASE_MS = 15_000;
+/** How long a holder waits for a SQLite lock before giving up (unless the wait is unbounded), as PostgreSQL's lock waits do. */
+const FILE_LOCK_WAIT_MS = 30_000;
+
+/**
+ * The store-wide locks of a SQLite file shared by several processes: a lock is a row of `store_locks`
+ * naming its holder and when its lease ends. Taking it is one statement that inserts the row, or takes it
+ * over when its lease has ended; the holder renews the lease while its work runs and deletes the row after.
+ * A waiter tries again every few milliseconds. The file's write lock makes each of these statements atomic.
+ */
+function fileLocks(run: (statement: { sql: string; params: Param[] }) => Promise<number>) {
+  const me = randomBytes(12).toString("hex");
+  let made: Promise<unknown> | undefined;
+  const table = () => (made ??= run({ sql: "CREATE TABLE IF NOT EXISTS store_locks (key INTEGER PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL)", params: [] }));
+  const take = (key: number) => {
+    const now = Date.now();
+    return run({
+      sql: "INSERT INTO store_locks (key, holder, until) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET holder = excluded.holder, until = excluded.until WHERE store_locks.until < ?",
+      params: [key, me, now + FILE_LOCK_LEASE_MS, now]
+    });
+  };
+  return {
+    async hold<T>(key: number, fn: () => Promise<T>, o: LockOptions = {}): Promise<T> {
+      await table();
+      const deadline = o.unbounded ? Infinity : Date.now() + FILE_LOCK_WAIT_MS;
+      for (let attempt = 0; (await take(key)) !== 1; attempt++) {
+        if (attempt === 0) o.onWait?.();
+        if (Date.now() >= deadline) throw new StoreUnavailable(`the store's lock ${key} was held elsewhere for ${FILE_LOCK_WAIT_MS} ms`);
+        await new Promise(resolve => setTimeout(resolve, Math.min(2 + attempt, 25)));
+      }
+      const renew = setInterval(() => void run({ sql: "UPDATE store_locks SET until = ? WHERE key = ? AND holder = ?", params: [Date.now() + FILE_LOCK_LEASE_MS, key, me] }).catch(() => undefined), FILE_LOCK_LEASE_MS / 3);
+      renew.unref();
+      try {
+        return await fn();
+      } finally {
+        clearInterval(renew);
+        await run({ sql: "DELETE FROM store_locks WHERE key = ? AND holder = ?", params: [key, me] }).catch(() => undefined);
+      }
+    }
+  };
+}
+
 /** A promise chain serialising use of one connection for writes. */
 function serial() {
   let tail: Promise<unknown> = Promise.resolve();
@@ -108,6 +152,8 @@ export function openSqlite(filename: string): SqlDriver {
     return st;
   };
   const holders = new KeyedQueue();
+  // an in-memory database is one process's own: its queue of holders is the lock
+  const locks = filename === ":memory:" ? undefined : fileLocks(statement => driver.run(statement.sql, statement.params));
   const sync: SyncRunner = {
     all<T>(sql: string, params: Param[] = []) {
       try {
@@ -220,10 +266,9 @@ export function openSqlite(filename: string): SqlDriver {
         }
       });
     },
-    // The holders of one lock take turns on this connection, which every service of the process shares.
-    // Processes sharing the file are ordered by the database's write lock alone, which each transaction
-    // takes: work under a lock that must hold across them re-checks inside its transactions.
-    withLock: (key, fn) => holders.run(String(key), fn),
+    // The holders of one lock in this process take turns (every service of the process shares the
+    // connection); across the processes sharing the file, the lock is a row of `store_locks` (fileLocks).
+    withLock: (key, fn, o) => holders.run(String(key), () => (locks ? locks.hold(key, fn, o) : fn())),
     async close() {
       clearInterval(upkeep);
       db.close();

@@ -1,0 +1,81 @@
+/**
+ * The store's lock (SqlDriver `withLock`) holds across processes: two drivers opened on one database, as
+ * two processes open it, never run work under the same lock at once. On SQLite the lock is a row of the
+ * file with a lease (a holder that died frees it when the lease ends); on PostgreSQL an advisory lock.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { FILE_LOCK_LEASE_MS, openPostgres, openSqlite, type SqlDriver } from "../../store/sql/driver";
+import { createTestDatabase, type TestDatabase } from "../helpers/postgres";
+
+const onPostgres = process.env.TEST_STORE === "postgres";
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+
+describe(`the store's lock across two connections (${onPostgres ? "PostgreSQL" : "SQLite file"})`, () => {
+  let dir: string | undefined;
+  let db: TestDatabase | undefined;
+  let drivers: SqlDriver[] = [];
+
+  beforeAll(async () => {
+    if (onPostgres) {
+      db = await createTestDatabase("locks");
+      drivers = [openPostgres(db.url, { max: 3 }), openPostgres(db.url, { max: 3 })];
+    } else {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), "locks-"));
+      const file = path.join(dir, "calendar.sqlite3");
+      drivers = [openSqlite(file), openSqlite(file)];
+    }
+  });
+
+  afterAll(async () => {
+    for (const d of drivers) await d.close();
+    await db?.drop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("work under one lock from both connections runs one at a time", async () => {
+    let inside = 0;
+    let most = 0;
+    const work = async () => {
+      inside++;
+      most = Math.max(most, inside);
+      await sleep(5);
+      inside--;
+    };
+    await Promise.all(Array.from({ length: 12 }, (_, i) => drivers[i % 2].withLock(41_000_001, work)));
+    expect(most).toBe(1);
+  });
+
+  test("another lock is taken while the first is held", async () => {
+    let release!: () => void;
+    const held = new Promise<void>(resolve => { release = resolve; });
+    let entered!: () => void;
+    const inFirst = new Promise<void>(resolve => { entered = resolve; });
+    const first = drivers[0].withLock(41_000_006, async () => { entered(); await held; });
+    await inFirst;
+    await expect(drivers[1].withLock(41_000_007, async () => "taken while the first is held")).resolves.toBe("taken while the first is held");
+    release();
+    await first;
+  });
+
+  test("a lock is free again after its work throws", async () => {
+    await expect(drivers[0].withLock(41_000_003, async () => { throw new Error("failed inside"); })).rejects.toThrow("failed inside");
+    await expect(drivers[1].withLock(41_000_003, async () => "taken")).resolves.toBe("taken");
+  });
+
+  (onPostgres ? test.skip : test)("SQLite: the lock row of a holder that died is taken over once its lease has ended", async () => {
+    // a holder that is gone: its row stays, its lease ended a moment ago
+    await drivers[0].run("INSERT INTO store_locks (key, holder, until) VALUES (?, ?, ?)", [41_000_004, "a process that died", Date.now() - 1]);
+    await expect(drivers[1].withLock(41_000_004, async () => "taken")).resolves.toBe("taken");
+    // one whose lease still runs is waited for
+    await drivers[0].run("INSERT INTO store_locks (key, holder, until) VALUES (?, ?, ?)", [41_000_005, "a live process", Date.now() + 300]);
+    const started = Date.now();
+    let told = 0;
+    await drivers[1].withLock(41_000_005, async () => undefined, { onWait: () => told++ });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(told).toBe(1);
+    expect(FILE_LOCK_LEASE_MS).toBeGreaterThan(1000);
+    expect(await drivers[0].all("SELECT key FROM store_locks")).toEqual([]);
+  });
+});
