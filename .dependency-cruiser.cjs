@@ -6,7 +6,7 @@
  */
 const LAYERS = ["services", "middlewares", "mixins", "gateway", "cache", "broker", "domain", "store", "net", "lib"];
 
-/** The files still importing a folder above their own (test/unit/house.test.ts LAYER_EXCEPTIONS names why). */
+/** The files still importing a folder above their own (test/unit/house.test.ts LAYER_EXCEPTIONS says what and why). */
 const LAYER_EXCEPTIONS = ["^lib/imports/run[.]ts$"];
 
 const layerRules = LAYERS.slice(1).map((layer, i) => ({

@@ -27,6 +27,8 @@ const ROOT = path.resolve(__dirname, "..", "..");
 
 /** Files still importing a folder above their own, each with what it takes from there. Empty this list. */
 const LAYER_EXCEPTIONS: Record<string, string> = {
+  // the import orchestrator belongs in domain/ (it runs an import against the store); it moves there once
+  // the imports work that changes it beside this one has landed, not under it
   "lib/imports/run.ts": "the types Collection and Doc of store/collection.ts"
 };
 
