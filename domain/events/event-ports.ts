@@ -66,7 +66,7 @@ export interface PostServices<C> {
   /** Which fields of a write stay on the record (the rest went to the i18n service). */
   splitWrite(call: C, doc: EventDoc | undefined, fields: Record<string, unknown>): Promise<{ inline: Record<string, unknown> }>;
   /** A search's store query in the asked language. */
-  searchQuery(call: C, terms: SearchTerm[], original: (terms: SearchTerm[]) => Query, opts: { limited?: { fields: readonly string[]; unless: Query } }): Promise<Query>;
+  searchQuery(call: C, terms: SearchTerm[], original: (terms: SearchTerm[]) => Query, opts: { fields?: readonly string[]; limited?: { fields: readonly string[]; unless: Query } }): Promise<Query>;
 }
 
 /** The change feed and the bus (mixins/change-source.mixin.ts, mixins/post.mixin.ts `announce`). */
