@@ -10,11 +10,12 @@ import ICAL from "ical.js";
 import { KEYS, startService, Running, succeed } from "../helpers/harness";
 import { runImport } from "../helpers/imports";
 import { syncFeed } from "../helpers/sync-client";
+import { startReceiver, testSecret } from "../helpers/webhook-receiver";
 import { eventsService, expectInvalid, token } from "../helpers/events";
 import type { Json } from "../helpers/json";
 
 let svc: Running;
-beforeAll(async () => { svc = await startService({ IMPORT_POLL_MS: "100" }); });
+beforeAll(async () => { svc = await startService({ IMPORT_POLL_MS: "100", OUTBOUND_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "100" }); });
 afterAll(async () => { await svc.stop(); });
 
 const FR = (path: string) => `/fr/wp-json/calendar/events/v1${path}`;
@@ -140,6 +141,27 @@ describe("lists", () => {
     const { seen } = await syncFeed(svc, new Map(), { as: "admin", perPage: 500 });
     const found = [...seen].reverse().find(c => c.id === made.postponed && c.type === "event");
     expect(found?.record).toMatchObject({ event_status: "rescheduled", previous_start_date: `${Y}-05-10 20:00:00` });
+  });
+});
+
+describe("webhooks", () => {
+  test("an event.updated delivery's record shows the status", async () => {
+    const rx = await startReceiver();
+    try {
+      const path = `/hook-${token()}`;
+      const secret = testSecret();
+      rx.expect(path, secret);
+      await succeed(svc, "POST", `${svc.ns}/webhooks`, { url: rx.url(path), secret, events: ["event.updated"] });
+      const ev = await create({ title: token("hook") });
+      await update(ev.id, { event_status: "canceled", event_status_reason: "Storm" });
+      const mine = () => rx.received(path).filter(r => r.body.data.id === ev.id);
+      await rx.waitFor(() => mine().length > 0, 20_000, "the event.updated delivery");
+      expect(mine()[0].body.type).toBe("event.updated");
+      expect(mine()[0].body.data.record).toMatchObject({ id: ev.id, event_status: "canceled", event_status_reason: "Storm" });
+      expect(rx.rejected).toEqual([]);
+    } finally {
+      await rx.close();
+    }
   });
 });
 
