@@ -70,6 +70,18 @@ describe("the fields", () => {
     expect(other.status).toBe(403);
   });
 
+  test("a protected event listed to a caller without its password: no reason, no URL (in its JSON-LD neither)", async () => {
+    const tag = token("pw");
+    const ev = await create({ title: `${tag} private stream`, post_password: "sesame", event_status: "postponed", event_status_reason: "Secret reason",
+      attendance_mode: "online", online_url: "https://meet.example.org/secret" });
+    const listed = (await svc.get(`/events?search=${tag}&start_date=${Y}-01-01&json_ld=1`)).body.events as Json[];
+    expect(listed.map(pick)).toEqual([{ event_status: "postponed", event_status_reason: "", previous_start_date: null, attendance_mode: "online", online_url: null }]);
+    expect(JSON.stringify(listed[0].json_ld ?? {})).not.toContain("secret");
+    const withPassword = (await svc.get(`/events?search=${tag}&start_date=${Y}-01-01&password=sesame`)).body.events as Json[];
+    expect(withPassword[0].online_url).toBe("https://meet.example.org/secret");
+    expect((await svc.get(`/events/${ev.id}?password=sesame`)).body.event_status_reason).toBe("Secret reason");
+  });
+
   test("events stored before the fields existed answer the defaults and match the default filters", async () => {
     const tag = token("old");
     const ev = await create({ title: `${tag} legacy` });
