@@ -4,6 +4,7 @@
  *
  * - each VEVENT without RECURRENCE-ID → one event (SUMMARY, DESCRIPTION, DTSTART, DTEND or DURATION, a
  *   DATE value as all-day, URL, CATEGORIES, LOCATION/GEO → venue, ORGANIZER → organizer);
+ * - STATUS:CANCELLED on an event → `event_status` `canceled` (it stays an event), any other → `scheduled`;
  * - RRULE, RDATE and EXDATE → the event's `recurrence` lines, written in the event's zone;
  * - a VEVENT with RECURRENCE-ID → that occurrence changed (an exception of the series), or removed (an
  *   EXDATE of the series) when its STATUS is CANCELLED;
