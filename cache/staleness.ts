@@ -56,7 +56,9 @@ export const PLAIN_LIST_PARAMS: ReadonlySet<string> = new Set(["page", "per_page
  * these leaves every page's events and totals as they were (it changes the bodies that show the event).
  */
 export const PRESENTATION_FIELDS: ReadonlySet<string> = new Set(["title", "description", "excerpt", "cost", "currency_symbol",
-  "currency_position", "website", "show_map", "show_map_link", "image", "ticketed", "modified", "modified_utc"]);
+  "currency_position", "website", "show_map", "show_map_link", "image", "ticketed", "modified", "modified_utc",
+  // event status and online events: no plain page selects by them (their list filters make `S` answers)
+  "event_status", "event_status_reason", "previous_start_date", "previous_utc_start_date", "attendance_mode", "online_url"]);
 
 function plainListQuery(query: string): boolean {
   if (!query) return true;

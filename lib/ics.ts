@@ -13,6 +13,7 @@
  */
 import moment from "moment-timezone";
 import { plainText } from "./sanitize";
+import { icsStatus } from "./events/event-status";
 
 type Rec = Record<string, unknown>;
 /** An event record (lib/events/event-record.ts): the dates it always carries. */
@@ -197,7 +198,9 @@ function eventRecordLines(ev: EventRec, hostname: string): string[] {
   if (categories.length) prop("CATEGORIES", categories.map(escapeText).join(","));
   const organizer = asList(ev.organizer).find(o => typeof o.email === "string" && /^[^\s@]+@[^\s@]+$/.test(o.email));
   if (organizer) lines.push(`ORGANIZER;CN=${paramValue(plainText(organizer.organizer) || String(organizer.email))}:mailto:${organizer.email}`);
-  prop("STATUS", ev.status === "publish" ? "CONFIRMED" : "TENTATIVE");
+  prop("STATUS", icsStatus(ev.event_status, ev.status));
+  // RFC 7986 §5.11: how to join an online or mixed event
+  if (typeof ev.online_url === "string" && ev.online_url) lines.push(`CONFERENCE;VALUE=URI:${ev.online_url}`);
   prop("CLASS", ev.status === "private" ? "PRIVATE" : "PUBLIC");
   prop("CREATED", utcStamp(ev.date_utc));
   prop("LAST-MODIFIED", utcStamp(ev.modified_utc));

@@ -12,6 +12,8 @@
  * allow no property that is not listed, so nothing new goes out undocumented.
  */
 
+import { ATTENDANCE_MODES, EVENT_STATUSES } from "./events/event-status";
+
 export type JsonSchema = Record<string, unknown>;
 
 export const componentRef = (name: string): string => `#/components/schemas/${name}`;
@@ -117,6 +119,15 @@ const DATE_DETAILS = record({
 
 const distance = num("The distance from the geolocation search point, in the requested unit (geolocation searches only)");
 
+/** Event status and online events (lib/events/event-status.ts). */
+const EVENT_STATUS_FIELDS: Record<string, JsonSchema> = {
+  event_status: str("The event status (not the post status): a canceled event keeps its dates and stays listed", { enum: [...EVENT_STATUSES] }),
+  event_status_reason: str("Why the event status changed, in the language served (blank for a protected event the caller may not read)"),
+  previous_start_date: { type: ["string", "null"], description: "A rescheduled event's start before its last move, in the site time zone (YYYY-MM-DD HH:MM:SS); null otherwise. Read-only" },
+  attendance_mode: str("How people attend the event", { enum: [...ATTENDANCE_MODES] }),
+  online_url: { type: ["string", "null"], format: "uri", description: "The URL of an online or mixed event; null when none (or for a protected event the caller may not read)" }
+};
+
 const EVENT = record({
   ...postFields("event"),
   rest_url: str("The REST URL of the event"),
@@ -145,6 +156,7 @@ const EVENT = record({
   sticky: flag("Whether the event is pinned in the calendar views"),
   featured: flag("Whether the event is featured"),
   ticketed: flag("Whether the event has tickets"),
+  ...EVENT_STATUS_FIELDS,
   categories: listOf(ref("Term"), "The event categories"),
   tags: listOf(ref("Term"), "The event tags"),
   venue: {

@@ -29,6 +29,7 @@ import { EventWriteChecks } from "../domain/events/write-checks";
 import { EventCommands, type LinkField } from "../domain/events/event-commands";
 import { termCountPatterns } from "../cache/staleness";
 import { currentSiteId } from "../lib/sites/scope";
+import { TRANSLATABLE } from "../lib/i18n/types";
 
 /** The params of the reads by id and slug (lib/events/event-params.ts). */
 type ReadParams = ListParams & { id: number; slug: string };
@@ -45,8 +46,8 @@ const methods = {
     return this.reader.answer(ctx, docs, opts);
   },
   /** The checks of a write's params (domain/events/write-checks.ts): one 400 naming each refused, before any permission check. */
-  checkWrite(ctx: Ctx, p: Record<string, unknown> & { id?: number }): Promise<void> {
-    return this.checks.check(ctx, p);
+  checkWrite(ctx: Ctx, p: Record<string, unknown> & { id?: number }, creating = false): Promise<void> {
+    return this.checks.check(ctx, p, creating);
   }
 } satisfies ThisType<EventsThis>;
 
@@ -76,6 +77,8 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     // The list filters' fields, each answered by an index of the store.
     indexes: [
       ...["start_date", "end_date", "featured", "post_parent"].map(field => ({ field })),
+      // event status and online events: an index each, whose absent values (the defaults) it holds too
+      { field: "event_status" }, { field: "attendance_mode" },
       // the lists' order (lib/events/event-query.ts): a page is read from this index, not sorted
       { field: "start_date", then: ["date"] },
       ...["categories", "tags", "venues", "organizers"].map(field => ({ field, array: true })),
@@ -84,7 +87,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       { field: "series_id", sparse: true }, { field: "series_horizon", sparse: true }, { field: "series_key", unique: true, sparse: true },
       { field: "series_overrides", array: true }
     ]
-  }), TranslatableMixin({ type: "event", fields: ["title", "description", "excerpt"] })],
+  }), TranslatableMixin({ type: "event", fields: TRANSLATABLE.event.fields })],
 
   created() {
     // the change feed's pages show events as the lists do (mixins/change-source.mixin.ts)
@@ -150,7 +153,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       params: EVENT_PARAMS.create,
       async handler(ctx: Ctx<WriteParams>) {
         await this.commands.beforeWrite();
-        await this.checkWrite(ctx, ctx.params);
+        await this.checkWrite(ctx, ctx.params, true);
         const record = await this.reader.written(ctx, await this.commands.create(ctx, ctx.params));
         ctx.meta.$statusCode = 201;
         ctx.meta.$location = record.rest_url as string;

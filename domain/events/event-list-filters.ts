@@ -32,6 +32,8 @@ export interface ListParams extends NearInput {
   include?: number[];
   post_parent?: number;
   ticketed?: boolean;
+  event_status?: string[];
+  attendance_mode?: string[];
   password?: string;
   context?: string;
   modified_after?: unknown;
@@ -69,7 +71,8 @@ export class EventListQueries<C extends EventCall> {
     // `search` matches the text of the asked language (i18n); D34: unreadable protected events by title only.
     const searchQuery = p.search
       ? await posts.searchQuery(call, searchTerms(p.search), (terms: SearchTerm[]) => eventSearchCondition(terms, searchAccess),
-        searchAccess === "all" ? {} : { limited: { fields: ["title"], unless: readableCondition(searchAccess) } })
+        // the texts the stored search reads (the status reason is not one of them)
+        { fields: ["title", "description", "excerpt"], ...(searchAccess === "all" ? {} : { limited: { fields: ["title"], unless: readableCondition(searchAccess) } }) })
       : undefined;
     return {
       statuses: posts.listStatusFilter(call, p.status),
@@ -85,6 +88,8 @@ export class EventListQueries<C extends EventCall> {
       featured: p.featured,
       postParent: p.post_parent,
       ticketed: p.ticketed,
+      eventStatus: p.event_status,
+      attendanceMode: p.attendance_mode,
       geoVenues: await this.geoFilter(call),
       modified: modifiedRange(p)
     };

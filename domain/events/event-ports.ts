@@ -65,7 +65,7 @@ export interface PostServices<C> {
   /** Which fields of a write stay on the record (the rest went to the i18n service). */
   splitWrite(call: C, doc: EventDoc | undefined, fields: Record<string, unknown>): Promise<{ inline: Record<string, unknown> }>;
   /** A search's store query in the asked language. */
-  searchQuery(call: C, terms: SearchTerm[], original: (terms: SearchTerm[]) => Query, opts: { limited?: { fields: readonly string[]; unless: Query } }): Promise<Query>;
+  searchQuery(call: C, terms: SearchTerm[], original: (terms: SearchTerm[]) => Query, opts: { fields?: readonly string[]; limited?: { fields: readonly string[]; unless: Query } }): Promise<Query>;
 }
 
 /** What the series planner tells the feed and the bus (the events service's change-source and post mixins). */

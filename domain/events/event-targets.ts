@@ -16,6 +16,11 @@ export type TargetAction = "edit" | "delete" | "trash";
 export class EventTargets {
   constructor(private readonly records: PostRecords<EventDoc>) {}
 
+  /** The event with that id, if there is one (no error). */
+  find(id: number): Promise<EventDoc | null> {
+    return id > 0 ? this.records.findById(id) : Promise.resolve(null);
+  }
+
   /** The event with that id, or the reference's 404 / 400 when there is none / it is another type. */
   async byId(id: number): Promise<EventDoc> {
     const doc = id > 0 ? await this.records.findById(id) : null;

@@ -20,6 +20,7 @@ import type { PostRecords } from "../posts/post-records";
 import type { EventCall, EventFeed, NeighbourServices, PostServices } from "./event-ports";
 import type { TermCountNotices } from "./term-count-notices";
 import { checkedLinks } from "./checked-links";
+import { eventStatusWrite } from "./event-status-rule";
 
 export interface EventWriter<C> {
   write(call: C, params: Record<string, unknown>, current: EventDoc | undefined): Promise<EventDoc>;
@@ -59,6 +60,7 @@ export class EventRecordWriter<C extends EventCall> implements EventWriter<C> {
       date_utc: sent(p.date_utc) ? parseUtc(p.date_utc, now)! : undefined
     }, current, siteZone(), now);
     const fields: Record<string, unknown> = { ...plainEventFields(p, !current), ...schedule, ...publication, ...records.modifiedAt(now) };
+    Object.assign(fields, eventStatusWrite(p, current, schedule.utc_start_date, siteZone()));
     if (sent(p.author)) fields.author = p.author;
     if (sent(p.post_parent)) fields.post_parent = p.post_parent;
     if (sent(p.image)) fields.image = await posts.resolveImage(call, p.image);

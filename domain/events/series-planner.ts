@@ -32,10 +32,11 @@ import { settings } from "../../lib/settings";
 import { originalLanguage } from "../../lib/i18n/languages";
 import { trashedSlug, untrashedSlug } from "../../lib/slug";
 import { boundedEach } from "../../lib/bounded-each";
+import { previousStartFields } from "../../lib/events/event-status";
 import {
   changedGroups, contextOf, firstKey, groupsOfWrite, groupValues, isFirst, isMember, linesOf, occurrenceRow, occurrenceSlug,
   readRecurrenceParam, recurrenceOf, Scope, scheduleOf, scopeOf, SeriesDoc, seriesKey, seriesOf, templateOf, WHOLE_SERIES,
-  heldClaim, seriesClaim, unclaimed
+  heldClaim, seriesClaim, unclaimed, TEXT_GROUPS
 } from "../../lib/events/series";
 import type { PostRecords } from "../posts/post-records";
 import type { EventWriter } from "./event-writer";
@@ -291,7 +292,11 @@ export class SeriesPlanner<C> {
       const set: Record<string, unknown> = {
         series_identity: k.occurrence.identity, series_key: seriesKey(head._id, k.occurrence.identity), modified: now, modified_utc: now
       };
-      if (!(before.series_overrides ?? []).includes("schedule")) Object.assign(set, scheduleOf(k.occurrence, template));
+      if (!(before.series_overrides ?? []).includes("schedule")) {
+        Object.assign(set, scheduleOf(k.occurrence, template));
+        // a rescheduled occurrence moved with its series keeps its own start before the move
+        Object.assign(set, previousStartFields(before.event_status, before, String(set.utc_start_date), settings().siteTimezone));
+      }
       if (!(before.series_overrides ?? []).includes("slug") && before.series_identity!.slice(0, 10) !== k.occurrence.identity.slice(0, 10)) {
         set.slug = await this.occurrenceSlugFor({ ...template, status: before.status } as SeriesDoc, k.occurrence.identity, k.id);
       }
@@ -430,7 +435,7 @@ export class SeriesPlanner<C> {
     const first = isFirst(doc);
     const sent = groupsOfWrite(eventParams(p));
     // text written in another language than the original is kept by the i18n service: its own translation
-    const translated = ["title", "description", "excerpt"].some(g => sent.includes(g)) && this.deps.languageOf(ctx) !== originalLanguage(before, settings().defaultLanguage);
+    const translated = TEXT_GROUPS.some(g => g !== "translations" && sent.includes(g)) && this.deps.languageOf(ctx) !== originalLanguage(before, settings().defaultLanguage);
     // The groups this write sends become the occurrence's own before it writes them, by one atomic
     // update: an `all` write of another node from then on leaves them alone (it updates an occurrence only
     // while none of its groups is overridden), and one before it is overwritten by this write.

@@ -11,6 +11,8 @@ import type { SeriesPlanner } from "./series-planner";
 import type { EventTargets } from "./event-targets";
 import type { EventCall, NeighbourServices, PostServices } from "./event-ports";
 import { noteCheckedLinks } from "./checked-links";
+import { sendsAttendance } from "./event-status-rule";
+import { checkAttendance } from "../../lib/events/event-status";
 
 export interface WriteChecksDeps<C extends EventCall> {
   targets: EventTargets;
@@ -23,9 +25,11 @@ export class EventWriteChecks<C extends EventCall> {
   constructor(private readonly deps: WriteChecksDeps<C>) {}
 
   /** Every check of a write's params `p` (`p.id`: the event it updates); throws one 400 naming each parameter refused. */
-  async check(call: C, p: Record<string, unknown> & { id?: number }): Promise<void> {
+  async check(call: C, p: Record<string, unknown> & { id?: number }, creating = false): Promise<void> {
     const { targets, services, posts, series } = this.deps;
     const bad: Record<string, ParamReason> = checkEventInput(p, settings().siteTimezone);
+    // an online or mixed event needs its URL (an update by slug is checked by the writer)
+    if (creating || (p.id !== undefined && sendsAttendance(p))) Object.assign(bad, checkAttendance(p, creating ? undefined : (await targets.find(p.id!)) ?? undefined));
     const collect = async (param: string, check: () => Promise<unknown>) => {
       try {
         await check();

@@ -11,6 +11,7 @@ import { isValidUrl, sanitizeUrl } from "../sanitize";
 import { knownUserIdsHere } from "../sites/callers";
 import { modifiedRules } from "../changes/modified";
 import { nearRules } from "../geo/near-query";
+import { ATTENDANCE_MODES, EVENT_STATUSES, isOnlineUrl } from "./event-status";
 
 /**
  * `base` plus a check of its (coerced) value: `check` answers the catalog key of the failure, or
@@ -37,6 +38,11 @@ const validZone = (v: string) => (v === "" || isValidTimezone(v) ? undefined : "
 const validWebsite = (v: unknown) => (v === "" || (typeof v === "string" && isValidUrl(sanitizeUrl(v))) ? undefined : "param.url");
 /** `author`: one of the users API_KEYS names (D15). */
 const knownAuthor = (v: number) => (knownUserIdsHere().has(v) ? undefined : "param.unknown_id");
+
+/** `online_url`: empty (none), or an http(s) URL. */
+const validOnlineUrl = (v: unknown) => (isOnlineUrl(v) ? undefined : "param.url");
+/** A list filter of values from `values` (array or comma list): any other value is refused. */
+const oneOfList = (values: readonly string[]) => (v: string[]) => (v.every(x => values.includes(x)) ? undefined : "param.invalid");
 
 const page = () => integer({ description: "The archive page to return.", default: 1, positive: true });
 const perPage = () => integer({ description: "The number of events to return on each page.", default: 10, positive: true });
@@ -73,7 +79,18 @@ export function eventWriteRules(required: boolean): Record<string, Rule> {
     // Recurring events (C51–C53).
     recurrence: untyped({ description: "RFC 5545 recurrence lines (RRULE, RDATE, EXDATE) making the event the first of a series; [] ends the series (extension).", items: { type: "string" },
       example: ["RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630T235959Z", "EXDATE;TZID=Europe/Rome:20270112T190000"] }),
-    scope: scopeRule()
+    scope: scopeRule(),
+    ...eventStatusWriteRules()
+  };
+}
+
+/** Event status and online events (docs/records.md#event-status-and-online-events). */
+function eventStatusWriteRules(): Record<string, Rule> {
+  return {
+    event_status: string({ description: "The event status: scheduled, canceled, postponed, rescheduled or moved_online (not the post status) (extension).", enum: EVENT_STATUSES }),
+    event_status_reason: string({ description: "Why the event status changed, per language (extension)." }),
+    attendance_mode: string({ description: "How people attend: offline, online or mixed (extension).", enum: ATTENDANCE_MODES }),
+    online_url: refine(string({ description: "The http(s) URL of an online or mixed event, required for those; empty to clear it (extension).", format: "uri" }), validOnlineUrl)
   };
 }
 
@@ -112,6 +129,8 @@ export const EVENT_PARAMS = {
     include: idList({ description: "Only events with these IDs; date filters are then ignored." }),
     post_parent: integer({ description: "Events whose parent is this event.", positive: true }),
     ticketed: boolean({ description: "Events with (true) or without (false) tickets." }),
+    event_status: refine(stringList({ description: "Events with any of these event statuses (scheduled, canceled, postponed, rescheduled, moved_online).", itemsType: "string" }), oneOfList(EVENT_STATUSES)),
+    attendance_mode: refine(stringList({ description: "Events with any of these attendance modes (offline, online, mixed).", itemsType: "string" }), oneOfList(ATTENDANCE_MODES)),
     password: string({ description: "Reveals the protected fields of events with this password.", nonEmpty: true }),
     context: string({ description: "Request context: view or edit." }),
     // Beyond the reference (sync issue, C20/C22): incremental sync, JSON-LD in lists, iCalendar.
@@ -142,4 +161,4 @@ export const EVENT_PARAMS = {
 /** Order of the parameters carried in list links (D10; `i18n_language` last when sent as a parameter, C8). */
 export const EVENT_LINK_ORDER = ["page", "per_page", "start_date", "end_date", "search", "categories", "tags", "venue", "organizer", "featured",
   "geoloc", "geoloc_lat", "geoloc_lng", "geoloc_radius", "geoloc_unit", "orderby", "status", "post_parent", "include", "starts_before", "starts_after",
-  "ends_before", "ends_after", "strict_dates", "ticketed", "modified_after", "modified_before", "json_ld", "format", "i18n_language"] as const;
+  "ends_before", "ends_after", "strict_dates", "ticketed", "event_status", "attendance_mode", "modified_after", "modified_before", "json_ld", "format", "i18n_language"] as const;

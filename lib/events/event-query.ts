@@ -8,6 +8,7 @@
 import type { Query, Sort } from "../store-query";
 import { containsRegex, SearchTerm, searchTerms } from "../search";
 import { modifiedCondition, ModifiedRange } from "../changes/modified";
+import { DEFAULT_ATTENDANCE_MODE, DEFAULT_EVENT_STATUS } from "./event-status";
 
 /** Who may read the protected fields of which events, for `search` (D34). */
 export type SearchAccess =
@@ -36,6 +37,9 @@ export interface EventListFilters {
   featured?: boolean;
   postParent?: number;
   ticketed?: boolean;
+  /** `event_status` / `attendance_mode`: any of these values (an event that stores none has the default). */
+  eventStatus?: string[];
+  attendanceMode?: string[];
   /** Geolocation: venues to keep (radius / has coordinates) or to leave out (lacks coordinates). */
   geoVenues?: { in?: number[]; notIn?: number[] };
   /** `modified_after` / `modified_before` (sync issue): bounds on `modified_utc`. */
@@ -145,11 +149,18 @@ export function buildEventQuery(f: EventListFilters): Query {
   if (f.featured !== undefined) and.push(f.featured ? { featured: true } : { featured: { $ne: true } });
   if (f.postParent !== undefined) and.push({ post_parent: f.postParent });
   if (f.ticketed !== undefined) and.push(f.ticketed ? { ticketed: true } : { ticketed: { $ne: true } });
+  if (f.eventStatus) and.push(valueIn("event_status", f.eventStatus, DEFAULT_EVENT_STATUS));
+  if (f.attendanceMode) and.push(valueIn("attendance_mode", f.attendanceMode, DEFAULT_ATTENDANCE_MODE));
   if (f.geoVenues?.in) and.push({ venues: { $in: f.geoVenues.in } });
   // None of its venues is in notIn.
   if (f.geoVenues?.notIn) and.push({ $not: { venues: { $in: f.geoVenues.notIn } } });
   if (f.modified) and.push(modifiedCondition(f.modified)!);
   return { ...top, $and: and };
+}
+
+/** The field holds one of `values`; absent counts as `byDefault` (`$in` with null: absent or null, on every store). */
+function valueIn(field: string, values: readonly string[], byDefault: string): Query {
+  return { [field]: { $in: values.includes(byDefault) ? [...values, null] : [...values] } };
 }
 
 /** Default order: start (wall clock), publication date, id; with `include`: publication date, id. */

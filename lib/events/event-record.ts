@@ -10,8 +10,9 @@ import { escapeUrlForOutput, stripTags } from "../sanitize";
 import { blankProtected, EVENT_BLANKS } from "../posts/password";
 import { globalId, permalink } from "../posts/permalink";
 import type { PostDoc } from "../posts/post-doc";
+import { statusJsonLd, statusRecordFields, type EventStatusFields } from "./event-status";
 
-export interface EventDoc extends PostDoc {
+export interface EventDoc extends PostDoc, EventStatusFields {
   _id: number;
   /** Set on events an import created (lib/imports/source.ts). */
   import_source?: { import: number; source_id: string };
@@ -76,7 +77,7 @@ export interface RecordOptions {
   /** The caller may not see the protected fields. */
   blank: boolean;
   /** Text in the language served (falls back to the stored text). */
-  text?: { title?: string; description?: string; excerpt?: string };
+  text?: { title?: string; description?: string; excerpt?: string; event_status_reason?: string };
 }
 
 const byName = (a: Embedded, b: Embedded) => String(a.name).localeCompare(String(b.name), undefined, { sensitivity: "base" }) || Number(a.id) - Number(b.id);
@@ -93,6 +94,9 @@ interface JsonLdSource {
   venue: Embedded | Embedded[];
   organizer: Embedded[];
   cost_details: { values: string[] };
+  event_status: string;
+  attendance_mode: string;
+  online_url: string | null;
 }
 
 function eventJsonLd(out: JsonLdSource, doc: EventDoc): Record<string, unknown> {
@@ -107,7 +111,7 @@ function eventJsonLd(out: JsonLdSource, doc: EventDoc): Record<string, unknown> 
   ld.startDate = isoWithOffset(doc.start_date, doc.timezone);
   ld.endDate = isoWithOffset(doc.end_date, doc.timezone);
   const venue = Array.isArray(out.venue) ? out.venue[0] : out.venue;
-  if (venue && venue.json_ld) ld.location = venue.json_ld;
+  Object.assign(ld, statusJsonLd({ ...out, timezone: doc.timezone, previous_utc_start_date: doc.previous_utc_start_date }, venue?.json_ld || undefined));
   const organizer = out.organizer[0];
   if (organizer && organizer.json_ld) ld.organizer = organizer.json_ld;
   if (doc.cost.length) {
@@ -168,13 +172,15 @@ export function eventRecord(doc: EventDoc, rc: RecordContext, embeds: EventEmbed
     sticky: !!doc.sticky,
     featured: !!doc.featured,
     ticketed: !!doc.ticketed,
+    ...statusRecordFields(doc, opts.text?.event_status_reason),
     categories: doc.categories.map(id => embeds.terms[id]).filter(Boolean).sort(byName),
     tags: doc.tags.map(id => embeds.terms[id]).filter(Boolean).sort(byName),
     venue: venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
     organizer: doc.organizers.map(id => embeds.organizers[id]).filter(Boolean),
     custom_fields: []
   };
-  const record: Record<string, unknown> = opts.jsonLd ? { ...out, json_ld: eventJsonLd(out, doc) } : out;
+  // a protected event's online URL is blanked for the caller: its JSON-LD names none either
+  const record: Record<string, unknown> = opts.jsonLd ? { ...out, json_ld: eventJsonLd(opts.blank ? { ...out, online_url: null } : out, doc) } : out;
   // C51: a series' first event carries its rule lines, every other occurrence its first event's id.
   if (doc.series_id) {
     if (doc.series_id === doc._id) record.recurrence = [...(doc.series_lines ?? [])];

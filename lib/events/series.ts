@@ -92,11 +92,15 @@ export const FIELD_GROUPS: Readonly<Record<string, readonly string[]>> = {
   schedule: ["timezone", "all_day", "start_date", "end_date", "utc_start_date", "utc_end_date"],
   slug: ["slug"],
   // the languages the text is written in (a write in another language changes it)
-  translations: ["translations"]
+  translations: ["translations"],
+  // event status and online events (lib/events/event-status.ts); the previous start is each event's own
+  event_status: ["event_status"],
+  event_status_reason: ["event_status_reason"],
+  attendance: ["attendance_mode", "online_url"]
 };
 
 /** The groups of the text a translation carries. */
-const TEXT_GROUPS = ["title", "description", "excerpt", "translations"];
+export const TEXT_GROUPS = ["title", "description", "excerpt", "event_status_reason", "translations"];
 
 /**
  * Whose translations an occurrence shows (a translation written on the series applies to its
@@ -114,7 +118,8 @@ const PARAM_GROUPS: Readonly<Record<string, string>> = {
   website: "website", cost: "cost", show_map: "show_map", show_map_link: "show_map_link", hide_from_listings: "hide_from_listings",
   sticky: "sticky", featured: "featured", categories: "categories", tags: "tags", venue: "venues", organizer: "organizers",
   post_password: "post_password", date: "date", date_utc: "date", start_date: "schedule", end_date: "schedule",
-  timezone: "schedule", all_day: "schedule", slug: "slug"
+  timezone: "schedule", all_day: "schedule", slug: "slug",
+  event_status: "event_status", event_status_reason: "event_status_reason", attendance_mode: "attendance", online_url: "attendance"
 };
 
 /** The groups a write sends (parameters present and not null). */
@@ -201,6 +206,7 @@ export function occurrenceRow(template: SeriesDoc, o: Occurrence, id: number, sl
   const {
     _id: _templateId, slug: _templateSlug, series_lines: _lines, series_shared: _shared, series_horizon: _horizon, series_version: _version,
     series_claim: _claim, series_overrides: _overrides, series_identity: _identity, series_key: _key, post_parent: _parent, prior_status: _prior,
+    previous_start_date: _previous, previous_utc_start_date: _previousUtc,
     ...copied
   } = template;
   return {

@@ -12,7 +12,7 @@ export interface TypeSpec {
 }
 
 export const TRANSLATABLE: Readonly<Record<TranslatableType, TypeSpec>> = {
-  event: { fields: ["title", "description", "excerpt"], nameField: "title" },
+  event: { fields: ["title", "description", "excerpt", "event_status_reason"], nameField: "title" },
   venue: { fields: ["name", "description", "address", "city", "province", "state", "stateprovince"], nameField: "name" },
   organizer: { fields: ["name", "description"], nameField: "name" },
   term: { fields: ["name", "description"], nameField: "name" }

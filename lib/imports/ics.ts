@@ -4,6 +4,7 @@
  *
  * - each VEVENT without RECURRENCE-ID → one event (SUMMARY, DESCRIPTION, DTSTART, DTEND or DURATION, a
  *   DATE value as all-day, URL, CATEGORIES, LOCATION/GEO → venue, ORGANIZER → organizer);
+ * - STATUS:CANCELLED on an event → `event_status` `canceled` (it stays an event), any other → `scheduled`;
  * - RRULE, RDATE and EXDATE → the event's `recurrence` lines, written in the event's zone;
  * - a VEVENT with RECURRENCE-ID → that occurrence changed (an exception of the series), or removed (an
  *   EXDATE of the series) when its STATUS is CANCELLED;
@@ -252,15 +253,12 @@ function readEvents(calendar: ICAL.Component, defaultStatus: string): Omit<IcsRe
     groups.set(uid, [...(groups.get(uid) ?? []), v]);
   }
   const events: IcsEvent[] = [];
-  let skipped = 0;
+  // nothing is skipped since a cancelled event is imported as canceled (the count stays in the answer)
+  const skipped = 0;
   for (const [uid, group] of groups) {
     try {
       const master = group.find(v => !v.hasProperty("recurrence-id"));
       if (!master) throw new Error("an occurrence (RECURRENCE-ID) without its series");
-      if (isCancelled(master)) {
-        skipped += 1;
-        continue;
-      }
       const startProp = master.getFirstProperty("dtstart");
       if (!startProp) throw new Error("DTSTART is missing");
       const zone = zoneOf(calendar, startProp.getFirstValue() as ICAL.Time, startProp);
@@ -274,7 +272,9 @@ function readEvents(calendar: ICAL.Component, defaultStatus: string): Omit<IcsRe
         start_date: when.start_date,
         end_date: when.end_date,
         all_day: when.all_day,
-        timezone: zone.name
+        timezone: zone.name,
+        // a cancelled event stays an event, marked canceled (docs/records.md#event-status-and-online-events)
+        event_status: isCancelled(master) ? "canceled" : "scheduled"
       };
       const description = text(master.getFirstPropertyValue("description"));
       if (description) input.description = description;

@@ -177,6 +177,7 @@ function mapped(v: unknown, map: Map<number, number>): number[] {
 }
 
 const EVENT_TEXT = ["title", "description", "excerpt", "slug", "timezone", "website"] as const;
+const EVENT_STATUS_FIELDS = ["event_status", "event_status_reason", "attendance_mode", "online_url"] as const;
 const EVENT_FLAGS = ["all_day", "show_map", "show_map_link", "hide_from_listings", "sticky", "featured"] as const;
 
 /** An event's create/update params, its links mapped to ours. */
@@ -192,6 +193,8 @@ export function eventInput(r: Rec, maps: IdMaps, status?: string): Rec {
   out.venue = mapped(r.venue, maps.venues);
   out.organizer = mapped(r.organizer, maps.organizers);
   if (Array.isArray(r.recurrence) && r.recurrence.length) out.recurrence = r.recurrence;
+  // event status and online events, where the source answers them (this service's own API does)
+  for (const f of EVENT_STATUS_FIELDS) if (str(r[f])) out[f] = r[f];
   for (const empty of ["description", "excerpt", "slug", "website"]) if (out[empty] === "") delete out[empty];
   // without a website of its own an event answers its permalink there: the source's address, not a field to copy
   if (out.website !== undefined && out.website === r.url) delete out.website;

@@ -5,12 +5,13 @@ import moment from "moment-timezone";
 import type { Answer, KeyName, Running } from "./harness";
 import type { Json } from "./json";
 
-/** Keys of an event record, in the order docs/records.md#event-fields gives them (plus D33 `ticketed`, C9 i18n keys last). */
+/** Keys of an event record, in the order docs/records.md#event-fields gives them (plus D33 `ticketed`, the event status fields, C9 i18n keys last). */
 export const EVENT_KEYS = [
   "id", "global_id", "global_id_lineage", "author", "status", "date", "date_utc", "modified", "modified_utc", "url", "rest_url",
   "title", "description", "excerpt", "slug", "image", "all_day", "start_date", "start_date_details", "end_date", "end_date_details",
   "utc_start_date", "utc_start_date_details", "utc_end_date", "utc_end_date_details", "timezone", "timezone_abbr", "cost",
-  "cost_details", "website", "show_map", "show_map_link", "hide_from_listings", "sticky", "featured", "ticketed", "categories",
+  "cost_details", "website", "show_map", "show_map_link", "hide_from_listings", "sticky", "featured", "ticketed",
+  "event_status", "event_status_reason", "previous_start_date", "attendance_mode", "online_url", "categories",
   "tags", "venue", "organizer", "custom_fields"
 ];
 export const I18N_KEYS = ["i18n_language", "translations"];

@@ -70,6 +70,7 @@ describe("events: the record", () => {
     expect(got.body.json_ld).toEqual({
       "@context": "http://schema.org", "@type": "Event", name: "Jazz night", description: "Live jazz.",
       url: `${BASE}/event/jazz-night/`, startDate: "2025-06-10T20:00:00+02:00", endDate: "2025-06-10T23:00:00+02:00",
+      eventStatus: "https://schema.org/EventScheduled", eventAttendanceMode: "https://schema.org/OfflineEventAttendanceMode",
       offers: { "@type": "Offer", price: "20", priceCurrency: "USD", url: `${BASE}/event/jazz-night/`, category: "primary", availability: "inStock", validFrom: "2025-06-01T10:00:00+00:00" },
       performer: "Organization"
     });
@@ -193,7 +194,8 @@ describe("events: the record", () => {
       const res = await svc.get(`/events/${pub.id}`);
       expect(res.body.json_ld).toEqual({
         "@context": "http://schema.org", "@type": "Event", name: "LD public", description: "Short text", url: pub.url,
-        startDate: "2025-01-15T09:00:00-05:00", endDate: "2025-01-15T10:00:00-05:00", performer: "Organization"
+        startDate: "2025-01-15T09:00:00-05:00", endDate: "2025-01-15T10:00:00-05:00", performer: "Organization",
+        eventStatus: "https://schema.org/EventScheduled", eventAttendanceMode: "https://schema.org/OfflineEventAttendanceMode"
       });
       const locked1 = await svc.get(`/events/${locked.id}?password=pw`);
       expect(locked1.status).toBe(200);

@@ -28,7 +28,9 @@ function seedDoc(i: number) {
     all_day: false, start_date: db(start), end_date: db(end), utc_start_date: db(start), utc_end_date: db(end), timezone: "UTC",
     cost: [], currency_symbol: "", currency_position: "", website: null, show_map: false, show_map_link: false,
     hide_from_listings: i % 50 === 0, sticky: false, featured: i % 10 === 0, ticketed: false,
-    categories: [], tags: [], venues: [], organizers: [], post_parent: 0, post_password: "", lang: "en"
+    categories: [], tags: [], venues: [], organizers: [], post_parent: 0, post_password: "", lang: "en",
+    // every 97th canceled and online; the others store no status (events written before it existed)
+    ...(i % 97 === 5 ? { event_status: "canceled", attendance_mode: "online", online_url: "https://meet.example.org/x" } : {})
   };
 }
 
@@ -120,6 +122,23 @@ describe("events: the list at 10 000 events is an indexed query", () => {
     const { res, plans } = await measured(`include=${FIRST_ID + 1},${FIRST_ID + 2},${FIRST_ID + 3}`);
     expect(ids(res)).toEqual([FIRST_ID + 1, FIRST_ID + 2, FIRST_ID + 3]);
     indexed(plans);
+  });
+
+  test("event_status and attendance_mode filters (events storing none count as the defaults): right answer, through an index", async () => {
+    const from = moment.utc().subtract(1, "day").startOf("day").format("YYYY-MM-DD HH:mm:ss");
+    const to = moment.utc().add(24, "months").endOf("day").format("YYYY-MM-DD HH:mm:ss");
+    const upcoming = (d: ReturnType<typeof seedDoc>) => d.status === "publish" && d.start_date >= from && d.end_date <= to;
+    const canceled = await measured("event_status=canceled&per_page=50");
+    const wantCanceled = expected(d => upcoming(d) && d.event_status === "canceled");
+    expect(wantCanceled.length).toBeGreaterThan(10);
+    expect(canceled.res.body.total).toBe(wantCanceled.length);
+    expect(ids(canceled.res)).toEqual(wantCanceled.slice(0, 50).map(d => d._id));
+    indexed(canceled.plans);
+    const offline = await measured("attendance_mode=offline&event_status=scheduled,postponed&per_page=5");
+    const wantOffline = expected(d => upcoming(d) && d.event_status === undefined);
+    expect(offline.res.body.total).toBe(wantOffline.length);
+    expect(ids(offline.res)).toEqual(wantOffline.slice(0, 5).map(d => d._id));
+    indexed(offline.plans);
   });
 
   test("a deep page of a narrow window", async () => {

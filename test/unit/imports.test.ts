@@ -76,13 +76,14 @@ describe("iCalendar", () => {
     });
     expect(events[0].exceptions).toEqual([{ sourceId: "s|2027-01-19 10:00:00", identity: "2027-01-19 10:00:00", input: { start_date: "2027-01-19 12:00:00", end_date: "2027-01-19 13:00:00" } }]);
   });
-  test("all-day DTEND is exclusive; a missing UID is an error of that VEVENT; a cancelled single event is skipped", () => {
+  test("all-day DTEND is exclusive; a missing UID is an error of that VEVENT; a cancelled single event is imported as canceled", () => {
     const r = readIcs(cal(["BEGIN:VEVENT", "UID:a", "SUMMARY:A", "DTSTART;VALUE=DATE:20270301", "DTEND;VALUE=DATE:20270303", "END:VEVENT",
       "BEGIN:VEVENT", "SUMMARY:no uid", "DTSTART:20270301T100000Z", "END:VEVENT",
       "BEGIN:VEVENT", "UID:c", "STATUS:CANCELLED", "DTSTART:20270301T100000Z", "END:VEVENT"].join("\r\n")));
-    expect(r.events.map(e => [e.input.start_date, e.input.end_date, e.input.all_day])).toEqual([["2027-03-01 00:00:00", "2027-03-02 23:59:59", true]]);
+    expect(r.events.map(e => [e.input.start_date, e.input.end_date, e.input.all_day, e.input.event_status])).toEqual([
+      ["2027-03-01 00:00:00", "2027-03-02 23:59:59", true, "scheduled"], ["2027-03-01 10:00:00", "2027-03-01 10:00:00", false, "canceled"]]);
     expect(r.errors).toEqual([{ source: "VEVENT #2", message: "UID is missing" }]);
-    expect(r.skipped).toBe(1);
+    expect(r.skipped).toBe(0);
   });
   test("text that is not iCalendar", () => {
     expect(() => readIcs("hello")).toThrow(IcsFormatError);
