@@ -8,7 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { deliveredType, isEventFilter, matchesEvent, parseEventFilters } from "../../lib/webhooks/events";
 import { deliveryHeaders, newSecret, openSecret, sealingKey, sealSecret, secretKey, signature } from "../../lib/webhooks/signing";
 import { attemptOutcome, DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, retryAfterMs, retryDelayMs, shouldDisable } from "../../lib/webhooks/schedule";
-import { deliveryId, parseDeliveryId, payloadOf, recordRestUrl } from "../../lib/webhooks/payload";
+import { deliveryId, deliveryIdOfKey, deliveryKey, parseDeliveryId, payloadOf, recordRestUrl } from "../../lib/webhooks/payload";
 import { presentDelivery, type DeliveryDoc } from "../../lib/webhooks/present";
 
 describe("events filters", () => {
@@ -146,7 +146,10 @@ describe("payload and delivery ids", () => {
 
   test("ids name their endpoint and change; anything else names none", () => {
     expect(parseDeliveryId(deliveryId(3, 123456))).toEqual({ endpoint: 3, sequence: 123456 });
-    for (const bad of ["msg_0_1", "msg_1", "msg_a_1", "1_2", "msg_1_2_3", "msg_99999999999999999_1", 12]) expect(parseDeliveryId(bad)).toBeUndefined();
+    // a replay's and a ping's: a tag of their own
+    expect(parseDeliveryId(deliveryIdOfKey(deliveryKey(3, 7, "rk2x")))).toEqual({ endpoint: 3, sequence: 7, tag: "rk2x" });
+    expect(parseDeliveryId(deliveryIdOfKey(deliveryKey(3, 0, "pa1")))).toEqual({ endpoint: 3, sequence: 0, tag: "pa1" });
+    for (const bad of ["msg_0_1", "msg_1", "msg_a_1", "1_2", "msg_1_2_3", "msg_99999999999999999_1", "msg_1_0", "msg_1_2_R1", 12]) expect(parseDeliveryId(bad)).toBeUndefined();
   });
 
   test("the delivery log's entry", () => {
