@@ -486,7 +486,7 @@ export const MIGRATIONS: Migration[] = [
     up: d => {
       const now = Date.now();
       const stamp = (table: string) => (d.dialect === "postgres"
-        ? `UPDATE ${table} SET doc = doc || jsonb_build_object('at', ${now}::bigint) WHERE NOT (doc ? 'at')`
+        ? `UPDATE ${table} SET doc = doc || jsonb_build_object('at', ${now}::bigint) WHERE (doc -> 'at') IS NULL`
         : `UPDATE ${table} SET doc = jsonb_set(doc, '$.at', ${now}) WHERE json_extract(doc, '$.at') IS NULL`);
       return [...FEATURE_TABLES.filter(t => t.startsWith("webhook")).map(t => recordTable(d, t, {})), stamp("webhook_deliveries"), stamp("webhook_payloads")];
     }
