@@ -99,6 +99,13 @@ describe("deliveries", () => {
     const ev = await ok(svc, "POST", "/events", { title: `Start ${token()}`, start_date: dayAt(4, "10:00:00"), end_date: dayAt(4, "11:00:00"), status: "publish" });
     await rx.waitFor(() => delivered(rx.received(path)).length >= 1);
     up = false;
+    // and the fan-out late: a node that died holding its lease (2 s here) has the next changes fanned out after all three
+    const store = await acquireStore(storeConfig());
+    try {
+      await store.collection("webhook_cursor", []).updateOne({ _id: 1 }, { $set: { lease_until: Date.now() + 2000, owner: "a node that died" } });
+    } finally {
+      await releaseStore(storeConfig());
+    }
     await ok(svc, "POST", `/events/${ev.id}`, { title: "one" });
     await ok(svc, "POST", `/events/${ev.id}`, { title: "two" });
     await ok(svc, "DELETE", `/events/${ev.id}`);
