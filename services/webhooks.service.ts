@@ -193,17 +193,19 @@ const methods = {
    */
   async rotateSecret(ctx: Ctx<RotateParams>): Promise<EndpointOut> {
     this.mayManage(ctx);
-    const current = await this.findEndpoint(ctx.params.id);
     const secret = newSecret();
     const hours = ctx.params.overlap_hours ?? DEFAULT_OVERLAP_HOURS;
-    const overlap = hours > 0 ? { $set: { secret: sealSecret(secret, this.sealing), previous_secret: current.secret, previous_until: Date.now() + Math.round(hours * 3_600_000) } }
-      : { $set: { secret: sealSecret(secret, this.sealing) }, $unset: { previous_secret: 1, previous_until: 1 } };
-    // compare-and-set on the secret read: two rotations at once never keep a secret neither answered
-    const doc = await this.ws().updateEndpoint(ctx.params.id, overlap, { secret: current.secret });
-    if (!doc) throw new ApiError("rest_conflict", 409);
-    if (!doc) throw ApiError.noRoute();
-    this.endpointsChanged();
-    return presentEndpoint(doc, secret);
+    // a compare-and-set on the secret read: of two rotations at once, the later one keeps the earlier's
+    // secret as its old one (read again), never one that no answer gave out
+    for (;;) {
+      const current = await this.findEndpoint(ctx.params.id);
+      const update = hours > 0 ? { $set: { secret: sealSecret(secret, this.sealing), previous_secret: current.secret, previous_until: Date.now() + Math.round(hours * 3_600_000) } }
+        : { $set: { secret: sealSecret(secret, this.sealing) }, $unset: { previous_secret: 1, previous_until: 1 } };
+      const doc = await this.ws().updateEndpoint(ctx.params.id, update, { secret: current.secret });
+      if (!doc) continue;
+      this.endpointsChanged();
+      return presentEndpoint(doc, secret);
+    }
   },
 
   async listDeliveries(ctx: Ctx<DeliveryListParams>): Promise<DeliveryOut[]> {
