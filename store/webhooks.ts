@@ -350,15 +350,18 @@ export class WebhookStore {
   }
 
   /**
-   * Removes up to `limit` deliveries made before `cutoffMs` (any status: a delivery that old is spent), and
-   * up to `limit` payloads of changes fanned out before it; answers how many went.
+   * Removes up to `limit` ended deliveries (delivered or failed) made before `cutoffMs`, and up to `limit`
+   * payloads of changes fanned out before it and before every delivery still pending (which may yet send
+   * its payload); answers how many went.
    */
   async removeOlder(cutoffMs: number, limit: number): Promise<number> {
     let removed = 0;
-    for (const col of [this.c.deliveries, this.c.payloads]) {
-      const old = await col.find({ at: { $lt: cutoffMs } }, { sort: { at: 1 }, limit, projection: { _id: 1 } });
-      if (old.length) removed += await col.removeMany({ _id: { $in: old.map(d => d._id) } });
-    }
+    const ended = await this.c.deliveries.find({ at: { $lt: cutoffMs }, status: { $in: ["delivered", "failed"] } }, { sort: { at: 1 }, limit, projection: { _id: 1 } });
+    if (ended.length) removed += await this.c.deliveries.removeMany({ _id: { $in: ended.map(d => d._id) } });
+    const [pending] = await this.c.deliveries.find({ status: "pending" }, { sort: { at: 1 }, limit: 1, projection: { at: 1 } });
+    const before = typeof pending?.at === "number" ? Math.min(cutoffMs, pending.at) : cutoffMs;
+    const old = await this.c.payloads.find({ at: { $lt: before } }, { sort: { at: 1 }, limit, projection: { _id: 1 } });
+    if (old.length) removed += await this.c.payloads.removeMany({ _id: { $in: old.map(d => d._id) } });
     return removed;
   }
 
