@@ -197,7 +197,9 @@ const methods = {
     const hours = ctx.params.overlap_hours ?? DEFAULT_OVERLAP_HOURS;
     // a compare-and-set on the secret read: of two rotations at once, the later one keeps the earlier's
     // secret as its old one (read again), never one that no answer gave out
-    for (;;) {
+    for (let round = 0; ; round++) {
+      // another rotation won each round: a store that keeps refusing is away (503), never a loop
+      if (round === 20) throw new ApiError("rest_service_unavailable", 503);
       const current = await this.findEndpoint(ctx.params.id);
       const update = hours > 0 ? { $set: { secret: sealSecret(secret, this.sealing), previous_secret: current.secret, previous_until: Date.now() + Math.round(hours * 3_600_000) } }
         : { $set: { secret: sealSecret(secret, this.sealing) }, $unset: { previous_secret: 1, previous_until: 1 } };
