@@ -56,11 +56,6 @@ export function deliveryIdOfKey(key: string): string {
   return `msg_${key.replace(/:/g, "_")}`;
 }
 
-/** A change's own delivery's id. */
-export function deliveryId(endpoint: number, sequence: number): string {
-  return deliveryIdOfKey(deliveryKey(endpoint, sequence));
-}
-
 /** The endpoint, change and tag a delivery id names, or undefined when it is none. */
 export function parseDeliveryId(id: unknown): { endpoint: number; sequence: number; tag?: string } | undefined {
   const m = typeof id === "string" ? /^msg_([1-9]\d{0,14})_(0|[1-9]\d{0,15})(?:_([rp][a-z0-9]{1,31}))?$/.exec(id) : null;

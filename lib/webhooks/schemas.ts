@@ -56,7 +56,7 @@ export function replayAnswerSchema(): JsonSchema {
 }
 
 /** The body of a test delivery (`POST {ns}/webhooks/{id}/ping`). */
-export function pingPayloadSchema(): JsonSchema {
+function pingPayloadSchema(): JsonSchema {
   return {
     type: "object",
     required: ["type", "timestamp", "data"],

@@ -8,7 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { deliveredType, isEventFilter, matchesEvent, parseEventFilters } from "../../lib/webhooks/events";
 import { deliveryHeaders, newSecret, openSecret, sealingKey, sealSecret, secretKey, signature } from "../../lib/webhooks/signing";
 import { attemptOutcome, DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, retryAfterMs, retryDelayMs, shouldDisable } from "../../lib/webhooks/schedule";
-import { deliveryId, deliveryIdOfKey, deliveryKey, parseDeliveryId, payloadOf, pingPayload, recordRestUrl } from "../../lib/webhooks/payload";
+import { deliveryIdOfKey, deliveryKey, parseDeliveryId, payloadOf, pingPayload, recordRestUrl } from "../../lib/webhooks/payload";
 import { isoInstantMs } from "../../lib/webhooks/params";
 import { presentDelivery, type DeliveryDoc } from "../../lib/webhooks/present";
 
@@ -146,7 +146,8 @@ describe("payload and delivery ids", () => {
   });
 
   test("ids name their endpoint and change; anything else names none", () => {
-    expect(parseDeliveryId(deliveryId(3, 123456))).toEqual({ endpoint: 3, sequence: 123456 });
+    expect(deliveryIdOfKey(deliveryKey(3, 123456))).toBe("msg_3_123456");
+    expect(parseDeliveryId(deliveryIdOfKey(deliveryKey(3, 123456)))).toEqual({ endpoint: 3, sequence: 123456 });
     // a replay's and a ping's: a tag of their own
     expect(parseDeliveryId(deliveryIdOfKey(deliveryKey(3, 7, "rk2x")))).toEqual({ endpoint: 3, sequence: 7, tag: "rk2x" });
     expect(parseDeliveryId(deliveryIdOfKey(deliveryKey(3, 0, "pa1")))).toEqual({ endpoint: 3, sequence: 0, tag: "pa1" });
