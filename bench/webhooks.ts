@@ -9,6 +9,9 @@
  *   and the read mix measured beside that load (the writes and their deliveries; `deliveredDuringReads`
  *   says how many deliveries went out meanwhile), then once more beside the deliveries alone (the writes
  *   done, deliveries still going out).
+ * The retention job runs throughout (WEBHOOK_BENCH_RETENTION_S, default 30: deliveries and payloads older
+ * than that removed, the job looking every second), so the row includes its removals beside the load;
+ * `removed` says how many rows it took away meanwhile.
  * `npm run bench:webhooks` runs it alone (WEBHOOK_BENCH_CHANGES, WEBHOOK_BENCH_STORES=sqlite,postgres).
  */
 import * as fs from "fs";
@@ -23,6 +26,8 @@ const EVENTS = 200;
 const READ_SECONDS = 5;
 const READ = { connections: 16, duration: READ_SECONDS };
 const STORES = (process.env.WEBHOOK_BENCH_STORES ?? "sqlite,postgres").split(",").map(s => s.trim()) as StoreKind[];
+/** Seconds deliveries and payloads are kept in the run (the retention job removing them beside the load). */
+const RETENTION_S = Number(process.env.WEBHOOK_BENCH_RETENTION_S ?? 30);
 
 interface Row {
   store: StoreKind;
@@ -73,7 +78,7 @@ async function receiver(): Promise<{ url(p: string): string; received(): number;
 async function run(kind: StoreKind): Promise<Row> {
   const store = await benchStore(kind, "webhooks");
   const rx = await receiver();
-  const server = await startServer({ ...store.env, OUTBOUND_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "200" });
+  const server = await startServer({ ...store.env, OUTBOUND_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "200", WEBHOOK_RETENTION_DAYS: String(RETENTION_S / 86_400), WEBHOOK_RETENTION_JOB_MS: "1000" });
   try {
     const ids: number[] = [];
     await inParallel(EVENTS, async i => {
@@ -144,7 +149,7 @@ async function main(): Promise<void> {
   for (const kind of STORES) rows.push(await run(kind));
   const cell = (m: Measure) => `${m.rps} (${m.p99})`;
   const lines = [
-    `webhooks: ${CHANGES} changes (title updates, 16 writers) to ${ENDPOINTS} endpoints on 127.0.0.1 (every service in one process, defaults: WEBHOOK_CONCURRENCY 32, 4 per endpoint)`,
+    `webhooks: ${CHANGES} changes (title updates, 16 writers) to ${ENDPOINTS} endpoints on 127.0.0.1 (every service in one process, defaults: WEBHOOK_CONCURRENCY 32, 4 per endpoint; retention ${RETENTION_S} s, its job every second)`,
     "read mix req/s (p99 ms): alone; beside the writes with no endpoint; beside the same writes and their deliveries; beside the deliveries alone after the writes",
     "store     deliveries  writes s (no endpoint)  all delivered s  deliveries/s  reads alone  reads + writes  reads + writes + deliveries (delivered meanwhile)  reads + deliveries (delivered meanwhile)",
     ...rows.map(r => `${r.store.padEnd(9)} ${String(r.deliveries).padStart(10)}  ${`${r.writeSeconds} (${r.writeSecondsNoHooks})`.padStart(22)}  ${`${r.deliveredSeconds}${r.arrived < r.deliveries ? ` (${r.arrived} arrived)` : ""}`.padStart(15)}  ${String(r.deliveriesPerSecond).padStart(12)}  ` +

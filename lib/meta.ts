@@ -25,6 +25,11 @@ export interface CallMeta {
   idempotencyClaim?: string;
   /** The action that reads the record that create makes (`events.get`…): only that create marks the claim. */
   idempotencyRead?: string;
+  /**
+   * An idempotent create whose answer holds a secret (a webhook endpoint's): the gateway keeps its answer
+   * without the body, and a repeat reads the body again from this action (lib/http/idempotency.ts `StoredAnswer.refill`).
+   */
+  $answerRefill?: { read: string; id: number };
   /** The answer is not to be kept by the gateway's response cache (a change feed page held back, services/changes.service.ts). */
   $notKept?: boolean;
   $statusCode?: number;

@@ -58,6 +58,8 @@ function webhookRoutes(): RouteDef[] {
       { methods: ["POST"], action: "webhooks.update" }] },
     { pattern: "/webhooks/(?P<id>\\d+)/secret", path: "webhooks/:id/secret", endpoints: [{ methods: ["POST"], action: "webhooks.rotateSecret" }] },
     { pattern: "/webhooks/(?P<id>\\d+)/deliveries", path: "webhooks/:id/deliveries", endpoints: [{ methods: ["GET"], action: "webhooks.deliveries" }] },
+    { pattern: "/webhooks/(?P<id>\\d+)/ping", path: "webhooks/:id/ping", endpoints: [{ methods: ["POST"], action: "webhooks.ping" }] },
+    { pattern: "/webhooks/(?P<id>\\d+)/replay", path: "webhooks/:id/replay", endpoints: [{ methods: ["POST"], action: "webhooks.replay" }] },
     { pattern: "/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery_id>[^/]+)/retry", path: "webhooks/:id/deliveries/:delivery_id/retry",
       endpoints: [{ methods: ["POST"], action: "webhooks.retry" }] }
   ];

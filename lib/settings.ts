@@ -66,6 +66,12 @@ export interface WebhookSettings {
   endpointConcurrency: number;
   /** WEBHOOK_SECRET_KEY: endpoints' secrets are kept encrypted under it (unset: kept as they are). */
   secretKey?: string;
+  /** WEBHOOK_RETENTION_DAYS: deliveries and their payloads are removed this long after they were made. */
+  retentionDays: number;
+  /** WEBHOOK_RETENTION_JOB_MS: how often the removal runs (one node at a time per site). */
+  retentionJobMs: number;
+  /** WEBHOOK_DATABASE_POOL_MAX: PostgreSQL connections of the webhooks' own pool (deliveries never queue behind record writes). */
+  poolMax: number;
 }
 
 export const ALL_SERVICES = ["api", "events", "venues", "organizers", "taxonomy", "geolocation", "i18n", "changes", "platform", "webhooks", "imports"] as const;
@@ -126,7 +132,10 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
     pollMs: positiveSetting(env, "WEBHOOK_POLL_MS", 1000),
     concurrency: Math.floor(positiveSetting(env, "WEBHOOK_CONCURRENCY", 32)),
     endpointConcurrency: Math.floor(positiveSetting(env, "WEBHOOK_ENDPOINT_CONCURRENCY", 4)),
-    secretKey: env.WEBHOOK_SECRET_KEY || undefined
+    secretKey: env.WEBHOOK_SECRET_KEY || undefined,
+    retentionDays: positiveSetting(env, "WEBHOOK_RETENTION_DAYS", 30),
+    retentionJobMs: positiveSetting(env, "WEBHOOK_RETENTION_JOB_MS", 3_600_000),
+    poolMax: Math.floor(positiveSetting(env, "WEBHOOK_DATABASE_POOL_MAX", 4))
   };
 }
 

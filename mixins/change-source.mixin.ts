@@ -6,7 +6,8 @@
  *   already do for their own writes in `announce`). With `derive`, a change of a venue, organizer or term
  *   also records an `updated` change for every event that embeds it (its answer changed with it).
  * - the action `changeRecords({ ids })`: the records as this caller's lists show them (rights, password
- *   blanking, language), for those it may read now; the feed renders its pages with it. The owning
+ *   blanking, language), for those it may read now; the feed renders its pages with it. `renderDocs({ docs })`
+ *   renders given stored documents (a feed entry's `doc`: the record as of that change, for the webhooks). The owning
  *   service hands the mixin its `recordRenderer` (a RecordRenderer) in its created().
  * - on the events service, `linkingChanges({ field, ids })`: the events that link those records.
  *
@@ -51,8 +52,8 @@ const changeSourceMethods = {
   /** Events service: the events whose `field` links one of `ids`, as `updated` changes. */
   async eventsLinking(field: string, ids: number[]): Promise<ChangeInput[]> {
     if (!ids.length) return [];
-    const docs: Doc[] = await this.store.find({ [field]: { $in: ids } },
-      { sort: { _id: 1 }, projection: { _id: 1, status: 1, author: 1, date_utc: 1, modified_utc: 1 } });
+    // whole documents: each entry keeps its record as it stands now (the record as of that change, C63)
+    const docs: Doc[] = await this.store.find({ [field]: { $in: ids } }, { sort: { _id: 1 } });
     return docs.map(d => this.changeOf("event", "updated", d));
   },
 
@@ -158,6 +159,14 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
       const records = shown.length || opts.kind === "term" ? await this.recordRenderer.render(ctx, shown) : [];
       return Object.fromEntries(shown.map((d, i) => [String(d._id), records[i]]));
     },
+    /**
+     * Records rendered from the stored documents given (trusted callers: the webhooks' fan-out renders each
+     * change's record from the document its feed entry kept, C63), in the order given, whatever their status.
+     */
+    async renderDocs(ctx: Ctx<{ docs: Doc[] }>): Promise<readonly unknown[]> {
+      if (!ctx.params.docs.length) return [];
+      return this.recordRenderer.render(ctx, ctx.params.docs);
+    },
     linkingChanges(ctx: Ctx<{ field: string; ids: number[] }>): Promise<ChangeInput[]> {
       return this.eventsLinking(ctx.params.field, ctx.params.ids);
     },
@@ -172,6 +181,11 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
       // `anyStatus` (trusted callers: the webhooks' fan-out, docs/webhooks.md#payload): records of every status, trashed ones too
       params: { ids: { type: "array", items: { type: "number", integer: true, convert: true } }, anyStatus: { type: "boolean", optional: true } },
       handler: handlers.changeRecords
+    },
+    renderDocs: {
+      visibility: "public",
+      params: { docs: { type: "array", items: { type: "object" } } },
+      handler: handlers.renderDocs
     }
   };
   if (opts.kind === "event") {

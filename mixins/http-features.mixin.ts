@@ -221,7 +221,12 @@ const httpFeatures = {
       if (claim.state === "mismatch") throw new ApiError("rest_idempotency_mismatch", 422);
       if (claim.state === "in_progress") throw new ApiError("rest_idempotency_in_progress", 409);
       if (claim.state === "done") {
-        const { state: _state, ...answer } = claim;
+        const { state: _state, refill, ...answer } = claim;
+        // a body not kept (it held a secret): read again from the action that answers it
+        if (refill) {
+          const data = await this.broker.call<Record<string, unknown>, { id: number }>(refill.read, { id: refill.id }, { parentCtx: ctx, meta: sideMeta(ctx.meta) });
+          answer.body = JSON.stringify(req.$http?.fields ? shapeBody(action, data, req.$http.fields) : data);
+        }
         throw new ReplayAnswer(answer);
       }
       if (claim.state === "produced") throw new ReplayAnswer(await this.producedAnswer(ctx, req, action, claim.record, { id, fingerprint }));
@@ -275,7 +280,9 @@ const httpFeatures = {
       const body = out === undefined || out === null ? "" : typeof out === "string" && meta.$responseType ? out : JSON.stringify(out);
       const contentType = meta.$responseType ?? "application/json; charset=utf-8";
       const location = (status === 201 || (status >= 300 && status < 400) ? meta.$location : undefined) ?? meta.$responseHeaders?.Location;
-      await this.settleAnswer(req, { status, body, contentType, ...(location ? { location: String(location) } : {}) });
+      // an answer holding a secret is kept without its body (StoredAnswer.refill)
+      const refill = meta.$answerRefill;
+      await this.settleAnswer(req, { status, body: refill ? "" : body, contentType, ...(location ? { location: String(location) } : {}), ...(refill ? { refill } : {}) });
       if (out === undefined || out === null) return out;
       meta.$responseType = contentType;
       return body;

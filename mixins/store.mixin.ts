@@ -23,6 +23,8 @@ export interface StoreOptions {
   collection: string;
   /** Every field a lookup or list filter uses. */
   indexes: IndexSpec[];
+  /** What this service's store differs in from the process's (a PostgreSQL pool of its own: StoreConfig.pool). */
+  config?: () => Partial<StoreConfig>;
 }
 
 export function storeConfig(): StoreConfig {
@@ -121,7 +123,7 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
     async started(this: StoreSelf) {
       let store: Store;
       try {
-        store = await acquireStore({ ...storeConfig(), onNotice: (msg: string, level?: "info" | "warn") => (level === "warn" ? this.logger.warn(msg) : this.logger.info(msg)) });
+        store = await acquireStore({ ...storeConfig(), ...opts.config?.(), onNotice: (msg: string, level?: "info" | "warn") => (level === "warn" ? this.logger.warn(msg) : this.logger.info(msg)) });
         await store.ensureIndexes(opts.collection, opts.indexes);
       } catch (err) {
         this.broker.fatal(`${this.name}: ${(err as Error).message}`, err as Error, true);
@@ -132,7 +134,7 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       await this.storeConnected?.();
     },
     async stopped(this: StoreSelf) {
-      if (this.storeHandle) await releaseStore(storeConfig());
+      if (this.storeHandle) await releaseStore({ ...storeConfig(), ...opts.config?.() });
       this.storeHandle = undefined;
     }
   };

@@ -36,6 +36,12 @@ export interface OutboundOptions {
   allowPrivate: boolean;
   /** The resolver (default: the system's, `dns.lookup`). */
   resolve?: Resolver;
+  /**
+   * Answer as soon as the status and headers arrive, the body read and thrown away unjudged (a webhook
+   * receiver's answer is not ours to judge): `body` is then empty, and a body still coming at the deadline
+   * is cut off.
+   */
+  discardBody?: boolean;
 }
 
 export interface OutboundResponse {
@@ -121,6 +127,15 @@ function once(url: URL, opts: OutboundOptions, deadline: number): Promise<Outbou
     const timer = setTimeout(() => settle(new OutboundError("timeout", `${url.origin}: no answer within the time allowed`)), remaining);
     req.on("error", err => settle(err));
     req.on("response", res => {
+      if (opts.discardBody) {
+        settle(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.alloc(0), url: url.toString() });
+        const cut = setTimeout(() => req.destroy(), Math.max(0, deadline - Date.now()));
+        cut.unref?.();
+        res.on("close", () => clearTimeout(cut));
+        res.on("error", () => undefined);
+        res.resume();
+        return;
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (chunk: Buffer) => {

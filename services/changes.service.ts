@@ -192,7 +192,9 @@ const ChangesService: ServiceSchema<ServiceSettingSchema, ChangesMethods, Change
               id: { type: "number", integer: true, positive: true },
               action: { type: "enum", values: ["created", "updated", "deleted"] },
               modified_utc: "string",
-              snapshot: { type: "object", nullable: true, optional: true }
+              snapshot: { type: "object", nullable: true, optional: true },
+              // the record's document as the write left it (lib/changes/feed.ts ChangeInput.doc)
+              doc: { type: "object", optional: true }
             }
           }
         }

@@ -9,6 +9,7 @@
  * used again once they are gone.
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { SITE_CREATED } from "../lib/sites/site-events";
 import { serviceSchema } from "../broker/service-schema";
 import { ApiError } from "../lib/errors";
 import { deploymentSettings } from "../lib/settings";
@@ -94,6 +95,8 @@ const PlatformService: ServiceSchema<ServiceSettingSchema, PlatformMethods, Plat
         const apiKey = newApiKey();
         try {
           const { site } = await this.sites().create(fields, hashApiKey(apiKey));
+          // every node's per-site work (the webhooks' passes) knows the site at once
+          this.broker.broadcast(SITE_CREATED, { site: site.id }).catch(() => undefined);
           ctx.meta.$statusCode = 201;
           return { ...siteAnswer(site), api_key: apiKey };
         } catch (err) {

@@ -30,11 +30,11 @@ import { contiguousPrefix, GAP_GRACE_MS, ownerOf, changeKey, type ChangeDoc } fr
 import { ALL_EVENTS, deliveredType, matchesEvent } from "../lib/webhooks/events";
 import { deliveryHeaders, newSecret, openSecret, sealingKey, sealSecret } from "../lib/webhooks/signing";
 import { attemptOutcome, shouldDisable } from "../lib/webhooks/schedule";
-import { payloadOf, parseDeliveryId, recordRestUrl } from "../lib/webhooks/payload";
+import { deliveryIdOfKey, deliveryKey, payloadOf, parseDeliveryId, pingPayload, PING_TYPE, recordRestUrl } from "../lib/webhooks/payload";
 import { presentDelivery, presentEndpoint, type DeliveryDoc, type DeliveryOut, type EndpointDoc, type EndpointOut } from "../lib/webhooks/present";
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, WEBHOOK_PARAMS } from "../lib/webhooks/params";
+import { DEFAULT_PER_PAGE, isoInstantMs, MAX_PER_PAGE, REPLAY_MAX, WEBHOOK_PARAMS } from "../lib/webhooks/params";
 import { checkOutboundUrl } from "../lib/outbound/addresses";
-import { outboundRequest, type Resolver } from "../net/outbound";
+import { OutboundRefused, outboundRequest, type Resolver } from "../net/outbound";
 import {
   CURSORS, CURSOR_INDEXES, DELIVERIES, DELIVERY_INDEXES, ENDPOINTS, ENDPOINT_INDEXES, PAYLOADS, PAYLOAD_INDEXES, WebhookStore, type Settlement
 } from "../store/webhooks";
@@ -45,6 +45,7 @@ import { siteCollection } from "../store/site-collection";
 import { FEED_COLLECTION } from "../store/collection";
 import type { Store } from "../store";
 import { currentSiteId } from "../lib/sites/scope";
+import { SITE_CREATED } from "../lib/sites/site-events";
 
 /** Feed entries read per fan-out step. */
 const FAN_OUT_BATCH = 200;
@@ -54,8 +55,10 @@ const CLAIM_SCAN_PER_ROOM = 4;
 const FAN_OUT_LEASE_MS = 30_000;
 /** What an attempt's lease adds to its timeout (a dead node's attempt is made again after it). */
 const ATTEMPT_LEASE_MARGIN_MS = 15_000;
-/** The most bytes of an endpoint's answer read. */
-const ANSWER_MAX_BYTES = 64 * 1024;
+/** Old deliveries or payloads removed per statement by the retention job (bounded batches). */
+const RETENTION_BATCH = 500;
+/** The default overlap of a rotated-out secret (hours). */
+const DEFAULT_OVERLAP_HOURS = 24;
 /** Kept payload bodies per node (immutable once written). */
 const PAYLOAD_CACHE = 2000;
 /** How long a site's list of endpoints is used before it is read again (the bus's `webhooks.changed` empties it). */
@@ -68,7 +71,9 @@ export const WEBHOOKS_CHANGED = "webhooks.changed";
 export interface WebhookCreateParams { url: string; events?: string[]; description?: string; secret?: string }
 export interface WebhookUpdateParams { id: number; url?: string; events?: string[]; description?: string; active?: boolean }
 export interface WebhookListParams { page?: number; per_page?: number }
-export interface DeliveryListParams { id: number; page?: number; per_page?: number }
+export interface DeliveryListParams { id: number; page?: number; per_page?: number; status?: string; type?: string; after?: string; before?: string }
+export interface RotateParams { id: number; overlap_hours?: number }
+export interface ReplayParams { id: number; after: string; before: string }
 export interface RetryParams { id: number; delivery_id: string }
 
 /** Per site, on this node: whether a pass runs, and whether another was asked for meanwhile. */
@@ -126,7 +131,18 @@ const methods = {
     ctx.meta.$statusCode = 201;
     ctx.meta.$location = location;
     ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), Location: location };
+    // sent with an Idempotency-Key: the gateway keeps the answer without its body (which holds the secret),
+    // and a repeat reads it again through `createdAnswer` (the secret stays only in the endpoint, sealed
+    // under WEBHOOK_SECRET_KEY when set)
+    if (ctx.meta.idempotencyClaim) ctx.meta.$answerRefill = { read: "webhooks.createdAnswer", id: doc._id };
     return presentEndpoint(doc, secret);
+  },
+
+  /** The create's answer again (a repeat of an idempotent create): the endpoint with its secret. */
+  async createdAnswer(ctx: Ctx<{ id: number }>): Promise<EndpointOut> {
+    this.mayManage(ctx);
+    const doc = await this.findEndpoint(ctx.params.id);
+    return presentEndpoint(doc, openSecret(doc.secret, this.sealing));
   },
 
   async listEndpoints(ctx: Ctx<WebhookListParams>): Promise<EndpointOut[]> {
@@ -156,6 +172,9 @@ const methods = {
     const update = { ...(Object.keys(set).length ? { $set: set } : {}), ...(Object.keys(unset).length ? { $unset: unset } : {}) };
     const doc = Object.keys(update).length ? await this.ws().updateEndpoint(p.id, update) : current;
     if (!doc) throw ApiError.noRoute();
+    // made inactive: it is sent nothing more, not even a retry already scheduled (its pending deliveries
+    // fail; the manual retry or a replay sends one again once it is active)
+    if (p.active === false) await this.ws().failPending(doc._id);
     this.endpointsChanged();
     return presentEndpoint(doc);
   },
@@ -168,14 +187,27 @@ const methods = {
     return { ...presentEndpoint(current), deleted: true };
   },
 
-  async rotateSecret(ctx: Ctx<{ id: number }>): Promise<EndpointOut> {
+  /**
+   * A new secret; the old one keeps signing beside it for `overlap_hours` (default 24; 0: not at all), so
+   * a receiver that still holds it verifies every delivery meanwhile (Standard Webhooks' several signatures).
+   */
+  async rotateSecret(ctx: Ctx<RotateParams>): Promise<EndpointOut> {
     this.mayManage(ctx);
-    await this.findEndpoint(ctx.params.id);
     const secret = newSecret();
-    const doc = await this.ws().updateEndpoint(ctx.params.id, { $set: { secret: sealSecret(secret, this.sealing) } });
-    if (!doc) throw ApiError.noRoute();
-    this.endpointsChanged();
-    return presentEndpoint(doc, secret);
+    const hours = ctx.params.overlap_hours ?? DEFAULT_OVERLAP_HOURS;
+    // a compare-and-set on the secret read: of two rotations at once, the later one keeps the earlier's
+    // secret as its old one (read again), never one that no answer gave out
+    for (let round = 0; ; round++) {
+      // another rotation won each round: a store that keeps refusing is away (503), never a loop
+      if (round === 20) throw new ApiError("rest_service_unavailable", 503);
+      const current = await this.findEndpoint(ctx.params.id);
+      const update = hours > 0 ? { $set: { secret: sealSecret(secret, this.sealing), previous_secret: current.secret, previous_until: Date.now() + Math.round(hours * 3_600_000) } }
+        : { $set: { secret: sealSecret(secret, this.sealing) }, $unset: { previous_secret: 1, previous_until: 1 } };
+      const doc = await this.ws().updateEndpoint(ctx.params.id, update, { secret: current.secret });
+      if (!doc) continue;
+      this.endpointsChanged();
+      return presentEndpoint(doc, secret);
+    }
   },
 
   async listDeliveries(ctx: Ctx<DeliveryListParams>): Promise<DeliveryOut[]> {
@@ -183,16 +215,69 @@ const methods = {
     const endpoint = await this.findEndpoint(ctx.params.id);
     const perPage = Math.min(ctx.params.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
     const page = ctx.params.page ?? 1;
-    const { total, docs } = await this.ws().deliveries(endpoint._id, { skip: (page - 1) * perPage, limit: perPage });
+    const p = ctx.params;
+    const filter = { status: p.status, type: p.type, afterMs: isoInstantMs(p.after), beforeMs: isoInstantMs(p.before) };
+    const { total, docs } = await this.ws().deliveries(endpoint._id, { skip: (page - 1) * perPage, limit: perPage }, filter);
     this.pagingHeaders(ctx, total, perPage);
     return docs.map(presentDelivery);
+  },
+
+  /** A `webhook.ping` delivery to the endpoint, through the same path as every delivery (and logged). */
+  async ping(ctx: Ctx<{ id: number }>): Promise<DeliveryOut> {
+    this.mayManage(ctx);
+    const endpoint = await this.findEndpoint(ctx.params.id);
+    const now = Date.now();
+    const tag = `p${randomUUID().replace(/-/g, "").slice(0, 20)}`;
+    const doc: Omit<DeliveryDoc, "_id"> = {
+      key: deliveryKey(endpoint._id, 0, tag), endpoint: endpoint._id, seq: 0, chain: `${endpoint._id}:${tag}`, type: PING_TYPE, record_id: 0,
+      status: "pending", attempts: 0, base: 0, due: now, last_status_code: null, delivered_utc: null, at: now, body: JSON.stringify(pingPayload(endpoint._id, now))
+    };
+    await this.ws().addDeliveries([doc]);
+    const made = await this.ws().delivery(endpoint._id, 0, tag);
+    if (!made) throw ApiError.noRoute();
+    this.wake(currentSiteId(), false);
+    ctx.meta.$statusCode = 202;
+    return presentDelivery(made);
+  },
+
+  /**
+   * Fresh deliveries (new ids, marked as replays) of the endpoint's matching changes recorded in
+   * [after, before), each with the record as of its change (the document its feed entry kept).
+   */
+  async replay(ctx: Ctx<ReplayParams>): Promise<{ queued: number }> {
+    this.mayManage(ctx);
+    const endpoint = await this.findEndpoint(ctx.params.id);
+    const from = isoInstantMs(ctx.params.after)!;
+    const to = isoInstantMs(ctx.params.before)!;
+    if (to <= from) throw ApiError.invalidParam("before", "param.range");
+    const ws = this.ws();
+    const sql = this.storeHandle?.sql;
+    const horizon = sql?.dialect === "postgres" ? await feedHorizon(sql) : undefined;
+    // only what the fan-out has passed: a later change gets its own delivery anyway
+    const upTo = await ws.cursorSeq();
+    const found = (await ws.feedBetween(endpoint.after_seq, from, to, REPLAY_MAX, horizon)).filter(e => e._id <= upTo);
+    const tag = `r${randomUUID().replace(/-/g, "").slice(0, 20)}`;
+    const now = nowDb();
+    const work = found.map(entry => ({ entry, eventType: deliveredType(entry, now) })).filter(w => w.eventType && matchesEvent(endpoint.events, w.eventType));
+    const records = await this.renderEntries(work.filter(w => !w.eventType!.endsWith(".deleted")).map(w => w.entry));
+    const s = settings();
+    const at = Date.now();
+    const docs: Array<Omit<DeliveryDoc, "_id">> = work.map(({ entry, eventType }) => ({
+      key: deliveryKey(endpoint._id, entry._id, tag), endpoint: endpoint._id, seq: entry._id, chain: `${endpoint._id}:${tag}:${changeKey(entry.type, entry.id)}`, type: eventType!,
+      record_id: entry.id, status: "pending", attempts: 0, base: 0, due: at, last_status_code: null, delivered_utc: null, at, replay: true,
+      body: JSON.stringify(payloadOf({ eventType: eventType!, atMs: entry.at, sequence: entry._id, id: entry.id, restUrl: recordRestUrl(s.baseUrl, s.restPrefix, entry.type, entry.id), record: records.get(entry._id), replay: true }))
+    }));
+    await ws.addDeliveries(docs);
+    this.wake(currentSiteId(), false);
+    ctx.meta.$statusCode = 202;
+    return { queued: docs.length };
   },
 
   async retryDelivery(ctx: Ctx<RetryParams>): Promise<DeliveryOut> {
     this.mayManage(ctx);
     const endpoint = await this.findEndpoint(ctx.params.id);
     const named = parseDeliveryId(ctx.params.delivery_id);
-    const found = named && named.endpoint === endpoint._id ? await this.ws().delivery(endpoint._id, named.sequence) : undefined;
+    const found = named && named.endpoint === endpoint._id ? await this.ws().delivery(endpoint._id, named.sequence, named.tag) : undefined;
     // a delivery id is opaque (C63): one that names no delivery of this endpoint, whatever its spelling, is unknown
     if (!found) throw ApiError.noRoute();
     const queued = await this.ws().requeue(found, Date.now());
@@ -278,10 +363,23 @@ const methods = {
     });
   },
 
-  /** Every site with endpoints (the list of sites read again now and then). */
+  /**
+   * Every site (the list read again now and then, a safety net: a new site is known at once through
+   * `knowSite`). A read that began before a site was made into the list never takes it out again.
+   */
   async wakeAll(): Promise<void> {
-    if (!this.siteList || Date.now() - this.siteList.at > SITES_TTL_MS) this.siteList = { at: Date.now(), ids: await this.siteIds() };
+    if (!this.siteList || Date.now() - this.siteList.at > SITES_TTL_MS) {
+      const read = await this.siteIds();
+      this.siteList = { at: Date.now(), ids: [...new Set([...read, ...this.newSites])] };
+      this.newSites.clear();
+    }
     for (const id of this.siteList.ids) this.wake(id);
+  },
+
+  /** A site this node is to visit from now on (made on some node, or named by a change). */
+  knowSite(site: number): void {
+    if (this.siteList && !this.siteList.ids.includes(site)) this.siteList.ids.push(site);
+    this.newSites.add(site);
   },
 
   /** The site's endpoints, kept a few seconds. */
@@ -361,19 +459,20 @@ const methods = {
       if (targets.length) work.push({ entry, eventType, targets });
     }
     if (!work.length) return;
-    const records = await this.renderRecords(work.filter(w => !w.eventType.endsWith(".deleted")).map(w => w.entry));
+    const records = await this.renderEntries(work.filter(w => !w.eventType.endsWith(".deleted")).map(w => w.entry));
     const s = settings();
-    const payloads: Array<{ seq: number; body: string }> = [];
+    const at = Date.now();
+    const payloads: Array<{ seq: number; body: string; at: number }> = [];
     const inserts: Array<Omit<DeliveryDoc, "_id">> = [];
     for (const { entry, eventType, targets } of work) {
-      const record = records.get(`${ownerOf(entry.type)}:${entry.id}`);
+      const record = records.get(entry._id);
       const body = JSON.stringify(payloadOf({ eventType, atMs: entry.at, sequence: entry._id, id: entry.id, restUrl: recordRestUrl(s.baseUrl, s.restPrefix, entry.type, entry.id), record }));
-      payloads.push({ seq: entry._id, body });
+      payloads.push({ seq: entry._id, body, at });
       this.keepPayload(site, entry._id, body);
       for (const target of targets) {
         inserts.push({
-          key: `${target._id}:${entry._id}`, endpoint: target._id, seq: entry._id, chain: `${target._id}:${changeKey(entry.type, entry.id)}`, type: eventType,
-          record_id: entry.id, status: "pending", attempts: 0, base: 0, due: Date.now(), last_status_code: null, delivered_utc: null
+          key: deliveryKey(target._id, entry._id), endpoint: target._id, seq: entry._id, chain: `${target._id}:${changeKey(entry.type, entry.id)}`, type: eventType,
+          record_id: entry.id, status: "pending", attempts: 0, base: 0, due: at, last_status_code: null, delivered_utc: null, at
         });
       }
     }
@@ -383,23 +482,35 @@ const methods = {
   },
 
   /**
-   * The records of changes as the site's administrator reads them (context=edit: the trusted reader, who
-   * sees every field), in the site's default language, one call per owning service.
+   * The record of each change as it stood right after that change (C63), as the site's administrator
+   * reads it (context=edit: the trusted reader, who sees every field), in the site's default language, by
+   * feed sequence: rendered by the owning service from the document the change's feed entry kept (written
+   * in the write's transaction), so neither the fan-out's delay nor later changes alter it. An entry
+   * without one (written before entries kept it, or a term's count moved by a database trigger) is
+   * rendered from the record as it is now. One call per owning service and kind.
    */
-  async renderRecords(entries: ChangeDoc[]): Promise<Map<string, Record<string, unknown>>> {
-    const byOwner = new Map<string, Set<number>>();
+  async renderEntries(entries: ChangeDoc[]): Promise<Map<number, Record<string, unknown>>> {
+    const kept = new Map<string, ChangeDoc[]>();
+    const live = new Map<string, ChangeDoc[]>();
     for (const e of entries) {
+      const into = e.doc ? kept : live;
       const owner = ownerOf(e.type);
-      if (!byOwner.has(owner)) byOwner.set(owner, new Set());
-      byOwner.get(owner)!.add(e.id);
+      if (!into.has(owner)) into.set(owner, []);
+      into.get(owner)!.push(e);
     }
     const s = settings();
     const meta = { site: currentSiteId(), language: s.defaultLanguage, siteUrl: s.baseUrl, apiRoot: `${s.baseUrl}/${s.restPrefix}` };
-    const out = new Map<string, Record<string, unknown>>();
-    await Promise.all([...byOwner].map(async ([owner, ids]) => {
-      const records = await this.broker.call<Record<string, Record<string, unknown>>, { ids: number[]; anyStatus: boolean }>(`${owner}.changeRecords`, { ids: [...ids], anyStatus: true }, { meta });
-      for (const [id, record] of Object.entries(records ?? {})) out.set(`${owner}:${id}`, record);
-    }));
+    const out = new Map<number, Record<string, unknown>>();
+    await Promise.all([
+      ...[...kept].map(async ([owner, list]) => {
+        const records = await this.broker.call<Array<Record<string, unknown>>, { docs: Array<Record<string, unknown>> }>(`${owner}.renderDocs`, { docs: list.map(e => e.doc!) }, { meta });
+        list.forEach((e, i) => records?.[i] && out.set(e._id, records[i]));
+      }),
+      ...[...live].map(async ([owner, list]) => {
+        const records = await this.broker.call<Record<string, Record<string, unknown>>, { ids: number[]; anyStatus: boolean }>(`${owner}.changeRecords`, { ids: [...new Set(list.map(e => e.id))], anyStatus: true }, { meta });
+        for (const e of list) if (records?.[String(e.id)]) out.set(e._id, records[String(e.id)]);
+      })
+    ]);
     return out;
   },
 
@@ -413,7 +524,9 @@ const methods = {
     const maxSeq = await ws.cursorSeq();
     const cfg = deploymentSettings().webhooks;
     const w = this.work(site);
-    const endpoints = await this.endpointsOf(site);
+    // an inactive endpoint is sent nothing, not even a retry already scheduled (a retry asked for by hand
+    // waits until it is active again)
+    const endpoints = (await this.endpointsOf(site)).filter(e => e.active);
     w.turn = (w.turn + 1) % Math.max(endpoints.length, 1);
     const shares = shareRoom(endpoints.map(e => cfg.endpointConcurrency - this.inFlightOf(site, e._id)), cfg.concurrency - this.inFlight, w.turn);
     const now = Date.now();
@@ -482,29 +595,32 @@ const methods = {
   async attempt(site: number, endpoint: EndpointDoc, d: DeliveryDoc, lease: number): Promise<void> {
     const ws = this.ws();
     const cfg = deploymentSettings().webhooks;
-    const body = await this.payloadOf(site, d.seq);
+    const body = d.body ?? (await this.payloadOf(site, d.seq));
     if (body === undefined) {
       await this.settle(site, { d, lease, update: { $set: { status: "failed" }, $unset: { due: 1 } } });
       return;
     }
-    const id = `msg_${d.endpoint}_${d.seq}`;
+    const id = deliveryIdOfKey(d.key);
     const timestamp = Math.floor(Date.now() / 1000);
     let status: number | undefined;
     let retryAfter: string | string[] | undefined;
     let error: string | undefined;
+    let refused = false;
     try {
-      const secret = openSecret(endpoint.secret, this.sealing);
       const res = await outboundRequest(endpoint.url, {
-        method: "POST", headers: deliveryHeaders(secret, id, timestamp, body), body, timeoutMs: cfg.timeoutMs, maxBytes: ANSWER_MAX_BYTES,
-        followRedirects: 0, allowPrivate: deploymentSettings().outboundAllowPrivate, resolve: this.resolver
+        method: "POST", headers: deliveryHeaders(this.signingSecrets(endpoint, Date.now()), id, timestamp, body), body, timeoutMs: cfg.timeoutMs,
+        // any 2xx within the deadline delivers: the answer's body is not ours to judge, and is not read
+        discardBody: true, followRedirects: 0, allowPrivate: deploymentSettings().outboundAllowPrivate, resolve: this.resolver
       });
       status = res.status;
       retryAfter = res.headers["retry-after"];
     } catch (err) {
       error = (err as Error).message;
+      // refused only once its name resolved: no retry can change that (the address rules are the deployment's)
+      refused = err instanceof OutboundRefused;
     }
     const now = Date.now();
-    const outcome = attemptOutcome({ status, retryAfter, retries: d.attempts - d.base - 1, schedule: cfg.retrySchedule, nowMs: now });
+    const outcome = attemptOutcome({ status, retryAfter, retries: d.attempts - d.base - 1, schedule: cfg.retrySchedule, nowMs: now, refused });
     const code = status ?? null;
     if (outcome.kind === "delivered") {
       await this.settle(site, { d, lease, update: { $set: { status: "delivered", last_status_code: code, delivered_utc: nowDb(new Date(now)) }, $unset: { due: 1 } } });
@@ -529,6 +645,40 @@ const methods = {
       endpoint.failing_since = started?.failing_since ?? (await ws.endpoint(endpoint._id))?.failing_since;
     } else if (shouldDisable(endpoint.failing_since, now, cfg.disableAfterHours))
       await this.disable(endpoint, `No delivery succeeded for ${cfg.disableAfterHours} hours (since ${nowDb(new Date(endpoint.failing_since))} UTC).`);
+  },
+
+  /** The secrets a delivery is signed with now: the endpoint's, then the rotated-out one while its overlap lasts. */
+  signingSecrets(endpoint: EndpointDoc, nowMs: number): string[] {
+    const secrets = [openSecret(endpoint.secret, this.sealing)];
+    if (endpoint.previous_secret && (endpoint.previous_until ?? 0) > nowMs) secrets.push(openSecret(endpoint.previous_secret, this.sealing));
+    return secrets;
+  },
+
+  /**
+   * Removes the site's deliveries and payloads older than WEBHOOK_RETENTION_DAYS, in bounded batches, when
+   * this node takes the site's turn (a conditional write in the store: one node per site and period).
+   */
+  async retain(site: number): Promise<void> {
+    const cfg = deploymentSettings().webhooks;
+    const ws = this.ws();
+    if (!(await ws.claimRetention(this.owner, Date.now(), cfg.retentionJobMs))) return;
+    const cutoff = Date.now() - cfg.retentionDays * 86_400_000;
+    let removed = 0;
+    for (;;) {
+      if (this.stopping) return;
+      const n = await ws.removeOlder(cutoff, RETENTION_BATCH);
+      removed += n;
+      if (n === 0) break;
+    }
+    if (removed) this.logger.info(`Webhooks of site ${site}: ${removed} deliveries and payloads older than ${cfg.retentionDays} days removed`);
+  },
+
+  /** The retention job's pass over every site. */
+  async retainAll(): Promise<void> {
+    for (const site of await this.siteIds()) {
+      if (this.stopping) return;
+      await this.inSite(site, () => this.retain(site)).catch((err: Error) => this.logger.warn(`Webhooks retention of site ${site}: ${err.message}`));
+    }
   },
 
   /** Makes an endpoint inactive with the reason shown on it; its pending deliveries are marked failed. */
@@ -560,12 +710,15 @@ interface WebhooksVars {
   owner: string;
   sites: Map<number, SiteWork>;
   siteList?: { at: number; ids: number[] };
+  /** Sites made known since the list was last read (kept in through a read that began before them). */
+  newSites: Set<number>;
   inFlight: number;
   perEndpoint: Map<string, number>;
   attempts: Set<Promise<unknown>>;
   payloadCache: Map<string, string>;
   later: Map<number, NodeJS.Timeout>;
   pollTimer?: NodeJS.Timeout;
+  retentionTimer?: NodeJS.Timeout;
   stopping: boolean;
   /** Tests: a resolver of their own for endpoint names (net/outbound.ts). */
   resolver?: Resolver;
@@ -588,6 +741,7 @@ const lifecycle = {
     this.attempts = new Set();
     this.payloadCache = new Map();
     this.later = new Map();
+    this.newSites = new Set();
     this.stopping = false;
     this.sealing = sealingKey(deploymentSettings().webhooks.secretKey);
   },
@@ -598,9 +752,23 @@ const lifecycle = {
     this.pollTimer.unref?.();
   },
 
+  retention(this: WebhooksSelf): void {
+    const every = deploymentSettings().webhooks.retentionJobMs;
+    // each node looks as often as the period; the store hands each site's turn to one of them
+    this.retentionTimer = setTimeout(() => {
+      this.retainAll()
+        .catch((err: Error) => this.logger.warn(`Webhooks retention: ${err.message}`))
+        .finally(() => {
+          if (!this.stopping) lifecycle.retention.call(this);
+        });
+    }, Math.min(every, 60_000));
+    this.retentionTimer.unref?.();
+  },
+
   async stop(this: WebhooksSelf): Promise<void> {
     this.stopping = true;
     clearTimeout(this.pollTimer);
+    clearTimeout(this.retentionTimer);
     for (const timer of this.later.values()) clearTimeout(timer);
     // attempts in flight end (an unsettled one is taken over after its lease); passes see `stopping`
     await Promise.allSettled([...this.attempts]);
@@ -612,7 +780,8 @@ const lifecycle = {
 
 const WebhooksService: ServiceSchema = {
   name: "webhooks",
-  mixins: [StoreMixin({ collection: ENDPOINTS, indexes: ENDPOINT_INDEXES })],
+  // PostgreSQL: a pool of its own (WEBHOOK_DATABASE_POOL_MAX), so deliveries never queue behind record writes
+  mixins: [StoreMixin({ collection: ENDPOINTS, indexes: ENDPOINT_INDEXES, config: () => ({ pool: "webhooks", poolMax: deploymentSettings().webhooks.poolMax }) })],
 
   actions: {
     list: { params: WEBHOOK_PARAMS.list, handler(ctx: Ctx<WebhookListParams>) { return self(this).listEndpoints(ctx); } },
@@ -626,16 +795,26 @@ const WebhooksService: ServiceSchema = {
     },
     update: { params: WEBHOOK_PARAMS.update, handler(ctx: Ctx<WebhookUpdateParams>) { return self(this).updateEndpoint(ctx); } },
     remove: { params: WEBHOOK_PARAMS.remove, handler(ctx: Ctx<{ id: number }>) { return self(this).removeEndpoint(ctx); } },
-    rotateSecret: { params: WEBHOOK_PARAMS.rotateSecret, handler(ctx: Ctx<{ id: number }>) { return self(this).rotateSecret(ctx); } },
+    rotateSecret: { params: WEBHOOK_PARAMS.rotateSecret, handler(ctx: Ctx<RotateParams>) { return self(this).rotateSecret(ctx); } },
     deliveries: { params: WEBHOOK_PARAMS.deliveries, handler(ctx: Ctx<DeliveryListParams>) { return self(this).listDeliveries(ctx); } },
+    ping: { params: WEBHOOK_PARAMS.ping, handler(ctx: Ctx<{ id: number }>) { return self(this).ping(ctx); } },
+    // internal (no route): an idempotent create's answer read again by the gateway
+    createdAnswer: { visibility: "public", params: WEBHOOK_PARAMS.get, handler(ctx: Ctx<{ id: number }>) { return self(this).createdAnswer(ctx); } },
+    replay: { params: WEBHOOK_PARAMS.replay, handler(ctx: Ctx<ReplayParams>) { return self(this).replay(ctx); } },
     retry: { params: WEBHOOK_PARAMS.retry, handler(ctx: Ctx<RetryParams>) { return self(this).retryDelivery(ctx); } }
   },
 
   events: {
-    // a change was recorded somewhere: its site is not named, so every site with endpoints looks
+    // a change was recorded: the event carries its site (middlewares/site-scope.middleware.ts), whose pass runs now
     "calendar.**"() {
       const svc = self(this);
-      svc.wakeAll().catch((err: Error) => svc.logger.warn(`Webhooks: ${err.message}`));
+      svc.knowSite(currentSiteId());
+      svc.wake(currentSiteId());
+    },
+    // a site made through the platform API, on any node: known at once (not at the next read of the list)
+    [SITE_CREATED](ctx: Context<{ site?: number }>) {
+      const site = ctx.params?.site;
+      if (typeof site === "number") self(this).knowSite(site);
     },
     [WEBHOOKS_CHANGED](ctx: Context<{ site?: number }>) {
       const site = ctx.params?.site;
@@ -655,6 +834,7 @@ const WebhooksService: ServiceSchema = {
 
   started() {
     lifecycle.poll.call(self(this));
+    lifecycle.retention.call(self(this));
   },
 
   stopped() {

@@ -31,6 +31,12 @@ export interface StoreConfig {
   connectTimeoutMs: number;
   /** PostgreSQL: the most connections this process opens for queries (DATABASE_POOL_MAX; default 10). */
   poolMax?: number;
+  /**
+   * PostgreSQL: a pool of connections of its own under this name (its `poolMax` connections), so what a
+   * service runs never queues behind the other services' statements (the webhooks' deliveries behind record
+   * writes, WEBHOOK_DATABASE_POOL_MAX). The same database; SQLite and MongoDB ignore it (one store per process).
+   */
+  pool?: string;
   /** Told what the opening did or found worth knowing: an import (`info`), a database that orders text unlike the others (`warn`). */
   onNotice?: (message: string, level?: "info" | "warn") => void;
 }
@@ -53,7 +59,8 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
     const location = redact(config.databaseUrl);
     const deadline = Date.now() + config.connectTimeoutMs;
     for (;;) {
-      const driver = openPostgres(config.databaseUrl, { max: config.poolMax, connectTimeoutMs: Math.min(5000, config.connectTimeoutMs) });
+      // a named pool leaves the database's upkeep (store/sql/upkeep.ts) to the process's main one
+      const driver = openPostgres(config.databaseUrl, { max: config.poolMax, connectTimeoutMs: Math.min(5000, config.connectTimeoutMs), upkeep: !config.pool });
       try {
         await migrate(driver, Infinity, () => config.onNotice?.(`PostgreSQL at ${location}: another node holds the schema lock (a migration or an index build); waiting for it`));
         await refreshStatistics(driver);
@@ -154,7 +161,7 @@ interface Opened {
 const opened = new Map<string, Opened>();
 
 function keyOf(config: StoreConfig): string {
-  return config.mongoUri ? `mongo:${config.mongoUri}` : config.databaseUrl ? `pg:${config.databaseUrl}` : `sqlite:${sqliteFile(config.dataDir)}`;
+  return config.mongoUri ? `mongo:${config.mongoUri}` : config.databaseUrl ? `pg:${config.databaseUrl}${config.pool ? `#${config.pool}` : ""}` : `sqlite:${sqliteFile(config.dataDir)}`;
 }
 
 /** The process's store for `config`, opened (and migrated) by its first user. Pair with releaseStore. */

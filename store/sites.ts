@@ -11,7 +11,7 @@
  * request answered from the cache worth saving, so it has a short lease too (docs/sites.md).
  */
 import type { SqlDriver, SqlRunner } from "./sql/driver";
-import { RECORD_TABLES } from "./sql/schema";
+import { FEATURE_TABLES, RECORD_TABLES } from "./sql/schema";
 import { nextUserId } from "../lib/sites/keys";
 import { DEFAULT_SITE_ID as DEFAULT_SITE } from "../lib/sites/scope";
 import type { SiteFields } from "../lib/sites/site-input";
@@ -176,7 +176,7 @@ export function sqlSites(driver: SqlDriver): SiteStore {
       if (!found) return true;
       if (!found.deleting) throw new Error(`site ${id} is not being deleted`);
       let left = chunk;
-      for (const table of [...Object.keys(RECORD_TABLES), ...SITE_TABLES]) {
+      for (const table of [...Object.keys(RECORD_TABLES), ...FEATURE_TABLES, ...SITE_TABLES]) {
         if (left <= 0) return false;
         const key = table === "sequences" ? "name" : "id";
         const removed = await driver.run(`DELETE FROM ${table} WHERE site = ? AND ${key} IN (SELECT ${key} FROM ${table} WHERE site = ? LIMIT ${left})`, [id, id]);

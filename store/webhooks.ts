@@ -16,6 +16,7 @@ import type { IndexSpec } from "./index";
 import { isUniqueViolation } from "./errors";
 import type { ChangeDoc } from "../lib/changes/feed";
 import type { DeliveryDoc, EndpointDoc } from "../lib/webhooks/present";
+import { deliveryKey } from "../lib/webhooks/payload";
 import type { ClaimRequest, SqlDeliveries } from "./sql/webhook-deliveries";
 
 export const ENDPOINTS = "webhooks";
@@ -30,12 +31,24 @@ export const DELIVERY_INDEXES: IndexSpec[] = [
   { field: "endpoint", thenById: true },
   { field: "endpoint", then: ["due"] },
   // the deliveries of one record to one endpoint, in feed order
-  { field: "chain", then: ["seq"] }
+  { field: "chain", then: ["seq"] },
+  // the oldest, removed after WEBHOOK_RETENTION_DAYS
+  { field: "at" }
 ];
-export const PAYLOAD_INDEXES: IndexSpec[] = [];
+export const PAYLOAD_INDEXES: IndexSpec[] = [{ field: "at" }];
 export const CURSOR_INDEXES: IndexSpec[] = [];
 
 const CURSOR_ID = 1;
+/** The row of the same collection whose lease says which node removes the site's old deliveries, and when next. */
+const RETENTION_ID = 2;
+
+/** A delivery log's filters (ms since the epoch for the instants). */
+export interface DeliveryFilter {
+  status?: string;
+  type?: string;
+  afterMs?: number;
+  beforeMs?: number;
+}
 
 export interface CursorDoc {
   _id: number;
@@ -165,9 +178,9 @@ export class WebhookStore {
     await this.c.cursor.updateOne({ _id: CURSOR_ID, owner }, { $set: { lease_until: 0 } });
   }
 
-  async putPayload(seq: number, body: string): Promise<void> {
+  async putPayload(seq: number, body: string, at = Date.now()): Promise<void> {
     try {
-      await this.c.payloads.insert({ _id: seq, body });
+      await this.c.payloads.insert({ _id: seq, body, at });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
@@ -190,9 +203,11 @@ export class WebhookStore {
   }
 
   /** A fan-out step's payloads, each stored once. */
-  async putPayloads(payloads: ReadonlyArray<{ seq: number; body: string }>): Promise<void> {
+  async putPayloads(given: ReadonlyArray<{ seq: number; body: string; at?: number }>): Promise<void> {
+    const now = Date.now();
+    const payloads = given.map(p => ({ ...p, at: p.at ?? now }));
     if (this.c.sql) return this.c.sql.putPayloads(payloads);
-    for (let i = 0; i < payloads.length; i += AT_ONCE) await Promise.all(payloads.slice(i, i + AT_ONCE).map(p => this.putPayload(p.seq, p.body)));
+    for (let i = 0; i < payloads.length; i += AT_ONCE) await Promise.all(payloads.slice(i, i + AT_ONCE).map(p => this.putPayload(p.seq, p.body, p.at)));
   }
 
   /** A fan-out step's deliveries, each key added once (one added already, by a fan-out run again, is passed over). */
@@ -292,16 +307,62 @@ export class WebhookStore {
 
   // The delivery log -------------------------------------------------------------------------------------
 
-  async deliveries(endpoint: number, page: { skip: number; limit: number }): Promise<{ total: number; docs: DeliveryDoc[] }> {
+  async deliveries(endpoint: number, page: { skip: number; limit: number }, filter: DeliveryFilter = {}): Promise<{ total: number; docs: DeliveryDoc[] }> {
+    const at = { ...(filter.afterMs !== undefined ? { $gte: filter.afterMs } : {}), ...(filter.beforeMs !== undefined ? { $lt: filter.beforeMs } : {}) };
+    const query = { endpoint, ...(filter.status ? { status: filter.status } : {}), ...(filter.type ? { type: filter.type } : {}), ...(Object.keys(at).length ? { at } : {}) };
     const [total, docs] = await Promise.all([
-      this.c.deliveries.count({ endpoint }),
-      this.c.deliveries.find({ endpoint }, { sort: { _id: -1 }, skip: page.skip, limit: page.limit })
+      this.c.deliveries.count(query),
+      this.c.deliveries.find(query, { sort: { _id: -1 }, skip: page.skip, limit: page.limit })
     ]);
     return { total, docs: docs as DeliveryDoc[] };
   }
 
-  async delivery(endpoint: number, seq: number): Promise<DeliveryDoc | undefined> {
-    return ((await this.c.deliveries.findOne({ key: `${endpoint}:${seq}` })) as DeliveryDoc | null) ?? undefined;
+  /** A delivery by its endpoint, change and tag (a replay's or a ping's: lib/webhooks/payload.ts `deliveryKey`). */
+  async delivery(endpoint: number, seq: number, tag?: string): Promise<DeliveryDoc | undefined> {
+    return ((await this.c.deliveries.findOne({ key: deliveryKey(endpoint, seq, tag) })) as DeliveryDoc | null) ?? undefined;
+  }
+
+  /**
+   * The changes numbered above `afterSeq` and recorded in [fromMs, toMs), in feed order, at most `limit`
+   * (the replay route). Only entries below `below` (PostgreSQL's horizon, store/sql/feed.ts) when given.
+   */
+  async feedBetween(afterSeq: number, fromMs: number, toMs: number, limit: number, below?: number): Promise<ChangeDoc[]> {
+    const range = below === undefined ? { $gt: afterSeq } : { $gt: afterSeq, $lt: below };
+    return (await this.c.feed.find({ _id: range, at: { $gte: fromMs, $lt: toMs } }, { sort: { _id: 1 }, limit })) as ChangeDoc[];
+  }
+
+  // Retention ---------------------------------------------------------------------------------------------
+
+  /**
+   * Takes the site's retention turn: answers true when this node is to remove the old deliveries now (no
+   * other node's turn stands, and the last run was `everyMs` ago or more); the next turn is then due in
+   * `everyMs`. A conditional write of one row, so two nodes never run it at once for a site.
+   */
+  async claimRetention(owner: string, nowMs: number, everyMs: number): Promise<boolean> {
+    if (!(await this.c.cursor.findOne({ _id: RETENTION_ID }))) {
+      try {
+        await this.c.cursor.insert({ _id: RETENTION_ID, seq: 0, lease_until: 0, owner: "" });
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+      }
+    }
+    return !!(await this.c.cursor.updateOne({ _id: RETENTION_ID, lease_until: { $lt: nowMs } }, { $set: { lease_until: nowMs + everyMs, owner } }));
+  }
+
+  /**
+   * Removes up to `limit` ended deliveries (delivered or failed) made before `cutoffMs`, and up to `limit`
+   * payloads of changes fanned out before it and before every delivery still pending (which may yet send
+   * its payload); answers how many went.
+   */
+  async removeOlder(cutoffMs: number, limit: number): Promise<number> {
+    let removed = 0;
+    const ended = await this.c.deliveries.find({ at: { $lt: cutoffMs }, status: { $in: ["delivered", "failed"] } }, { sort: { at: 1 }, limit, projection: { _id: 1 } });
+    if (ended.length) removed += await this.c.deliveries.removeMany({ _id: { $in: ended.map(d => d._id) } });
+    const [pending] = await this.c.deliveries.find({ status: "pending" }, { sort: { at: 1 }, limit: 1, projection: { at: 1 } });
+    const before = typeof pending?.at === "number" ? Math.min(cutoffMs, pending.at) : cutoffMs;
+    const old = await this.c.payloads.find({ at: { $lt: before } }, { sort: { at: 1 }, limit, projection: { _id: 1 } });
+    if (old.length) removed += await this.c.payloads.removeMany({ _id: { $in: old.map(d => d._id) } });
+    return removed;
   }
 
   /** Queues a delivery again, due now (a manual retry): its schedule starts over. */

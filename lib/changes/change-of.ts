@@ -1,6 +1,7 @@
 /**
  * The change-feed input of a write of one record: its type, id, action, modification time and the
- * snapshot the feed's visibility is judged by (a deleted term has none).
+ * snapshot the feed's visibility is judged by (a deleted term has none), and the record's document as the
+ * write left it (kept with the entry: the record as of that change, C63).
  */
 import type { Doc } from "../store-query";
 import { nowDb } from "../dates";
@@ -8,5 +9,5 @@ import { ChangeAction, ChangeInput, ChangeType, isTermType, snapshotOf } from ".
 
 export function changeOf(type: ChangeType, action: ChangeAction, doc: Doc): ChangeInput {
   const gone = action === "deleted" && isTermType(type);
-  return { type, id: Number(doc._id), action, modified_utc: typeof doc.modified_utc === "string" ? doc.modified_utc : nowDb(), snapshot: gone ? null : snapshotOf(type, doc) };
+  return { type, id: Number(doc._id), action, modified_utc: typeof doc.modified_utc === "string" ? doc.modified_utc : nowDb(), snapshot: gone ? null : snapshotOf(type, doc), ...(gone ? {} : { doc }) };
 }

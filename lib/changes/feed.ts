@@ -32,6 +32,12 @@ export interface ChangeInput {
   action: ChangeAction;
   modified_utc: string;
   snapshot: Snapshot | null;
+  /**
+   * The record's stored document as the write left it (absent for a record that is gone): kept with the
+   * entry, in the write's transaction, so the record as of this change can be rendered later (C63,
+   * docs/webhooks.md#payload).
+   */
+  doc?: Record<string, unknown>;
 }
 
 /** An entry of the `changes` collection; `_id` is the feed sequence (commit order). */
@@ -46,6 +52,8 @@ export interface ChangeDoc {
   after: Snapshot | null;
   /** When it was recorded (ms since the epoch): a gap in the sequence older than this is given up. */
   at: number;
+  /** The record's stored document right after the change (ChangeInput.doc); absent in entries that predate it, or whose record is gone. */
+  doc?: Record<string, unknown>;
 }
 
 /** What the caller reads. */
@@ -70,7 +78,7 @@ export const changeKey = (type: ChangeType, id: number): string => `${isTermType
  * filled in by the store from the record's previous entry).
  */
 export function feedEntry(c: ChangeInput, at = Date.now()): Omit<ChangeDoc, "_id"> {
-  return { key: changeKey(c.type, c.id), type: c.type, id: c.id, action: c.action, modified_utc: c.modified_utc, before: null, after: c.snapshot ?? null, at };
+  return { key: changeKey(c.type, c.id), type: c.type, id: c.id, action: c.action, modified_utc: c.modified_utc, before: null, after: c.snapshot ?? null, at, ...(c.doc ? { doc: c.doc } : {}) };
 }
 
 /** The service that owns (and renders) records of a type. */

@@ -10,7 +10,7 @@ import { NAMESPACE_PATH } from "../settings";
 import { hasMessage, LANGUAGES, translate } from "../messages";
 import { changesPage, componentSchemas, importRecord, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
 import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
-import { deliverySchema, endpointSchema, listOfSchema, webhooksDocument } from "../webhooks/schemas";
+import { deliverySchema, endpointSchema, listOfSchema, replayAnswerSchema, webhooksDocument } from "../webhooks/schemas";
 
 export const OPENAPI_VERSION = "3.1.0";
 
@@ -34,8 +34,8 @@ export function verbOf(methods: readonly string[]): "get" | "post" | "delete" | 
 
 const KIND_BY_OPERATION: Record<string, OperationKind> = {
   list: "list", occurrences: "list", create: "create", get: "read", getBySlug: "read", update: "update", updateBySlug: "update", remove: "remove", removeBySlug: "remove",
-  // webhooks: the delivery log is a list; a manual retry is accepted (sent in the background)
-  deliveries: "list", retry: "accept"
+  // webhooks: the delivery log is a list; a manual retry, a ping and a replay are accepted (sent in the background)
+  deliveries: "list", retry: "accept", ping: "accept", replay: "accept"
 };
 const KIND_BY_VERB: Record<Verb, OperationKind> = { get: "read", post: "update", put: "update", patch: "update", delete: "remove" };
 
@@ -102,7 +102,8 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
 /** What a webhooks route answers (lib/webhooks/schemas.ts). */
 function webhookAnswer(route: RouteDef, kind: OperationKind): JsonSchema {
   if (route.pattern.endsWith("/deliveries")) return listOfSchema(deliverySchema(), "The endpoint's deliveries, newest first");
-  if (route.pattern.endsWith("/retry")) return deliverySchema();
+  if (route.pattern.endsWith("/retry") || route.pattern.endsWith("/ping")) return deliverySchema();
+  if (route.pattern.endsWith("/replay")) return replayAnswerSchema();
   if (route.pattern === "/webhooks") return kind === "list" ? listOfSchema(endpointSchema(false), "The site's webhook endpoints") : endpointSchema(true);
   return endpointSchema(route.pattern.endsWith("/secret"));
 }

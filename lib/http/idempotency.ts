@@ -60,6 +60,11 @@ export interface StoredAnswer {
   body: string;
   contentType?: string;
   location?: string;
+  /**
+   * The body was not kept (it held a secret the idempotency store must not hold as plain text: a webhook
+   * endpoint's): a repeat reads it again from this action, with the record's id.
+   */
+  refill?: { read: string; id: number };
 }
 
 /** What a claimed create stored (its action's service reads it back): kept with the claim in the create's transaction. */

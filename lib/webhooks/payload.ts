@@ -17,32 +17,51 @@ export function recordRestUrl(baseUrl: string, restPrefix: string, type: ChangeT
 export interface WebhookPayload {
   type: string;
   timestamp: string;
-  data: { id: number; sequence: number; rest_url: string; record?: Record<string, unknown> };
+  data: { id: number; sequence: number; rest_url: string; record?: Record<string, unknown>; replay?: true };
 }
 
 /**
  * The body of a change: `eventType` (`event.updated`), the change's time (ms since the epoch), its feed
- * position, and the record as an administrator reads it right after the change (left out for `deleted`).
+ * position, and the record as an administrator reads it right after the change (left out for `deleted`);
+ * `replay`: a delivery queued again by the replay route, marked so.
  */
-export function payloadOf(o: { eventType: string; atMs: number; sequence: number; id: number; restUrl: string; record?: Record<string, unknown> }): WebhookPayload {
+export function payloadOf(o: { eventType: string; atMs: number; sequence: number; id: number; restUrl: string; record?: Record<string, unknown>; replay?: boolean }): WebhookPayload {
   const deleted = o.eventType.endsWith(".deleted");
   return {
     type: o.eventType,
     timestamp: new Date(o.atMs).toISOString(),
-    data: { id: o.id, sequence: o.sequence, rest_url: o.restUrl, ...(!deleted && o.record ? { record: o.record } : {}) }
+    data: { id: o.id, sequence: o.sequence, rest_url: o.restUrl, ...(!deleted && o.record ? { record: o.record } : {}), ...(o.replay ? { replay: true as const } : {}) }
   };
 }
 
-/** A delivery's id as receivers see it (`webhook-id`): the same on every attempt, opaque, one per endpoint and change. */
-export function deliveryId(endpoint: number, sequence: number): string {
-  return `msg_${endpoint}_${sequence}`;
+/** The type of a test delivery (`POST {ns}/webhooks/{id}/ping`). */
+export const PING_TYPE = "webhook.ping";
+
+/** A ping's body: its type, when it was asked for, and the endpoint's id. */
+export function pingPayload(webhookId: number, atMs: number): { type: string; timestamp: string; data: { webhook_id: number } } {
+  return { type: PING_TYPE, timestamp: new Date(atMs).toISOString(), data: { webhook_id: webhookId } };
 }
 
-/** The endpoint and change a delivery id names, or undefined when it is none. */
-export function parseDeliveryId(id: unknown): { endpoint: number; sequence: number } | undefined {
-  const m = typeof id === "string" ? /^msg_([1-9]\d{0,14})_([1-9]\d{0,15})$/.exec(id) : null;
+/**
+ * A delivery's key (unique in the store): `<endpoint>:<feed sequence>` for a change's own delivery,
+ * `<endpoint>:<sequence>:<tag>` for a replay (the change's sequence, tag `r…`) or a ping (sequence 0, tag
+ * `p…`), the tag fresh for each.
+ */
+export function deliveryKey(endpoint: number, sequence: number, tag?: string): string {
+  return tag === undefined ? `${endpoint}:${sequence}` : `${endpoint}:${sequence}:${tag}`;
+}
+
+/** A delivery's id as receivers see it (`webhook-id`): the same on every attempt, opaque, one per delivery (its key). */
+export function deliveryIdOfKey(key: string): string {
+  return `msg_${key.replace(/:/g, "_")}`;
+}
+
+/** The endpoint, change and tag a delivery id names, or undefined when it is none. */
+export function parseDeliveryId(id: unknown): { endpoint: number; sequence: number; tag?: string } | undefined {
+  const m = typeof id === "string" ? /^msg_([1-9]\d{0,14})_(0|[1-9]\d{0,15})(?:_([rp][a-z0-9]{1,31}))?$/.exec(id) : null;
   if (!m) return undefined;
   const endpoint = Number(m[1]);
   const sequence = Number(m[2]);
-  return Number.isSafeInteger(endpoint) && Number.isSafeInteger(sequence) ? { endpoint, sequence } : undefined;
+  if (!Number.isSafeInteger(endpoint) || !Number.isSafeInteger(sequence) || (sequence === 0 && m[3] === undefined)) return undefined;
+  return { endpoint, sequence, ...(m[3] !== undefined ? { tag: m[3] } : {}) };
 }

@@ -3,7 +3,7 @@
  * documents (store/webhooks.ts).
  */
 import { toDb } from "../dates";
-import { deliveryId } from "./payload";
+import { deliveryIdOfKey } from "./payload";
 
 /** An endpoint as stored. */
 export interface EndpointDoc {
@@ -21,6 +21,9 @@ export interface EndpointDoc {
   failure_reason?: string;
   /** When its first failure since its last success happened (ms since the epoch). */
   failing_since?: number;
+  /** The secret it had before its last rotation (sealed), still signing with the new one until `previous_until` (ms). */
+  previous_secret?: string;
+  previous_until?: number;
 }
 
 export type DeliveryStatus = "pending" | "delivered" | "failed";
@@ -44,6 +47,12 @@ export interface DeliveryDoc {
   due?: number;
   last_status_code: number | null;
   delivered_utc: string | null;
+  /** When it was made (ms since the epoch): removed WEBHOOK_RETENTION_DAYS later. */
+  at?: number;
+  /** A replay's or a ping's own body (a change's own delivery sends its change's payload, by `seq`). */
+  body?: string;
+  /** Queued by the replay route. */
+  replay?: true;
 }
 
 export interface EndpointOut {
@@ -79,17 +88,20 @@ export interface DeliveryOut {
   last_status_code: number | null;
   next_attempt_utc: string | null;
   delivered_utc: string | null;
+  /** Present (true) on a delivery the replay route queued. */
+  replay?: true;
 }
 
 export function presentDelivery(doc: DeliveryDoc): DeliveryOut {
   return {
-    id: deliveryId(doc.endpoint, doc.seq),
+    id: deliveryIdOfKey(doc.key),
     type: doc.type,
     record_id: doc.record_id,
     status: doc.status,
     attempts: doc.attempts,
     last_status_code: doc.last_status_code,
     next_attempt_utc: doc.status === "pending" && typeof doc.due === "number" ? toDb(new Date(doc.due)) : null,
-    delivered_utc: doc.delivered_utc
+    delivered_utc: doc.delivered_utc,
+    ...(doc.replay ? { replay: true as const } : {})
   };
 }

@@ -53,12 +53,15 @@ export type AttemptOutcome =
   | { kind: "failed" };
 
 /**
- * What an attempt's answer means. `status` undefined: no answer (timeout, connection, refused address).
+ * What an attempt's answer means. `status` undefined: no answer (timeout, connection, refused address);
+ * `refused`: the outbound address rules refused the address the name resolved to (failed at once).
  * `retries` is how many retries this delivery already had (attempts since it was last queued, less one).
  */
-export function attemptOutcome(o: { status?: number; retryAfter?: string | string[]; retries: number; schedule: readonly number[]; nowMs: number; random?: number }): AttemptOutcome {
+export function attemptOutcome(o: { status?: number; retryAfter?: string | string[]; retries: number; schedule: readonly number[]; nowMs: number; random?: number; refused?: boolean }): AttemptOutcome {
   if (o.status !== undefined && o.status >= 200 && o.status < 300) return { kind: "delivered" };
   if (o.status === 410) return { kind: "gone" };
+  // an address the outbound rules refuse (seen only once its name resolved) stays refused: no retry schedule
+  if (o.refused) return { kind: "failed" };
   const scheduled = retryDelayMs(o.schedule, o.retries, o.random);
   if (scheduled === undefined) return { kind: "failed" };
   const asked = o.status === 429 || o.status === 503 ? retryAfterMs(o.retryAfter, o.nowMs) : undefined;

@@ -5,6 +5,7 @@
  */
 import { CHANGE_TYPES } from "../changes/feed";
 import { WEBHOOK_ACTIONS } from "./events";
+import { PING_TYPE } from "./payload";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -42,9 +43,28 @@ export function deliverySchema(): JsonSchema {
       attempts: int("Attempts made"),
       last_status_code: nullable("integer", "The last attempt's HTTP status (null: none yet, or no answer)"),
       next_attempt_utc: nullable("string", "When the next attempt is due, in UTC (pending only)"),
-      delivered_utc: nullable("string", "When it was delivered, in UTC")
+      delivered_utc: nullable("string", "When it was delivered, in UTC"),
+      replay: { type: "boolean", const: true, description: "Present on a delivery queued by the replay route" }
     },
     additionalProperties: false
+  };
+}
+
+/** The replay route's answer. */
+export function replayAnswerSchema(): JsonSchema {
+  return { type: "object", required: ["queued"], properties: { queued: int("Fresh deliveries queued, one per matching change of the period") }, additionalProperties: false };
+}
+
+/** The body of a test delivery (`POST {ns}/webhooks/{id}/ping`). */
+function pingPayloadSchema(): JsonSchema {
+  return {
+    type: "object",
+    required: ["type", "timestamp", "data"],
+    properties: {
+      type: str("The event type", { const: PING_TYPE }),
+      timestamp: str("When the ping was asked for (ISO 8601, UTC)", { format: "date-time" }),
+      data: { type: "object", required: ["webhook_id"], properties: { webhook_id: int("The endpoint's id") } }
+    }
   };
 }
 
@@ -65,7 +85,8 @@ export function payloadSchema(type?: string): JsonSchema {
           id: int("The record's id"),
           sequence: int("The change's position in the site's change feed (increasing, gaps allowed)"),
           rest_url: str("The record's REST URL"),
-          record: { type: "object", description: "The record as an administrator reads it right after the change (absent for deleted)" }
+          record: { type: "object", description: "The record as an administrator reads it right after the change (absent for deleted)" },
+          replay: { type: "boolean", const: true, description: "Present on a delivery queued by the replay route" }
         }
       }
     }
@@ -76,26 +97,28 @@ export function payloadSchema(type?: string): JsonSchema {
 export function webhooksDocument(): Record<string, unknown> {
   const header = (name: string, description: string) => ({ in: "header", name, required: true, schema: { type: "string" }, description });
   const out: Record<string, unknown> = {};
+  const entry = (operationId: string, summary: string, schema: JsonSchema) => ({
+    post: {
+      operationId,
+      summary,
+      parameters: [
+        header("webhook-id", "The delivery's id, the same on every attempt"),
+        header("webhook-timestamp", "The attempt's time, Unix seconds"),
+        header("webhook-signature", "`v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}` under the endpoint's secret; during a rotation's overlap two of them, space-separated (the new secret's, then the old one's)")
+      ],
+      requestBody: { required: true, content: { "application/json": { schema } } },
+      responses: {
+        "200": { description: "Any 2xx within WEBHOOK_TIMEOUT_MS: delivered (the answer's body is not read)" },
+        "410": { description: "The endpoint is made inactive" },
+        default: { description: "Anything else: tried again on the retry schedule (Retry-After honoured on 429 and 503)" }
+      }
+    }
+  });
+  out[PING_TYPE] = entry("webhookPing", "A test delivery asked for by `POST {ns}/webhooks/{id}/ping`", pingPayloadSchema());
   for (const type of CHANGE_TYPES) {
     for (const action of WEBHOOK_ACTIONS) {
       const name = `${type}.${action}`;
-      out[name] = {
-        post: {
-          operationId: `webhook${type[0].toUpperCase()}${type.slice(1)}${action[0].toUpperCase()}${action.slice(1)}`,
-          summary: `A ${type} was ${action} (Standard Webhooks 1.0)`,
-          parameters: [
-            header("webhook-id", "The delivery's id, the same on every attempt"),
-            header("webhook-timestamp", "The attempt's time, Unix seconds"),
-            header("webhook-signature", "`v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}` under the endpoint's secret")
-          ],
-          requestBody: { required: true, content: { "application/json": { schema: payloadSchema(name) } } },
-          responses: {
-            "200": { description: "Any 2xx within WEBHOOK_TIMEOUT_MS: delivered" },
-            "410": { description: "The endpoint is made inactive" },
-            default: { description: "Anything else: tried again on the retry schedule (Retry-After honoured on 429 and 503)" }
-          }
-        }
-      };
+      out[name] = entry(`webhook${type[0].toUpperCase()}${type.slice(1)}${action[0].toUpperCase()}${action.slice(1)}`, `A ${type} was ${action} (Standard Webhooks 1.0)`, payloadSchema(name));
     }
   }
   return out;

@@ -33,15 +33,23 @@ export function signature(secret: string, id: string, timestamp: number, body: s
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
-/** The headers of one attempt (Unix seconds `timestamp`). */
-export function deliveryHeaders(secret: string, id: string, timestamp: number, body: string): Record<string, string> {
+/**
+ * The headers of one attempt (Unix seconds `timestamp`). With several secrets (a rotation's overlap: the
+ * new one first, then the old), one signature each, space-separated, as Standard Webhooks allows: a
+ * receiver holding either secret verifies the delivery.
+ */
+export function deliveryHeaders(secrets: string | readonly string[], id: string, timestamp: number, body: string): Record<string, string> {
+  const list = typeof secrets === "string" ? [secrets] : secrets;
   return {
     "content-type": "application/json",
     "webhook-id": id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": signature(secret, id, timestamp, body)
+    "webhook-signature": list.map(secret => signature(secret, id, timestamp, body)).join(" ")
   };
 }
+
+/** The most hours a rotated-out secret may keep signing (`overlap_hours`). */
+export const MAX_OVERLAP_HOURS = 720;
 
 const SEALED = "enc1:";
 const PLAIN = "plain:";

@@ -354,7 +354,7 @@ export const PLANNED = "-c plan_cache_mode=force_custom_plan";
 /** How long an unbounded transaction's statement may take before the client stops waiting (a day: a lost connection, not a slow migration). */
 const UNBOUNDED_QUERY_MS = 86_400_000;
 
-export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs?: number; statementTimeoutMs?: number; lockTimeoutMs?: number } = {}): SqlDriver {
+export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs?: number; statementTimeoutMs?: number; lockTimeoutMs?: number; upkeep?: boolean } = {}): SqlDriver {
   // Never a hang: a connection, a statement and a query each have a deadline (an answer then is a 503);
   // each statement planned for its parameters (PLANNED).
   const statementTimeoutMs = opts.statementTimeoutMs ?? 10_000;
@@ -379,6 +379,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
       client.release();
     }
   };
+  let upkeep: NodeJS.Timeout | undefined;
   const driver: SqlDriver = {
     ...runner,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
@@ -429,7 +430,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
     }
   };
   // Where the server's autovacuum is off, the store keeps its tables vacuumed itself (store/sql/upkeep.ts).
-  const upkeep = setInterval(() => void vacuumWhereNeeded(driver).catch(() => undefined), UPKEEP_EVERY_MS);
-  upkeep.unref();
+  if (opts.upkeep !== false) upkeep = setInterval(() => void vacuumWhereNeeded(driver).catch(() => undefined), UPKEEP_EVERY_MS);
+  upkeep?.unref();
   return driver;
 }

@@ -23,6 +23,16 @@ export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
 };
 
 /**
+ * Tables of `(site, id, doc)` in which an optional service keeps a site's data (made by the migrations
+ * below, so they exist whatever runs), removed with the site when it is purged (store/sites.ts
+ * `purgeChunk`). A feature with tables of its own adds them here.
+ */
+export const FEATURE_TABLES: readonly string[] = [
+  // the webhooks service (store/webhooks.ts)
+  "webhooks", "webhook_deliveries", "webhook_payloads", "webhook_cursor"
+];
+
+/**
  * The array fields answered from the link table `links` (docs/lists.md#event-filters): fields whose
  * elements are integer keys of other things — the venues, organizers, categories and tags an event links
  * (recurrence occurrences are event rows, so theirs too), the grid cells a venue's location lies in
@@ -467,6 +477,19 @@ export const MIGRATIONS: Migration[] = [
     name: "the event write's trigger functions keep their plans (PostgreSQL)",
     // Each statement of the triggers was planned again on every row (store/sql/term-counts.ts keptPlanStatements).
     up: d => (d.dialect === "postgres" ? [...keptPlanStatements(Object.keys(LINK_FIELDS)), ...markFunctions().map(f => `ALTER FUNCTION ${f} SET plan_cache_mode = auto`)] : [])
+  },
+  {
+    version: 18,
+    name: "the webhooks' tables made by the schema, their deliveries and payloads stamped for retention",
+    // A site's purge removes them with it (FEATURE_TABLES); deliveries and payloads carry when they were
+    // made (`at`), and those made before are stamped now, so WEBHOOK_RETENTION_DAYS counts from the upgrade.
+    up: d => {
+      const now = Date.now();
+      const stamp = (table: string) => (d.dialect === "postgres"
+        ? `UPDATE ${table} SET doc = doc || jsonb_build_object('at', ${now}::bigint) WHERE (doc -> 'at') IS NULL`
+        : `UPDATE ${table} SET doc = jsonb_set(doc, '$.at', ${now}) WHERE json_extract(doc, '$.at') IS NULL`);
+      return [...FEATURE_TABLES.filter(t => t.startsWith("webhook")).map(t => recordTable(d, t, {})), stamp("webhook_deliveries"), stamp("webhook_payloads")];
+    }
   }
 ];
 

@@ -60,15 +60,15 @@ export class SqlDeliveries {
     this.f = field => fieldExpr(driver.dialect, field);
   }
 
-  /** Stores payloads `{seq, body}` not stored yet, in one statement. */
-  async putPayloads(payloads: ReadonlyArray<{ seq: number; body: string }>): Promise<void> {
+  /** Stores payloads `{seq, body, at}` not stored yet, in one statement. */
+  async putPayloads(payloads: ReadonlyArray<{ seq: number; body: string; at: number }>): Promise<void> {
     if (!payloads.length) return;
     const json = JSON.stringify(payloads);
     if (this.pg) {
-      await this.driver.run(`INSERT INTO ${PAYLOADS} (site, id, doc) SELECT ?, (v ->> 'seq')::bigint, jsonb_build_object('body', v -> 'body') FROM jsonb_array_elements(?::jsonb) AS v ON CONFLICT DO NOTHING`, [this.site(), json]);
+      await this.driver.run(`INSERT INTO ${PAYLOADS} (site, id, doc) SELECT ?, (v ->> 'seq')::bigint, jsonb_build_object('body', v -> 'body', 'at', v -> 'at') FROM jsonb_array_elements(?::jsonb) AS v ON CONFLICT DO NOTHING`, [this.site(), json]);
       return;
     }
-    await this.driver.run(`INSERT INTO ${PAYLOADS} (site, id, doc) SELECT ?, json_extract(value, '$.seq'), jsonb_object('body', json_extract(value, '$.body')) FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`, [this.site(), json]);
+    await this.driver.run(`INSERT INTO ${PAYLOADS} (site, id, doc) SELECT ?, json_extract(value, '$.seq'), jsonb_object('body', json_extract(value, '$.body'), 'at', json_extract(value, '$.at')) FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`, [this.site(), json]);
   }
 
   /** Adds deliveries in one statement; a key stored already (a fan-out run again) is passed over. */

@@ -19,7 +19,7 @@ export interface Received {
   status: number;
 }
 
-export type Answerer = (req: { path: string; n: number; id: string }) => number | { status: number; headers?: Record<string, string>; delayMs?: number };
+export type Answerer = (req: { path: string; n: number; id: string }) => number | { status: number; headers?: Record<string, string>; delayMs?: number; body?: string };
 
 export interface Receiver {
   url(path: string): string;
@@ -64,7 +64,7 @@ export async function startReceiver(): Promise<Receiver> {
       const a = (answers.get(path) ?? (() => 200))({ path, n, id });
       const spec = typeof a === "number" ? { status: a } : a;
       received.push({ path, id, timestamp: Number(req.headers["webhook-timestamp"]), at: Date.now(), body: JSON.parse(raw), raw, headers: req.headers, status: spec.status });
-      const send = () => res.writeHead(spec.status, spec.headers ?? {}).end("ok");
+      const send = () => res.writeHead(spec.status, spec.headers ?? {}).end(spec.body ?? "ok");
       if (spec.delayMs) setTimeout(send, spec.delayMs);
       else send();
     });

@@ -228,4 +228,44 @@ describe.each(BACKENDS)("webhooks store contract on %s", (_name, make) => {
     // the released one is claimed next; the retried one's record still waits
     expect((await ws.claimDue({ ...ask, nowMs: 49_000, leaseUntil: 70_000 })).map(d => [d.seq, d.attempts])).toEqual([[6, 1]]);
   });
+
+  test("the log's filters, the feed of a period, the retention turn taken by one node, removal in bounded batches", async () => {
+    const e = (await ws.createEndpoint(endpointDoc(1)))._id;
+    // one after another: the log is newest first by id
+    for (const d of [
+      deliveryDoc(e, 1, { at: 100, status: "delivered", type: "event.created" }), deliveryDoc(e, 2, { at: 200, status: "failed", type: "event.updated" }),
+      deliveryDoc(e, 3, { at: 300, type: "event.updated" }), deliveryDoc(e, 0, { key: `${e}:0:pabc`, at: 400, type: "webhook.ping", chain: `${e}:pabc`, body: "{}" })
+    ]) await ws.addDelivery(d);
+    const seqs = async (f: Parameters<WebhookStore["deliveries"]>[2]) => (await ws.deliveries(e, { skip: 0, limit: 10 }, f)).docs.map(d => d.seq);
+    expect(await seqs({ type: "event.updated" })).toEqual([3, 2]);
+    expect(await seqs({ status: "failed" })).toEqual([2]);
+    expect(await seqs({ afterMs: 200, beforeMs: 400 })).toEqual([3, 2]);
+    expect(await seqs({ type: "webhook.ping" })).toEqual([0]);
+    expect((await ws.delivery(e, 0, "pabc"))?.body).toBe("{}");
+    // the feed of a period: by when each change was recorded
+    for (const id of [11, 12, 13]) await writeEvent(id);
+    const all = await ws.feedAfter(0, 10);
+    expect(all).toHaveLength(3);
+    expect((await ws.feedBetween(0, 0, Date.now() + 1000, 10)).map(x => x.id)).toEqual([11, 12, 13]);
+    expect(await ws.feedBetween(all[0]._id, 0, Date.now() + 1000, 10)).toHaveLength(2);
+    expect(await ws.feedBetween(0, Date.now() + 1000, Date.now() + 2000, 10)).toEqual([]);
+    // two nodes at once: one takes the site's retention turn; the next turn only after the period
+    const turns = await Promise.all([ws.claimRetention("a", 1000, 5000), ws.claimRetention("b", 1000, 5000)]);
+    expect(turns.filter(Boolean)).toHaveLength(1);
+    expect(await ws.claimRetention("c", 5999, 5000)).toBe(false);
+    expect(await ws.claimRetention("c", 6001, 5000)).toBe(true);
+    // removal: only ended deliveries older than the cutoff, at most `limit` per collection and call; a
+    // payload stays while a delivery made before it is pending (it may still send it)
+    await ws.putPayloads([{ seq: 1, body: "one", at: 100 }, { seq: 2, body: "two", at: 250 }, { seq: 3, body: "three", at: 310 }, { seq: 4, body: "four", at: 900 }]);
+    expect(await ws.removeOlder(350, 1)).toBe(2);
+    expect(await ws.removeOlder(350, 10)).toBe(2);
+    expect(await ws.removeOlder(350, 10)).toBe(0);
+    expect(await seqs({})).toEqual([0, 3]);
+    expect([...(await ws.payloads([1, 2, 3, 4])).keys()].sort()).toEqual([3, 4]);
+    // once that delivery ended, it and the payload go too
+    await ws.settle((await ws.delivery(e, 3))!, 1003, { $set: { status: "failed" }, $unset: { due: 1 } });
+    expect(await ws.removeOlder(350, 10)).toBe(2);
+    expect(await seqs({})).toEqual([0]);
+    expect([...(await ws.payloads([1, 2, 3, 4])).keys()]).toEqual([4]);
+  });
 });

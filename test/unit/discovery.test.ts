@@ -23,13 +23,13 @@ const ROUTE_ORDER = [
   "/venues", "/venues/(?P<id>\\d+)", "/venues/by-slug/(?P<slug>[^/]+)",
   "/organizers", "/organizers/(?P<id>\\d+)", "/organizers/by-slug/(?P<slug>[^/]+)",
   "/categories", "/categories/(?P<id>\\d+)", "/tags", "/tags/(?P<id>\\d+)", "/changes", "/events/(?P<id>\\d+)/occurrences",
-  "/webhooks", "/webhooks/(?P<id>\\d+)", "/webhooks/(?P<id>\\d+)/secret", "/webhooks/(?P<id>\\d+)/deliveries", "/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery_id>[^/]+)/retry",
+  "/webhooks", "/webhooks/(?P<id>\\d+)", "/webhooks/(?P<id>\\d+)/secret", "/webhooks/(?P<id>\\d+)/deliveries", "/webhooks/(?P<id>\\d+)/ping", "/webhooks/(?P<id>\\d+)/replay", "/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery_id>[^/]+)/retry",
   "/imports", "/imports/(?P<id>\\d+)"
 ].map(p => `${NS}${p}`);
 
 const PATH_ORDER = ["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}", "/venues/by-slug/{slug}",
   "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences",
-  "/webhooks", "/webhooks/{id}", "/webhooks/{id}/secret", "/webhooks/{id}/deliveries", "/webhooks/{id}/deliveries/{delivery_id}/retry", "/imports", "/imports/{id}"];
+  "/webhooks", "/webhooks/{id}", "/webhooks/{id}/secret", "/webhooks/{id}/deliveries", "/webhooks/{id}/ping", "/webhooks/{id}/replay", "/webhooks/{id}/deliveries/{delivery_id}/retry", "/imports", "/imports/{id}"];
 
 /** lib/discovery reading a params table of only `schemas` over the real one (the real table stays untouched). */
 function isolatedDiscovery(schemas: Record<string, ParamsSchema>): typeof import("../../lib/discovery") {
@@ -159,8 +159,8 @@ describe("OpenAPI document", () => {
 
   test("top-level keys, info, servers and components keep the reference's structure", () => {
     expect(Object.keys(doc)).toEqual(["openapi", "info", "components", "servers", "paths", "webhooks"]);
-    // what the webhooks POST (OpenAPI 3.1 top-level `webhooks`), one entry per event type
-    expect(Object.keys(doc.webhooks)).toHaveLength(15);
+    // what the webhooks POST (OpenAPI 3.1 top-level `webhooks`), one entry per event type and the ping
+    expect(Object.keys(doc.webhooks)).toHaveLength(16);
     expect(doc.webhooks["event.created"].post.requestBody.content["application/json"].schema.required).toEqual(["type", "timestamp", "data"]);
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info).toEqual({ version: "1.0.0", title: translate("doc.title", "en"), description: translate("doc.description", "en") });

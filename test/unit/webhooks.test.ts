@@ -8,7 +8,8 @@ import { Webhook } from "standardwebhooks";
 import { deliveredType, isEventFilter, matchesEvent, parseEventFilters } from "../../lib/webhooks/events";
 import { deliveryHeaders, newSecret, openSecret, sealingKey, sealSecret, secretKey, signature } from "../../lib/webhooks/signing";
 import { attemptOutcome, DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, retryAfterMs, retryDelayMs, shouldDisable } from "../../lib/webhooks/schedule";
-import { deliveryId, parseDeliveryId, payloadOf, recordRestUrl } from "../../lib/webhooks/payload";
+import { deliveryIdOfKey, deliveryKey, parseDeliveryId, payloadOf, pingPayload, recordRestUrl } from "../../lib/webhooks/payload";
+import { isoInstantMs } from "../../lib/webhooks/params";
 import { presentDelivery, type DeliveryDoc } from "../../lib/webhooks/present";
 
 describe("events filters", () => {
@@ -145,13 +146,49 @@ describe("payload and delivery ids", () => {
   });
 
   test("ids name their endpoint and change; anything else names none", () => {
-    expect(parseDeliveryId(deliveryId(3, 123456))).toEqual({ endpoint: 3, sequence: 123456 });
-    for (const bad of ["msg_0_1", "msg_1", "msg_a_1", "1_2", "msg_1_2_3", "msg_99999999999999999_1", 12]) expect(parseDeliveryId(bad)).toBeUndefined();
+    expect(deliveryIdOfKey(deliveryKey(3, 123456))).toBe("msg_3_123456");
+    expect(parseDeliveryId(deliveryIdOfKey(deliveryKey(3, 123456)))).toEqual({ endpoint: 3, sequence: 123456 });
+    // a replay's and a ping's: a tag of their own
+    expect(parseDeliveryId(deliveryIdOfKey(deliveryKey(3, 7, "rk2x")))).toEqual({ endpoint: 3, sequence: 7, tag: "rk2x" });
+    expect(parseDeliveryId(deliveryIdOfKey(deliveryKey(3, 0, "pa1")))).toEqual({ endpoint: 3, sequence: 0, tag: "pa1" });
+    for (const bad of ["msg_0_1", "msg_1", "msg_a_1", "1_2", "msg_1_2_3", "msg_99999999999999999_1", "msg_1_0", "msg_1_2_R1", 12]) expect(parseDeliveryId(bad)).toBeUndefined();
   });
 
   test("the delivery log's entry", () => {
     const doc: DeliveryDoc = { _id: 1, key: "3:9", endpoint: 3, seq: 9, chain: "3:post:7", type: "event.updated", record_id: 7, status: "pending", attempts: 1, base: 0, due: Date.parse("2026-01-01T00:00:05Z"), last_status_code: 500, delivered_utc: null };
     expect(presentDelivery(doc)).toEqual({ id: "msg_3_9", type: "event.updated", record_id: 7, status: "pending", attempts: 1, last_status_code: 500, next_attempt_utc: "2026-01-01 00:00:05", delivered_utc: null });
     expect(presentDelivery({ ...doc, status: "failed", due: undefined }).next_attempt_utc).toBeNull();
+  });
+});
+
+describe("rotation overlaps, refused addresses, log instants, pings", () => {
+  test("two secrets: two space-separated signatures, a standardwebhooks receiver holding either verifies", () => {
+    const [fresh, old, other] = [newSecret(), newSecret(), newSecret()];
+    const body = JSON.stringify({ type: "tag.created", timestamp: "2030-01-01T00:00:00.000Z", data: { id: 1, sequence: 2, rest_url: "x" } });
+    const ts = Math.floor(Date.now() / 1000);
+    const headers = deliveryHeaders([fresh, old], "msg_1_2", ts, body);
+    expect(headers["webhook-signature"].split(" ")).toEqual([signature(fresh, "msg_1_2", ts, body), signature(old, "msg_1_2", ts, body)]);
+    expect(() => new Webhook(fresh).verify(body, headers)).not.toThrow();
+    expect(() => new Webhook(old).verify(body, headers)).not.toThrow();
+    expect(() => new Webhook(other).verify(body, headers)).toThrow();
+    expect(deliveryHeaders(fresh, "msg_1_2", ts, body)["webhook-signature"].split(" ")).toHaveLength(1);
+  });
+
+  test("an address refused after resolution fails at once; a 2xx still delivers", () => {
+    expect(attemptOutcome({ retries: 0, schedule: [5, 300], nowMs: 0, refused: true })).toEqual({ kind: "failed" });
+    expect(attemptOutcome({ retries: 0, schedule: [5, 300], nowMs: 0 }).kind).toBe("retry");
+    expect(attemptOutcome({ status: 204, retries: 0, schedule: [5], nowMs: 0 })).toEqual({ kind: "delivered" });
+  });
+
+  test("ISO 8601 instants of the log's filters and the replay (no zone: UTC)", () => {
+    expect(isoInstantMs("2030-01-02")).toBe(Date.UTC(2030, 0, 2));
+    expect(isoInstantMs("2030-01-02T03:04:05Z")).toBe(Date.UTC(2030, 0, 2, 3, 4, 5));
+    expect(isoInstantMs("2030-01-02T03:04")).toBe(Date.UTC(2030, 0, 2, 3, 4));
+    expect(isoInstantMs("2030-01-02T03:04:05.250+02:00")).toBe(Date.UTC(2030, 0, 2, 1, 4, 5, 250));
+    for (const bad of ["yesterday", "2030-13-01", "2030-01-02T25:00", "", 12, null]) expect([bad, isoInstantMs(bad)]).toEqual([bad, undefined]);
+  });
+
+  test("a ping's body", () => {
+    expect(pingPayload(7, Date.UTC(2030, 0, 1))).toEqual({ type: "webhook.ping", timestamp: "2030-01-01T00:00:00.000Z", data: { webhook_id: 7 } });
   });
 });
