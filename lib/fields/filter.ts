@@ -31,6 +31,7 @@ export function readFieldFilters(defs: readonly FieldDef[], param: unknown): { f
     if (isChoice(def.type)) {
       values = parseList(given) ?? [];
       if (!values.length) return bad(key);
+      if (values.some(v => !def.options.some(o => o.value === v))) return bad(key, "param.choice");
     } else if (def.type === "number") {
       values = given.map(v => (typeof v === "number" ? v : String(v).trim() === "" ? NaN : Number(v)));
       if (values.some(n => !Number.isFinite(n as number))) return bad(key);
