@@ -34,21 +34,21 @@ export class FieldDefinitions {
   /** The site's definitions (of one object type, or all), oldest first. */
   async all(objectType?: ObjectType): Promise<FieldDef[]> {
     const col = await this.deps.col();
-    return (await col.find(objectType ? { object_type: objectType } : {}, { sort: { _id: 1 } })) as unknown as FieldDef[];
+    return (await col.find(objectType ? { object_type: objectType } : {}, { sort: { _id: 1 } })) as FieldDef[];
   }
 
   async page(objectType: ObjectType | undefined, skip: number, limit: number): Promise<{ docs: FieldDef[]; total: number }> {
     const col = await this.deps.col();
     const query = objectType ? { object_type: objectType } : {};
     const [docs, total] = await Promise.all([col.find(query, { sort: { _id: 1 }, skip, limit }), col.count(query)]);
-    return { docs: docs as unknown as FieldDef[], total };
+    return { docs: docs as FieldDef[], total };
   }
 
   /** One definition, 404 `rest_no_route` when the site has none of that id (as webhooks and imports answer). */
   async byId(id: number): Promise<FieldDef> {
     const doc = await (await this.deps.col()).findOne({ _id: id });
     if (!doc) throw ApiError.noRoute();
-    return doc as unknown as FieldDef;
+    return doc as FieldDef;
   }
 
   async create(p: Record<string, unknown>): Promise<FieldDef> {
@@ -63,7 +63,7 @@ export class FieldDefinitions {
       while (taken.has(slot)) slot++;
       if (slot > limit) throw new ApiError("rest_field_limit", 400, { max: limit });
       try {
-        const made = (await col.append({ ...def!, slot })) as unknown as FieldDef;
+        const made = (await col.append({ ...def!, slot })) as FieldDef;
         await this.deps.changed();
         return made;
       } catch (err) {
@@ -81,7 +81,7 @@ export class FieldDefinitions {
     const updated = await (await this.deps.col()).updateOne({ _id: id }, { $set: set });
     if (!updated) throw ApiError.noRoute();
     await this.deps.changed();
-    return updated as unknown as FieldDef;
+    return updated as FieldDef;
   }
 
   /** Deletes the definition (no record answers it from then on), then its values and tokens; answers it as it was. */

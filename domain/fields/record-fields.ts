@@ -107,7 +107,7 @@ export class RecordFields<C> {
     let cleaned = 0;
     if (dead.size) {
       for (;;) {
-        const docs = (await records.find({ [CUSTOM_LINKS]: { $in: [...dead] } }, { limit: DROP_BATCH, projection: { custom_values: 1, custom_links: 1 } })) as unknown as FieldsDoc[];
+        const docs = (await records.find({ [CUSTOM_LINKS]: { $in: [...dead] } }, { limit: DROP_BATCH, projection: { custom_values: 1, custom_links: 1 } })) as FieldsDoc[];
         if (!docs.length) break;
         for (const doc of docs) {
           const values = { ...(doc.custom_values ?? {}) };

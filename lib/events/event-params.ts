@@ -75,7 +75,7 @@ export function eventWriteRules(required: boolean): Record<string, Rule> {
     recurrence: untyped({ description: "RFC 5545 recurrence lines (RRULE, RDATE, EXDATE) making the event the first of a series; [] ends the series (extension).", items: { type: "string" },
       example: ["RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630T235959Z", "EXDATE;TZID=Europe/Rome:20270112T190000"] }),
     scope: scopeRule(),
-    meta: metaWriteRule("event")
+    meta: metaWriteRule()
   };
 }
 
@@ -119,7 +119,7 @@ export const EVENT_PARAMS = {
     // Beyond the reference (sync issue, C20/C22): incremental sync, JSON-LD in lists, iCalendar.
     ...modifiedRules("events"),
     json_ld: boolean({ description: "Whether each listed event carries its json_ld (schema.org Event)." }),
-    meta: metaFilterRule("events"),
+    meta: metaFilterRule(),
     format: string({ description: "json (default) or ics: every matching event (up to 1000) as an iCalendar file; Accept: text/calendar does the same.", enum: ["json", "ics"] })
   }),
   create: schema(eventWriteRules(true)),

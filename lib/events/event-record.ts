@@ -124,7 +124,7 @@ function eventJsonLd(out: JsonLdSource, doc: EventDoc): Record<string, unknown> 
   return ld;
 }
 
-/** schema.org `additionalProperty`: the event's custom field values (C69), when it has some. */
+/** schema.org `additionalProperty`: the event's custom field values (docs/records.md#custom-fields), when it has some. */
 function withAdditional(ld: Record<string, unknown>, additional: Array<Record<string, unknown>> | undefined): Record<string, unknown> {
   return additional?.length ? { ...ld, additionalProperty: additional } : ld;
 }

@@ -39,9 +39,9 @@ function objectRule(description: string): Rule {
 }
 
 /** `meta` of a record write: `{key: value}`, keys given are set, `null` removes one (docs/records.md#custom-fields). */
-export const metaWriteRule = (kind: string): Rule =>
-  objectRule(`The ${kind}'s custom field values, {key: value} typed as each field's type; a partial object: keys given are set, null removes one (docs/records.md#custom-fields).`);
+export const metaWriteRule = (): Rule =>
+  objectRule("The record's custom field values, {key: value} typed as each field's type; a partial object: keys given are set, null removes one.");
 
 /** `meta` of a list: `meta[<key>]=<value>` on filterable fields (a choice: a comma list, any of them). */
-export const metaFilterRule = (plural: string): Rule =>
-  objectRule(`Only the ${plural} whose filterable custom field holds the value: meta[<key>]=<value> (a choice: a comma list, any of them).`);
+export const metaFilterRule = (): Rule =>
+  objectRule("Only records whose filterable custom field holds the value: meta[<key>]=<value> (a choice: a comma list, any of them).");

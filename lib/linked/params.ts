@@ -143,7 +143,7 @@ function createRules(spec: LinkedKindSpec): Record<string, Rule> {
 function writeExtensions(spec: LinkedKindSpec): Record<string, Rule> {
   const rules: Record<string, Rule> = {
     post_password: string({ description: `A password protecting the ${spec.kind}'s details ("" removes it)`, maxLength: POST_PASSWORD_MAX }),
-    meta: metaWriteRule(spec.kind)
+    meta: metaWriteRule()
   };
   if (spec.geo) {
     rules.geo_lat = coordinate({ description: "Latitude of the venue (with geo_lng)" }, 90);
@@ -178,7 +178,7 @@ export function linkedSchemas(spec: LinkedKindSpec): LinkedSchemas {
   };
   const actions = {
     ...documented,
-    list: schema({ ...listRules(spec), ...nearSearchRules(spec), meta: metaFilterRule(spec.plural) }),
+    list: schema({ ...listRules(spec), ...nearSearchRules(spec), meta: metaFilterRule() }),
     create: schema({ ...create, ...write }),
     get: schema({ ...id, ...read }),
     update: schema({ ...id, ...update, ...write }),

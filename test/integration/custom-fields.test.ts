@@ -1,5 +1,5 @@
 /**
- * Custom fields through HTTP (docs/records.md#custom-fields, CONTRACT "Custom fields", C69): the
+ * Custom fields through HTTP (docs/records.md#custom-fields, CONTRACT "Custom fields"): the
  * `{ns}/fields` routes and who may call them, their validation, `meta` and `custom_fields` on events,
  * venues and organizers (typed values, The Events Calendar Pro's display texts, labels per language),
  * writes' validation, `meta[<key>]` filters, search of text values, JSON-LD `additionalProperty`, the feed,
