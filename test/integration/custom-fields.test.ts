@@ -254,9 +254,27 @@ describe("deleting a field", () => {
       expect([now.meta, now.custom_fields]).toEqual([{}, []]);
     }
     expect((await svc.request("GET", `/events?meta[d_key]=x`)).body.events).toEqual([]);
-    // nothing of the old field is left in the store (values and tokens)
-    const stored = await svc.broker.call("events.get", { id: evs[0].id }) as Json;
-    expect(stored.meta).toEqual({});
+    // nothing of the old field is left in the store: no value in any record, no token, no link row
+    const { acquireStore, releaseStore } = await import("../../store");
+    const { storeConfig } = await import("../../mixins/store.mixin");
+    const store = await acquireStore(storeConfig());
+    try {
+      if (store.sql) {
+        const json = store.kind === "sqlite" ? "json(doc)" : "doc";
+        const docs = await store.sql.all<{ doc: string | Json }>(`SELECT ${json} AS doc FROM events WHERE site = 1 AND id IN (${evs.map(e => e.id).join(", ")})`);
+        expect(docs).toHaveLength(evs.length);
+        for (const row of docs) {
+          const doc = typeof row.doc === "string" ? JSON.parse(row.doc) : row.doc;
+          expect([doc.custom_values ?? {}, doc.custom_links ?? [], doc.custom_text ?? ""]).toEqual([{}, [], ""]);
+        }
+        const tokens = await store.sql.all(`SELECT id FROM field_tokens WHERE site = 1 AND ${store.kind === "sqlite" ? "json_extract(doc, '$.field')" : "(doc ->> 'field')::bigint"} = ${first.id}`);
+        expect(tokens).toEqual([]);
+        const links = await store.sql.all(`SELECT id FROM links WHERE site = 1 AND type = 'events' AND field = 'custom_links' AND id IN (${evs.map(e => e.id).join(", ")})`);
+        expect(links).toEqual([]);
+      }
+    } finally {
+      await releaseStore(storeConfig());
+    }
     await remove(again.id);
   });
 });
