@@ -217,9 +217,19 @@ describe("filters and search", () => {
     expect(await ids("meta[q_choice]=kids&meta[q_bool]=true")).toEqual([a.id]);
     expect(await ids("meta[q_choice]=kids&meta[q_bool]=false")).toEqual([]);
     expect(await ids("meta[q_text]=Nowhere")).toEqual([]);
+    // a write moves a record in and out of a filtered list at once (no kept answer outlives it)
+    await succeed(svc, "POST", `${svc.ns}/events/${c.id}`, { meta: { q_choice: "kids" } });
+    expect(await ids("meta[q_choice]=kids")).toEqual([a.id, c.id].sort());
+    await succeed(svc, "POST", `${svc.ns}/events/${c.id}`, { meta: { q_choice: null } });
+    expect(await ids("meta[q_choice]=kids")).toEqual([a.id]);
+    // a recurring event's occurrences carry the series' values
+    const series = await event({ recurrence: ["RRULE:FREQ=DAILY;COUNT=3"], meta: { q_choice: "adults" } });
+    const occurrences = (await svc.request("GET", `/events/${series.id}/occurrences`)).body.events;
+    expect(occurrences.map((o: Json) => o.meta.q_choice)).toEqual(["adults", "adults", "adults"]);
+    expect(await ids("meta[q_choice]=adults")).toEqual([b.id, ...occurrences.map((o: Json) => o.id)].sort());
     // the paging links carry the filter
-    const page = await svc.request("GET", `/events?per_page=1&meta[q_choice]=kids,all`);
-    expect(page.body.next_rest_url).toContain(`meta%5Bq_choice%5D=kids%2Call`);
+    const page = await svc.request("GET", `/events?per_page=1&meta[q_choice]=kids,adults`);
+    expect(page.body.next_rest_url).toContain(`meta%5Bq_choice%5D=kids%2Cadults`);
     for (const query of ["meta[q_area]=x", "meta[nope]=x", "meta[q_num]=abc", "meta[q_choice]="]) {
       const res = await svc.request("GET", `/events?${query}`);
       expect([query, res.status, res.body.code, Object.keys(res.body.data.params)]).toEqual([query, 400, "rest_invalid_param", ["meta"]]);
