@@ -20,7 +20,7 @@ import { QueryCompiler } from "../../store/sql/compile";
 import { createTestDatabase, TestDatabase } from "../helpers/postgres";
 
 const SITE = 1;
-/** FIELD_PLAN_EVENTS raises it (the 100 000 is a documented manual run: CI keeps this one short). */
+/** FIELD_PLAN_EVENTS raises it (100 000 is a manual run, README "Custom fields": CI keeps this one short). */
 const EVENTS = Number(process.env.FIELD_PLAN_EVENTS) || 5000;
 const FIELDS = LINK_FIELDS.events;
 const INDEXES = [...FIELDS.map(field => ({ field, array: true })), ...["start_date", "end_date"].map(field => ({ field })), { field: "start_date", then: ["date"] }];
