@@ -44,6 +44,20 @@ const imageOrFalse = (kind: string): JsonSchema => ({
 
 const jsonLd = (kind: string): JsonSchema => ({ type: "object", description: `The ${kind} as schema.org JSON-LD (single reads, or json_ld=1 on lists)` });
 
+/**
+ * A record's custom fields (docs/records.md#custom-fields): `custom_fields` as The Events Calendar Pro
+ * answers them, `meta` typed. A site's /doc names its own fields under `meta` (lib/fields/openapi.ts).
+ */
+function customFieldKeys(kind: string): Record<string, JsonSchema> {
+  return {
+    custom_fields: {
+      description: `The ${kind}'s custom fields as The Events Calendar Pro shows them: label (in the request's language) → display text; [] when it has none`,
+      anyOf: [{ type: "array", maxItems: 0, items: {} }, { type: "object", additionalProperties: { type: "string" } }]
+    },
+    meta: { type: "object", description: `The ${kind}'s custom field values, {key: value} typed as each field's type (only defined fields, absent values left out)`, properties: {} }
+  };
+}
+
 /** Fields every post-like record (event, venue, organizer) has. */
 function postFields(kind: string): Record<string, JsonSchema> {
   return {
@@ -164,7 +178,7 @@ const EVENT = record({
     anyOf: [ref("Venue"), listOf(ref("Venue"), "The event venues")]
   },
   organizer: listOf(ref("Organizer"), "The event organizers"),
-  custom_fields: listOf({}, "Custom fields (always empty)"),
+  ...customFieldKeys("event"),
   json_ld: jsonLd("event"),
   distance,
   recurrence: listOf({ type: "string" }, "The recurrence rule lines (RRULE, RDATE, EXDATE) of a series' first event"),
@@ -198,6 +212,7 @@ const VENUE = record({
   show_map: flag("Whether events at the venue show a map"),
   show_map_link: flag("Whether events at the venue show a map link"),
   distance,
+  ...customFieldKeys("venue"),
   ...LANGUAGE_KEYS
 }, "A venue");
 
@@ -212,6 +227,7 @@ const ORGANIZER = record({
   website: str("The organizer website URL"),
   email: str("The organizer email address"),
   json_ld: jsonLd("organizer"),
+  ...customFieldKeys("organizer"),
   ...LANGUAGE_KEYS
 }, "An organizer");
 

@@ -65,6 +65,19 @@ function webhookRoutes(): RouteDef[] {
   ];
 }
 
+/** A site's custom field definitions (docs/records.md#custom-fields): the taxonomy service's. */
+function fieldRoutes(): RouteDef[] {
+  return [
+    { pattern: "/fields", path: "fields", endpoints: [
+      { methods: ["GET"], action: "taxonomy.fields.list" },
+      { methods: ["POST"], action: "taxonomy.fields.create" }] },
+    { pattern: "/fields/(?P<id>\\d+)", path: "fields/:id", endpoints: [
+      { methods: ["GET"], action: "taxonomy.fields.get" },
+      { methods: ["DELETE"], action: "taxonomy.fields.remove" },
+      { methods: ["POST"], action: "taxonomy.fields.update" }] }
+  ];
+}
+
 export const ROUTES: RouteDef[] = [
   { pattern: "", path: "", endpoints: [{ methods: ["GET"], action: "api.index" }] },
   { pattern: "/doc", path: "doc", endpoints: [{ methods: ["GET"], action: "api.doc" }] },
@@ -85,7 +98,9 @@ export const ROUTES: RouteDef[] = [
     { methods: ["POST"], action: "imports.create" }] },
   { pattern: "/imports/(?P<id>\\d+)", path: "imports/:id", endpoints: [
     { methods: ["GET"], action: "imports.get" },
-    { methods: ["DELETE"], action: "imports.remove" }] }
+    { methods: ["DELETE"], action: "imports.remove" }] },
+  // Custom fields (docs/records.md#custom-fields): the taxonomy service's definitions.
+  ...fieldRoutes()
 ];
 
 /**

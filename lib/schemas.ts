@@ -13,6 +13,7 @@ import { ORGANIZER, VENUE } from "./linked/kinds";
 import { API_PARAMS } from "./discovery/api-params";
 import { WEBHOOK_PARAMS } from "./webhooks/params";
 import { IMPORT_PARAMS } from "./imports/params";
+import { FIELD_PARAMS } from "./fields/params";
 
 const table = lazy(buildTable);
 
@@ -27,6 +28,7 @@ function buildTable(): ReadonlyMap<string, ParamsSchema> {
   for (const [action, schema] of Object.entries(IMPORT_PARAMS)) out.set(`imports.${action}`, schema);
   for (const [action, schema] of Object.entries(API_PARAMS)) out.set(action, schema);
   for (const [action, schema] of Object.entries(WEBHOOK_PARAMS)) out.set(`webhooks.${action}`, schema);
+  for (const [action, schema] of Object.entries(FIELD_PARAMS)) out.set(`taxonomy.fields.${action}`, schema);
   return out;
 }
 

@@ -50,6 +50,8 @@ export interface Settings {
   geolocation: boolean;
   /** The webhooks service's settings (docs/webhooks.md#settings). */
   webhooks: WebhookSettings;
+  /** CUSTOM_FIELDS_MAX: the most custom field definitions one site may have, all object types together (default 100). */
+  customFieldsMax: number;
 }
 
 export interface WebhookSettings {
@@ -182,7 +184,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     outboundAllowPrivate: env.OUTBOUND_ALLOW_PRIVATE === "1" || env.OUTBOUND_ALLOW_PRIVATE === "true",
     geolocation: true,
-    webhooks: webhookSettings(env)
+    webhooks: webhookSettings(env),
+    customFieldsMax: Number(env.CUSTOM_FIELDS_MAX) > 0 ? Math.floor(Number(env.CUSTOM_FIELDS_MAX)) : 100
   };
 }
 

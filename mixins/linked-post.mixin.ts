@@ -31,6 +31,7 @@ import { LinkedPresenter } from "../domain/linked/linked-presenter";
 import { Access, LinkedListParams, LinkedReader } from "../domain/linked/linked-reader";
 import { LinkedWriter } from "../domain/linked/linked-writer";
 import { mayEdit } from "../domain/linked/linked-rights";
+import { RecordFieldsMixin, type RecordFieldsFace } from "./record-fields.mixin";
 
 
 export type { LinkedKindSpec } from "../lib/linked/spec";
@@ -89,17 +90,19 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
     // Inline venue/organizer data on events is checked with the create parameters (docs/records.md#venue-and-organizer-input).
     const checkCreateParams = self.broker.validator!.compile(schemas.create);
     const input = new LinkedInput<Ctx>({ spec, collection: () => self.store, images, checkCreateParams: data => checkCreateParams(data) });
-    const presenter = new LinkedPresenter<Ctx>({ spec, request, language, images, now: () => self.now() });
+    const fields = self.recordFields;
+    const presenter = new LinkedPresenter<Ctx>({ spec, request, language, images, now: () => self.now(), fields });
     const writer = new LinkedWriter<Ctx>({
       spec, records, input, request, language, images, events,
       // the write stored its own feed entry (PostRecords.feedEntryOf); what derives from it is recorded here
       feed: { announce: (action, doc) => self.announce(action, doc, true) },
       newId: () => self.allocateId("posts", spec.kind),
       exclusive: (name, fn) => self.exclusive(name, fn),
-      logger: self.logger
+      logger: self.logger,
+      fields
     });
     const reader = new LinkedReader<Ctx>({
-      spec, records, request, language, events, presenter,
+      spec, records, request, language, events, presenter, fields,
       passwordAccess: (ctx, record, access) => self.passwordAccess(ctx, record, access),
       // Venues near a point (C11, lib/geo/near-query.ts): parameter errors first, then 400 geoloc-not-available.
       near: spec.geo ? async (ctx, p) => {
@@ -185,7 +188,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
   } satisfies ThisType<LinkedSelf>;
 
   /** A venue or organizer service: the domain parts, the read pages, the post and translatable mixins' faces. */
-  interface LinkedSelf extends Service, PostFace, TranslatableMethods, LinkedMethods {
+  interface LinkedSelf extends Service, PostFace, TranslatableMethods, RecordFieldsFace, LinkedMethods {
     linked: LinkedParts;
   }
   type LinkedMethods = typeof methods;
@@ -193,8 +196,10 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
   return {
     name: "linked-post",
     mixins: [
-      PostMixin({ kind: spec.kind, collection: spec.plural, indexes: [{ field: "name_key" }, { field: "date" }, ...TRANSLATION_INDEXES] }),
-      TranslatableMixin({ type: spec.kind, fields: translatable, derived: { name_key: "name" } })
+      // `custom_links`: custom field filters (MongoDB; the SQL stores answer them from the link table)
+      PostMixin({ kind: spec.kind, collection: spec.plural, indexes: [{ field: "name_key" }, { field: "date" }, ...TRANSLATION_INDEXES, { field: "custom_links", array: true }] }),
+      TranslatableMixin({ type: spec.kind, fields: translatable, derived: { name_key: "name" } }),
+      RecordFieldsMixin(spec.kind)
     ],
     settings,
 

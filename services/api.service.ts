@@ -35,6 +35,8 @@ import type { Ctx } from "../broker/context";
 import type { StoredAnswer } from "../lib/http/idempotency";
 import { QuietError, ReplayAnswer } from "../lib/http/answers";
 import { cleanLogOf } from "../cache/cachers";
+import { withSiteFields } from "../lib/fields/openapi";
+import type { FieldDef } from "../lib/fields/definition";
 
 type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string };
 /** A GET whose answer may be kept (cache/kept-answers.ts). */
@@ -450,8 +452,12 @@ export default function apiService(): ServiceSchema {
     },
     doc: {
       params: API_PARAMS["api.doc"],
-      handler(ctx: Ctx) {
-        return openApiDocument(ctx.meta.apiRoot ?? `${settings().baseUrl}/${settings().restPrefix}`, ctx.meta.language ?? DEFAULT_LANGUAGE);
+      async handler(ctx: Ctx) {
+        const language = ctx.meta.language ?? DEFAULT_LANGUAGE;
+        const doc = openApiDocument(ctx.meta.apiRoot ?? `${settings().baseUrl}/${settings().restPrefix}`, language);
+        // the site's own custom fields under its records' `meta` (none while the taxonomy service is away)
+        const defs = await ctx.call<FieldDef[], object>("taxonomy.fields.definitions", {}).catch(() => []);
+        return withSiteFields(doc, defs, language, settings().defaultLanguage);
       }
     }
   }

@@ -30,6 +30,7 @@ import { EventCommands, type LinkField } from "../domain/events/event-commands";
 import { termCountPatterns } from "../cache/staleness";
 import { currentSiteId } from "../lib/sites/scope";
 import { TRANSLATABLE } from "../lib/i18n/types";
+import { RecordFieldsMixin, type RecordFieldsFace } from "../mixins/record-fields.mixin";
 
 /** The params of the reads by id and slug (lib/events/event-params.ts). */
 type ReadParams = ListParams & { id: number; slug: string };
@@ -67,7 +68,7 @@ interface EventsVars {
  * The service's `this`: Moleculer's service, the faces its mixins export, and its own methods and
  * variables; nothing restated (an interface, as a type alias of `typeof methods` would refer to itself).
  */
-interface EventsThis extends Service, PostFace, TranslatableMethods, EventsMethods, EventsVars {}
+interface EventsThis extends Service, PostFace, TranslatableMethods, RecordFieldsFace, EventsMethods, EventsVars {}
 
 const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVars, EventsThis> = {
   name: "events",
@@ -85,9 +86,11 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       ...TRANSLATION_INDEXES,
       // Recurring events (domain/events/series-planner.ts): membership, the job's lookup, one row per occurrence, exceptions.
       { field: "series_id", sparse: true }, { field: "series_horizon", sparse: true }, { field: "series_key", unique: true, sparse: true },
-      { field: "series_overrides", array: true }
+      { field: "series_overrides", array: true },
+      // custom field filters (MongoDB; the SQL stores answer them from the link table)
+      { field: "custom_links", array: true }
     ]
-  }), TranslatableMixin({ type: "event", fields: TRANSLATABLE.event.fields })],
+  }), TranslatableMixin({ type: "event", fields: TRANSLATABLE.event.fields }), RecordFieldsMixin("event")],
 
   created() {
     // the change feed's pages show events as the lists do (mixins/change-source.mixin.ts)
@@ -133,11 +136,12 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       images: ids => this.imagesById(ids)
     });
     const targets = (this.targets = new EventTargets(records));
-    const queries = (this.queries = new EventListQueries<Ctx>({ targets, services, posts, now: () => this.now() }));
-    this.reader = new EventReader<Ctx>({ records, queries, embedder, posts });
-    const writer = new EventRecordWriter<Ctx>({ records, nextId: () => this.allocateId("posts", "event"), services, posts, counts, feed });
+    const fields = this.recordFields;
+    const queries = (this.queries = new EventListQueries<Ctx>({ targets, services, posts, now: () => this.now(), fields }));
+    this.reader = new EventReader<Ctx>({ records, queries, embedder, posts, fields });
+    const writer = new EventRecordWriter<Ctx>({ records, nextId: () => this.allocateId("posts", "event"), services, posts, counts, feed, fields });
     const series = (this.series = new SeriesPlanner<Ctx>({ records, writer, feed, counts, languageOf: ctx => this.languageOf(ctx), logger: this.logger }));
-    this.checks = new EventWriteChecks<Ctx>({ targets, services, posts, series });
+    this.checks = new EventWriteChecks<Ctx>({ targets, services, posts, series, fields });
     this.commands = new EventCommands<Ctx>({ records, targets, writer, series, counts, feed });
   },
 

@@ -35,6 +35,7 @@ import {
 import { ancestorIds, ancestorSlugs, loadAncestors, withDescendants } from "../lib/terms/term-tree";
 import { sent } from "../lib/params";
 import { producedBy } from "../lib/http/idempotency";
+import { FieldDefinitionsMixin } from "../mixins/field-definitions.mixin";
 
 // ---------------------------------------------------------------------------------------------------------
 // Parameter and result types
@@ -507,7 +508,9 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, obje
       ...TRANSLATION_INDEXES
     ]
   }), TranslatableMixin({ type: "term", fields: ["name", "description"], derived: { name_lc: "name", description_lc: "description" } }),
-  ChangeSourceMixin({ kind: "term" })],
+  ChangeSourceMixin({ kind: "term" }),
+  // the site's custom field definitions (`{ns}/fields`): site vocabulary, like its terms (README "Custom fields")
+  FieldDefinitionsMixin()],
 
   settings: {},
 

@@ -18,6 +18,7 @@ import { listBounds } from "../../lib/events/series-window";
 import { dueCountParts, dueStatuses, withDueStatuses, type CountPart } from "../../lib/events/due-events";
 import type { EventCall, NeighbourServices, PostServices } from "./event-ports";
 import type { EventTargets } from "./event-targets";
+import type { RecordFields } from "../fields/record-fields";
 
 /** The list's params as their schema leaves them (lib/events/event-params.ts). */
 export interface ListParams extends NearInput {
@@ -46,6 +47,8 @@ export interface EventListFilterDeps<C extends EventCall> {
   services: NeighbourServices<C>;
   posts: PostServices<C>;
   now(): Date;
+  /** `meta[<key>]=<value>` filters (domain/fields/record-fields.ts). */
+  fields?: RecordFields<C>;
 }
 
 const siteZone = (): string => settings().siteTimezone;
@@ -91,7 +94,8 @@ export class EventListQueries<C extends EventCall> {
       eventStatus: p.event_status,
       attendanceMode: p.attendance_mode,
       geoVenues: await this.geoFilter(call),
-      modified: modifiedRange(p)
+      modified: modifiedRange(p),
+      fieldConditions: await this.deps.fields?.filters(call, p.meta)
     };
   }
 

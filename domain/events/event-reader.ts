@@ -20,6 +20,7 @@ import type { PostRecords } from "../posts/post-records";
 import type { EventEmbedder } from "./event-embeds";
 import type { EventListQueries } from "./event-list-filters";
 import type { EventCall, PostServices } from "./event-ports";
+import type { RecordFields } from "../fields/record-fields";
 
 /** What a page of events' embedded records depend on: the call (caller, password, context) and JSON-LD. */
 export interface EmbedRequest<C> {
@@ -47,6 +48,8 @@ export interface EventReaderDeps<C extends EventCall> {
   queries: EventListQueries<C>;
   embedder: EventEmbedder<EmbedRequest<C>>;
   posts: PostServices<C>;
+  /** `meta`, `custom_fields` and the JSON-LD's `additionalProperty` (domain/fields/record-fields.ts). */
+  fields?: RecordFields<C>;
 }
 
 /** The smallest distance of an answered event's venues from the radius search's point (two decimals). */
@@ -126,14 +129,14 @@ export class EventReader<C extends EventCall> {
   async answer(call: C, docs: EventDoc[], opts: RecordOptions): Promise<Array<Record<string, unknown>>> {
     if (!docs.length) return [];
     const { posts, embedder } = this.deps;
-    const [embeds, texts] = await Promise.all([embedder.embedsOf({ call, jsonLd: opts.jsonLd }, docs), posts.localize(call, docs.map(textSource))]);
+    const [embeds, texts, views] = await Promise.all([embedder.embedsOf({ call, jsonLd: opts.jsonLd }, docs), posts.localize(call, docs.map(textSource)), this.deps.fields?.views(call)]);
     const rc = { site: posts.siteOf(call), ns: posts.nsOf(call), baseUrl: settings().baseUrl };
     const now = this.nowDb();
     const params = call.params ?? {};
     return docs.map(doc => {
       const blank = !opts.editor && !posts.passwordAccess(call, doc, params);
       // C13: a due `future` event reads as published before a write publishes it
-      const record = eventRecord(asRead(doc, now), rc, embeds, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id) });
+      const record = eventRecord(asRead(doc, now), rc, embeds, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id), fields: views?.(doc) });
       // an imported event's source identity, to those who may edit it (C64, docs/imports.md#idempotency)
       if (doc.import_source && params.context === "edit" && canEditPost(call.meta?.caller, doc)) record.import_source = doc.import_source;
       return posts.applyLanguage(record, doc, call);

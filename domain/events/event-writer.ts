@@ -21,6 +21,7 @@ import type { EventCall, EventFeed, NeighbourServices, PostServices } from "./ev
 import type { TermCountNotices } from "./term-count-notices";
 import { checkedLinks } from "./checked-links";
 import { eventStatusWrite } from "./event-status-rule";
+import type { RecordFields } from "../fields/record-fields";
 
 export interface EventWriter<C> {
   write(call: C, params: Record<string, unknown>, current: EventDoc | undefined): Promise<EventDoc>;
@@ -37,6 +38,8 @@ export interface EventRecordWriterDeps<C> {
   posts: PostServices<C>;
   counts: TermCountNotices;
   feed: EventFeed;
+  /** The custom fields of events (domain/fields/record-fields.ts): `meta` in, the stored values out. */
+  fields?: RecordFields<C>;
 }
 
 const siteZone = (): string => settings().siteTimezone;
@@ -64,6 +67,7 @@ export class EventRecordWriter<C extends EventCall> implements EventWriter<C> {
     if (sent(p.author)) fields.author = p.author;
     if (sent(p.post_parent)) fields.post_parent = p.post_parent;
     if (sent(p.image)) fields.image = await posts.resolveImage(call, p.image);
+    if (this.deps.fields) Object.assign(fields, await this.deps.fields.written(call, p.meta, current));
 
     // Records made inline draw ids from two sequences (terms; venues and organizers share the posts'): each
     // sequence is drawn in one order — categories before tags, the venue before organizers — so a request

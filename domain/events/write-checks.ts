@@ -13,12 +13,14 @@ import type { EventCall, NeighbourServices, PostServices } from "./event-ports";
 import { noteCheckedLinks } from "./checked-links";
 import { sendsAttendance } from "./event-status-rule";
 import { checkAttendance } from "../../lib/events/event-status";
+import type { RecordFields } from "../fields/record-fields";
 
 export interface WriteChecksDeps<C extends EventCall> {
   targets: EventTargets;
   services: NeighbourServices<C>;
   posts: PostServices<C>;
   series: SeriesPlanner<C>;
+  fields?: RecordFields<C>;
 }
 
 export class EventWriteChecks<C extends EventCall> {
@@ -49,6 +51,8 @@ export class EventWriteChecks<C extends EventCall> {
     if (sent(p.venue)) await collect("venue", () => links("venues", p.venue));
     if (sent(p.organizer)) await collect("organizer", () => links("organizers", p.organizer));
     Object.assign(bad, await series.checkWrite(p, p.id));
+    // `meta`'s values (a create's missing required fields are the writer's 400: here a create and an update look alike)
+    if (sent(p.meta) && this.deps.fields) Object.assign(bad, await this.deps.fields.check(call, p.meta, { _id: p.id ?? 0 }));
     throwIfInvalid(bad);
   }
 }

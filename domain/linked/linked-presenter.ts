@@ -11,6 +11,7 @@ import { settings } from "../../lib/settings";
 import type { LinkedKindSpec } from "../../lib/linked/spec";
 import { LinkedDoc, presentRecord } from "../../lib/linked/record";
 import type { ImagePort, LanguagePort, RequestPort } from "./linked-ports";
+import type { FieldsView, RecordFields } from "../fields/record-fields";
 
 export interface PresentOpts {
   jsonLd?: boolean;
@@ -23,6 +24,15 @@ export interface LinkedPresenterDeps<R> {
   language: LanguagePort<R>;
   images: ImagePort<R>;
   now(): Date;
+  /** `meta` and `custom_fields` (domain/fields/record-fields.ts). */
+  fields?: RecordFields<R>;
+}
+
+/** The record with its custom fields (`custom_fields` [] and `meta` {} when it holds none), the JSON-LD's `additionalProperty` too. */
+function withFields(record: Record<string, unknown>, view: FieldsView | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...record, custom_fields: view?.custom_fields ?? [], meta: view?.meta ?? {} };
+  if (view?.additional.length && out.json_ld && typeof out.json_ld === "object") out.json_ld = { ...out.json_ld, additionalProperty: view.additional };
+  return out;
 }
 
 export class LinkedPresenter<R> {
@@ -39,17 +49,17 @@ export class LinkedPresenter<R> {
   /** Records as the API returns them; the images of all of them in one look-up. */
   async many(request: R, docs: LinkedDoc[], opts: PresentOpts): Promise<Record<string, unknown>[]> {
     const { spec, language } = this.deps;
-    const [images, values] = await Promise.all([this.deps.images.byId(docs.map(d => d.image)), language.localize(request, docs)]);
+    const [images, values, views] = await Promise.all([this.deps.images.byId(docs.map(d => d.image)), language.localize(request, docs), this.deps.fields?.views(request)]);
     const site = this.deps.request.siteUrl(request);
     const now = nowDb(this.deps.now());
     // i18n: the asked language's values field by field (one i18n call per page); the language keys last (C9).
-    return docs.map(doc => language.applyLanguage(presentRecord(spec, mergeValues(doc, values.get(doc._id), this.translatable), {
+    return docs.map(doc => language.applyLanguage(withFields(presentRecord(spec, mergeValues(doc, values.get(doc._id), this.translatable), {
       site,
       baseUrl: settings().baseUrl,
       status: effectiveStatus(doc, now),
       image: images.get(doc.image) ?? false,
       jsonLd: !!opts.jsonLd,
       reveal: opts.reveal(doc)
-    }), doc, request));
+    }), views?.(doc)), doc, request));
   }
 }

@@ -19,6 +19,7 @@ import type { PostRecords } from "../posts/post-records";
 import type { EventsPort, LanguagePort, NearPort, RequestPort } from "./linked-ports";
 import { mayRead } from "./linked-rights";
 import type { LinkedPresenter } from "./linked-presenter";
+import type { RecordFields } from "../fields/record-fields";
 
 /** The list params, as the list schema leaves them (lib/linked/params.ts). */
 export interface LinkedListParams extends NearInput {
@@ -58,6 +59,8 @@ export interface LinkedReaderDeps<R> {
   passwordAccess(request: R, record: LinkedDoc, access: Access): boolean;
   /** Venues: the radius search; organizers have none. */
   near?: NearPort<R>;
+  /** `meta[<key>]=<value>` filters (domain/fields/record-fields.ts). */
+  fields?: RecordFields<R>;
 }
 
 export class LinkedReader<R> {
@@ -70,7 +73,8 @@ export class LinkedReader<R> {
   constructor(private readonly deps: LinkedReaderDeps<R>) {
     const { spec } = deps;
     this.codes = codesOf(spec.kind);
-    this.searchFields = ["name", "description", ...spec.searchFields];
+    // and the custom fields' text values (lib/fields/values.ts `custom_text`)
+    this.searchFields = ["name", "description", ...spec.searchFields, "custom_text"];
     this.protectedSearchFields = this.searchFields.filter(f => f in spec.blanks);
     // i18n: name, description and (venues) the address fields have a value per language (lib/i18n/types.ts)
     const translatable = TRANSLATABLE[spec.kind].fields;
@@ -139,7 +143,8 @@ export class LinkedReader<R> {
       idCondition(include, exclude),
       searching ? { status: { $ne: "trash" } } : undefined,
       search,
-      modifiedQuery(p)
+      modifiedQuery(p),
+      ...((await this.deps.fields?.filters(request, (p as { meta?: unknown }).meta)) ?? [])
     ]);
     const page = pageOf(p);
     // filtered by events (event, has_events, only_with_upcoming): among those ids only

@@ -3,7 +3,7 @@
  * avoidance (D25), update, and trash, each on the record as the earlier writes of it left it. Answers
  * the stored record; the service presents it (domain/linked/linked-presenter.ts).
  */
-import { ApiError } from "../../lib/errors";
+import { ApiError, throwIfInvalid } from "../../lib/errors";
 import { settings } from "../../lib/settings";
 import { currentSiteId } from "../../lib/sites/scope";
 import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/slug";
@@ -18,6 +18,7 @@ import type { PostRecords } from "../posts/post-records";
 import type { AnnouncePort, EventsPort, ImagePort, LanguagePort, RequestPort, WriteAction } from "./linked-ports";
 import type { LinkedInput } from "./linked-input";
 import { mayEdit, mayRead, postLike } from "./linked-rights";
+import type { RecordFields } from "../fields/record-fields";
 
 export interface LinkedWriterDeps<R> {
   spec: LinkedKindSpec;
@@ -34,6 +35,8 @@ export interface LinkedWriterDeps<R> {
   /** Runs `fn` as the only holder of the store-wide lock `name` of the current site, on every node. */
   exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
   logger: { error(...args: unknown[]): void };
+  /** The kind's custom fields (domain/fields/record-fields.ts): `meta` in, the stored values out. */
+  fields?: RecordFields<R>;
 }
 
 export class LinkedWriter<R> {
@@ -54,6 +57,7 @@ export class LinkedWriter<R> {
   /** POST: the input checks, 403 for a caller who may not create, then the create (or the record it reuses). */
   async create(request: R, p: Record<string, unknown>): Promise<LinkedDoc> {
     await this.deps.input.check(request, p);
+    await this.checkMeta(request, p);
     const who = this.deps.request.caller(request);
     if (!canCreatePost(who)) throw ApiError.forbidden(who === null);
     return this.createOrReuse(request, p);
@@ -86,6 +90,7 @@ export class LinkedWriter<R> {
     if (!mayEdit(who, found, now)) return found;
     const { set, unset } = writeChanges(spec, p, found, "duplicate");
     if (p.image !== undefined && p.image !== null) set.image = await this.imageIdOf(request, p.image);
+    Object.assign(set, await this.deps.fields?.written(request, p.meta, found));
     const { inline } = await language.splitWrite(request, found, { ...set, ...records.modifiedAt(records.now()) });
     return this.apply(found, inline, unset, "updated");
   }
@@ -96,6 +101,7 @@ export class LinkedWriter<R> {
     const now = records.now();
     const publication = resolvePublication(who, this.publicationInput(p, now), undefined, settings().siteTimezone, now);
     const { set } = writeChanges(spec, p, undefined, "create");
+    Object.assign(set, await this.deps.fields?.written(request, p.meta, undefined));
     const image = p.image !== undefined && p.image !== null ? await this.imageIdOf(request, p.image) : 0;
     // The slug is the name at every status (unlike events); unique only outside draft/pending
     // (docs/records.md#creating-venues-and-organizers).
@@ -136,6 +142,7 @@ export class LinkedWriter<R> {
   async update(request: R, record: LinkedDoc, p: Record<string, unknown>): Promise<LinkedDoc> {
     const { spec, records, language } = this.deps;
     await this.deps.input.check(request, p);
+    await this.checkMeta(request, p);
     const who = this.deps.request.caller(request);
     const like = postLike(record, this.nowDb());
     if (!canEditPost(who, like)) throw ApiError.forbidden(who === null);
@@ -146,6 +153,7 @@ export class LinkedWriter<R> {
     const { set, unset } = writeChanges(spec, p, record, "update");
     if (p.image !== undefined && p.image !== null) set.image = await this.imageIdOf(request, p.image);
     if (p.author !== undefined && p.author !== null) set.author = p.author;
+    Object.assign(set, await this.deps.fields?.written(request, p.meta, record));
     // a slug made unique here is held against parallel writes until this one is stored
     return records.retryOnSlugConflict(async () => {
       const holds: SlugHold[] = [];
@@ -180,6 +188,11 @@ export class LinkedWriter<R> {
     if (!trashed) throw new ApiError(this.codes.couldNotDelete, 500);
     await this.deps.feed.announce("deleted", trashed);
     return trashed;
+  }
+
+  /** `meta`'s values refused: a 400 before any permission check (a create's missing required fields are the write's own 400). */
+  private async checkMeta(request: R, p: Record<string, unknown>): Promise<void> {
+    if (p.meta !== undefined && p.meta !== null && this.deps.fields) throwIfInvalid(await this.deps.fields.check(request, p.meta, { _id: 0 }));
   }
 
   /** Publication input: `date` read in the site zone, `date_utc` as UTC (docs/dates.md#how-each-parameter-is-read). */

@@ -11,6 +11,7 @@ import { hasMessage, LANGUAGES, translate } from "../messages";
 import { changesPage, componentSchemas, importRecord, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
 import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
 import { deliverySchema, endpointSchema, listOfSchema, replayAnswerSchema, webhooksDocument } from "../webhooks/schemas";
+import { fieldDefinitionSchema } from "../fields/openapi";
 
 export const OPENAPI_VERSION = "3.1.0";
 
@@ -91,6 +92,7 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
   if (resource === "doc") return json(openApiObject());
   if (resource === "webhooks") return json(webhookAnswer(route, kind));
   if (resource === "imports") return json(kind === "list" ? { type: "array", items: importRecord() } : importRecord());
+  if (resource === "fields") return json(kind === "list" ? listOfSchema(fieldDefinitionSchema(), "The site's custom fields") : fieldDefinitionSchema());
   const component = RESOURCE_COMPONENTS[resource];
   if (!component) return undefined;
   const content: Record<string, unknown> = json(kind === "list" ? listEnvelope(resource) : { $ref: componentRef(component) });

@@ -12,6 +12,7 @@ import { knownUserIdsHere } from "../sites/callers";
 import { modifiedRules } from "../changes/modified";
 import { nearRules } from "../geo/near-query";
 import { ATTENDANCE_MODES, EVENT_STATUSES, isOnlineUrl } from "./event-status";
+import { metaFilterRule, metaWriteRule } from "../fields/params";
 
 /**
  * `base` plus a check of its (coerced) value: `check` answers the catalog key of the failure, or
@@ -80,6 +81,7 @@ export function eventWriteRules(required: boolean): Record<string, Rule> {
     recurrence: untyped({ description: "RFC 5545 recurrence lines (RRULE, RDATE, EXDATE) making the event the first of a series; [] ends the series (extension).", items: { type: "string" },
       example: ["RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630T235959Z", "EXDATE;TZID=Europe/Rome:20270112T190000"] }),
     scope: scopeRule(),
+    meta: metaWriteRule(),
     ...eventStatusWriteRules()
   };
 }
@@ -136,6 +138,7 @@ export const EVENT_PARAMS = {
     // Beyond the reference (sync issue, C20/C22): incremental sync, JSON-LD in lists, iCalendar.
     ...modifiedRules("events"),
     json_ld: boolean({ description: "Whether each listed event carries its json_ld (schema.org Event)." }),
+    meta: metaFilterRule(),
     format: string({ description: "json (default) or ics: every matching event (up to 1000) as an iCalendar file; Accept: text/calendar does the same.", enum: ["json", "ics"] })
   }),
   create: schema(eventWriteRules(true)),
@@ -161,4 +164,4 @@ export const EVENT_PARAMS = {
 /** Order of the parameters carried in list links (D10; `i18n_language` last when sent as a parameter, C8). */
 export const EVENT_LINK_ORDER = ["page", "per_page", "start_date", "end_date", "search", "categories", "tags", "venue", "organizer", "featured",
   "geoloc", "geoloc_lat", "geoloc_lng", "geoloc_radius", "geoloc_unit", "orderby", "status", "post_parent", "include", "starts_before", "starts_after",
-  "ends_before", "ends_after", "strict_dates", "ticketed", "event_status", "attendance_mode", "modified_after", "modified_before", "json_ld", "format", "i18n_language"] as const;
+  "ends_before", "ends_after", "strict_dates", "ticketed", "event_status", "attendance_mode", "modified_after", "modified_before", "json_ld", "format", "meta", "i18n_language"] as const;

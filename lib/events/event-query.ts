@@ -44,6 +44,8 @@ export interface EventListFilters {
   geoVenues?: { in?: number[]; notIn?: number[] };
   /** `modified_after` / `modified_before` (sync issue): bounds on `modified_utc`. */
   modified?: ModifiedRange;
+  /** `meta[<key>]=<value>`: each a condition on the custom field tokens (domain/fields/record-fields.ts). */
+  fieldConditions?: Query[];
 }
 
 /** Events whose protected fields the caller may read. */
@@ -55,10 +57,10 @@ export function readableCondition(access: Exclude<SearchAccess, "all">): Query {
   return { $or: open };
 }
 
-/** The term is in the title, the excerpt or the description. */
+/** The term is in the title, the excerpt, the description or a custom field's text (lib/fields/values.ts `custom_text`). */
 function anyText(text: string): Query {
   const re = containsRegex(text);
-  return { $or: [{ title: re }, { excerpt: re }, { description: re }] };
+  return { $or: [{ title: re }, { excerpt: re }, { description: re }, { custom_text: re }] };
 }
 
 /**
@@ -155,6 +157,7 @@ export function buildEventQuery(f: EventListFilters): Query {
   // None of its venues is in notIn.
   if (f.geoVenues?.notIn) and.push({ $not: { venues: { $in: f.geoVenues.notIn } } });
   if (f.modified) and.push(modifiedCondition(f.modified)!);
+  if (f.fieldConditions) and.push(...f.fieldConditions);
   return { ...top, $and: and };
 }
 

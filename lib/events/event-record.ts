@@ -78,6 +78,8 @@ export interface RecordOptions {
   blank: boolean;
   /** Text in the language served (falls back to the stored text). */
   text?: { title?: string; description?: string; excerpt?: string; event_status_reason?: string };
+  /** The event's custom fields as answered (domain/fields/record-fields.ts): absent, none. */
+  fields?: { meta: Record<string, unknown>; custom_fields: Record<string, string> | []; additional: Array<Record<string, unknown>> };
 }
 
 const byName = (a: Embedded, b: Embedded) => String(a.name).localeCompare(String(b.name), undefined, { sensitivity: "base" }) || Number(a.id) - Number(b.id);
@@ -124,6 +126,11 @@ function eventJsonLd(out: JsonLdSource, doc: EventDoc): Record<string, unknown> 
   }
   ld.performer = "Organization";
   return ld;
+}
+
+/** schema.org `additionalProperty`: the event's custom field values (docs/records.md#custom-fields), when it has some. */
+function withAdditional(ld: Record<string, unknown>, additional: Array<Record<string, unknown>> | undefined): Record<string, unknown> {
+  return additional?.length ? { ...ld, additionalProperty: additional } : ld;
 }
 
 /** The output record of one event. */
@@ -177,10 +184,11 @@ export function eventRecord(doc: EventDoc, rc: RecordContext, embeds: EventEmbed
     tags: doc.tags.map(id => embeds.terms[id]).filter(Boolean).sort(byName),
     venue: venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
     organizer: doc.organizers.map(id => embeds.organizers[id]).filter(Boolean),
-    custom_fields: []
+    custom_fields: opts.fields?.custom_fields ?? [],
+    meta: opts.fields?.meta ?? {}
   };
   // a protected event's online URL is blanked for the caller: its JSON-LD names none either
-  const record: Record<string, unknown> = opts.jsonLd ? { ...out, json_ld: eventJsonLd(opts.blank ? { ...out, online_url: null } : out, doc) } : out;
+  const record: Record<string, unknown> = opts.jsonLd ? { ...out, json_ld: withAdditional(eventJsonLd(opts.blank ? { ...out, online_url: null } : out, doc), opts.fields?.additional) } : out;
   // C51: a series' first event carries its rule lines, every other occurrence its first event's id.
   if (doc.series_id) {
     if (doc.series_id === doc._id) record.recurrence = [...(doc.series_lines ?? [])];

@@ -12,6 +12,7 @@ import { allOptional, dateTime, integer, number, ParamsSchema, Rule, RuleOptions
 import type { ParamReason } from "../errors";
 import type { LinkedKindSpec } from "./spec";
 import { modifiedRules } from "../changes/modified";
+import { metaFilterRule, metaWriteRule } from "../fields/params";
 import { nearRules } from "../geo/near-query";
 
 type Fail = (key: string, vars?: Record<string, unknown>) => unknown;
@@ -89,7 +90,7 @@ export interface LinkedSchemas {
 
 /** Link order of the list envelope (D10). */
 export const LIST_LINK_ORDER = ["page", "per_page", "search", "event", "has_events", "only_with_upcoming", "status", "geoloc_lat", "geoloc_lng",
-  "geoloc_radius", "geoloc_unit", "orderby", "modified_after", "modified_before"] as const;
+  "geoloc_radius", "geoloc_unit", "orderby", "modified_after", "modified_before", "meta"] as const;
 
 function listRules(spec: LinkedKindSpec): Record<string, Rule> {
   const plural = spec.plural;
@@ -141,7 +142,8 @@ function createRules(spec: LinkedKindSpec): Record<string, Rule> {
 
 function writeExtensions(spec: LinkedKindSpec): Record<string, Rule> {
   const rules: Record<string, Rule> = {
-    post_password: string({ description: `A password protecting the ${spec.kind}'s details ("" removes it)`, maxLength: POST_PASSWORD_MAX })
+    post_password: string({ description: `A password protecting the ${spec.kind}'s details ("" removes it)`, maxLength: POST_PASSWORD_MAX }),
+    meta: metaWriteRule()
   };
   if (spec.geo) {
     rules.geo_lat = coordinate({ description: "Latitude of the venue (with geo_lng)" }, 90);
@@ -176,7 +178,7 @@ export function linkedSchemas(spec: LinkedKindSpec): LinkedSchemas {
   };
   const actions = {
     ...documented,
-    list: schema({ ...listRules(spec), ...nearSearchRules(spec) }),
+    list: schema({ ...listRules(spec), ...nearSearchRules(spec), meta: metaFilterRule() }),
     create: schema({ ...create, ...write }),
     get: schema({ ...id, ...read }),
     update: schema({ ...id, ...update, ...write }),

@@ -46,7 +46,9 @@ export function listLinks(base: string, order: readonly string[], sent: Record<s
   for (const name of order) {
     if (name === "page" || name === "per_page") continue;
     const v = sent[name];
-    if (v !== undefined && v !== null) pairs.push([name, linkValue(v)]);
+    // an object parameter (`meta[stage]=main`) is carried as it was sent, one bracketed key each
+    if (v && typeof v === "object" && !Array.isArray(v)) for (const [key, item] of Object.entries(v)) pairs.push([`${name}[${key}]`, linkValue(item)]);
+    else if (v !== undefined && v !== null) pairs.push([name, linkValue(v)]);
   }
   const qs = (items: Array<[string, string]>) => items.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");
   const withoutPage: Array<[string, string]> = [["per_page", String(page.perPage)], ...pairs];

@@ -9,7 +9,7 @@ export const EVENT_BLANKS: Blanks = {
   cost_details: { currency_symbol: "", currency_position: "", currency_code: "", values: [] },
   website: "", show_map: null, show_map_link: null, hide_from_listings: null, sticky: null, featured: null, ticketed: null,
   event_status_reason: "", online_url: null,
-  categories: [], tags: [], venue: [], organizer: [], custom_fields: []
+  categories: [], tags: [], venue: [], organizer: [], custom_fields: [], meta: {}, additionalProperty: []
 };
 
 export const VENUE_BLANKS: Blanks = {

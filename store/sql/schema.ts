@@ -19,7 +19,10 @@ export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
   translations: { textId: true },
   changes: {},
   venue_locations: {},
-  idempotency_keys: { textId: true }
+  idempotency_keys: { textId: true },
+  // a site's custom field definitions and the dictionary of their values' tokens (migration 21)
+  field_definitions: {},
+  field_tokens: {}
 };
 
 /**
@@ -33,6 +36,15 @@ export const FEATURE_TABLES: readonly string[] = [
 ];
 
 /**
+ * The custom field tokens a record carries (lib/fields/values.ts): ids of the site's `field_tokens`
+ * dictionary, one per "field F holds value V" and one per field holding any value. As link targets they
+ * are rows of `links`, whose key answers a list's `meta[<key>]=<value>` filter (docs/lists.md#custom-field-filters).
+ */
+export const CUSTOM_LINKS = "custom_links";
+/** The text values of a record's custom fields (lib/fields/values.ts `custom_text`), searched with its own texts (migration 21). */
+export const CUSTOM_TEXT = "custom_text";
+
+/**
  * The array fields answered from the link table `links` (docs/lists.md#event-filters): fields whose
  * elements are integer keys of other things — the venues, organizers, categories and tags an event links
  * (recurrence occurrences are event rows, so theirs too), the grid cells a venue's location lies in
@@ -40,8 +52,10 @@ export const FEATURE_TABLES: readonly string[] = [
  * compiler (store/sql/compile.ts, through store/index.ts) read.
  */
 export const LINK_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  events: ["venues", "organizers", "categories", "tags"],
-  venue_locations: ["cells"]
+  events: ["venues", "organizers", "categories", "tags", CUSTOM_LINKS],
+  venue_locations: ["cells"],
+  venues: [CUSTOM_LINKS],
+  organizers: [CUSTOM_LINKS]
 };
 
 /**
@@ -186,7 +200,7 @@ function trigramIndex(table: string, path: string[]): string {
  * (unaccent) when it is read: folding was three quarters of a search's count (docs/lists.md#search).
  */
 export const FOLDED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
-  events: ["title", "excerpt", "description"]
+  events: ["title", "excerpt", "description", CUSTOM_TEXT]
 };
 /** The stored folded column of a field (FOLDED_COLUMNS). */
 export const foldedName = (field: string): string => `f_${field}`;
@@ -206,7 +220,7 @@ function foldedColumns(table: string, fields: readonly string[]): string[] {
 
 /** SQLite's full-text (trigram) indexes of the searched texts, by record table (docs/lists.md#search). */
 export const FTS_TABLES: Record<string, { table: string; columns: string[] }> = {
-  events: { table: "events_fts", columns: ["title", "excerpt", "description"] }
+  events: { table: "events_fts", columns: ["title", "excerpt", "description", CUSTOM_TEXT] }
 };
 
 /**
@@ -262,7 +276,7 @@ function sqliteTargets(doc: string, field: string): string {
   return `SELECT DISTINCT j.value FROM json_each(${doc}, '$.${field}') AS j WHERE j.type = 'integer'`;
 }
 
-function sqliteLinks(table: string, fields: readonly string[]): string[] {
+function sqliteLinks(table: string, fields: readonly string[], filled: readonly string[] = fields): string[] {
   const insert = (f: string, when = "") =>
     `INSERT OR IGNORE INTO ${LINK_TABLE} (site, type, field, target, id) SELECT new.site, '${table}', '${f}', t.value, new.id FROM (${sqliteTargets("new.doc", f)}) AS t${when ? ` WHERE ${when}` : ""};`;
   const remove = (f: string, when = "") =>
@@ -275,7 +289,7 @@ function sqliteLinks(table: string, fields: readonly string[]): string[] {
     `CREATE TRIGGER IF NOT EXISTS ${table}_links_au AFTER UPDATE ON ${table} BEGIN ${fields.map(f => `${remove(f, changed(f))} ${insert(f, changed(f))}`).join(" ")} END`,
     `CREATE TRIGGER IF NOT EXISTS ${table}_links_ad AFTER DELETE ON ${table} BEGIN ${fields.map(f => remove(f)).join(" ")} END`,
     // a database of an older version: its records' links, from the records
-    ...fields.map(fill)
+    ...filled.map(fill)
   ];
 }
 
@@ -284,7 +298,7 @@ function sqliteLinks(table: string, fields: readonly string[]): string[] {
  * itself), and a trigger function per record table. (No question mark in these texts: the driver numbers
  * each `?` as a parameter.)
  */
-function postgresLinks(table: string, fields: readonly string[]): string[] {
+function postgresLinks(table: string, fields: readonly string[], filled: readonly string[] = fields): string[] {
   const perField = fields.map(f => {
     const changed = `TG_OP <> 'UPDATE' OR OLD.site <> NEW.site OR OLD.id <> NEW.id OR (OLD.doc -> '${f}') IS DISTINCT FROM (NEW.doc -> '${f}')`;
     return `IF ${changed} THEN
@@ -303,7 +317,7 @@ function postgresLinks(table: string, fields: readonly string[]): string[] {
     END $links$`,
     `DROP TRIGGER IF EXISTS ${table}_links ON ${table}`,
     `CREATE TRIGGER ${table}_links AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_links()`,
-    ...fields.map(f => `INSERT INTO ${LINK_TABLE} (site, type, field, target, id) SELECT r.site, '${table}', '${f}', t, r.id FROM ${table} AS r, link_targets(r.doc -> '${f}') AS t ON CONFLICT DO NOTHING`)
+    ...filled.map(f => `INSERT INTO ${LINK_TABLE} (site, type, field, target, id) SELECT r.site, '${table}', '${f}', t, r.id FROM ${table} AS r, link_targets(r.doc -> '${f}') AS t ON CONFLICT DO NOTHING`)
   ];
 }
 
@@ -490,8 +504,43 @@ export const MIGRATIONS: Migration[] = [
         : `UPDATE ${table} SET doc = jsonb_set(doc, '$.at', ${now}) WHERE json_extract(doc, '$.at') IS NULL`);
       return [...FEATURE_TABLES.filter(t => t.startsWith("webhook")).map(t => recordTable(d, t, {})), stamp("webhook_deliveries"), stamp("webhook_payloads")];
     }
+  },
+  {
+    version: 21,
+    name: "custom fields: definitions, value tokens in the link table, text values searched",
+    // A record's custom field tokens are link rows (CUSTOM_LINKS, kept by the link triggers now made on
+    // venues and organizers too), its text values one more searched text (CUSTOM_TEXT): SQLite's
+    // full-text table made again with it, PostgreSQL's folded column and trigram index added. Idempotent,
+    // so a database made after this version's LINK_FIELDS (its migration 5 already doing part of it) is right too.
+    rewrites: ["events"],
+    up: d => customFieldStatements(d)
   }
 ];
+
+/** Migration 21's statements (see there). */
+function customFieldStatements(d: SqlDriver): string[] {
+  const tables = ["field_definitions", "field_tokens"].map(t => recordTable(d, t, RECORD_TABLES[t]));
+  const linked = ["venues", "organizers"];
+  if (d.dialect === "sqlite") {
+    const fts = FTS_TABLES.events;
+    return [
+      ...tables,
+      ...["events", ...linked].flatMap(t => ["ai", "au", "ad"].map(x => `DROP TRIGGER IF EXISTS ${t}_links_${x}`)),
+      ...sqliteLinks("events", LINK_FIELDS.events, [CUSTOM_LINKS]),
+      ...linked.flatMap(t => sqliteLinks(t, LINK_FIELDS[t])),
+      ...["ai", "au", "ad"].map(x => `DROP TRIGGER IF EXISTS ${fts.table}_${x}`),
+      `DROP TABLE IF EXISTS ${fts.table}`,
+      ...sqliteFullText("events", fts, TRIGRAM_EXACT)
+    ];
+  }
+  return [
+    ...tables,
+    ...postgresLinks("events", LINK_FIELDS.events, [CUSTOM_LINKS]),
+    ...linked.flatMap(t => postgresLinks(t, LINK_FIELDS[t])),
+    ...keptPlanStatements(["events", ...linked]),
+    ...foldedColumns("events", [CUSTOM_TEXT])
+  ];
+}
 
 /** PostgreSQL: the stored folded texts computed again (the columns made anew) and the indexes of fold() expressions rebuilt. */
 function refolding(): string[] {

@@ -12,7 +12,7 @@ export const EVENT_KEYS = [
   "utc_start_date", "utc_start_date_details", "utc_end_date", "utc_end_date_details", "timezone", "timezone_abbr", "cost",
   "cost_details", "website", "show_map", "show_map_link", "hide_from_listings", "sticky", "featured", "ticketed",
   "event_status", "event_status_reason", "previous_start_date", "attendance_mode", "online_url", "categories",
-  "tags", "venue", "organizer", "custom_fields"
+  "tags", "venue", "organizer", "custom_fields", "meta"
 ];
 export const I18N_KEYS = ["i18n_language", "translations"];
 

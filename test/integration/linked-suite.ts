@@ -82,7 +82,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       const r = res.body;
       const slug = name.toLowerCase().replace(/ /g, "-");
       expect(Object.keys(r)).toEqual([...BASE_KEYS, k.nameField, "description", "slug", ...k.outputFields,
-        ...(k.mapFlags ? ["show_map", "show_map_link"] : []), "global_id", "global_id_lineage", "i18n_language", "translations"]);
+        ...(k.mapFlags ? ["show_map", "show_map_link"] : []), "global_id", "global_id_lineage", "custom_fields", "meta", "i18n_language", "translations"]);
       expect(r).toMatchObject({
         author: String(USER_IDS.admin), status: "publish", [k.nameField]: name, description: "<p>A room.</p>", slug,
         global_id: `localhost?id=${r.id}`, global_id_lineage: [`localhost?id=${r.id}`], ...k.sample

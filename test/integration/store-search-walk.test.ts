@@ -65,7 +65,7 @@ function suite(kind: "sqlite" | "postgres") {
       };
       events = kind === "sqlite"
         ? sqlCollection(counting, { table: "events", site: SITE, feedTable: "changes", arrays: new Set(), orders: [["start_date", "date", "_id"]],
-          fts: { table: "events_fts", columns: ["title", "excerpt", "description"], site: SITE } })
+          fts: { table: "events_fts", columns: ["title", "excerpt", "description", "custom_text"], site: SITE } })
         : writer;
     }, 120_000);
 

@@ -142,7 +142,7 @@ function suite(kind: "sqlite" | "postgres") {
     if (kind !== "sqlite") return;
     const query = buildEventQuery({ statuses: ["publish"], bounds: {}, searchAccess: {}, search: "jazz Théâtre" });
     const where = compiler.where(query);
-    const both = '{title excerpt description} : "jazz" AND {title excerpt description} : "theatre"';
+    const both = '{title excerpt description custom_text} : "jazz" AND {title excerpt description custom_text} : "theatre"';
     expect(where.params).toContain(both);
     expect(where.params).toContain('{title} : "jazz" AND {title} : "theatre"');
     // only the first can drive the read (the titles' query is read for events the caller may not read)
@@ -172,7 +172,7 @@ function suite(kind: "sqlite" | "postgres") {
   test("a term is compared without folding each document (SQLite: the exact index alone; PostgreSQL: the stored folded texts)", () => {
     const where = compiler.where(buildEventQuery({ statuses: ["publish"], bounds: {}, searchAccess: "all", search: "Théâtre" }));
     expect(where.sql).not.toMatch(/fold\(/);
-    if (kind === "sqlite") expect(where.params).toContain('{title excerpt description} : "theatre"');
+    if (kind === "sqlite") expect(where.params).toContain('{title excerpt description custom_text} : "theatre"');
     else {
       for (const f of FOLDED_COLUMNS.events) expect(where.sql).toContain(`${foldedName(f)} LIKE`);
       expect(where.params).toContain("%theatre%");

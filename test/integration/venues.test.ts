@@ -32,7 +32,7 @@ describe("venues: what only venues have", () => {
   test("show_map / show_map_link: on by default, truthy words, JSON booleans and numbers (D30)", async () => {
     const plain = (await create({})).body;
     expect(plain).toMatchObject({ show_map: true, show_map_link: true });
-    expect(Object.keys(plain).slice(-6)).toEqual(["show_map", "show_map_link", "global_id", "global_id_lineage", "i18n_language", "translations"]);
+    expect(Object.keys(plain).slice(-8)).toEqual(["show_map", "show_map_link", "global_id", "global_id_lineage", "custom_fields", "meta", "i18n_language", "translations"]);
     const cases: Array<[unknown, boolean]> = [[false, false], [true, true], [0, false], [1, true], ["yes", true], ["Enabled", true],
       ["no", false], ["false", false], ["", false], ["1", true]];
     for (const [value, expected] of cases) {
@@ -83,7 +83,7 @@ describe("venues: what only venues have", () => {
   test("coordinates (D8): both or neither, ranges, shown when set, cleared with empty strings", async () => {
     const r = (await create({ city: "Rome", geo_lat: 41.9, geo_lng: "12.5" })).body;
     expect(r).toMatchObject({ geo_lat: 41.9, geo_lng: 12.5 });
-    expect(Object.keys(r).slice(Object.keys(r).indexOf("slug"))).toEqual(["slug", "city", "geo_lat", "geo_lng", "show_map", "show_map_link", "global_id", "global_id_lineage", "i18n_language", "translations"]);
+    expect(Object.keys(r).slice(Object.keys(r).indexOf("slug"))).toEqual(["slug", "city", "geo_lat", "geo_lng", "show_map", "show_map_link", "global_id", "global_id_lineage", "custom_fields", "meta", "i18n_language", "translations"]);
     const json = (await env.svc.get(`/venues/${r.id}`)).body.json_ld;
     expect(json.geo).toEqual({ "@type": "GeoCoordinates", latitude: 41.9, longitude: 12.5 });
     for (const bad of [{ geo_lat: 1 }, { geo_lng: 1 }, { geo_lat: 91, geo_lng: 0 }, { geo_lat: 0, geo_lng: -181 }, { geo_lat: "x", geo_lng: 1 }, { geo_lat: "", geo_lng: 3 }]) {

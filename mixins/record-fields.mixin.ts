@@ -1,0 +1,56 @@
+/**
+ * Custom fields on a record service (events, venues, organizers; docs/records.md#custom-fields): builds the
+ * kind's RecordFields (domain/fields/record-fields.ts) with its ports — the definitions asked of the
+ * taxonomy service, the site's token dictionary in this service's store, the request's language — and the
+ * internal action `dropFieldValues` the taxonomy service calls when a field of this kind is deleted.
+ * Needs the store and translatable mixins.
+ */
+import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { serviceSchema } from "../broker/service-schema";
+import type { Ctx } from "../broker/context";
+import { settings } from "../lib/settings";
+import type { FieldDef, ObjectType } from "../lib/fields/definition";
+import { RecordFields } from "../domain/fields/record-fields";
+import { FieldTokens, FIELD_TOKENS, FIELD_TOKEN_INDEXES } from "../domain/fields/field-tokens";
+import type { Collection } from "../store/collection";
+import type { StoreFace } from "./store.mixin";
+import type { TranslatableMethods } from "./translatable.mixin";
+
+/** The service's face of this mixin. */
+export interface RecordFieldsFace {
+  recordFields: RecordFields<Ctx>;
+}
+
+interface Self extends Service, RecordFieldsFace, Pick<StoreFace, "storeCollection" | "store" | "storeHandle" | "cleanCaches">, Pick<TranslatableMethods, "languageOf"> {
+  tokenCollection?: Promise<Collection>;
+}
+
+export function RecordFieldsMixin(objectType: ObjectType): ServiceSchema {
+  const schema: ServiceSchema<ServiceSettingSchema, object, object, Self> = {
+    name: "record-fields",
+    created(this: Self) {
+      const tokens = new FieldTokens(() => (this.tokenCollection ??= this.storeCollection(FIELD_TOKENS, FIELD_TOKEN_INDEXES)));
+      this.recordFields = new RecordFields<Ctx>({
+        objectType,
+        definitions: (ctx, fresh) => ctx.call("taxonomy.fields.definitions", { object_type: objectType, fresh }) as Promise<FieldDef[]>,
+        tokens,
+        language: ctx => this.languageOf(ctx),
+        defaultLanguage: () => settings().defaultLanguage,
+        records: () => this.store
+      });
+    },
+    actions: {
+      /** Internal: a deleted field's values removed from every record of this kind (domain/fields/record-fields.ts `drop`). */
+      dropFieldValues: {
+        params: { field: "number" },
+        async handler(this: Self, ctx: Ctx<{ field: number }>) {
+          const cleaned = await this.recordFields.drop(ctx, { _id: ctx.params.field });
+          // the records' stored values changed (their answers did already): nothing kept may show the old ones
+          await this.cleanCaches();
+          return { cleaned };
+        }
+      }
+    }
+  };
+  return serviceSchema(schema);
+}
