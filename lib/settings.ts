@@ -50,6 +50,8 @@ export interface Settings {
   geolocation: boolean;
   /** The webhooks service's settings (docs/webhooks.md#settings). */
   webhooks: WebhookSettings;
+  /** BATCH_MAX_REQUESTS: the most requests one `batch/v1` request may carry (WordPress's default, 25). */
+  batchMax: number;
 }
 
 export interface WebhookSettings {
@@ -173,7 +175,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     outboundAllowPrivate: env.OUTBOUND_ALLOW_PRIVATE === "1" || env.OUTBOUND_ALLOW_PRIVATE === "true",
     geolocation: true,
-    webhooks: webhookSettings(env)
+    webhooks: webhookSettings(env),
+    batchMax: Math.floor(positiveSetting(env, "BATCH_MAX_REQUESTS", 25))
   };
 }
 

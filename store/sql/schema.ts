@@ -19,7 +19,8 @@ export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
   translations: { textId: true },
   changes: {},
   venue_locations: {},
-  idempotency_keys: { textId: true }
+  idempotency_keys: { textId: true },
+  deprecation_uses: { textId: true }
 };
 
 /**
@@ -467,6 +468,12 @@ export const MIGRATIONS: Migration[] = [
     name: "the event write's trigger functions keep their plans (PostgreSQL)",
     // Each statement of the triggers was planned again on every row (store/sql/term-counts.ts keptPlanStatements).
     up: d => (d.dialect === "postgres" ? [...keptPlanStatements(Object.keys(LINK_FIELDS)), ...markFunctions().map(f => `ALTER FUNCTION ${f} SET plan_cache_mode = auto`)] : [])
+  },
+  {
+    version: 23,
+    name: "how often each deprecated thing was used, per site",
+    // store/deprecation-uses.ts (docs/api-policy.md#deprecations); a fresh database has it from migration 1.
+    up: d => [recordTable(d, "deprecation_uses", RECORD_TABLES.deprecation_uses)]
   }
 ];
 
