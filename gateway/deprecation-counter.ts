@@ -1,14 +1,14 @@
 /**
  * Uses of deprecated things (lib/deprecations.ts) as the gateway answers them, counted per site and
  * handed to the store in batches (docs/api-policy.md#deprecations): each use adds one to Moleculer's
- * metric `calendar.deprecation.uses` (labelled by deprecation, never by site, so the metric stays small
+ * metric `calendar.deprecation.uses.total` (labelled by deprecation, never by site, so the metric stays small
  * whatever the number of sites) at once, and to the site's count in the store within a second
  * (`changes.countDeprecations`, an atomic `$inc`). A node that dies loses at most that second's uses: a
  * count of uses is a signal for whoever plans a sunset, not a record any answer depends on.
  */
 import type { ServiceBroker } from "moleculer";
 
-export const DEPRECATION_METRIC = "calendar.deprecation.uses";
+export const DEPRECATION_METRIC = "calendar.deprecation.uses.total";
 const FLUSH_MS = 1000;
 
 export class DeprecationCounter {

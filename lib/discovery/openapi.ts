@@ -265,7 +265,7 @@ function policyUrlOf(apiRoot: string): string {
  * their sunset (`x-sunset`); an experimental route's operations say `x-experimental: true` and take the
  * opt-in header.
  */
-function markPolicy(paths: Record<string, Record<string, Record<string, unknown>>>, components: Record<string, Record<string, unknown>>, registry: readonly Deprecation[]): void {
+function markPolicy(paths: Record<string, Record<string, Record<string, unknown>>>, components: Record<string, Record<string, unknown>>, registry: readonly Deprecation[], lang: string): void {
   for (const route of documentedRoutes()) {
     const item = paths[openApiPath(route.pattern)];
     if (!item) continue;
@@ -278,7 +278,11 @@ function markPolicy(paths: Record<string, Record<string, Record<string, unknown>
           (op.parameters as Record<string, unknown>[]).push({ in: "header", name: "X-Calendar-Experimental", required: true, schema: { type: "string", enum: ["1"] },
             description: "This route is experimental (outside v1's promise): send 1 to call it." });
         }
-        for (const entry of registry.filter(d => d.action === endpoint.action && (d.methods as string[]).includes(method))) {
+        const entries = registry.filter(d => d.action === endpoint.action && (d.methods as string[]).includes(method));
+        // after a sunset the operation answers 410 rest_gone to a request using it
+        const responses = op.responses as Record<string, unknown>;
+        if (entries.length && !responses["410"]) op.responses = Object.fromEntries(Object.entries({ ...responses, "410": { description: statusText("410", lang), content: json({ $ref: ERROR_BODY_REF }) } }).sort(([a], [b]) => a.localeCompare(b)));
+        for (const entry of entries) {
           if (entry.what === "route") Object.assign(op, { deprecated: true, "x-sunset": entry.sunset });
           if (entry.what === "parameter") {
             const parameter = (op.parameters as Record<string, unknown>[]).find(p => p.name === entry.name && p.in !== "header");
@@ -319,7 +323,7 @@ export function openApiDocument(apiRoot: string, lang: string, registry: readonl
     paths[path] = item;
   }
   const schemas = componentSchemas();
-  markPolicy(paths as Record<string, Record<string, Record<string, unknown>>>, schemas as Record<string, Record<string, unknown>>, registry);
+  markPolicy(paths as Record<string, Record<string, Record<string, unknown>>>, schemas as Record<string, Record<string, unknown>>, registry, lang);
   return {
     openapi: OPENAPI_VERSION,
     // what v1 promises and how a client is told of a change (docs/api-policy.md, served beside /docs)
