@@ -29,14 +29,8 @@ export interface LoopbackAnswer {
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
-/** The requests made here, and those of them that only check. */
-const loopbackRequests = new WeakSet<IncomingMessage>();
+/** The requests made here that only check. */
 const checkOnly = new WeakSet<IncomingMessage>();
-
-/** Whether a request was made by a batch (not by a client's connection). */
-export function isLoopback(req: IncomingMessage): boolean {
-  return loopbackRequests.has(req);
-}
 
 /** Whether a request is a batch's check of a request, which runs no action (require-all-validate). */
 export function isValidationPass(req: IncomingMessage): boolean {
@@ -126,7 +120,6 @@ export function answerInside(handler: Handler, request: LoopbackRequest): Promis
   if (request.body) headers["content-length"] = String(request.body.length);
   req.headers = headers;
   req.rawHeaders = Object.entries(headers).flatMap(([k, v]) => [k, String(v)]);
-  loopbackRequests.add(req);
   if (request.validateOnly) checkOnly.add(req);
   if (request.body) req.push(request.body);
   req.push(null);
