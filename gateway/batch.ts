@@ -14,6 +14,7 @@ import { allowsBatch, matchRoute } from "../lib/routes";
 import { BatchBody, BatchItem, targetOf } from "../lib/batch/requests";
 import { Envelope, envelopeBody, envelopeHeaders, BATCH_NAMESPACE } from "../lib/batch/envelope";
 import { isCreateAction, IDEMPOTENCY_HEADER } from "../lib/http/idempotency";
+import { PATH_LANGUAGES } from "../lib/settings";
 import { renderError } from "./error-render";
 import type { LoopbackAnswer, LoopbackRequest } from "./loopback";
 
@@ -59,7 +60,10 @@ function plan(item: BatchItem, origin: BatchOrigin): Planned {
   return { item, url: target.url, action: match.endpoint.action };
 }
 
-function refusal(error: ApiError, language: string): Envelope {
+/** A refusal found before the request ran, in the request's language (its path's, else the batch's). */
+function refusal(error: ApiError, p: Planned, origin: BatchOrigin): Envelope {
+  const first = p.url.split("/")[1];
+  const language = (PATH_LANGUAGES as readonly string[]).includes(first) && first !== origin.rootLanguage ? first : origin.language;
   const { status, body } = renderError(error, language);
   return { body, status, headers: {} };
 }
@@ -92,7 +96,7 @@ export async function runBatch(batch: BatchBody, origin: BatchOrigin, dispatch: 
     const checks: Array<Envelope | null> = [];
     for (const [i, p] of planned.entries()) {
       if (p.refused) {
-        checks.push(refusal(p.refused, origin.language));
+        checks.push(refusal(p.refused, p, origin));
         continue;
       }
       const answer = await dispatch(loopbackRequest(p, i, origin, true));
@@ -102,7 +106,7 @@ export async function runBatch(batch: BatchBody, origin: BatchOrigin, dispatch: 
   }
   const responses: Envelope[] = [];
   for (const [i, p] of planned.entries()) {
-    responses.push(p.refused ? refusal(p.refused, origin.language) : envelopeOf(await dispatch(loopbackRequest(p, i, origin, false))));
+    responses.push(p.refused ? refusal(p.refused, p, origin) : envelopeOf(await dispatch(loopbackRequest(p, i, origin, false))));
   }
   return { responses };
 }

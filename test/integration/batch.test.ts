@@ -177,6 +177,10 @@ describe("routes, methods and order", () => {
     expect(en.status).toBe(400);
     expect(fr.body.code).toBe(en.body.code);
     expect(fr.body.message).not.toBe(en.body.message);
+    // a refusal made before the request runs is in the path's language too
+    const refused = await batch({ requests: [{ path: "/fr/calendar/events/v1/webhooks", body: {} }, { path: `${NS}/webhooks`, body: {} }] });
+    expect(refused.body.responses.map((r: Json) => r.body.code)).toEqual(["rest_batch_not_allowed", "rest_batch_not_allowed"]);
+    expect(refused.body.responses[0].body.message).not.toBe(refused.body.responses[1].body.message);
   });
 
   test("OPTIONS tells the most requests a batch takes; GET answers the batch namespace's index", async () => {
