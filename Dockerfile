@@ -18,6 +18,7 @@ COPY net ./net
 COPY services ./services
 COPY bench ./bench
 COPY locales ./locales
+COPY docs/api-policy.md ./docs/api-policy.md
 RUN npx tsc -p tsconfig.build.json
 
 # Runtime stage: production dependencies and the compiled code only.
@@ -28,6 +29,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY locales ./locales
+COPY docs/api-policy.md ./docs/api-policy.md
 USER node
 EXPOSE 3000 3030
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD node -e "const p=process.env.SERVICES||'all';if(!/api|all/.test(p))process.exit(0);fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"

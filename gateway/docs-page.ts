@@ -11,6 +11,22 @@ import { ApiError } from "../lib/errors";
 import { DEFAULT_LANGUAGE, translate } from "../lib/messages";
 
 export const DOCS_PATH = "/docs";
+/** The change policy (docs/api-policy.md), served as written at `{base_url}/docs/api-policy.md`. */
+export const POLICY_FILE = "api-policy.md";
+
+/** The policy's URL for a base URL: what the namespace index, /doc and the deprecation links point at. */
+export function policyUrl(baseUrl: string): string {
+  return `${baseUrl}${DOCS_PATH}/${POLICY_FILE}`;
+}
+
+/** The policy's text: `<root>/docs/api-policy.md` (compiled files live in dist/gateway, two levels below the root). */
+function policyText(): string {
+  for (const root of [path.join(__dirname, "..", ".."), path.join(__dirname, "..")]) {
+    const file = path.join(root, "docs", POLICY_FILE);
+    if (fs.existsSync(file)) return fs.readFileSync(file, "utf8");
+  }
+  throw ApiError.noRoute();
+}
 const INIT_SCRIPT = "docs-init.js";
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -93,6 +109,13 @@ function sendError(res: ServerResponse, err: unknown): void {
 /** Serves `/docs/<name>` from swagger-ui-dist (only its known files) or the page's initializer. */
 export function sendDocsAsset(res: ServerResponse, name: unknown): void {
   if (name === INIT_SCRIPT) return send(res, 200, CONTENT_TYPES[".js"], DOCS_INIT_JS);
+  if (name === POLICY_FILE) {
+    try {
+      return send(res, 200, "text/markdown; charset=utf-8", policyText());
+    } catch (err) {
+      return sendError(res, err);
+    }
+  }
   if (typeof name !== "string" || !assetNames().has(name)) return sendError(res, ApiError.noRoute());
   const stream = fs.createReadStream(path.join(distDir as string, name));
   res.statusCode = 200;

@@ -105,6 +105,8 @@ export interface GuardContext {
   baseUrl(): string;
   limiter(): RateLimiter | undefined;
   isKnownKey(key: string): boolean;
+  /** Whether the rate limit counts this request (`isCounted` unless the gateway says otherwise). */
+  counted?(req: IncomingMessage): boolean;
   /** The rate-limit bucket of a client key (a site's own, say); the key itself by default. */
   bucketOf?(key: string): string;
   /** Renders an error as the gateway does (the contract's JSON). */
@@ -126,7 +128,7 @@ export function frontDoor(next: () => Handler, guards: () => GuardContext): (req
     const g = guards();
     applySecurityHeaders(req, res, g.baseUrl());
     const limiter = g.limiter();
-    if (limiter && isCounted(req)) {
+    if (limiter && (g.counted ? g.counted(req) : isCounted(req))) {
       try {
         const client = clientKey(req, key => g.isKnownKey(key));
         const decision = await limiter.check(g.bucketOf ? g.bucketOf(client) : client);

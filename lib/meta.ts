@@ -32,6 +32,11 @@ export interface CallMeta {
   $answerRefill?: { read: string; id: number };
   /** The answer is not to be kept by the gateway's response cache (a change feed page held back, services/changes.service.ts). */
   $notKept?: boolean;
+  /**
+   * A batch's check of a request (require-all-validate): the routed action named here validates its params
+   * and answers 204 without running (middlewares/validate-only.middleware.ts).
+   */
+  $validateOnly?: string;
   $statusCode?: number;
   $responseHeaders?: Record<string, string>;
   $location?: string;

@@ -5,13 +5,28 @@
  */
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+export interface Endpoint {
+  methods: Method[];
+  action: string;
+  /**
+   * Whether a write of this endpoint may be sent inside `POST {api_root}/batch/v1` (WordPress's
+   * `allow_batch`): every write endpoint does unless it says `false` (docs/api-policy.md#batch-requests).
+   */
+  batch?: false;
+}
+
 export interface RouteDef {
   /** WordPress route pattern, as the namespace index prints it. */
   pattern: string;
   /** moleculer-web alias path (relative to the namespace root). */
   path: string;
   /** Handlers of the route in the order the index lists them. */
-  endpoints: Array<{ methods: Method[]; action: string }>;
+  endpoints: Endpoint[];
+  /**
+   * Outside v1's promise (docs/api-policy.md#experimental-routes): answered only to requests that send
+   * `X-Calendar-Experimental: 1`, marked `x-experimental` in /doc, left out of the breaking-change check.
+   */
+  experimental?: true;
 }
 
 const UPDATE: Method[] = ["POST", "PUT", "PATCH"];
@@ -91,7 +106,8 @@ export const ROUTES: RouteDef[] = [
   // A series' occurrences (C54): services/events.service.ts with domain/events/series-planner.ts.
   { pattern: "/events/(?P<id>\\d+)/occurrences", path: "events/:id/occurrences", endpoints: [{ methods: ["GET"], action: "events.occurrences" }] },
   // Webhooks: the optional services/webhooks.service.ts.
-  ...webhookRoutes(),
+  // Their answers carry signing secrets, which a batch's answer (kept for its Idempotency-Key) must not hold.
+  ...webhookRoutes().map(notBatched),
   // Imports (docs/imports.md#routes): services/imports.service.ts.
   { pattern: "/imports", path: "imports", endpoints: [
     { methods: ["GET"], action: "imports.list" },
@@ -100,8 +116,47 @@ export const ROUTES: RouteDef[] = [
     { methods: ["GET"], action: "imports.get" },
     { methods: ["DELETE"], action: "imports.remove" }] },
   // Custom fields (docs/records.md#custom-fields): the taxonomy service's definitions.
-  ...fieldRoutes()
+  ...fieldRoutes(),
+  // The deprecation registry as data (lib/deprecations.ts): new, so experimental (docs/api-policy.md#experimental-routes).
+  { pattern: "/deprecations", path: "deprecations", experimental: true, endpoints: [{ methods: ["GET"], action: "api.deprecations" }] }
 ];
+
+/** A route whose write endpoints do not take part in batches. */
+function notBatched(route: RouteDef): RouteDef {
+  return { ...route, endpoints: route.endpoints.map(e => ({ ...e, batch: false as const })) };
+}
+
+const WRITES: ReadonlySet<Method> = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** Whether the endpoint takes part in batches (WordPress's `allow_batch: {v1: true}`): its writes, unless it opts out. */
+export function allowsBatch(endpoint: Endpoint): boolean {
+  return endpoint.batch !== false && endpoint.methods.some(m => WRITES.has(m));
+}
+
+/** A route pattern as a regular expression over the path below the namespace (`/events/12`). */
+const patternRegex = new Map<string, RegExp>();
+function regexOf(pattern: string): RegExp {
+  let re = patternRegex.get(pattern);
+  if (!re) {
+    re = new RegExp(`^${pattern.replace(/\(\?P</g, "(?<")}$`);
+    patternRegex.set(pattern, re);
+  }
+  return re;
+}
+
+/**
+ * The route and endpoint a method and a path below the namespace (`/events/12`, no query) name, as
+ * WordPress's `match_request_to_handler` finds them: undefined when no route has that path and method.
+ */
+export function matchRoute(path: string, method: string): { route: RouteDef; endpoint: Endpoint } | undefined {
+  const trimmed = path.length > 1 ? path.replace(/\/+$/, "") : path === "/" ? "" : path;
+  for (const route of ROUTES) {
+    if (!regexOf(route.pattern).test(trimmed)) continue;
+    const endpoint = route.endpoints.find(e => (e.methods as string[]).includes(method));
+    if (endpoint) return { route, endpoint };
+  }
+  return undefined;
+}
 
 /**
  * The services the gateway routes to (readiness needs all but geolocation, C24). The `changes` service (the

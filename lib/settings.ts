@@ -52,6 +52,8 @@ export interface Settings {
   webhooks: WebhookSettings;
   /** CUSTOM_FIELDS_MAX: the most custom field definitions one site may have, all object types together (default 100). */
   customFieldsMax: number;
+  /** BATCH_MAX_REQUESTS: the most requests one `batch/v1` request may carry (WordPress's default, 25). */
+  batchMax: number;
 }
 
 export interface WebhookSettings {
@@ -185,7 +187,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     outboundAllowPrivate: env.OUTBOUND_ALLOW_PRIVATE === "1" || env.OUTBOUND_ALLOW_PRIVATE === "true",
     geolocation: true,
     webhooks: webhookSettings(env),
-    customFieldsMax: Number(env.CUSTOM_FIELDS_MAX) > 0 ? Math.floor(Number(env.CUSTOM_FIELDS_MAX)) : 100
+    customFieldsMax: Number(env.CUSTOM_FIELDS_MAX) > 0 ? Math.floor(Number(env.CUSTOM_FIELDS_MAX)) : 100,
+    batchMax: Math.floor(positiveSetting(env, "BATCH_MAX_REQUESTS", 25))
   };
 }
 

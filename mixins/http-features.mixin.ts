@@ -105,7 +105,12 @@ const httpFeatures = {
       const ifMatch = headerText(req.headers["if-match"]);
       if (ifMatch !== undefined && readActionOf(action)) await this.checkIfMatch(ctx, action, params, ifMatch);
       const key = headerText(req.headers[IDEMPOTENCY_HEADER]);
-      if (key !== undefined && isCreateAction(action, req.method)) await this.claimIdempotency(ctx, req, res, action, params, key);
+      if (key !== undefined && isCreateAction(action, req.method)) {
+        // a batch's check of the request (require-all-validate) claims nothing: the request has not run
+        if (ctx.meta.$validateOnly !== undefined) {
+          if (!isValidKey(key)) throw ApiError.invalidParam("Idempotency-Key", "param.idempotency_key");
+        } else await this.claimIdempotency(ctx, req, res, action, params, key);
+      }
     },
 
     /** After the action answered: iCalendar, `_fields`, ETag and Last-Modified, Location of creates. */

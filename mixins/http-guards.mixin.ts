@@ -21,7 +21,9 @@ import { siteDirectory } from "../store/site-directory";
 import { storeConfig } from "./store.mixin";
 import { siteDoor } from "../gateway/site-door";
 import { docsOnError, DOCS_PATH } from "../gateway/docs-page";
-import { frontDoor, GuardContext, hardenServer } from "../gateway/guards";
+import { frontDoor, GuardContext, hardenServer, isCounted } from "../gateway/guards";
+import { isValidationPass } from "../gateway/loopback";
+import { isBatchUrl } from "../lib/batch/requests";
 import { createRateLimiter, RateLimiter } from "../gateway/rate-limit";
 
 const isDocs = (url: string | undefined) => url === DOCS_PATH || String(url ?? "").startsWith(`${DOCS_PATH}/`);
@@ -36,6 +38,8 @@ interface GuardSettings extends ServiceSettingSchema {
 
 interface GuardVars {
   rateLimiter?: RateLimiter;
+  /** The HTTP server's request handler (site door, guards, moleculer-web): a batch answers its requests through it. */
+  answerHttp?: Handler;
   siteStore?: Promise<Store>;
 }
 
@@ -62,6 +66,9 @@ const httpGuards: ServiceSchema<GuardSettings, object, GuardVars, GuardedGateway
       baseUrl: () => settings().baseUrl,
       limiter: () => this.rateLimiter,
       isKnownKey: key => callerForKey(key) !== undefined,
+      // A batch counts as the requests it carries, each when it runs (gateway/batch.ts), not as one more;
+      // require-all-validate's check of a request runs nothing and is not counted either.
+      counted: req => isCounted(req) && !isValidationPass(req) && !isBatchUrl(String(req.url ?? ""), settings().restPrefix),
       // Each site counts its callers apart (the default site's buckets as before).
       bucketOf: key => (currentSiteId() === DEFAULT_SITE_ID ? key : `site${currentSiteId()}:${key}`),
       // /docs answers its own errors and ignores the Authorization header (C19).
@@ -72,7 +79,8 @@ const httpGuards: ServiceSchema<GuardSettings, object, GuardVars, GuardedGateway
     let gateway: Handler | undefined;
     const guarded = frontDoor(() => (gateway ??= this.express()), () => guards);
     const directory = async () => siteDirectory(await (this.siteStore ??= acquireStore(storeConfig())));
-    this.settings.server?.on("request", siteDoor(guarded, directory));
+    this.answerHttp = siteDoor(guarded, directory);
+    this.settings.server?.on("request", this.answerHttp);
   },
   async started() {
     await this.rateLimiter?.ready();

@@ -20,7 +20,7 @@ import { isLanguage, DEFAULT_LANGUAGE } from "../lib/messages";
 import type { Caller } from "../lib/callers";
 import { CallMeta } from "../lib/meta";
 import { API_PARAMS, namespaceIndex, openApiDocument } from "../lib/discovery";
-import { docsAliases, docsOnError, docUrl, DOCS_PATH } from "../gateway/docs-page";
+import { docsAliases, docsOnError, docUrl, DOCS_PATH, policyUrl } from "../gateway/docs-page";
 import { apiLinkHeader, restIndex, siteHome, SiteFacts } from "../lib/discovery/rest-index";
 import { HttpDrainMixin } from "../mixins/http-drain.mixin";
 import { keptHeaders, KeptResponse, responseKey } from "../cache/response-cache";
@@ -37,8 +37,20 @@ import { QuietError, ReplayAnswer } from "../lib/http/answers";
 import { cleanLogOf } from "../cache/cachers";
 import { withSiteFields } from "../lib/fields/openapi";
 import type { FieldDef } from "../lib/fields/definition";
+import { readBatch } from "../lib/batch/requests";
+import { BATCH_NAMESPACE, batchNamespaceIndex, batchRouteData } from "../lib/batch/envelope";
+import { runBatch, type BatchOrigin } from "../gateway/batch";
+import { answerInside, isValidationPass } from "../gateway/loopback";
+import { Deprecation, DEPRECATIONS, deprecationHeaders, deprecationList, deprecationsUsed, isSunset } from "../lib/deprecations";
+import { EXPERIMENTAL_HEADER, experimentalActions } from "../lib/experimental";
+import { parseFields } from "../lib/http/fields";
+import { DeprecationCounter } from "../gateway/deprecation-counter";
+import { callerScope } from "../lib/http/etag";
+import { type ClaimResult, IDEMPOTENCY_HEADER, isValidKey, keyId, leaseMs, requestFingerprint } from "../lib/http/idempotency";
 
-type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string };
+type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string;
+  /** The deprecated things the request uses (lib/deprecations.ts), answered with its headers. */
+  $deprecations?: Deprecation[] };
 /** A GET whose answer may be kept (cache/kept-answers.ts). */
 type KeyedReq = Req & KeyedRequest;
 /** A node as the registry and `$node.connected` describe it. */
@@ -53,6 +65,18 @@ interface ApiSelf extends Service, HttpFeaturesFace {
   keptAnswers?: KeptAnswers;
   /** Whether the routed services have started once (the namespace index's readiness wait). */
   routesStarted?: boolean;
+  /** The HTTP server's own request handler (mixins/http-guards.mixin.ts): a batch's requests are answered through it. */
+  answerHttp?: (req: IncomingMessage, res: ServerResponse) => unknown;
+  /** The deprecation registry the gateway answers by (lib/deprecations.ts; tests give their own). */
+  deprecations: readonly Deprecation[];
+  /** The time deprecations are judged at (tests set it to see a sunset pass). */
+  clock: () => Date;
+  /** Uses of deprecated things, counted per site (gateway/deprecation-counter.ts). */
+  deprecationCounter?: DeprecationCounter;
+  /** The experimental header and the deprecations a request's route and parameters call for, before the action runs. */
+  checkPolicy(ctx: Ctx, req: Req, alias: Alias | undefined): void;
+  /** A batch's own Idempotency-Key: claimed (undefined: no key, or nothing to repeat), or answered by a ReplayAnswer. */
+  claimBatch(ctx: Ctx, key: string | undefined, params: Record<string, unknown>, count: number): Promise<{ id: string; fingerprint: string } | undefined>;
   answerKept(req: KeyedReq, res: Res): Promise<boolean>;
   keepResponse(ctx: Ctx, req: KeyedReq, res: Res, out: unknown, data: unknown): Promise<unknown>;
   refuseSecondGateway(node: GatewayNode | undefined): void;
@@ -157,6 +181,61 @@ function beforeCall(lang: string | undefined) {
     const bodySlug = req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>).slug : undefined;
     if (alias?.path?.includes(":slug") && typeof bodySlug === "string") ctx.meta.bodySlug = bodySlug;
     delete params.i18n_language;
+    // a batch's check of this request (require-all-validate): the action validates and does not run
+    if (isValidationPass(req) && alias?.action) ctx.meta.$validateOnly = alias.action;
+  };
+}
+
+/** What a batch's requests take from the batch's own request (gateway/batch.ts): caller, site, address. */
+interface BatchMeta {
+  method: string;
+  headers: Record<string, string>;
+  remoteAddress?: string;
+  idempotencyKey?: string;
+  rootLanguage?: string;
+}
+
+/**
+ * `{api_root}/batch/v1` on each root (docs/api-policy.md#batch-requests): POST runs a batch, GET answers the
+ * batch namespace's index and a plain OPTIONS the route's description (moleculer-web hands an OPTIONS
+ * without `Access-Control-Request-Method` to the GET alias). The batch itself resolves no caller: each of
+ * its requests does, as it would alone.
+ */
+function batchRoute(lang: string | undefined) {
+  const s = settings();
+  return {
+    name: `batch-${lang ?? "default"}`,
+    path: `${lang ? `/${lang}` : ""}/${s.restPrefix}/${BATCH_NAMESPACE}`,
+    mappingPolicy: "restrict",
+    autoAliases: false,
+    aliases: { "POST /": "api.batch", "GET /": "api.batchIndex" },
+    bodyParsers: { json: { limit: "1mb", strict: false } },
+    mergeParams: true,
+    // each request of the batch has the request timeout; the batch, as many as it may carry
+    callOptions: { timeout: s.requestTimeout > 0 ? s.requestTimeout * (s.batchMax + 1) : 0 },
+    onBeforeCall(ctx: Ctx, _route: unknown, req: Req, _res: Res): void {
+      const pollutedBy = prototypeKeyOf(req.body) ?? prototypeKeyOf(req.$params);
+      if (pollutedBy) throw ApiError.invalidParam(pollutedBy, "param.operator");
+      const params = req.$params ?? {};
+      if (params.i18n_language !== undefined && !isLanguage(params.i18n_language)) throw ApiError.invalidParam("i18n_language", "param.language");
+      const site = s.baseUrl + (lang ? `/${lang}` : "");
+      ctx.meta.language = (params.i18n_language as string | undefined) ?? lang ?? settings().defaultLanguage;
+      ctx.meta.siteUrl = settings().baseUrl + (lang ? `/${lang}` : "");
+      ctx.meta.apiRoot = `${ctx.meta.siteUrl ?? site}/${s.restPrefix}`;
+      delete params.i18n_language;
+      const headers: Record<string, string> = {};
+      for (const name of ["authorization", "host", "x-forwarded-host"]) {
+        const value = req.headers[name];
+        if (typeof value === "string") headers[name] = value;
+      }
+      const key = req.headers[IDEMPOTENCY_HEADER];
+      const batch: BatchMeta = { method: String(req.method), headers, remoteAddress: req.socket?.remoteAddress, rootLanguage: lang, ...(typeof key === "string" ? { idempotencyKey: key } : {}) };
+      ctx.meta.batch = batch;
+    },
+    async onAfterCall(this: ApiSelf, ctx: Ctx, _route: unknown, _req: Req, res: Res, data: unknown) {
+      securityHeaders(res);
+      return data;
+    }
   };
 }
 
@@ -177,6 +256,11 @@ function namespaceRoute(lang: string | undefined) {
     authorization: true,
     async onAfterCall(this: ApiSelf, ctx: Ctx, _route: unknown, req: Req, res: Res, data: unknown) {
       securityHeaders(res);
+      if (req.$deprecations?.length) {
+        const headers = ctx.meta.$responseHeaders ?? {};
+        ctx.meta.$responseHeaders = { ...headers, ...deprecationHeaders(req.$deprecations, settings().baseUrl, headers.Link) };
+        this.deprecationCounter?.count(currentSiteId(), req.$deprecations.map(d => d.id));
+      }
       const out = await this.keepResponse(ctx, req, res, await this.httpAfter(ctx, req, res, data), data);
       // a claimed create keeps its answer before it is sent (C21)
       return this.settleSuccess(ctx, req, out);
@@ -248,6 +332,7 @@ function platformRoute() {
       "GET sites/:id": "platform.get",
       "POST sites/:id": "platform.update",
       "DELETE sites/:id": "platform.remove",
+      "GET sites/:id/deprecations": "platform.deprecations",
       "POST sites/:id/keys": "platform.createKey",
       "DELETE sites/:id/keys/:key_id": "platform.removeKey"
     },
@@ -311,6 +396,8 @@ export default function apiService(): ServiceSchema {
       platformRoute(),
       namespaceRoute(undefined),
       ...PATH_LANGUAGES.map(lang => namespaceRoute(lang)),
+      batchRoute(undefined),
+      ...PATH_LANGUAGES.map(lang => batchRoute(lang)),
       ...discoveryRoutes()
     ],
     async onError(this: ApiSelf, req: Req, res: Res, err: unknown) {
@@ -354,9 +441,51 @@ export default function apiService(): ServiceSchema {
      * caller may do is each action's business (lib/capabilities.ts).
      */
     async authorize(ctx: Ctx, _route: unknown, req: Req, res: Res, alias: Alias | undefined): Promise<void> {
+      this.checkPolicy(ctx, req, alias);
       await this.httpBefore(ctx, req, res, alias);
     },
+    /**
+     * The change policy's part of a request (docs/api-policy.md): an experimental route answers only with
+     * `X-Calendar-Experimental: 1`; a deprecated route, parameter or field past its sunset is 410
+     * `rest_gone` naming its replacement, and before it the answer carries the deprecation headers
+     * (onAfterCall) and is never kept by the response cache (its uses are counted when answered).
+     */
+    checkPolicy(ctx: Ctx, req: Req, alias: Alias | undefined): void {
+      const action = alias?.action;
+      if (!action) return;
+      if (experimentalActions().has(action) && String(req.headers[EXPERIMENTAL_HEADER] ?? "").trim() !== "1") throw ApiError.invalidParam("X-Calendar-Experimental", "param.experimental");
+      const fields = parseFields(req.query?._fields ?? req.$params?._fields);
+      const used = deprecationsUsed({ action, method: String(req.method), params: req.$params ?? {}, fields: fields ? Object.keys(fields) : undefined }, this.deprecations);
+      if (!used.length) return;
+      const now = this.clock();
+      const gone = used.find(d => isSunset(d, now));
+      if (gone) {
+        this.deprecationCounter?.count(currentSiteId(), [gone.id]);
+        throw new ApiError("rest_gone", 410, { replacement: gone.replacement }, { replacement: gone.replacement, deprecation: gone.id });
+      }
+      req.$deprecations = used;
+      ctx.meta.$notKept = true;
+    },
     answerKept,
+    async claimBatch(ctx: Ctx, key: string | undefined, params: Record<string, unknown>, count: number) {
+      if (key === undefined) return undefined;
+      if (!isValidKey(key)) throw ApiError.invalidParam("Idempotency-Key", "param.idempotency_key");
+      const auth = (ctx.meta.batch as BatchMeta | undefined)?.headers.authorization;
+      const m = auth === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(auth);
+      const caller = m ? callerForKey(m[1]) : undefined;
+      // anonymous or unknown callers write nothing a repeat could double: each request answers 401
+      if (!caller) return undefined;
+      const id = keyId(callerScope(caller), "batch.v1", key);
+      const fingerprint = requestFingerprint({ route: "batch.v1", params: { validation: params.validation ?? "normal", requests: params.requests }, language: ctx.meta.language, apiRoot: ctx.meta.apiRoot });
+      const claim: ClaimResult = await this.broker.call("changes.claimKey", { id, fingerprint, leaseMs: leaseMs(settings().requestTimeout * (count + 1)) }, { parentCtx: ctx, meta: {} });
+      if (claim.state === "mismatch") throw new ApiError("rest_idempotency_mismatch", 422);
+      if (claim.state === "in_progress" || claim.state === "produced") throw new ApiError("rest_idempotency_in_progress", 409);
+      if (claim.state === "done") {
+        const { state: _state, ...answer } = claim;
+        throw new ReplayAnswer(answer);
+      }
+      return { id, fingerprint };
+    },
     /**
      * Two gateways each keeping answers in their own memory cannot promise read-your-writes (C16, C45):
      * of two such gateways that meet on the bus, the one whose node id sorts last stops, naming CACHER
@@ -386,7 +515,12 @@ export default function apiService(): ServiceSchema {
       return body;
     }
   },
+  created() {
+    this.deprecations = DEPRECATIONS;
+    this.clock = () => new Date();
+  },
   started() {
+    this.deprecationCounter = new DeprecationCounter(this.broker, msg => this.logger.warn(msg));
     // Kept answers are cleaned by every write: at once in one process or in a shared Redis; on a gateway
     // of its own with a memory cache, by the writer's `cache.clean.calendar` broadcast, which reaches this
     // node before the write's answer does (one NATS connection delivers a publisher's messages in order).
@@ -394,6 +528,9 @@ export default function apiService(): ServiceSchema {
     // ...but with two gateways, the clean reaches the other one on another path than the write's answer
     // reaches its client: that one could answer a kept, stale page after the write was answered (C16, C45).
     for (const node of this.broker.registry.getNodeList({ onlyAvailable: true, withServices: true })) this.refuseSecondGateway(node);
+  },
+  async stopped() {
+    await this.deprecationCounter?.close();
   },
   events: {
     "$node.connected"(ctx: Context<{ node: GatewayNode }>) {
@@ -433,7 +570,7 @@ export default function apiService(): ServiceSchema {
           const missing = expected.filter(name => !serviceRuns(this.broker, name));
           if (!this.routesStarted) throw new QuietError(new ApiError("rest_not_ready", 503, { services: missing.join(", ") }, { services: missing }));
         }
-        return namespaceIndex(ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`, { siteZone: s.siteTimezone, language: ctx.meta.language });
+        return namespaceIndex(ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`, { siteZone: s.siteTimezone, language: ctx.meta.language, policyUrl: policyUrl(s.baseUrl) });
       }
     },
     restIndex: {
@@ -450,14 +587,66 @@ export default function apiService(): ServiceSchema {
         return siteHome(facts);
       }
     },
+    batch: {
+      params: API_PARAMS["api.batch"],
+      async handler(ctx: Ctx<Record<string, unknown>>) {
+        const s = settings();
+        const batch = readBatch(ctx.params, s.batchMax);
+        const meta = ctx.meta.batch as BatchMeta;
+        const claim = await this.claimBatch(ctx, meta.idempotencyKey, ctx.params, batch.requests.length);
+        const origin: BatchOrigin = {
+          headers: meta.headers, remoteAddress: meta.remoteAddress, restPrefix: s.restPrefix, rootLanguage: meta.rootLanguage,
+          language: ctx.meta.language ?? DEFAULT_LANGUAGE, ...(meta.idempotencyKey ? { idempotencyKey: meta.idempotencyKey } : {})
+        };
+        const answerHttp = this.answerHttp;
+        if (!answerHttp) throw new ApiError("rest_service_unavailable", 503);
+        let answer;
+        try {
+          answer = await runBatch(batch, origin, request => answerInside(answerHttp, request));
+        } catch (err) {
+          if (claim) await this.broker.call("changes.releaseKey", claim).catch(() => undefined);
+          throw err;
+        }
+        const body = JSON.stringify(answer);
+        if (claim) {
+          await this.broker.call("changes.settleKey", { ...claim, answer: { status: 207, body, contentType: "application/json; charset=utf-8" } })
+            .catch((err: Error) => this.logger.warn(`Idempotency key not settled: ${err.message}`));
+        }
+        ctx.meta.$statusCode = 207;
+        (ctx.meta as CallMeta & { $responseType?: string }).$responseType = "application/json; charset=utf-8";
+        return body;
+      }
+    },
+    batchIndex: {
+      params: API_PARAMS["api.batchIndex"],
+      handler(ctx: Ctx) {
+        const s = settings();
+        const apiRoot = ctx.meta.apiRoot ?? `${s.baseUrl}/${s.restPrefix}`;
+        return (ctx.meta.batch as BatchMeta | undefined)?.method === "OPTIONS" ? batchRouteData(apiRoot, s.batchMax) : batchNamespaceIndex(apiRoot, s.batchMax);
+      }
+    },
     doc: {
       params: API_PARAMS["api.doc"],
       async handler(ctx: Ctx) {
         const language = ctx.meta.language ?? DEFAULT_LANGUAGE;
-        const doc = openApiDocument(ctx.meta.apiRoot ?? `${settings().baseUrl}/${settings().restPrefix}`, language);
+        const doc = openApiDocument(ctx.meta.apiRoot ?? `${settings().baseUrl}/${settings().restPrefix}`, language, this.deprecations);
         // the site's own custom fields under its records' `meta` (none while the taxonomy service is away)
         const defs = await ctx.call<FieldDef[], object>("taxonomy.fields.definitions", {}).catch(() => []);
         return withSiteFields(doc, defs, language, settings().defaultLanguage);
+      }
+    },
+    deprecations: {
+      params: API_PARAMS["api.deprecations"],
+      handler() {
+        return deprecationList(settings().baseUrl, this.deprecations);
+      }
+    },
+    /** A site's counts of uses of deprecated things (the platform API's `GET /sites/{id}/deprecations`). */
+    deprecationUses: {
+      visibility: "public",
+      async handler(ctx: Ctx) {
+        await this.deprecationCounter?.flush();
+        return ctx.call("changes.deprecationUses", {});
       }
     }
   }

@@ -30,6 +30,7 @@ import {
   GAP_GRACE_MS, ownerOf
 } from "../lib/changes/feed";
 import { ClaimResult, KEEP_MS, StoredAnswer } from "../lib/http/idempotency";
+import { addUses, DEPRECATION_USES_COLLECTION, readUses } from "../store/deprecation-uses";
 import { feedPatterns } from "../cache/staleness";
 import { currentSiteId } from "../lib/sites/scope";
 import { cleanEverywhere } from "../mixins/cache.mixin";
@@ -219,6 +220,22 @@ const ChangesService: ServiceSchema<ServiceSettingSchema, ChangesMethods, Change
       async handler(ctx: Ctx<{ id: string; fingerprint: string; answer: StoredAnswer }>): Promise<true> {
         await (await this.keys() as KeyStore).settle(ctx.params.id, ctx.params.fingerprint, ctx.params.answer, KEEP_MS);
         return true;
+      }
+    },
+    /** Adds a gateway's counted uses of deprecated things to the site's counts (docs/api-policy.md#deprecations). */
+    countDeprecations: {
+      visibility: "public",
+      params: { uses: { type: "object" } },
+      async handler(ctx: Ctx<{ uses: Record<string, number> }>): Promise<true> {
+        await addUses(await this.storeCollection(DEPRECATION_USES_COLLECTION), ctx.params.uses, nowDb());
+        return true;
+      }
+    },
+    /** The site's counts of uses of deprecated things, by deprecation id. */
+    deprecationUses: {
+      visibility: "public",
+      async handler() {
+        return readUses(await this.storeCollection(DEPRECATION_USES_COLLECTION));
       }
     },
     releaseKey: {

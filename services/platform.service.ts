@@ -88,6 +88,18 @@ const PlatformService: ServiceSchema<ServiceSettingSchema, PlatformMethods, Plat
       }
     },
 
+    /**
+     * How often the site's clients used each deprecated route, parameter or field (docs/api-policy.md#deprecations):
+     * `{<deprecation id>: {count, last_used_utc}}`, counted by the gateways in the site's store.
+     */
+    deprecations: {
+      async handler(ctx: Ctx<IdParams>) {
+        const id = pathId(ctx.params.id);
+        if (id !== DEFAULT_SITE_ID) await this.siteOr404(ctx.params.id);
+        return ctx.call("api.deprecationUses", {}, { meta: { site: id } });
+      }
+    },
+
     create: {
       async handler(ctx: Ctx<SiteInput>) {
         const fields = siteFields(ctx.params);

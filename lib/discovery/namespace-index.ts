@@ -3,7 +3,7 @@
  * `get_namespace_index` / `get_data_for_route` shape, built from the route table and the registered
  * params schemas.
  */
-import { ROUTES } from "../routes";
+import { allowsBatch, ROUTES } from "../routes";
 import { NAMESPACE_PATH } from "../settings";
 import { argDescription, Clock, DocumentedArg, documentedArgs, i18nArg, I18N_PARAM, printedDefault } from "./args";
 
@@ -48,6 +48,8 @@ export interface IndexOptions {
   siteZone?: string;
   /** The language of the args' descriptions (the request's: `i18n_language`, else the path language). */
   language?: string;
+  /** Where the change policy is served (`_links.help`). */
+  policyUrl?: string;
 }
 
 export function namespaceIndex(apiRoot: string, opts: IndexOptions = {}): Record<string, unknown> {
@@ -58,10 +60,14 @@ export function namespaceIndex(apiRoot: string, opts: IndexOptions = {}): Record
     const entry: Record<string, unknown> = {
       namespace: NAMESPACE_PATH,
       methods: route.endpoints.flatMap(e => e.methods),
-      endpoints: route.endpoints.map(e => ({ methods: [...e.methods], args: endpointArgs(documentedArgs(e.action), clock, true, opts.language) }))
+      // WordPress prints `allow_batch` between an endpoint's methods and its args (docs/api-policy.md#batch-requests)
+      endpoints: route.endpoints.map(e => ({ methods: [...e.methods], ...(allowsBatch(e) ? { allow_batch: { v1: true } } : {}), args: endpointArgs(documentedArgs(e.action), clock, true, opts.language) }))
     };
     if (!route.pattern.includes("(?P<")) entry._links = { self: [{ href: `${apiRoot}${key}` }] };
     routes[key] = entry;
   }
-  return { namespace: NAMESPACE_PATH, routes, _links: { up: [{ href: `${apiRoot}/` }] } };
+  // `help`: the change policy (docs/api-policy.md), served beside the interactive documentation
+  const links: Record<string, unknown> = { up: [{ href: `${apiRoot}/` }] };
+  if (opts.policyUrl) links.help = [{ href: opts.policyUrl }];
+  return { namespace: NAMESPACE_PATH, routes, _links: links };
 }

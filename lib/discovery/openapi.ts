@@ -6,12 +6,13 @@
  * have them (lib/discovery/args.ts).
  */
 import { ROUTES, RouteDef } from "../routes";
-import { NAMESPACE_PATH } from "../settings";
+import { NAMESPACE_PATH, PATH_LANGUAGES } from "../settings";
 import { hasMessage, LANGUAGES, translate } from "../messages";
 import { changesPage, componentSchemas, importRecord, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
 import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
 import { deliverySchema, endpointSchema, listOfSchema, replayAnswerSchema, webhooksDocument } from "../webhooks/schemas";
 import { fieldDefinitionSchema } from "../fields/openapi";
+import { DEPRECATIONS, type Deprecation } from "../deprecations";
 
 export const OPENAPI_VERSION = "3.1.0";
 
@@ -253,7 +254,60 @@ function docPath(lang: string): Record<string, unknown> {
 
 const METHOD_VERB: Record<string, Verb> = { GET: "get", POST: "post", PUT: "put", PATCH: "patch", DELETE: "delete" };
 
-export function openApiDocument(apiRoot: string, lang: string): Record<string, unknown> {
+/** The served change policy (`{base_url}/docs/api-policy.md`) from an API root (`{base_url}[/{lang}]/{prefix}`). */
+function policyUrlOf(apiRoot: string): string {
+  const site = apiRoot.replace(/\/[^/]+$/, "");
+  const lang = PATH_LANGUAGES.find(l => site.endsWith(`/${l}`));
+  const base = lang ? site.slice(0, -(lang.length + 1)) : site;
+  return `${base}/docs/api-policy.md`;
+}
+
+/**
+ * The change policy in the document (docs/api-policy.md): a deprecated route's operations, a deprecated
+ * parameter (query or body) and a deprecated field of a resource's component say `deprecated: true` with
+ * their sunset (`x-sunset`); an experimental route's operations say `x-experimental: true` and take the
+ * opt-in header.
+ */
+function markPolicy(paths: Record<string, Record<string, Record<string, unknown>>>, components: Record<string, Record<string, unknown>>, registry: readonly Deprecation[], lang: string): void {
+  for (const route of documentedRoutes()) {
+    const item = paths[openApiPath(route.pattern)];
+    if (!item) continue;
+    for (const endpoint of route.endpoints) {
+      for (const method of endpoint.methods) {
+        const op = item[METHOD_VERB[method]];
+        if (!op) continue;
+        if (route.experimental) {
+          op["x-experimental"] = true;
+          (op.parameters as Record<string, unknown>[]).push({ in: "header", name: "X-Calendar-Experimental", required: true, schema: { type: "string", enum: ["1"] },
+            description: "This route is experimental (outside v1's promise): send 1 to call it." });
+        }
+        const entries = registry.filter(d => d.action === endpoint.action && (d.methods as string[]).includes(method));
+        // after a sunset the operation answers 410 rest_gone to a request using it
+        const responses = op.responses as Record<string, unknown>;
+        if (entries.length && !responses["410"]) op.responses = Object.fromEntries(Object.entries({ ...responses, "410": { description: statusText("410", lang), content: json({ $ref: ERROR_BODY_REF }) } }).sort(([a], [b]) => a.localeCompare(b)));
+        for (const entry of entries) {
+          if (entry.what === "route") Object.assign(op, { deprecated: true, "x-sunset": entry.sunset });
+          if (entry.what === "parameter") {
+            const parameter = (op.parameters as Record<string, unknown>[]).find(p => p.name === entry.name && p.in !== "header");
+            if (parameter) Object.assign(parameter, { deprecated: true, "x-sunset": entry.sunset });
+            const body = ((op.requestBody as Record<string, Record<string, Record<string, Record<string, Record<string, Record<string, unknown>>>>>> | undefined)?.content ?? {});
+            for (const media of Object.values(body)) {
+              const property = media.schema?.properties?.[entry.name ?? ""];
+              if (property) Object.assign(property, { deprecated: true, "x-sunset": entry.sunset });
+            }
+          }
+          if (entry.what === "field") {
+            const component = components[RESOURCE_COMPONENTS[resourceOf(route)] ?? ""] as { properties?: Record<string, Record<string, unknown>> } | undefined;
+            const property = component?.properties?.[entry.name ?? ""];
+            if (property) Object.assign(property, { deprecated: true, "x-sunset": entry.sunset });
+          }
+        }
+      }
+    }
+  }
+}
+
+export function openApiDocument(apiRoot: string, lang: string, registry: readonly Deprecation[] = DEPRECATIONS): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const route of documentedRoutes()) {
     const path = openApiPath(route.pattern);
@@ -271,10 +325,13 @@ export function openApiDocument(apiRoot: string, lang: string): Record<string, u
     }
     paths[path] = item;
   }
+  const schemas = componentSchemas();
+  markPolicy(paths as Record<string, Record<string, Record<string, unknown>>>, schemas as Record<string, Record<string, unknown>>, registry, lang);
   return {
     openapi: OPENAPI_VERSION,
-    info: { version: "1.0.0", title: translate("doc.title", lang), description: translate("doc.description", lang) },
-    components: { schemas: componentSchemas() },
+    // what v1 promises and how a client is told of a change (docs/api-policy.md, served beside /docs)
+    info: { version: "1.0.0", title: translate("doc.title", lang), description: translate("doc.description", lang), "x-api-policy": policyUrlOf(apiRoot) },
+    components: { schemas },
     servers: [{ url: `${apiRoot}/${NAMESPACE_PATH}/` }],
     paths,
     // what the webhooks POST to their endpoints (docs/webhooks.md#payload)

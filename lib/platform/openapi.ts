@@ -77,6 +77,13 @@ export function platformDocument(baseUrl: string): Record<string, unknown> {
           responses: { "200": json({ type: "object", properties: { id: { type: "integer" }, deleted: { type: "boolean" } } }, "The key is revoked"), ...errors("401", "404", "409") }
         }
       },
+      "/sites/{id}/deprecations": {
+        parameters: [idParam],
+        get: {
+          tags: ["sites"], summary: "How often the site's clients used each deprecated route, parameter or field (docs/api-policy.md)",
+          responses: { "200": json({ type: "object", additionalProperties: { type: "object", required: ["count", "last_used_utc"], properties: { count: { type: "integer" }, last_used_utc: { type: "string" } } } }, "Uses by deprecation id"), ...errors("401", "404") }
+        }
+      },
       "/doc": { get: { tags: ["sites"], summary: "This document", security: [], responses: { "200": { description: "OpenAPI document", content: { "application/json": { schema: { type: "object" } } } } } } }
     },
     components: {

@@ -42,7 +42,7 @@ export function readNedbFile(file: string): Json[] {
   return [...docs.values()];
 }
 
-const NEDB_FILES = [...Object.keys(RECORD_TABLES).filter(t => t !== "idempotency_keys"), "ids"].map(name => `${name}.db`);
+const NEDB_FILES = [...Object.keys(RECORD_TABLES).filter(t => t !== "idempotency_keys" && t !== "deprecation_uses"), "ids"].map(name => `${name}.db`);
 
 /** Whether `dataDir` holds NeDB files that were never imported. */
 export function hasNedbData(dataDir: string): boolean {

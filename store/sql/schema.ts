@@ -22,7 +22,8 @@ export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
   idempotency_keys: { textId: true },
   // a site's custom field definitions and the dictionary of their values' tokens (migration 21)
   field_definitions: {},
-  field_tokens: {}
+  field_tokens: {},
+  deprecation_uses: { textId: true }
 };
 
 /**
@@ -514,6 +515,12 @@ export const MIGRATIONS: Migration[] = [
     // so a database made after this version's LINK_FIELDS (its migration 5 already doing part of it) is right too.
     rewrites: ["events"],
     up: d => customFieldStatements(d)
+  },
+  {
+    version: 23,
+    name: "how often each deprecated thing was used, per site",
+    // store/deprecation-uses.ts (docs/api-policy.md#deprecations); a fresh database has it from migration 1.
+    up: d => [recordTable(d, "deprecation_uses", RECORD_TABLES.deprecation_uses)]
   }
 ];
 

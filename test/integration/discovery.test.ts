@@ -20,11 +20,12 @@ describe("discovery over HTTP", () => {
       const res = await svc.get(`${root}/wp-json/calendar/events/v1`);
       expect(res.status).toBe(200);
       expect(res.body.namespace).toBe("calendar/events/v1");
-      expect(res.body._links).toEqual({ up: [{ href: `${site}${root}/wp-json/` }] });
+      // `help`: the change policy (docs/api-policy.md)
+      expect(res.body._links).toEqual({ up: [{ href: `${site}${root}/wp-json/` }], help: [{ href: `${site}/docs/api-policy.md` }] });
       const routes = res.body.routes;
       expect(Object.keys(routes)[0]).toBe("/calendar/events/v1");
-      // the reference's 15 routes, then the change feed, a series' occurrences (README "Beyond the reference") the seven of webhooks, the two of imports, the two of custom fields
-      expect(Object.keys(routes)).toHaveLength(28);
+      // the reference's 15 routes, then the change feed, a series' occurrences (README "Beyond the reference") the seven of webhooks, the two of imports, the two of custom fields, then the deprecation registry (experimental)
+      expect(Object.keys(routes)).toHaveLength(29);
       expect(Object.keys(routes)[17]).toBe("/calendar/events/v1/webhooks");
       expect(Object.keys(routes)[15]).toBe("/calendar/events/v1/changes");
       expect(Object.keys(routes)[16]).toBe("/calendar/events/v1/events/(?P<id>\\d+)/occurrences");
@@ -84,7 +85,7 @@ describe("discovery over HTTP", () => {
     expect(Object.keys(res.body.components.schemas)).toEqual(["ImageSize", "CostDetails", "Term", "Image", "DateDetails", "Event", "Venue", "Organizer"]);
     expect(Object.keys(res.body.paths)).toEqual(["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}",
       "/venues/by-slug/{slug}", "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences",
-      "/webhooks", "/webhooks/{id}", "/webhooks/{id}/secret", "/webhooks/{id}/deliveries", "/webhooks/{id}/ping", "/webhooks/{id}/replay", "/webhooks/{id}/deliveries/{delivery_id}/retry", "/imports", "/imports/{id}", "/fields", "/fields/{id}"]);
+      "/webhooks", "/webhooks/{id}", "/webhooks/{id}/secret", "/webhooks/{id}/deliveries", "/webhooks/{id}/ping", "/webhooks/{id}/replay", "/webhooks/{id}/deliveries/{delivery_id}/retry", "/imports", "/imports/{id}", "/fields", "/fields/{id}", "/deprecations"]);
     const fr = await svc.get("/fr/wp-json/calendar/events/v1/doc");
     expect(fr.body.servers).toEqual([{ url: `${site}/fr/wp-json/calendar/events/v1/` }]);
   });
@@ -115,7 +116,7 @@ describe("discovery over HTTP", () => {
     expect(en.body.info.title).toBe(translate("doc.title", "en"));
     const fr = await svc.get("/doc?i18n_language=fr");
     expect(fr.status).toBe(200);
-    expect(fr.body.info).toEqual({ version: "1.0.0", title: translate("doc.title", "fr"), description: translate("doc.description", "fr") });
+    expect(fr.body.info).toEqual({ version: "1.0.0", title: translate("doc.title", "fr"), description: translate("doc.description", "fr"), "x-api-policy": `${site}/docs/api-policy.md` });
     expect(fr.body.info.title).not.toBe(en.body.info.title);
     expect(fr.body.paths["/doc"].get.responses["200"].description).toBe(translate("doc.ok", "fr"));
     expect(fr.body.paths["/events/{id}"].delete.responses["410"].description).toBe(translate("doc.gone", "fr"));

@@ -24,13 +24,13 @@ const ROUTE_ORDER = [
   "/organizers", "/organizers/(?P<id>\\d+)", "/organizers/by-slug/(?P<slug>[^/]+)",
   "/categories", "/categories/(?P<id>\\d+)", "/tags", "/tags/(?P<id>\\d+)", "/changes", "/events/(?P<id>\\d+)/occurrences",
   "/webhooks", "/webhooks/(?P<id>\\d+)", "/webhooks/(?P<id>\\d+)/secret", "/webhooks/(?P<id>\\d+)/deliveries", "/webhooks/(?P<id>\\d+)/ping", "/webhooks/(?P<id>\\d+)/replay", "/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery_id>[^/]+)/retry",
-  "/imports", "/imports/(?P<id>\\d+)", "/fields", "/fields/(?P<id>\\d+)"
+  "/imports", "/imports/(?P<id>\\d+)", "/fields", "/fields/(?P<id>\\d+)", "/deprecations"
 ].map(p => `${NS}${p}`);
 
 const PATH_ORDER = ["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}", "/venues/by-slug/{slug}",
   "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences",
   "/webhooks", "/webhooks/{id}", "/webhooks/{id}/secret", "/webhooks/{id}/deliveries", "/webhooks/{id}/ping", "/webhooks/{id}/replay", "/webhooks/{id}/deliveries/{delivery_id}/retry", "/imports", "/imports/{id}",
-  "/fields", "/fields/{id}"];
+  "/fields", "/fields/{id}", "/deprecations"];
 
 /** lib/discovery reading a params table of only `schemas` over the real one (the real table stays untouched). */
 function isolatedDiscovery(schemas: Record<string, ParamsSchema>): typeof import("../../lib/discovery") {
@@ -164,7 +164,7 @@ describe("OpenAPI document", () => {
     expect(Object.keys(doc.webhooks)).toHaveLength(16);
     expect(doc.webhooks["event.created"].post.requestBody.content["application/json"].schema.required).toEqual(["type", "timestamp", "data"]);
     expect(doc.openapi).toBe("3.1.0");
-    expect(doc.info).toEqual({ version: "1.0.0", title: translate("doc.title", "en"), description: translate("doc.description", "en") });
+    expect(doc.info).toEqual({ version: "1.0.0", title: translate("doc.title", "en"), description: translate("doc.description", "en"), "x-api-policy": "http://localhost:3000/docs/api-policy.md" });
     expect(doc.servers).toEqual([{ url: `${API_ROOT}/calendar/events/v1/` }]);
     expect(Object.keys(doc.components)).toEqual(["schemas"]);
     const schemas = doc.components.schemas;
@@ -213,7 +213,8 @@ describe("OpenAPI document", () => {
   test("responses: every status the operation answers, errors with the contract's body, lists as envelopes", () => {
     const codes = (p: string, verb: string) => Object.keys(doc.paths[p][verb].responses);
     const errors = ["400", "401", "403", "404", "408", "429", "431", "500", "503", "504"];
-    expect(codes("/events", "get")).toEqual(["200", "304", ...errors].sort());
+    // 410: a deprecated parameter of the list (json_ld) after its sunset (lib/deprecations.ts)
+    expect(codes("/events", "get")).toEqual(["200", "304", ...errors, "410"].sort());
     expect(codes("/events", "post")).toEqual(["201", ...errors, "409", "413", "422"].sort());
     expect(codes("/events/{id}", "put")).toEqual(["200", ...errors, "412", "413"].sort());
     expect(codes("/events/{id}", "delete")).toEqual(["200", ...errors, "410", "412"].sort());

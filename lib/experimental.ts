@@ -1,0 +1,18 @@
+/**
+ * Experimental routes (docs/api-policy.md#experimental-routes): routes of the table (lib/routes.ts) marked
+ * `experimental` answer only requests that send `X-Calendar-Experimental: 1`, so no client depends on one
+ * without saying so; they are outside v1's promise and the breaking-change check.
+ */
+import { ROUTES, type RouteDef } from "./routes";
+
+/** The opt-in header, as Node names request headers. */
+export const EXPERIMENTAL_HEADER = "x-calendar-experimental";
+
+let actions: ReadonlySet<string> | undefined;
+
+/** The actions of experimental routes. */
+export function experimentalActions(routes: readonly RouteDef[] = ROUTES): ReadonlySet<string> {
+  if (routes !== ROUTES) return new Set(routes.filter(r => r.experimental).flatMap(r => r.endpoints.map(e => e.action)));
+  actions ??= experimentalActions([...ROUTES]);
+  return actions;
+}
