@@ -4,15 +4,16 @@
  * without saying so; they are outside v1's promise and the breaking-change check.
  */
 import { ROUTES, type RouteDef } from "./routes";
+import { lazy } from "./memo";
 
 /** The opt-in header, as Node names request headers. */
 export const EXPERIMENTAL_HEADER = "x-calendar-experimental";
 
-let actions: ReadonlySet<string> | undefined;
+/** The table's own experimental actions, derived once. */
+const tableActions = lazy(() => experimentalActions([...ROUTES]));
 
 /** The actions of experimental routes. */
 export function experimentalActions(routes: readonly RouteDef[] = ROUTES): ReadonlySet<string> {
   if (routes !== ROUTES) return new Set(routes.filter(r => r.experimental).flatMap(r => r.endpoints.map(e => e.action)));
-  actions ??= experimentalActions([...ROUTES]);
-  return actions;
+  return tableActions();
 }

@@ -3,6 +3,8 @@
  * and the action it maps to. The gateway mounts exactly these (nothing else is reachable); the namespace
  * index and the /doc document are generated from the same table and the actions' params schemas.
  */
+import { memoByKey } from "./memo";
+
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface Endpoint {
@@ -134,15 +136,7 @@ export function allowsBatch(endpoint: Endpoint): boolean {
 }
 
 /** A route pattern as a regular expression over the path below the namespace (`/events/12`). */
-const patternRegex = new Map<string, RegExp>();
-function regexOf(pattern: string): RegExp {
-  let re = patternRegex.get(pattern);
-  if (!re) {
-    re = new RegExp(`^${pattern.replace(/\(\?P</g, "(?<")}$`);
-    patternRegex.set(pattern, re);
-  }
-  return re;
-}
+const regexOf = memoByKey((pattern: string) => pattern, (pattern: string) => new RegExp(`^${pattern.replace(/\(\?P</g, "(?<")}$`), 256);
 
 /**
  * The route and endpoint a method and a path below the namespace (`/events/12`, no query) name, as
