@@ -338,3 +338,34 @@ export function importRecord(): JsonSchema {
     }
   };
 }
+
+/** The counts of a run (docs/imports.md#routes): a dry run's and each run of the history. */
+function runCounts(): Record<string, JsonSchema> {
+  return {
+    created: int("Source records created (a dry run: that would be created)"),
+    updated: int("Source records updated"),
+    unchanged: int("Source records left unchanged"),
+    trashed: int("Events trashed because they left the source (trash_missing)"),
+    skipped: int("Source records skipped (cancelled single events of a feed)"),
+    failed: int("Source records that could not be read or written"),
+    errors: listOf({ type: "object", additionalProperties: false, properties: { source: str("The source record"), message: str("What went wrong") } }, "Errors per source record")
+  };
+}
+
+/** `POST {ns}/imports` with `dry_run`: what a run would do now (services/imports.service.ts `DryRunOut`). */
+export function importDryRun(): JsonSchema {
+  return { type: "object", title: "import_dry_run", additionalProperties: false, properties: { dry_run: { type: "boolean", enum: [true], description: "Always true: nothing was written" }, ...runCounts() } };
+}
+
+/** One finished run of an import (`GET {ns}/imports/{id}/runs`, services/imports.service.ts `RunOut`). */
+export function importRun(): JsonSchema {
+  return {
+    type: "object", title: "import_run", additionalProperties: false,
+    properties: {
+      started_utc: { type: "string", nullable: true, description: "When the run started (UTC)" },
+      finished_utc: { type: "string", nullable: true, description: "When the run ended (UTC)" },
+      state: str("done or failed", { enum: ["done", "failed"] }),
+      ...runCounts()
+    }
+  };
+}

@@ -83,7 +83,9 @@ export const ROUTES: RouteDef[] = [
     { methods: ["POST"], action: "imports.create" }] },
   { pattern: "/imports/(?P<id>\\d+)", path: "imports/:id", endpoints: [
     { methods: ["GET"], action: "imports.get" },
-    { methods: ["DELETE"], action: "imports.remove" }] }
+    { methods: ["DELETE"], action: "imports.remove" }] },
+  { pattern: "/imports/(?P<id>\\d+)/run", path: "imports/:id/run", endpoints: [{ methods: ["POST"], action: "imports.run" }] },
+  { pattern: "/imports/(?P<id>\\d+)/runs", path: "imports/:id/runs", endpoints: [{ methods: ["GET"], action: "imports.runs" }] }
 ];
 
 /**

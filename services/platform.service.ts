@@ -95,6 +95,8 @@ const PlatformService: ServiceSchema<ServiceSettingSchema, PlatformMethods, Plat
         try {
           const { site } = await this.sites().create(fields, hashApiKey(apiKey));
           ctx.meta.$statusCode = 201;
+          // a created resource names its address (RFC 9110 §15.3.2)
+          ctx.meta.$location = `${deploymentSettings().baseUrl}/platform/v1/sites/${site.id}`;
           return { ...siteAnswer(site), api_key: apiKey };
         } catch (err) {
           if (isUniqueViolation(err)) throw new ApiError("rest_site_exists", 409);

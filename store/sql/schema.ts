@@ -4,6 +4,7 @@
  * version is upgraded in place at start. Every record table is keyed by `(site, id)`: a site is one
  * calendar, and its records, ids, keys and feed never mix with another's.
  */
+import { IMPORT_TABLES } from "./import-tables";
 import type { SqlDriver } from "./driver";
 import { markFunctions, writeMarkStatements } from "./write-marks";
 import { FTS_SITE_STRIDE, fieldExpr } from "./compile";
@@ -467,6 +468,13 @@ export const MIGRATIONS: Migration[] = [
     name: "the event write's trigger functions keep their plans (PostgreSQL)",
     // Each statement of the triggers was planned again on every row (store/sql/term-counts.ts keptPlanStatements).
     up: d => (d.dialect === "postgres" ? [...keptPlanStatements(Object.keys(LINK_FIELDS)), ...markFunctions().map(f => `ALTER FUNCTION ${f} SET plan_cache_mode = auto`)] : [])
+  },
+  {
+    version: 19,
+    name: "the imports service's tables, made by the schema",
+    // A site's purge removes its import data (store/sites.ts): the tables exist whether or not the service
+    // ever ran on this store (store/sql/import-tables.ts).
+    up: d => IMPORT_TABLES.map(table => recordTable(d, table, {}))
   }
 ];
 
