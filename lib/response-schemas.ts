@@ -79,6 +79,14 @@ const TERM_URLS: JsonSchema = {
   additionalProperties: false
 };
 
+/** Where an import brought a record from (`context=edit`, C64). */
+function importSourceSchema(what: string): JsonSchema {
+  return {
+    type: "object", description: `Where an import brought the ${what} from (context=edit, C64)`, additionalProperties: false,
+    properties: { import: int("The import's ID"), source_id: str("The record's identity in the source") }
+  };
+}
+
 /** A term: the standalone record (term routes) and the WordPress term object embedded in events. */
 const TERM = record({
   id: int("The term ID"),
@@ -94,6 +102,7 @@ const TERM = record({
   term_group: int("Embedded terms: the WordPress term group (0)"),
   term_taxonomy_id: int("Embedded terms: the term taxonomy ID (the term ID)"),
   filter: str("Embedded terms: the WordPress sanitising filter (raw)"),
+  import_source: importSourceSchema("term"),
   ...LANGUAGE_KEYS
 }, "An event category or tag");
 
@@ -157,10 +166,7 @@ const EVENT = record({
   distance,
   recurrence: listOf({ type: "string" }, "The recurrence rule lines (RRULE, RDATE, EXDATE) of a series' first event"),
   post_parent: int("The parent event (a series' first event, for its other occurrences)"),
-  import_source: {
-    type: "object", description: "Where an import brought the event from (context=edit, C64)", additionalProperties: false,
-    properties: { import: int("The import's ID"), source_id: str("The record's identity in the source") }
-  },
+  import_source: importSourceSchema("event"),
   ...LANGUAGE_KEYS
 }, "An event");
 
@@ -186,6 +192,7 @@ const VENUE = record({
   show_map: flag("Whether events at the venue show a map"),
   show_map_link: flag("Whether events at the venue show a map link"),
   distance,
+  import_source: importSourceSchema("venue"),
   ...LANGUAGE_KEYS
 }, "A venue");
 
@@ -200,6 +207,7 @@ const ORGANIZER = record({
   website: str("The organizer website URL"),
   email: str("The organizer email address"),
   json_ld: jsonLd("organizer"),
+  import_source: importSourceSchema("organizer"),
   ...LANGUAGE_KEYS
 }, "An organizer");
 
