@@ -84,6 +84,8 @@ const TEXTS = "import_texts";
 const EVENT_SOURCE_INDEX = [{ field: "import_key", sparse: true }];
 /** Imports looked at per site and poll. */
 const DUE_BATCH = 5;
+/** How long one write of a run may take (REQUEST_TIMEOUT is a request's; a series' create writes up to 1 000 occurrences). */
+const WRITE_TIMEOUT_MS = 120_000;
 /** The runs of an import that are kept (and listed by `GET {ns}/imports/{id}/runs`). */
 const RUNS_KEPT = 50;
 
@@ -225,7 +227,8 @@ const methods = {
         return { status: res.status, headers: res.headers as Record<string, unknown>, body: res.body, url: res.url };
       },
       call: <T>(action: string, params: Record<string, unknown>, source?: ImportSource): Promise<T> =>
-        this.broker.call(action, params, { meta: { ...meta, ...(source ? { importSource: source } : {}) } }) as Promise<T>,
+        // a series' create writes its occurrences up to the horizon (up to 1 000 rows): more than a request's time
+        this.broker.call(action, params, { meta: { ...meta, ...(source ? { importSource: source } : {}) }, timeout: WRITE_TIMEOUT_MS }) as Promise<T>,
       mappings,
       findImportedEvent: async (source: ImportSource) => {
         const found = await events.findOne({ import_key: source.key });

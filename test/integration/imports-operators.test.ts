@@ -98,6 +98,7 @@ describe("what a feed says", () => {
   const titled = (title: string) => events.filter(e => e.title === title);
 
   test("the feed is done; the unreadable line is named and nothing failed", () => {
+    if (run.failed) console.log(run.errors);
     expect(run).toMatchObject({ state: "done", created: 6, failed: 0 });
     expect(run.errors).toHaveLength(1);
     expect(run.errors[0]).toMatchObject({ source: "broken-line@feed", message: expect.stringContaining("X-GARBLED") });
