@@ -320,6 +320,9 @@ export class ImportRun {
     for (let at = 0; at < feed.events.length; at += TEC_PER_PAGE_AHEAD) {
       const slice = feed.events.slice(at, at + TEC_PER_PAGE_AHEAD);
       await this.readRowsAhead("events", slice.map(e => e.sourceId));
+      // venues, organizers and categories resolved in the feed's order: the first event naming one gives
+      // its data (its name's case), as when the events were written one after another
+      if (!this.job.dryRun) for (const event of slice) this.primeLinked(event.input);
       await boundedEach(slice, WRITE_WIDTH, event => this.writeIcsEvent(event));
     }
   }
@@ -393,6 +396,13 @@ export class ImportRun {
       out.categories = ids;
     }
     return out;
+  }
+
+  /** Starts resolving an event's venue, organizers and categories by name (withLinkedIds awaits them). */
+  private primeLinked(input: Rec): void {
+    if (input.venue && typeof input.venue === "object" && !Array.isArray(input.venue)) void this.linkedIdOf("venues", "venue", input.venue as Rec).catch(() => undefined);
+    if (Array.isArray(input.organizer)) for (const o of input.organizer) if (o && typeof o === "object") void this.linkedIdOf("organizers", "organizer", o as Rec).catch(() => undefined);
+    if (Array.isArray(input.categories)) for (const c of input.categories) if (typeof c === "string") void this.categoryIdOf(c).catch(() => undefined);
   }
 
   private categoryIdOf(name: string): Promise<number> {
