@@ -398,6 +398,24 @@ export class ImportRun {
     return out;
   }
 
+  /** A category by name, made once whatever the runs at once (a reserved row, as resolveLinked). */
+  private async resolveCategory(name: string): Promise<number> {
+    const key = `${this.source}|categories|name:${name.toLowerCase()}`;
+    const { row, reserved } = await this.reserve(key, "categories", `name:${name.toLowerCase()}`, await this.ports.mappings.findOne({ key }));
+    if (typeof row.local_id === "number") {
+      const current = await this.ports.call<Rec>("taxonomy.categories.get", { id: row.local_id }).catch(() => undefined);
+      if (current && plainName(current.name) === name.toLowerCase()) return row.local_id;
+    }
+    try {
+      const id = await this.createTerm("categories", { name });
+      await this.mark(row, { local_id: id, run: this.token, feed: this.feed, gone: false, pending: false, digest: null });
+      return id;
+    } catch (err) {
+      if (reserved && typeof row.local_id !== "number") await this.ports.mappings.removeMany({ _id: row._id }).catch(() => undefined);
+      throw err;
+    }
+  }
+
   /** Starts resolving an event's venue, organizers and categories by name (withLinkedIds awaits them). */
   private primeLinked(input: Rec): void {
     if (input.venue && typeof input.venue === "object" && !Array.isArray(input.venue)) void this.linkedIdOf("venues", "venue", input.venue as Rec).catch(() => undefined);
@@ -409,7 +427,7 @@ export class ImportRun {
     const cacheKey = `categories|${name.trim().toLowerCase()}`;
     let id = this.linked.get(cacheKey);
     if (!id) {
-      id = this.createTerm("categories", { name: name.trim() });
+      id = this.resolveCategory(name.trim());
       this.linked.set(cacheKey, id);
       id.catch(() => this.linked.delete(cacheKey));
     }
@@ -437,14 +455,23 @@ export class ImportRun {
   private async resolveLinked(kind: "venues" | "organizers", nameField: string, name: string, data: Rec): Promise<number> {
     const key = `${this.source}|${kind}|name:${name}`;
     const digest = digestOf(data);
-    const row = await this.ports.mappings.findOne({ key });
-    if (row && typeof row.local_id === "number" && row.digest === digest) {
+    let row = await this.ports.mappings.findOne({ key });
+    // another run making this name now (two nodes at once): its record is waited for, not made again
+    let reserved = false;
+    const waited = !row || typeof row.local_id !== "number";
+    if (waited) ({ row, reserved } = await this.reserve(key, kind, `name:${name}`, row));
+    if (row && typeof row.local_id === "number" && (row.digest === digest || (waited && !reserved))) {
       const current = await this.ports.call<Rec>(`${kind}.get`, { id: row.local_id, context: "edit" }).catch(() => undefined);
       if (current && current.status !== "trash" && plainName(current[nameField]) === name) return row.local_id;
     }
-    const id = Number((await this.ports.call<Rec>(`${kind}.create`, data)).id);
-    await this.storeRow(row, key, kind, `name:${name}`, { local_id: id, digest, run: this.token, feed: this.feed, gone: false });
-    return id;
+    try {
+      const id = Number((await this.ports.call<Rec>(`${kind}.create`, data)).id);
+      await this.storeRow(row, key, kind, `name:${name}`, { local_id: id, digest, run: this.token, feed: this.feed, gone: false, pending: false });
+      return id;
+    } catch (err) {
+      if (reserved && row && typeof row.local_id !== "number") await this.ports.mappings.removeMany({ _id: row._id }).catch(() => undefined);
+      throw err;
+    }
   }
 
   /**
