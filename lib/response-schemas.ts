@@ -95,6 +95,14 @@ const TERM_URLS: JsonSchema = {
   additionalProperties: false
 };
 
+/** Where an import brought a record from (`context=edit`, C64). */
+function importSourceSchema(what: string): JsonSchema {
+  return {
+    type: "object", description: `Where an import brought the ${what} from (context=edit, C64)`, additionalProperties: false,
+    properties: { import: int("The import's ID"), source_id: str("The record's identity in the source") }
+  };
+}
+
 /** A term: the standalone record (term routes) and the WordPress term object embedded in events. */
 const TERM = record({
   id: int("The term ID"),
@@ -110,6 +118,7 @@ const TERM = record({
   term_group: int("Embedded terms: the WordPress term group (0)"),
   term_taxonomy_id: int("Embedded terms: the term taxonomy ID (the term ID)"),
   filter: str("Embedded terms: the WordPress sanitising filter (raw)"),
+  import_source: importSourceSchema("term"),
   ...LANGUAGE_KEYS
 }, "An event category or tag");
 
@@ -183,10 +192,7 @@ const EVENT = record({
   distance,
   recurrence: listOf({ type: "string" }, "The recurrence rule lines (RRULE, RDATE, EXDATE) of a series' first event"),
   post_parent: int("The parent event (a series' first event, for its other occurrences)"),
-  import_source: {
-    type: "object", description: "Where an import brought the event from (context=edit, C64)", additionalProperties: false,
-    properties: { import: int("The import's ID"), source_id: str("The record's identity in the source") }
-  },
+  import_source: importSourceSchema("event"),
   ...LANGUAGE_KEYS
 }, "An event");
 
@@ -213,6 +219,7 @@ const VENUE = record({
   show_map_link: flag("Whether events at the venue show a map link"),
   distance,
   ...customFieldKeys("venue"),
+  import_source: importSourceSchema("venue"),
   ...LANGUAGE_KEYS
 }, "A venue");
 
@@ -228,6 +235,7 @@ const ORGANIZER = record({
   email: str("The organizer email address"),
   json_ld: jsonLd("organizer"),
   ...customFieldKeys("organizer"),
+  import_source: importSourceSchema("organizer"),
   ...LANGUAGE_KEYS
 }, "An organizer");
 
@@ -363,6 +371,37 @@ export function importRecord(): JsonSchema {
       started_utc: utc("When the last run started (UTC)"),
       finished_utc: utc("When the last run ended (UTC)"),
       next_run_utc: utc("When a repeating import runs next (UTC)")
+    }
+  };
+}
+
+/** The counts of a run (docs/imports.md#routes): a dry run's and each run of the history. */
+function runCounts(): Record<string, JsonSchema> {
+  return {
+    created: int("Source records created (a dry run: that would be created)"),
+    updated: int("Source records updated"),
+    unchanged: int("Source records left unchanged"),
+    trashed: int("Events trashed because they left the source (trash_missing)"),
+    skipped: int("Source records skipped (cancelled single events of a feed)"),
+    failed: int("Source records that could not be read or written"),
+    errors: listOf({ type: "object", additionalProperties: false, properties: { source: str("The source record"), message: str("What went wrong") } }, "Errors per source record")
+  };
+}
+
+/** `POST {ns}/imports` with `dry_run`: what a run would do now (services/imports.service.ts `DryRunOut`). */
+export function importDryRun(): JsonSchema {
+  return { type: "object", title: "import_dry_run", additionalProperties: false, properties: { dry_run: { type: "boolean", enum: [true], description: "Always true: nothing was written" }, ...runCounts() } };
+}
+
+/** One finished run of an import (`GET {ns}/imports/{id}/runs`, services/imports.service.ts `RunOut`). */
+export function importRun(): JsonSchema {
+  return {
+    type: "object", title: "import_run", additionalProperties: false,
+    properties: {
+      started_utc: { type: "string", nullable: true, description: "When the run started (UTC)" },
+      finished_utc: { type: "string", nullable: true, description: "When the run ended (UTC)" },
+      state: str("done or failed", { enum: ["done", "failed"] }),
+      ...runCounts()
     }
   };
 }

@@ -117,6 +117,8 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/imports/(?P<id>\\d+)", path: "imports/:id", endpoints: [
     { methods: ["GET"], action: "imports.get" },
     { methods: ["DELETE"], action: "imports.remove" }] },
+  { pattern: "/imports/(?P<id>\\d+)/run", path: "imports/:id/run", endpoints: [{ methods: ["POST"], action: "imports.run" }] },
+  { pattern: "/imports/(?P<id>\\d+)/runs", path: "imports/:id/runs", endpoints: [{ methods: ["GET"], action: "imports.runs" }] },
   // Custom fields (docs/records.md#custom-fields): the taxonomy service's definitions.
   ...fieldRoutes(),
   // The deprecation registry as data (lib/deprecations.ts): new, so experimental (docs/api-policy.md#experimental-routes).

@@ -13,6 +13,7 @@ import { producedBy } from "../lib/http/idempotency";
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PostMixin, type PostFace } from "./post.mixin";
 import type { Ctx } from "../broker/context";
+import { importSourceOf, type ImportSourceMeta } from "../lib/imports/source";
 import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from "./translatable.mixin";
 import { TRANSLATABLE } from "../lib/i18n/types";
 import { ApiError } from "../lib/errors";
@@ -68,7 +69,8 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       caller: (ctx: Ctx) => self.who(ctx),
       siteUrl: (ctx: Ctx) => self.siteOf(ctx),
       // an idempotent create's claim is marked with this record in its transaction (C21, C41)
-      claimOf: (ctx: Ctx, id: number) => (ctx.meta.idempotencyRead === `${spec.plural}.get` ? producedBy(ctx.meta, id) : undefined)
+      claimOf: (ctx: Ctx, id: number) => (ctx.meta.idempotencyRead === `${spec.plural}.get` ? producedBy(ctx.meta, id) : undefined),
+      importSource: (ctx: Ctx) => importSourceOf(ctx.meta as ImportSourceMeta)
     };
     const images = {
       check: (ctx: Ctx, value: unknown) => self.checkImage(ctx, value),

@@ -7,6 +7,9 @@
  *   expired because its node died) and claims one by a compare-and-set on its `claims` counter: one runner
  *   per import on every store, whatever the number of nodes. The runner renews its lease with each
  *   progress write and stops when the claim moved on.
+ * - `POST {ns}/imports` with `dry_run` runs the import's reads now, writing nothing, and answers 200 with
+ *   the counts a run would have; `POST {ns}/imports/{id}/run` makes an import due now (202);
+ *   `GET {ns}/imports/{id}/runs` lists its last 50 runs (one record per finished run, `import_runs`).
  * - A run (lib/imports/run.ts) fetches the source under the outbound address rules (net/outbound.ts) and
  *   writes each record through the record services' actions as the administrator who made the import,
  *   so every rule, the change feed and the caches stay right.
@@ -21,10 +24,12 @@ import { nowDb } from "../lib/dates";
 import { settings as serviceSettings, NAMESPACE_PATH } from "../lib/settings";
 import { checkOutboundUrl } from "../lib/outbound/addresses";
 import { outboundRequest } from "../net/outbound";
-import { IMPORT_PARAMS, importSettings, ImportSettings } from "../lib/imports/params";
-import { ClaimLost, emptyCounts, FetchAnswer, ImportFailed, ImportRun, ImportSource, RunCounts } from "../lib/imports/run";
+import { IMPORT_PARAMS, importSettings, ImportSettings, isDryRun } from "../lib/imports/params";
+import { ClaimLost, emptyCounts, FetchAnswer, ImportFailed, ImportPorts, ImportRun, ImportSource, RunCounts } from "../lib/imports/run";
+import { materialisationHorizon } from "../lib/recurrence/expand";
 import { importConfig } from "../lib/imports/config";
 import type { Caller } from "../lib/callers";
+import { currentSiteId } from "../lib/sites/scope";
 
 /** An import as stored. */
 export interface ImportDoc {
@@ -79,6 +84,22 @@ const TEXTS = "import_texts";
 const EVENT_SOURCE_INDEX = [{ field: "import_key", sparse: true }];
 /** Imports looked at per site and poll. */
 const DUE_BATCH = 5;
+/** How long one write of a run may take (REQUEST_TIMEOUT is a request's; a series' create writes up to 1 000 occurrences). */
+const WRITE_TIMEOUT_MS = 120_000;
+/** The runs of an import that are kept (and listed by `GET {ns}/imports/{id}/runs`). */
+const RUNS_KEPT = 50;
+
+/** What `POST {ns}/imports` with `dry_run` answers. */
+export interface DryRunOut extends RunCounts {
+  dry_run: true;
+}
+
+/** A finished run as answered by `GET {ns}/imports/{id}/runs`. */
+export interface RunOut extends RunCounts {
+  started_utc: string | null;
+  finished_utc: string | null;
+  state: "done" | "failed";
+}
 
 function dbAfter(ms: number): string {
   return nowDb(new Date(Date.now() + ms));
@@ -109,7 +130,8 @@ const methods = {
     this.collections = {
       mappings: await this.storeCollection("import_records", [{ field: "key", unique: true }, { field: "feed" }]),
       events: await this.storeCollection("events", EVENT_SOURCE_INDEX),
-      texts: await this.storeCollection(TEXTS)
+      texts: await this.storeCollection(TEXTS),
+      runs: await this.storeCollection("import_runs", [{ field: "import" }])
     };
   },
 
@@ -163,29 +185,15 @@ const methods = {
     const { leaseMs } = importConfig();
     const claims = doc.claims;
     const guard = { _id: doc._id, claims, deleted: false };
-    const { mappings, events, texts } = this.collections;
+    const { texts } = this.collections;
     let settings = doc.settings;
     if (doc.ics_text !== undefined) {
       const text = await texts.findOne({ _id: doc.ics_text });
       settings = { ...settings, ics: typeof text?.ics === "string" ? text.ics : "" };
     }
-    const meta = { caller: doc.owner, site };
-    const allowPrivate = serviceSettings().outboundAllowPrivate;
-    const run = new ImportRun({ id: doc._id, run: doc.run, settings }, {
-      fetch: async (url: string, headers: Record<string, string>): Promise<FetchAnswer> => {
-        const res = await outboundRequest(url, { method: "GET", headers, timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, followRedirects: 5, allowPrivate });
-        return { status: res.status, headers: res.headers as Record<string, unknown>, body: res.body, url: res.url };
-      },
-      call: <T>(action: string, params: Record<string, unknown>, source?: ImportSource): Promise<T> =>
-        this.broker.call(action, params, { meta: { ...meta, ...(source ? { importSource: source } : {}) } }) as Promise<T>,
-      mappings,
-      findImportedEvent: async (source: ImportSource) => {
-        const found = await events.findOne({ import_key: source.key });
-        return found ? Number(found._id) : undefined;
-      },
-      progress: async (counts: RunCounts) => !this.stopping && !!(await this.store.updateOne(guard, { $set: { counts, due_utc: dbAfter(leaseMs) } })),
-      sleep: (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
-    }, { ...emptyCounts(), ...doc.counts });
+    const run = new ImportRun({ id: doc._id, run: doc.run, settings },
+      this.runPorts(doc.owner, site, async (counts: RunCounts) => !this.stopping && !!(await this.store.updateOne(guard, { $set: { counts, due_utc: dbAfter(leaseMs) } }))),
+      { ...emptyCounts(), ...doc.counts });
     let state: "done" | "failed" = "done";
     let error: string | null = null;
     try {
@@ -200,18 +208,67 @@ const methods = {
     const next = every ? dbAfter(every * 60_000) : null;
     const counts = run.counts;
     if (error && counts.errors.length < 100) counts.errors.push({ source: doc.settings.url ?? "ics", message: error });
+    const finishedUtc = nowDb();
     const finished = await this.store.updateOne(guard, {
-      $set: { state, error, counts, finished_utc: nowDb(), next_run_utc: next, ...(next ? { due_utc: next } : {}) },
+      $set: { state, error, counts, finished_utc: finishedUtc, next_run_utc: next, ...(next ? { due_utc: next } : {}) },
       ...(next ? {} : { $unset: { due_utc: 1 } })
     });
-    // a text import never runs again (no period): its text goes
-    if (finished && doc.ics_text !== undefined) await texts.removeMany({ _id: doc.ics_text });
+    if (finished) await this.keepRun(doc._id, { ...counts, started_utc: (finished as ImportDoc).started_utc, finished_utc: finishedUtc, state });
+  },
+
+  /** What a run reaches outside lib/imports (ImportPorts), as the import's owner in its site. */
+  runPorts(owner: Caller, site: number, progress: ImportPorts["progress"]): ImportPorts {
+    const { mappings, events } = this.collections;
+    const meta = { caller: owner, site };
+    const allowPrivate = serviceSettings().outboundAllowPrivate;
+    return {
+      fetch: async (url: string, headers: Record<string, string>): Promise<FetchAnswer> => {
+        const res = await outboundRequest(url, { method: "GET", headers, timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, followRedirects: 5, allowPrivate });
+        return { status: res.status, headers: res.headers as Record<string, unknown>, body: res.body, url: res.url };
+      },
+      call: <T>(action: string, params: Record<string, unknown>, source?: ImportSource): Promise<T> =>
+        // a series' create writes its occurrences up to the horizon (up to 1 000 rows): more than a request's time
+        this.broker.call(action, params, { meta: { ...meta, ...(source ? { importSource: source } : {}) }, timeout: WRITE_TIMEOUT_MS }) as Promise<T>,
+      mappings,
+      findImportedEvent: async (source: ImportSource) => {
+        const found = await events.findOne({ import_key: source.key });
+        return found ? Number(found._id) : undefined;
+      },
+      progress,
+      sleep: (ms: number) => new Promise(resolve => setTimeout(resolve, ms)),
+      horizon: () => ({ utc: materialisationHorizon(serviceSettings().siteTimezone), siteZone: serviceSettings().siteTimezone })
+    };
+  },
+
+  /**
+   * A dry run (docs/imports.md#dry-run): the run's reads (the source, the mapping rows, the events a
+   * lost create left) in this request, no write, no import stored; answers what a run would do now.
+   */
+  async dryRun(owner: Caller, settings: ImportSettings, site: number): Promise<DryRunOut> {
+    const run = new ImportRun({ id: 0, run: 0, settings, dryRun: true }, this.runPorts(owner, site, async () => true), emptyCounts());
+    try {
+      await run.run();
+    } catch (err) {
+      if (!(err instanceof ImportFailed)) throw err;
+      // the source could not be read: the parameter that names it is bad, with why
+      throw ApiError.invalidParams({ [settings.url ? "url" : "ics"]: "param.invalid" }, { reason: err.message });
+    }
+    const c = run.counts;
+    return { dry_run: true, created: c.created, updated: c.updated, unchanged: c.unchanged, trashed: c.trashed, skipped: c.skipped, failed: c.failed, errors: c.errors };
+  },
+
+  /** Stores a finished run in the import's history; only the last RUNS_KEPT stay. */
+  async keepRun(importId: number, out: RunOut): Promise<void> {
+    const { runs } = this.collections;
+    await runs.append({ import: importId, ...out });
+    const older = await runs.find({ import: importId }, { sort: { _id: -1 }, skip: RUNS_KEPT, limit: 100 });
+    if (older.length) await runs.removeMany({ _id: { $in: older.map(r => r._id) } });
   }
 } satisfies ThisType<ImportsSelf>;
 
 type ImportsMethods = typeof methods;
 interface ImportsVars {
-  collections: { mappings: Collection; events: Collection; texts: Collection };
+  collections: { mappings: Collection; events: Collection; texts: Collection; runs: Collection };
   timer?: NodeJS.Timeout;
   busy: boolean;
   stopping: boolean;
@@ -238,7 +295,7 @@ const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, Import
 
     create: {
       params: IMPORT_PARAMS.create,
-      async handler(ctx: Ctx<Record<string, unknown>>): Promise<ImportOut> {
+      async handler(ctx: Ctx<Record<string, unknown>>): Promise<ImportOut | DryRunOut> {
         const owner = ensureAdministrator(ctx);
         const body: Record<string, unknown> = { ...ctx.params };
         const text = (ctx.meta as { icsBody?: unknown }).icsBody;
@@ -246,11 +303,13 @@ const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, Import
           body.ics = text;
           body.type ??= "ics";
         }
+        const dryRun = isDryRun(body);
         const { ics, ...s } = importSettings(body);
         if (s.url) {
           const checked = checkOutboundUrl(s.url, serviceSettings().outboundAllowPrivate);
           if (!checked.ok) throw ApiError.invalidParam("url", "param.url");
         }
+        if (dryRun) return this.dryRun(owner, { ...s, ...(ics !== undefined ? { ics } : {}) }, currentSiteId());
         const now = nowDb();
         // the text first: an import is due from the moment it is stored
         const stored = ics !== undefined ? ((await this.collections.texts.append({ ics })) as { _id: number }) : undefined;
@@ -276,6 +335,35 @@ const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, Import
       }
     },
 
+    run: {
+      params: IMPORT_PARAMS.run,
+      async handler(ctx: Ctx<{ id: number }>): Promise<ImportOut> {
+        ensureAdministrator(ctx);
+        const doc = await this.findImport(ctx.params.id);
+        // due now: the next poll of any node claims it (a running one is left to finish)
+        const after = doc.state === "running" ? doc : ((await this.store.updateOne({ _id: doc._id, deleted: false, state: { $ne: "running" } }, { $set: { due_utc: nowDb() } })) as ImportDoc | null) ?? doc;
+        ctx.meta.$statusCode = 202;
+        setImmediate(() => void this.poll());
+        return importOut(after);
+      }
+    },
+
+    runs: {
+      params: IMPORT_PARAMS.runs,
+      async handler(ctx: Ctx<{ id: number }>): Promise<RunOut[]> {
+        ensureAdministrator(ctx);
+        const doc = await this.findImport(ctx.params.id);
+        const rows = await this.collections.runs.find({ import: doc._id }, { sort: { _id: -1 }, limit: RUNS_KEPT });
+        return rows.map(r => {
+          const c = { ...emptyCounts(), ...(r as Partial<RunOut>) };
+          return {
+            started_utc: (r.started_utc as string | null) ?? null, finished_utc: (r.finished_utc as string | null) ?? null, state: r.state as RunOut["state"],
+            created: c.created, updated: c.updated, unchanged: c.unchanged, trashed: c.trashed, skipped: c.skipped, failed: c.failed, errors: c.errors
+          };
+        });
+      }
+    },
+
     remove: {
       params: IMPORT_PARAMS.remove,
       async handler(ctx: Ctx<{ id: number }>): Promise<ImportOut> {
@@ -283,6 +371,8 @@ const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, Import
         const doc = await this.findImport(ctx.params.id);
         // stops it: no later run, and a running one loses its claim at its next progress write
         const after = (await this.store.updateOne({ _id: doc._id }, { $set: { deleted: true, next_run_utc: null }, $unset: { due_utc: 1 } })) as ImportDoc | null;
+        // an iCalendar text is kept for runs asked for later (`run`): it goes with its import
+        if (doc.ics_text !== undefined) await this.collections.texts.removeMany({ _id: doc.ics_text });
         return importOut({ ...(after ?? doc), deleted: true });
       }
     }

@@ -110,6 +110,8 @@ const PlatformService: ServiceSchema<ServiceSettingSchema, PlatformMethods, Plat
           // every node's per-site work (the webhooks' passes) knows the site at once
           this.broker.broadcast(SITE_CREATED, { site: site.id }).catch(() => undefined);
           ctx.meta.$statusCode = 201;
+          // a created resource names its address (RFC 9110 §15.3.2)
+          ctx.meta.$location = `${deploymentSettings().baseUrl}/platform/v1/sites/${site.id}`;
           return { ...siteAnswer(site), api_key: apiKey };
         } catch (err) {
           if (isUniqueViolation(err)) throw new ApiError("rest_site_exists", 409);

@@ -12,6 +12,7 @@
  */
 import { Context, Errors, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { serviceSchema } from "../broker/service-schema";
+import { importSourceOf, type ImportSourceMeta } from "../lib/imports/source";
 import { isUniqueViolation } from "../store/errors";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import { TranslatableMixin, TranslatableMethods, TRANSLATION_INDEXES } from "../mixins/translatable.mixin";
@@ -187,7 +188,10 @@ const methods = {
     const doc = await this.findTerm(taxonomy, ctx.params.id!);
     if (!doc) throw ApiError.invalidParam("id", UNKNOWN);
     ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...lastModifiedHeader([doc.modified_utc]) }; // HTTP caching (C22)
-    return (await this.records(ctx, [doc], this.roots(ctx)))[0];
+    const record = (await this.records(ctx, [doc], this.roots(ctx)))[0];
+    // where an import brought it from (C64): in context=edit, to the term's managers
+    const imported = (doc as { import_source?: unknown }).import_source;
+    return imported && (ctx.params as { context?: string }).context === "edit" && canManageTerms(ctx.meta.caller, taxonomy) ? { ...record, import_source: imported } : record;
   },
 
   async createTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord> {
@@ -380,7 +384,9 @@ const methods = {
       const unique = await uniqueTermSlug(slug === "" ? String(id) : slug, chain.map(d => d.slug), c => this.slugTaken(taxonomy, c));
       const doc: TermDoc = {
         _id: id, taxonomy, name, name_lc: nameKey(name), slug: unique, tax_slug: taxonomyKey({ taxonomy, slug: unique }),
-        description: input.description ?? "", description_lc: (input.description ?? "").toLowerCase(), parent, count: 0, tree_count: 0, lang, translations: [lang], modified_utc: nowDb()
+        description: input.description ?? "", description_lc: (input.description ?? "").toLowerCase(), parent, count: 0, tree_count: 0, lang, translations: [lang], modified_utc: nowDb(),
+        // an import's create: the term's source identity (C64)
+        ...importSourceOf(ctx.meta as ImportSourceMeta)
       };
       try {
         // an idempotent create's claim is marked with this term in its transaction (C21, C41)

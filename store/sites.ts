@@ -12,6 +12,7 @@
  */
 import type { SqlDriver, SqlRunner } from "./sql/driver";
 import { FEATURE_TABLES, RECORD_TABLES } from "./sql/schema";
+import { IMPORT_TABLES } from "./sql/import-tables";
 import { nextUserId } from "../lib/sites/keys";
 import { DEFAULT_SITE_ID as DEFAULT_SITE } from "../lib/sites/scope";
 import type { SiteFields } from "../lib/sites/site-input";
@@ -67,7 +68,8 @@ export interface SiteStore {
 export const GENERATED_KEY_ID = 0;
 
 /** The tables whose rows belong to a site, besides its record tables. */
-const SITE_TABLES = ["post_types", "sequences", "api_keys"];
+/** What a purge removes besides the record tables: the site's own tables, then its services' data. */
+const SITE_TABLES = ["post_types", "sequences", "api_keys", ...IMPORT_TABLES];
 
 interface RawSite {
   id: number | string;

@@ -22,6 +22,8 @@ export interface RequestPort<R> {
   siteUrl(request: R): string;
   /** What a create stores with its record when the request is an idempotent create (C21, C41). */
   claimOf(request: R, id: number): InsertOptions["claim"];
+  /** The source identity an import's create stores with the record (C64, lib/imports/source.ts); none otherwise. */
+  importSource?(request: R): Record<string, unknown>;
 }
 
 /** Images (docs/records.md#images, D7): an `image` input checked, resolved, and images by id. */

@@ -17,7 +17,7 @@ import { modifiedQuery } from "../../lib/changes/modified";
 import { withDistance, type NearInput } from "../../lib/geo/near-query";
 import type { PostRecords } from "../posts/post-records";
 import type { EventsPort, LanguagePort, NearPort, RequestPort } from "./linked-ports";
-import { mayRead } from "./linked-rights";
+import { mayEdit, mayRead } from "./linked-rights";
 import type { LinkedPresenter } from "./linked-presenter";
 import type { RecordFields } from "../fields/record-fields";
 
@@ -104,7 +104,10 @@ export class LinkedReader<R> {
   /** Readable (publish, or read_post; trashed ones by editors), password blanking, `json_ld`. */
   async read(request: R, record: LinkedDoc, access: Access): Promise<Record<string, unknown>> {
     if (!this.mayRead(request, record)) throw new ApiError(this.codes.notAccessible, 403);
-    return this.deps.presenter.one(request, record, { jsonLd: true, reveal: d => this.deps.passwordAccess(request, d, access) });
+    const out = await this.deps.presenter.one(request, record, { jsonLd: true, reveal: d => this.deps.passwordAccess(request, d, access) });
+    // where an import brought it from (C64): in context=edit, to callers who may edit it, as events answer it
+    if (record.import_source && access.context === "edit" && mayEdit(this.deps.request.caller(request), record, this.nowDb())) out.import_source = record.import_source;
+    return out;
   }
 
   /** The records an event embeds, by id: only those the caller may read (C1), each with its `keep` (a scheduled one's status moves with the clock). */

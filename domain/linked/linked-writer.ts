@@ -124,7 +124,9 @@ export class LinkedWriter<R> {
           ...records.modifiedAt(now),
           slug,
           image,
-          ...inline
+          ...inline,
+          // an import's create: the record's source identity (C64)
+          ...(this.deps.request.importSource?.(request) ?? {})
         };
         // an idempotent create's claim is marked with this record in its transaction (C21, C41)
         const claim = this.deps.request.claimOf(request, id);

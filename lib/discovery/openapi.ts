@@ -8,7 +8,7 @@
 import { ROUTES, RouteDef } from "../routes";
 import { NAMESPACE_PATH, PATH_LANGUAGES } from "../settings";
 import { hasMessage, LANGUAGES, translate } from "../messages";
-import { changesPage, componentSchemas, importRecord, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
+import { changesPage, componentSchemas, importDryRun, importRecord, importRun, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
 import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
 import { deliverySchema, endpointSchema, listOfSchema, replayAnswerSchema, webhooksDocument } from "../webhooks/schemas";
 import { fieldDefinitionSchema } from "../fields/openapi";
@@ -37,7 +37,9 @@ export function verbOf(methods: readonly string[]): "get" | "post" | "delete" | 
 const KIND_BY_OPERATION: Record<string, OperationKind> = {
   list: "list", occurrences: "list", create: "create", get: "read", getBySlug: "read", update: "update", updateBySlug: "update", remove: "remove", removeBySlug: "remove",
   // webhooks: the delivery log is a list; a manual retry, a ping and a replay are accepted (sent in the background)
-  deliveries: "list", retry: "accept", ping: "accept", replay: "accept"
+  deliveries: "list", retry: "accept", ping: "accept", replay: "accept",
+  // imports: a run asked for now is accepted (run in the background); the run history is a list
+  runs: "list", run: "accept"
 };
 const KIND_BY_VERB: Record<Verb, OperationKind> = { get: "read", post: "update", put: "update", patch: "update", delete: "remove" };
 
@@ -92,7 +94,7 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
   if (resource === "changes") return json(changesPage());
   if (resource === "doc") return json(openApiObject());
   if (resource === "webhooks") return json(webhookAnswer(route, kind));
-  if (resource === "imports") return json(kind === "list" ? { type: "array", items: importRecord() } : importRecord());
+  if (resource === "imports") return json(route.pattern.endsWith("/runs") ? { type: "array", items: importRun() } : kind === "list" ? { type: "array", items: importRecord() } : importRecord());
   if (resource === "fields") return json(kind === "list" ? listOfSchema(fieldDefinitionSchema(), "The site's custom fields") : fieldDefinitionSchema());
   const component = RESOURCE_COMPONENTS[resource];
   if (!component) return undefined;
@@ -118,14 +120,14 @@ function statusText(status: string, lang: string): string {
 }
 
 function responses(route: RouteDef, kind: OperationKind, lang: string): Record<string, unknown> {
-  // an import is created queued: 202 (docs/imports.md#routes)
-  const own = resourceOf(route) === "imports" && kind === "create" ? ["202"] : RESPONSES[kind];
+  // an import is created queued: 202; a dry run answers 200 (docs/imports.md#routes)
+  const own = resourceOf(route) === "imports" && kind === "create" ? ["200", "202"] : RESPONSES[kind];
   const statuses = [...new Set([...own, ...COMMON_ERRORS])].sort();
   const out: Record<string, unknown> = {};
   for (const status of statuses) {
     const response: Record<string, unknown> = { description: statusText(status, lang) };
     if (status === "200" || status === "201" || status === "202") {
-      const content = successContent(route, kind);
+      const content = resourceOf(route) === "imports" && kind === "create" && status === "200" ? json(importDryRun()) : successContent(route, kind);
       if (content) response.content = content;
     } else if (status !== "304") {
       response.content = json({ $ref: ERROR_BODY_REF });

@@ -10,7 +10,10 @@
  *   EXDATE of the series) when its STATUS is CANCELLED;
  * - zones: an IANA TZID as it is, a Windows name as Outlook writes it mapped to its IANA zone
  *   (lib/imports/windows-zones.ts), another TZID through the feed's VTIMEZONE (its X-LIC-LOCATION when it
- *   names a zone, else the instants in UTC), a floating time in the site zone.
+ *   names a zone, else the IANA zone following its rules, lib/imports/vtimezone-match.ts, else the
+ *   instants in UTC), a floating time in the site zone;
+ * - CLASS:PRIVATE or CONFIDENTIAL → a private event (unless the import's status is already less visible);
+ * - a line ical.js cannot read is left out and named in `errors` (its event is read without it).
  *
  * Pure: no I/O. The feed's VTIMEZONEs are registered with ical.js only while one call runs (synchronously).
  */
@@ -18,6 +21,8 @@ import ICAL from "ical.js";
 import { isValidTimezone, utcToWallClock, wallClockToUtc } from "../dates";
 import { dateProperty } from "../recurrence/lines";
 import { windowsZone } from "./windows-zones";
+import { zoneMatchingVtimezone } from "./vtimezone-match";
+import { memoOfObject } from "../memo";
 
 /** One event of the feed, as the import writes it. */
 export interface IcsEvent {
@@ -42,6 +47,8 @@ export interface IcsReadResult {
   events: IcsEvent[];
   /** VEVENTs that could not be read, by `UID` (or their position), with why. */
   errors: Array<{ source: string; message: string }>;
+  /** Lines left out because they could not be read (their events were read without them), by `UID` (or line number). */
+  warnings: Array<{ source: string; message: string }>;
   /** VEVENTs left out on purpose (a cancelled single event). */
   skipped: number;
   /** The calendar's name (X-WR-CALNAME, else PRODID), "" when it has neither. */
@@ -86,11 +93,27 @@ function locationOf(calendar: ICAL.Component, tzid: string): string | undefined 
   return undefined;
 }
 
-/** The IANA zone (or "UTC") a TZID names, directly, as a Windows name, or through its VTIMEZONE's location. */
-function namedZone(calendar: ICAL.Component, tzid: string): string | undefined {
+/** The zones of a feed's TZIDs matched by their VTIMEZONE's rules, per feed (one matching per TZID). */
+const matchedZones = memoOfObject((_calendar: ICAL.Component) => new Map<string, string | undefined>());
+
+/** The IANA zone whose rules the feed's VTIMEZONE of that TZID follows (lib/imports/vtimezone-match.ts). */
+function ruleZone(calendar: ICAL.Component, tzid: string, year: number): string | undefined {
+  const cache = matchedZones(calendar);
+  if (cache.has(tzid)) return cache.get(tzid);
+  const vtz = calendar.getAllSubcomponents("vtimezone").find(z => String(z.getFirstPropertyValue("tzid")) === tzid);
+  const zone = vtz ? zoneMatchingVtimezone(vtz, tzid, year) : undefined;
+  cache.set(tzid, zone);
+  return zone;
+}
+
+/**
+ * The IANA zone (or "UTC") a TZID names: directly, as a Windows name, through its VTIMEZONE's location,
+ * or by its VTIMEZONE's rules (around `year`).
+ */
+function namedZone(calendar: ICAL.Component, tzid: string, year: number): string | undefined {
   if (tzid.toUpperCase() === "UTC" || tzid === "Z") return "UTC";
   if (isValidTimezone(tzid) && !/^utc[+-]/i.test(tzid)) return tzid;
-  return windowsZone(tzid) ?? locationOf(calendar, tzid);
+  return windowsZone(tzid) ?? locationOf(calendar, tzid) ?? ruleZone(calendar, tzid, year);
 }
 
 /** The zone of a DTSTART (see the header), and how any time of the VEVENT becomes a wall clock of it. */
@@ -98,8 +121,8 @@ function zoneOf(calendar: ICAL.Component, start: ICAL.Time, prop: ICAL.Property)
   const tzid = tzidOf(prop);
   const isUtc = (t: ICAL.Time) => t.zone === ICAL.Timezone.utcTimezone || t.zone?.tzid === "UTC";
   if (start.isDate || (tzid === undefined && !isUtc(start))) return { name: "", wall: t => wallOf(t) };
-  const named = tzid === undefined ? "UTC" : namedZone(calendar, tzid);
-  // a TZID known only by the feed's VTIMEZONE: the instants, in UTC
+  const named = tzid === undefined ? "UTC" : namedZone(calendar, tzid, start.year);
+  // a TZID whose VTIMEZONE follows no known zone's rules: the instants, in UTC
   const zone = named ?? "UTC";
   return {
     name: zone,
@@ -107,7 +130,7 @@ function zoneOf(calendar: ICAL.Component, start: ICAL.Time, prop: ICAL.Property)
       if (t.isDate) return wallOf(t);
       if (own === undefined && !isUtc(t)) return wallOf(t); // floating: as written
       if (named && own === tzid) return wallOf(t);
-      const ownZone = own === undefined ? "UTC" : namedZone(calendar, own);
+      const ownZone = own === undefined ? "UTC" : namedZone(calendar, own, t.year);
       // by its TZID's named zone, else by the registered VTIMEZONE (ical.js)
       const utc = ownZone ? wallClockToUtc(wallOf(t), ownZone) : utcWall(t.toUnixTime() * 1000);
       return zone === "UTC" ? utc : utcToWallClock(utc, zone);
@@ -137,16 +160,18 @@ function categoriesOf(v: ICAL.Component): string[] {
   return out;
 }
 
-/** ORGANIZER → organizer data: its CN, else its address without `mailto:`. */
-function organizerOf(v: ICAL.Component): Record<string, unknown> | undefined {
-  const prop = v.getFirstProperty("organizer");
-  if (!prop) return undefined;
-  const value = String(prop.getFirstValue() ?? "");
-  const email = /^mailto:/i.test(value) ? value.replace(/^mailto:/i, "") : "";
-  const cn = prop.getParameter("cn");
-  const name = (typeof cn === "string" && cn.trim()) || email;
-  if (!name) return undefined;
-  return { organizer: name, ...(email && /^[^@\s]+@[^@\s]+$/.test(email) ? { email } : {}) };
+/** Each ORGANIZER (The Events Calendar's export writes one per organizer) → organizer data: its CN, else its address without `mailto:`. */
+function organizersOf(v: ICAL.Component): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  for (const prop of v.getAllProperties("organizer")) {
+    const value = String(prop.getFirstValue() ?? "");
+    const email = /^mailto:/i.test(value) ? value.replace(/^mailto:/i, "") : "";
+    const cn = prop.getParameter("cn");
+    const name = (typeof cn === "string" && cn.trim()) || email;
+    if (!name || out.some(o => String(o.organizer).toLowerCase() === name.toLowerCase())) continue;
+    out.push({ organizer: name, ...(email && /^[^@\s]+@[^@\s]+$/.test(email) ? { email } : {}) });
+  }
+  return out;
 }
 
 /** LOCATION (and GEO) → venue data. */
@@ -211,13 +236,32 @@ function identityOf(v: ICAL.Component, zone: Zone, allDay: boolean): string {
   return allDay || rid.isDate ? `${wallOf(rid).slice(0, 10)} 00:00:00` : zone.wall(rid, tzidOf(prop));
 }
 
+/** Statuses that show an event less than `private` does: an import asking for one keeps it. */
+const LESS_VISIBLE = new Set(["draft", "pending"]);
+
+/** The status of an event: CLASS PRIVATE or CONFIDENTIAL (not for everyone's eyes) → private. */
+function statusOf(v: ICAL.Component, defaultStatus: string): string {
+  const cls = String(v.getFirstPropertyValue("class") ?? "").trim().toUpperCase();
+  return (cls === "PRIVATE" || cls === "CONFIDENTIAL") && !LESS_VISIBLE.has(defaultStatus) ? "private" : defaultStatus;
+}
+
 const isCancelled = (v: ICAL.Component): boolean => String(v.getFirstPropertyValue("status") ?? "").toUpperCase() === "CANCELLED";
 
 /** Reads a feed (see the header); throws IcsFormatError when the text is not iCalendar. */
 export function readIcs(source: string, defaultStatus = "publish"): IcsReadResult {
   let calendar: ICAL.Component;
+  let warnings: IcsReadResult["warnings"] = [];
   try {
-    const parsed = ICAL.parse(source);
+    let parsed;
+    try {
+      parsed = ICAL.parse(source);
+    } catch (err) {
+      // one unreadable line does not lose the feed: left out, named, and the rest read again
+      const cleaned = withoutUnreadableLines(source);
+      if (cleaned.dropped.length === 0) throw err;
+      parsed = ICAL.parse(cleaned.text);
+      warnings = cleaned.dropped;
+    }
     calendar = new ICAL.Component(Array.isArray(parsed[0]) ? parsed[0] : parsed);
   } catch (err) {
     throw new IcsFormatError(`not an iCalendar feed: ${(err as Error).message}`);
@@ -233,13 +277,56 @@ export function readIcs(source: string, defaultStatus = "publish"): IcsReadResul
   }
   try {
     const name = text(calendar.getFirstPropertyValue("x-wr-calname")) ?? text(calendar.getFirstPropertyValue("prodid")) ?? "";
-    return { ...readEvents(calendar, defaultStatus), name };
+    return { ...readEvents(calendar, defaultStatus), warnings, name };
   } finally {
     for (const id of registered) ICAL.TimezoneService.remove(id);
   }
 }
 
-function readEvents(calendar: ICAL.Component, defaultStatus: string): Omit<IcsReadResult, "name"> {
+/**
+ * The text without the content lines ical.js cannot read (a malformed line, a value that is not of its
+ * type), and each line left out with why, named by its VEVENT's UID (else its line number).
+ */
+function withoutUnreadableLines(source: string): { text: string; dropped: IcsReadResult["warnings"] } {
+  const physical = source.split(/\r?\n/);
+  // unfolded content lines, each with its first physical line's number
+  const lines: Array<{ text: string; at: number }> = [];
+  physical.forEach((raw, i) => {
+    if ((raw.startsWith(" ") || raw.startsWith("\t")) && lines.length) lines[lines.length - 1].text += raw.slice(1);
+    else lines.push({ text: raw, at: i + 1 });
+  });
+  const kept: string[] = [];
+  const dropped: IcsReadResult["warnings"] = [];
+  let event: { uid?: string; dropped: Array<{ at: number; message: string }> } | null = null;
+  for (const line of lines) {
+    if (line.text.trim() === "") continue;
+    const m = /^(BEGIN|END):(.*)$/i.exec(line.text.trim());
+    if (m) {
+      kept.push(line.text);
+      const vevent = m[2].trim().toUpperCase() === "VEVENT";
+      if (vevent && m[1].toUpperCase() === "BEGIN") event = { dropped: [] };
+      if (vevent && m[1].toUpperCase() === "END" && event) {
+        for (const d of event.dropped) dropped.push({ source: event.uid ?? `line ${d.at}`, message: d.message });
+        event = null;
+      }
+      continue;
+    }
+    try {
+      ICAL.parse.property(line.text);
+    } catch (err) {
+      const message = `line ${line.at} left out (${(err as Error).message}): ${line.text.slice(0, 80)}`;
+      if (event) event.dropped.push({ at: line.at, message });
+      else dropped.push({ source: `line ${line.at}`, message });
+      continue;
+    }
+    kept.push(line.text);
+    const uid = /^UID(?:;[^:]*)?:(.*)$/i.exec(line.text);
+    if (uid && event) event.uid = uid[1].trim();
+  }
+  return { text: kept.join("\r\n"), dropped };
+}
+
+function readEvents(calendar: ICAL.Component, defaultStatus: string): Omit<IcsReadResult, "name" | "warnings"> {
   const errors: IcsReadResult["errors"] = [];
   const groups = new Map<string, ICAL.Component[]>();
   let position = 0;
@@ -268,7 +355,7 @@ function readEvents(calendar: ICAL.Component, defaultStatus: string): Omit<IcsRe
       const recurrence = recurrenceOf(master, zone, when.all_day, cancelled);
       const input: Record<string, unknown> = {
         title: text(master.getFirstPropertyValue("summary"))?.trim() ?? "(untitled)",
-        status: defaultStatus,
+        status: statusOf(master, defaultStatus),
         start_date: when.start_date,
         end_date: when.end_date,
         all_day: when.all_day,
@@ -284,8 +371,8 @@ function readEvents(calendar: ICAL.Component, defaultStatus: string): Omit<IcsRe
       if (categories.length) input.categories = categories;
       const venue = venueOf(master);
       if (venue) input.venue = venue;
-      const organizer = organizerOf(master);
-      if (organizer) input.organizer = [organizer];
+      const organizers = organizersOf(master);
+      if (organizers.length) input.organizer = organizers;
       if (recurrence) input.recurrence = recurrence;
       const exceptions: IcsException[] = recurrence ? others.filter(v => !isCancelled(v)).map(v => {
         const identity = identityOf(v, zone, when.all_day);

@@ -32,7 +32,7 @@ const BOOL_TRUE = new Set(["true", "1", "yes"]);
 const BOOL_FALSE = new Set(["false", "0", "no"]);
 
 /** C5 booleans. */
-function flag(v: unknown): boolean | undefined {
+export function flag(v: unknown): boolean | undefined {
   if (typeof v === "boolean") return v;
   if (typeof v === "number") return v === 1 ? true : v === 0 ? false : undefined;
   if (typeof v === "string") {
@@ -68,6 +68,14 @@ export function guessType(url: string | undefined, ics: string | undefined): Imp
   if (ics !== undefined) return "ics";
   if (url && (/\.ics($|\?)/i.test(url) || /^webcal:/i.test(url) || /[?&](format|outputType)=i?cal/i.test(url) || /\/ical(\/|$|\?)/i.test(url))) return "ics";
   return "tec";
+}
+
+/** Whether a create body asks for a dry run (`dry_run`, a C5 boolean); throws 400 naming it when it is not one. */
+export function isDryRun(body: Record<string, unknown>): boolean {
+  if (!sent(body.dry_run)) return false;
+  const f = flag(body.dry_run);
+  if (f === undefined) throw ApiError.invalidParams({ dry_run: { key: "param.invalid" } });
+  return f;
 }
 
 /** Checks a create body; throws 400 naming every bad parameter. */
@@ -152,8 +160,11 @@ export const IMPORT_PARAMS = {
     update: untyped({ description: "overwrite (default): records changed at the source are updated; new-only: they are left alone." }),
     every_minutes: untyped({ description: "Run again every this many minutes (at least 15)." }),
     trash_missing: untyped({ description: "Whether events that left the source are trashed." }),
-    auth: untyped({ description: "Credentials for a TEC source: {username, password} (Basic) or {bearer}." })
+    auth: untyped({ description: "Credentials for a TEC source: {username, password} (Basic) or {bearer}." }),
+    dry_run: untyped({ description: "true: answer 200 with what a run would do now (created, updated, unchanged, trashed, skipped, failed, errors), writing nothing." })
   }),
+  run: schema({ id: integer({ description: "The import ID.", required: true, in: "path", min: 0 }) }),
+  runs: schema({ id: integer({ description: "The import ID.", required: true, in: "path", min: 0 }) }),
   get: schema({ id: integer({ description: "The import ID.", required: true, in: "path", min: 0 }) }),
   remove: schema({ id: integer({ description: "The import ID.", required: true, in: "path", min: 0 }) })
 };

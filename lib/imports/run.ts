@@ -14,7 +14,9 @@
  */
 import { createHash } from "crypto";
 import type { Collection, Doc } from "../../store/collection";
-import { IcsFormatError, readIcs } from "./ics";
+import { IcsEvent, IcsFormatError, readIcs } from "./ics";
+import { boundedEach } from "../bounded-each";
+import { seriesToHorizon } from "./series-to-horizon";
 import type { ImportAuth, ImportSettings } from "./params";
 import {
   defaultRestRoot, eventInput, IdMaps, isLaterOccurrence, listUrl, organizerInput, pageRecords, parentsFirst, restRootFromLink, TecList, termInput, TEC_NAMESPACES,
@@ -49,6 +51,8 @@ export interface ImportPorts {
   /** Stores the progress; answers false when this runner lost its claim (the run stops). */
   progress(counts: RunCounts): Promise<boolean>;
   sleep(ms: number): Promise<void>;
+  /** How far a series is materialised now (UTC `YYYY-MM-DD HH:MM:SS`) and the site's zone: an imported series is kept to it. */
+  horizon(): { utc: string; siteZone: string };
 }
 
 export interface RunCounts {
@@ -79,7 +83,18 @@ export interface RunJob {
   id: number;
   run: number;
   settings: ImportSettings;
+  /** A dry run (docs/imports.md#dry-run): every read, no write; the counts say what a run would do. */
+  dryRun?: boolean;
 }
+
+/** Records of a page or a feed written at once (each its own writes, several in flight on the store's pool). */
+const WRITE_WIDTH = 8;
+/** How long a run waits for another run that reserved a source record to write it before taking it over. */
+const RESERVATION_WAIT_MS = 30_000;
+/** The most occurrences an imported unbounded series keeps up to the horizon (C52's cap, with room for the horizon's move). */
+const SERIES_KEPT = 990;
+/** Feed events whose rows are read in one query. */
+const TEC_PER_PAGE_AHEAD = 50;
 
 /** A stable digest of a write's input. */
 export function digestOf(input: unknown): string {
@@ -121,8 +136,14 @@ export class ImportRun {
   private feed = "";
   /** What a mapping row's `run` holds once this run saw its record. */
   private readonly token: string;
-  /** The venues and organizers of iCalendar events resolved by this run, by kind and name (withLinkedIds). */
+  /** The venues, organizers and categories of iCalendar events resolved by this run, by kind and name (withLinkedIds). */
   private readonly linked = new Map<string, Promise<number>>();
+  /** The keys of the source records this run saw (a dry run stores no mark: trash_missing reads these). */
+  private readonly seenKeys = new Set<string>();
+  /** Rows read ahead for the records about to be written, by key (one query for a page or a slice of a feed). */
+  private readonly rowsAhead = new Map<string, Doc | null>();
+  /** The progress write in flight (writes in parallel share it). */
+  private flushing: Promise<void> | null = null;
 
   constructor(private readonly job: RunJob, private readonly ports: ImportPorts, readonly counts: RunCounts) {
     this.headers = authHeader(job.settings.auth);
@@ -230,7 +251,7 @@ export class ImportRun {
         const parent = taxonomy === "categories" ? (Number(term.parent) > 0 ? maps.categories.get(Number(term.parent)) ?? 0 : 0) : undefined;
         const input = termInput(term, parent);
         const id = await this.upsert(list, String(term.id), input, {
-          create: async () => this.createTerm(taxonomy, input),
+          create: async source => this.createTerm(taxonomy, input, source),
           update: async local => { await this.ports.call(`taxonomy.${taxonomy}.update`, { id: local, ...input }); }
         });
         if (id !== undefined) maps[list].set(Number(term.id), id);
@@ -238,30 +259,33 @@ export class ImportRun {
     }
     for (const [list, kind] of [["venues", "venues"], ["organizers", "organizers"]] as const) {
       for await (const page of this.pages(ns, list)) {
-        for (const r of page) {
+        await this.readRowsAhead(list, page.map(r => String(r.id)));
+        await boundedEach(page, WRITE_WIDTH, async r => {
           const input = kind === "venues" ? venueInput(r, status) : organizerInput(r, status);
           const id = await this.upsert(list, String(r.id), input, {
-            create: async () => Number((await this.ports.call<Rec>(`${kind}.create`, input)).id),
+            create: async source => Number((await this.ports.call<Rec>(`${kind}.create`, input, source)).id),
             update: async local => { await this.ports.call(`${kind}.update`, { id: local, ...input }); }
           });
           if (id !== undefined) maps[list].set(Number(r.id), id);
-        }
+        });
       }
     }
     const series = new Set<number>();
     for await (const page of this.pages(ns, "events")) {
+      const wanted: Rec[] = [];
       for (const r of page) {
         if (Array.isArray(r.recurrence) && r.recurrence.length) series.add(Number(r.id));
-        if (isLaterOccurrence(r, series)) continue;
-        await this.upsertEvent(String(r.id), eventInput(r, maps, status));
+        if (!isLaterOccurrence(r, series)) wanted.push(r);
       }
+      await this.readRowsAhead("events", wanted.map(r => String(r.id)));
+      await boundedEach(wanted, WRITE_WIDTH, async r => { await this.upsertEvent(String(r.id), eventInput(r, maps, status)); });
     }
   }
 
   /** A term's create; one that exists already (same name and parent, or slug) is taken as it is. */
-  private async createTerm(taxonomy: string, input: Rec): Promise<number> {
+  private async createTerm(taxonomy: string, input: Rec, source?: ImportSource): Promise<number> {
     try {
-      return Number((await this.ports.call<Rec>(`taxonomy.${taxonomy}.create`, input)).id);
+      return Number((await this.ports.call<Rec>(`taxonomy.${taxonomy}.create`, input, source)).id);
     } catch (err) {
       const e = err as { type?: string; data?: { term_id?: unknown } };
       if (e?.type === "term_exists" && Number(e.data?.term_id) > 0) return Number(e.data!.term_id);
@@ -286,22 +310,37 @@ export class ImportRun {
       throw err;
     }
     this.feed = this.job.settings.url ? `ics:${this.job.settings.url}` : `ics-text:${feed.name}`;
-    for (const e of feed.errors) this.fail(e.source, e.message, true);
+    for (const e of feed.warnings) this.fail(e.source, e.message, false);
+    for (const e of feed.errors) {
+      this.fail(e.source, e.message, true);
+      // present but unreadable: not missing (C66), its record left as it is
+      if (!e.source.startsWith("VEVENT #")) await this.markSeen("events", e.source);
+    }
     this.counts.skipped += feed.skipped;
-    for (const event of feed.events) {
-      const local = await this.upsertEvent(event.sourceId, event.input);
-      if (local === undefined) continue;
-      for (const ex of event.exceptions) {
-        await this.upsert("occurrences", ex.sourceId, ex.input, {
-          create: async () => {
-            const id = await this.occurrenceAt(local, ex.identity);
-            if (id === undefined) throw new Error(`no occurrence of the series starts at ${ex.identity}`);
-            await this.ports.call("events.update", { id, scope: "this", ...ex.input });
-            return id;
-          },
-          update: async id => { await this.ports.call("events.update", { id, scope: "this", ...ex.input }); }
-        });
-      }
+    for (let at = 0; at < feed.events.length; at += TEC_PER_PAGE_AHEAD) {
+      const slice = feed.events.slice(at, at + TEC_PER_PAGE_AHEAD);
+      await this.readRowsAhead("events", slice.map(e => e.sourceId));
+      // venues, organizers and categories resolved in the feed's order: the first event naming one gives
+      // its data (its name's case), as when the events were written one after another
+      if (!this.job.dryRun) for (const event of slice) this.primeLinked(event.input);
+      await boundedEach(slice, WRITE_WIDTH, event => this.writeIcsEvent(event));
+    }
+  }
+
+  /** One event of a feed and its changed occurrences. */
+  private async writeIcsEvent(event: IcsEvent): Promise<void> {
+    const local = await this.upsertEvent(event.sourceId, event.input);
+    if (local === undefined) return;
+    for (const ex of event.exceptions) {
+      await this.upsert("occurrences", ex.sourceId, ex.input, {
+        create: async () => {
+          const id = await this.occurrenceAt(local, ex.identity);
+          if (id === undefined) throw new Error(`no occurrence of the series starts at ${ex.identity}`);
+          await this.ports.call("events.update", { id, scope: "this", ...ex.input });
+          return id;
+        },
+        update: async id => { await this.ports.call("events.update", { id, scope: "this", ...ex.input }); }
+      });
     }
   }
 
@@ -322,10 +361,15 @@ export class ImportRun {
 
   private upsertEvent(sourceId: string, input: Rec): Promise<number | undefined> {
     const source: ImportSource = { import: this.job.id, source_id: sourceId, key: `${this.source}|${sourceId}` };
-    // the digest is of the input as the source gave it (venue and organizers by name), written with their ids
+    // the digest is of the input as the source gave it (venue and organizers by name, the series as the
+    // source wrote it), written with their ids and the series kept to the horizon
+    const written = async (): Promise<Rec> => {
+      const horizon = this.ports.horizon();
+      return this.withLinkedIds(seriesToHorizon(input, horizon.utc, horizon.siteZone, SERIES_KEPT));
+    };
     return this.upsert("events", sourceId, input, {
-      create: async () => Number((await this.ports.call<Rec>("events.create", await this.withLinkedIds(input), source)).id),
-      update: async local => { await this.ports.call("events.update", { id: local, ...(await this.withLinkedIds(input)), ...(input.recurrence ? { scope: "all" } : {}) }); },
+      create: async () => Number((await this.ports.call<Rec>("events.create", await written(), source)).id),
+      update: async local => { await this.ports.call("events.update", { id: local, ...(await written()), ...(input.recurrence ? { scope: "all" } : {}) }); },
       reconcile: () => this.ports.findImportedEvent(source)
     });
   }
@@ -345,7 +389,49 @@ export class ImportRun {
       for (const o of input.organizer) ids.push(o && typeof o === "object" ? await this.linkedIdOf("organizers", "organizer", o as Rec) : o);
       out.organizer = ids;
     }
+    // categories by name, each resolved once per run: events written in parallel never race to make one
+    if (Array.isArray(input.categories) && input.categories.some(c => typeof c === "string")) {
+      const ids: unknown[] = [];
+      for (const c of input.categories) ids.push(typeof c === "string" ? await this.categoryIdOf(c) : c);
+      out.categories = ids;
+    }
     return out;
+  }
+
+  /** A category by name, made once whatever the runs at once (a reserved row, as resolveLinked). */
+  private async resolveCategory(name: string): Promise<number> {
+    const key = `${this.source}|categories|name:${name.toLowerCase()}`;
+    const { row, reserved } = await this.reserve(key, "categories", `name:${name.toLowerCase()}`, await this.ports.mappings.findOne({ key }));
+    if (typeof row.local_id === "number") {
+      const current = await this.ports.call<Rec>("taxonomy.categories.get", { id: row.local_id }).catch(() => undefined);
+      if (current && plainName(current.name) === name.toLowerCase()) return row.local_id;
+    }
+    try {
+      const id = await this.createTerm("categories", { name });
+      await this.mark(row, { local_id: id, run: this.token, feed: this.feed, gone: false, pending: false, digest: null });
+      return id;
+    } catch (err) {
+      if (reserved && typeof row.local_id !== "number") await this.ports.mappings.removeMany({ _id: row._id }).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Starts resolving an event's venue, organizers and categories by name (withLinkedIds awaits them). */
+  private primeLinked(input: Rec): void {
+    if (input.venue && typeof input.venue === "object" && !Array.isArray(input.venue)) void this.linkedIdOf("venues", "venue", input.venue as Rec).catch(() => undefined);
+    if (Array.isArray(input.organizer)) for (const o of input.organizer) if (o && typeof o === "object") void this.linkedIdOf("organizers", "organizer", o as Rec).catch(() => undefined);
+    if (Array.isArray(input.categories)) for (const c of input.categories) if (typeof c === "string") void this.categoryIdOf(c).catch(() => undefined);
+  }
+
+  private categoryIdOf(name: string): Promise<number> {
+    const cacheKey = `categories|${name.trim().toLowerCase()}`;
+    let id = this.linked.get(cacheKey);
+    if (!id) {
+      id = this.resolveCategory(name.trim());
+      this.linked.set(cacheKey, id);
+      id.catch(() => this.linked.delete(cacheKey));
+    }
+    return id;
   }
 
   private linkedIdOf(kind: "venues" | "organizers", nameField: string, data: Rec): Promise<number> {
@@ -369,22 +455,33 @@ export class ImportRun {
   private async resolveLinked(kind: "venues" | "organizers", nameField: string, name: string, data: Rec): Promise<number> {
     const key = `${this.source}|${kind}|name:${name}`;
     const digest = digestOf(data);
-    const row = await this.ports.mappings.findOne({ key });
-    if (row && typeof row.local_id === "number" && row.digest === digest) {
+    let row = await this.ports.mappings.findOne({ key });
+    // another run making this name now (two nodes at once): its record is waited for, not made again
+    let reserved = false;
+    const waited = !row || typeof row.local_id !== "number";
+    if (waited) ({ row, reserved } = await this.reserve(key, kind, `name:${name}`, row));
+    if (row && typeof row.local_id === "number" && (row.digest === digest || (waited && !reserved))) {
       const current = await this.ports.call<Rec>(`${kind}.get`, { id: row.local_id, context: "edit" }).catch(() => undefined);
       if (current && current.status !== "trash" && plainName(current[nameField]) === name) return row.local_id;
     }
-    const id = Number((await this.ports.call<Rec>(`${kind}.create`, data)).id);
-    await this.storeRow(row, key, kind, `name:${name}`, { local_id: id, digest, run: this.token, feed: this.feed, gone: false });
-    return id;
+    try {
+      const id = Number((await this.ports.call<Rec>(`${kind}.create`, data)).id);
+      await this.storeRow(row, key, kind, `name:${name}`, { local_id: id, digest, run: this.token, feed: this.feed, gone: false, pending: false });
+      return id;
+    } catch (err) {
+      if (reserved && row && typeof row.local_id !== "number") await this.ports.mappings.removeMany({ _id: row._id }).catch(() => undefined);
+      throw err;
+    }
   }
 
   /**
-   * One source record: created when the import never wrote it, updated when it changed since (overwrite),
-   * left alone otherwise; answers our id (undefined when it failed). See the header for the mapping row.
+   * One source record: created when the import never wrote it, updated when it changed since (overwrite)
+   * or when the import had trashed it and it came back (C66), left alone otherwise; answers our id
+   * (undefined when it failed). See the header for the mapping row, and `reserve` for two runs at once.
+   * A dry run reads the same and counts the same, and writes nothing.
    */
   private async upsert(kind: string, sourceId: string, input: Rec, ops: {
-    create(): Promise<number>;
+    create(source?: ImportSource): Promise<number>;
     update(local: number): Promise<void>;
     reconcile?(): Promise<number | undefined>;
   }): Promise<number | undefined> {
@@ -392,41 +489,128 @@ export class ImportRun {
     const digest = digestOf(input);
     const run = this.token;
     const source = `${kind} ${sourceId}`;
+    const dry = this.job.dryRun === true;
+    const seenThisRun = this.seenKeys.has(key);
+    this.seenKeys.add(key);
+    let row: Doc | null = null;
+    let reserved = false;
     try {
-      const row = await this.ports.mappings.findOne({ key });
-      const seenThisRun = row?.run === run;
+      row = await this.rowOf(key);
+      const countedBefore = seenThisRun || row?.run === run;
+      if (!dry && (!row || typeof row.local_id !== "number")) ({ row, reserved } = await this.reserve(key, kind, sourceId, row));
       let local: number | null = row && typeof row.local_id === "number" ? row.local_id : null;
-      // no row, or one a run before the row was stored after the create left: a create of a run that died before storing its row is found by its source identity
-      if (local === null && ops.reconcile) local = (await ops.reconcile()) ?? null;
+      // a row this run reserved a moment ago has no earlier create; any other without an id may (a run
+      // that died between the create and storing its id): found by its source identity
+      if (local === null && ops.reconcile && !(reserved && row?.fresh === true)) local = (await ops.reconcile()) ?? null;
       let outcome: "created" | "updated" | "unchanged";
+      const stored = { digest, run, feed: this.feed, gone: false, pending: false };
       if (local === null) {
-        local = await ops.create();
         outcome = "created";
-        await this.storeRow(row, key, kind, sourceId, { local_id: local, digest, run, feed: this.feed, gone: false });
-      } else if (row && (row.digest === digest || (this.job.settings.update === "new-only" && row.digest !== null))) {
+        if (!dry) {
+          local = await ops.create({ import: this.job.id, source_id: sourceId, key });
+          await this.mark(row!, { ...stored, local_id: local });
+        }
+      } else if (row?.gone === true) {
+        // trashed by this import and back at the source: published again (the import's status), same id
+        outcome = "updated";
+        if (!dry) {
+          await ops.update(local);
+          await this.mark(row, { ...stored, local_id: local });
+        }
+      } else if (row && row.digest !== null && row.digest !== undefined && (row.digest === digest || this.job.settings.update === "new-only")) {
         outcome = "unchanged";
-        if (row.run !== run || row.local_id !== local || row.feed !== this.feed) await this.mark(row, { local_id: local, run, feed: this.feed, gone: false });
+        if (!dry && (row.run !== run || row.local_id !== local || row.feed !== this.feed || row.pending)) await this.mark(row, { local_id: local, run, feed: this.feed, gone: false, pending: false });
       } else {
         // changed at the source, or created by a run that died before storing what it wrote: written again
-        await ops.update(local);
         outcome = "updated";
-        await this.storeRow(row, key, kind, sourceId, { local_id: local, digest, run, feed: this.feed, gone: false });
+        if (!dry) {
+          await ops.update(local);
+          await this.mark(row!, { ...stored, local_id: local });
+        }
       }
       // a record a resumed run had already counted before the crash is not counted twice
-      if (!seenThisRun) this.counts[outcome] += 1;
+      if (!countedBefore) this.counts[outcome] += 1;
       await this.tick();
-      return local;
+      return local ?? -1;
     } catch (err) {
       if (err instanceof ClaimLost || err instanceof ImportFailed) throw err;
       this.fail(source, errorText(err));
+      if (!dry && row) {
+        // a reservation of a record that could not be made is let go (the next run tries again at once);
+        // a record that exists stays as it was, seen by this run (C66: present, not missing)
+        if (reserved && typeof row.local_id !== "number") await this.ports.mappings.removeMany({ _id: row._id }).catch(() => undefined);
+        else if (row.run !== run) await this.mark(row, { run, feed: this.feed }).catch(() => undefined);
+      }
       await this.tick();
       return undefined;
     }
   }
 
+  /** The row of a key: read ahead with its page (readRowsAhead), else read now. */
+  private async rowOf(key: string): Promise<Doc | null> {
+    if (this.rowsAhead.has(key)) {
+      const row = this.rowsAhead.get(key)!;
+      this.rowsAhead.delete(key);
+      return row;
+    }
+    return this.ports.mappings.findOne({ key });
+  }
+
+  /** The rows of a page's records in one query, for upsert to take (a record with no row: null). */
+  private async readRowsAhead(kind: string, sourceIds: string[]): Promise<void> {
+    this.rowsAhead.clear();
+    const keys = [...new Set(sourceIds.map(id => `${this.source}|${kind}|${id}`))];
+    if (!keys.length) return;
+    const rows = await this.ports.mappings.find({ key: { $in: keys } });
+    for (const k of keys) this.rowsAhead.set(k, null);
+    for (const r of rows) this.rowsAhead.set(String(r.key), r);
+  }
+
   /**
-   * A source record's row, stored after its write (one statement for a record new to the import): a racing
-   * run that stored it first (two imports of one feed at once) has its row updated instead.
+   * The row of a source record that has no id yet, reserved for this run. The row's key is unique in the
+   * store: of two runs importing one source at once (two nodes, two imports of one feed), one inserts the
+   * reservation and creates the record; the other re-reads the row until the id is there, so each
+   * source record is created once. A reservation left by a run that died is taken over (compare-and-set
+   * on its `run`) after RESERVATION_WAIT_MS; the record it may have made is then found by its identity.
+   * Answers the row (`fresh`: inserted just now by this call) and whether this run holds it.
+   */
+  private async reserve(key: string, kind: string, sourceId: string, known: Doc | null): Promise<{ row: Doc; reserved: boolean }> {
+    const started = Date.now();
+    let row = known;
+    for (;;) {
+      if (row && typeof row.local_id === "number") return { row, reserved: false };
+      if (row && row.run === this.token) return { row, reserved: true };
+      if (!row) {
+        try {
+          const made = await this.ports.mappings.append({
+            key, source: this.source, import: this.job.id, kind, source_id: sourceId, local_id: null, digest: null, run: this.token, feed: this.feed, gone: false, pending: true
+          });
+          return { row: { ...made, fresh: true }, reserved: true };
+        } catch (err) {
+          if (!isUnique(err)) throw err;
+        }
+      } else if (Date.now() - started >= RESERVATION_WAIT_MS) {
+        const taken = await this.ports.mappings.updateOne({ _id: row._id, run: row.run, pending: true }, { $set: { run: this.token } });
+        if (taken) return { row: taken, reserved: true };
+      } else {
+        await this.ports.sleep(50);
+      }
+      row = await this.ports.mappings.findOne({ key });
+    }
+  }
+
+  /** Marks a source record's row seen by this run without writing it (an entry present but unreadable, C66). */
+  private async markSeen(kind: string, sourceId: string): Promise<void> {
+    const key = `${this.source}|${kind}|${sourceId}`;
+    this.seenKeys.add(key);
+    if (this.job.dryRun) return;
+    const row = await this.ports.mappings.findOne({ key });
+    if (row && row.run !== this.token) await this.mark(row, { run: this.token, feed: this.feed });
+  }
+
+  /**
+   * A row stored outside upsert (a venue or organizer of a feed, by name): inserted, or updated when a
+   * racing run stored it first (two imports of one feed at once).
    */
   private async storeRow(row: Doc | null, key: string, kind: string, sourceId: string, set: Rec): Promise<void> {
     if (row) return this.mark(row, set);
@@ -447,11 +631,18 @@ export class ImportRun {
     if (this.counts.errors.length < MAX_ERRORS) this.counts.errors.push({ source, message });
   }
 
-  /** Events imported before that this run did not see: trashed (trash_missing). */
+  /**
+   * Events imported before that this run did not see: trashed (trash_missing). Only after a complete run:
+   * a run that could not read its source throws before this (C66).
+   */
   private async trashMissing(): Promise<void> {
     const rows = await this.ports.mappings.find({ feed: this.feed, kind: "events" });
     for (const row of rows) {
-      if (row.run === this.token || row.gone || typeof row.local_id !== "number") continue;
+      if (row.run === this.token || this.seenKeys.has(String(row.key)) || row.gone || typeof row.local_id !== "number") continue;
+      if (this.job.dryRun) {
+        this.counts.trashed += 1;
+        continue;
+      }
       try {
         await this.ports.call("events.remove", { id: row.local_id, scope: "all" });
         this.counts.trashed += 1;
@@ -472,6 +663,17 @@ export class ImportRun {
 
   private async flush(final: boolean): Promise<void> {
     this.sinceProgress = 0;
-    if (!(await this.ports.progress(this.counts)) && !final) throw new ClaimLost("claim lost");
+    if (this.job.dryRun) return;
+    // writes in parallel wait for the one progress write in flight instead of each sending their own
+    if (this.flushing && !final) return this.flushing;
+    const write = (async () => {
+      if (!(await this.ports.progress(this.counts)) && !final) throw new ClaimLost("claim lost");
+    })();
+    this.flushing = write;
+    try {
+      await write;
+    } finally {
+      if (this.flushing === write) this.flushing = null;
+    }
   }
 }

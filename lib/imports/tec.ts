@@ -208,7 +208,8 @@ export function eventInput(r: Rec, maps: IdMaps, status?: string): Rec {
 function costInput(r: Rec): string | undefined {
   const d = r.cost_details as Rec | undefined;
   const values = Array.isArray(d?.values) ? (d!.values as unknown[]).map(String).filter(v => v !== "") : [];
-  if (!values.length) return str(r.cost) || undefined;
+  // a cost in words ("Free", "Donation") is answered in `cost` as entered, its values as slugs: the text is kept
+  if (!values.length || !values.some(v => /\d/.test(v))) return str(r.cost) || undefined;
   const symbol = str(d!.currency_symbol) ?? "";
   const text = values.join(" - ");
   return d!.currency_position === "postfix" ? `${text}${symbol}` : `${symbol}${text}`;

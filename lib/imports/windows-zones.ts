@@ -79,6 +79,12 @@ const WINDOWS_ZONES: Record<string, string> = {
 
 const BY_LOWER = new Map(Object.entries(WINDOWS_ZONES).map(([k, v]) => [k.toLowerCase(), v]));
 
+/**
+ * The IANA zones the table maps to, in its order: the usual zone of each set of rules, preferred when
+ * several match (the earlier first: the table lists a region's main zone before its smaller ones).
+ */
+export const WINDOWS_TARGETS: readonly string[] = [...new Set(Object.values(WINDOWS_ZONES))];
+
 /** The IANA zone of a Windows zone name (case-insensitive), or undefined. */
 export function windowsZone(name: string): string | undefined {
   return BY_LOWER.get(name.trim().toLowerCase());

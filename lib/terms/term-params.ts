@@ -68,7 +68,7 @@ function routeParams(taxonomy: Taxonomy): TermRouteParams {
   return {
     list: listParams(taxonomy),
     create: createParams(taxonomy),
-    get: schema({ id: id() }),
+    get: schema({ id: id(), context: string({ description: "`edit` adds what only the term's managers see (`import_source`, C64)" }) }),
     update: updateParams(taxonomy),
     remove: schema({ id: id() })
   };

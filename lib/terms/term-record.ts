@@ -105,6 +105,8 @@ export type TermRecord = {
   meta: never[];
   url: string;
   urls: TermUrls;
+  /** Where an import brought the term from (context=edit, to its managers). */
+  import_source?: unknown;
 };
 
 /** docs/records.md#term-fields, key order included; tags have no `parent` key. `ancestorSlugs` root first. */

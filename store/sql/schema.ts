@@ -4,6 +4,7 @@
  * version is upgraded in place at start. Every record table is keyed by `(site, id)`: a site is one
  * calendar, and its records, ids, keys and feed never mix with another's.
  */
+import { IMPORT_TABLES } from "./import-tables";
 import type { SqlDriver } from "./driver";
 import { markFunctions, writeMarkStatements } from "./write-marks";
 import { FTS_SITE_STRIDE, fieldExpr } from "./compile";
@@ -505,6 +506,13 @@ export const MIGRATIONS: Migration[] = [
         : `UPDATE ${table} SET doc = jsonb_set(doc, '$.at', ${now}) WHERE json_extract(doc, '$.at') IS NULL`);
       return [...FEATURE_TABLES.filter(t => t.startsWith("webhook")).map(t => recordTable(d, t, {})), stamp("webhook_deliveries"), stamp("webhook_payloads")];
     }
+  },
+  {
+    version: 19,
+    name: "the imports service's tables, made by the schema",
+    // A site's purge removes its import data (store/sites.ts): the tables exist whether or not the service
+    // ever ran on this store (store/sql/import-tables.ts).
+    up: d => IMPORT_TABLES.map(table => recordTable(d, table, {}))
   },
   {
     version: 21,

@@ -24,8 +24,8 @@ describe("discovery over HTTP", () => {
       expect(res.body._links).toEqual({ up: [{ href: `${site}${root}/wp-json/` }], help: [{ href: `${site}/docs/api-policy.md` }] });
       const routes = res.body.routes;
       expect(Object.keys(routes)[0]).toBe("/calendar/events/v1");
-      // the reference's 15 routes, then the change feed, a series' occurrences (README "Beyond the reference") the seven of webhooks, the two of imports, the two of custom fields, then the deprecation registry (experimental)
-      expect(Object.keys(routes)).toHaveLength(29);
+      // the reference's 15 routes, then the change feed, a series' occurrences (README "Beyond the reference") the seven of webhooks, the four of imports, the two of custom fields, then the deprecation registry (experimental)
+      expect(Object.keys(routes)).toHaveLength(31);
       expect(Object.keys(routes)[17]).toBe("/calendar/events/v1/webhooks");
       expect(Object.keys(routes)[15]).toBe("/calendar/events/v1/changes");
       expect(Object.keys(routes)[16]).toBe("/calendar/events/v1/events/(?P<id>\\d+)/occurrences");
@@ -85,7 +85,7 @@ describe("discovery over HTTP", () => {
     expect(Object.keys(res.body.components.schemas)).toEqual(["ImageSize", "CostDetails", "Term", "Image", "DateDetails", "Event", "Venue", "Organizer"]);
     expect(Object.keys(res.body.paths)).toEqual(["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}",
       "/venues/by-slug/{slug}", "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences",
-      "/webhooks", "/webhooks/{id}", "/webhooks/{id}/secret", "/webhooks/{id}/deliveries", "/webhooks/{id}/ping", "/webhooks/{id}/replay", "/webhooks/{id}/deliveries/{delivery_id}/retry", "/imports", "/imports/{id}", "/fields", "/fields/{id}", "/deprecations"]);
+      "/webhooks", "/webhooks/{id}", "/webhooks/{id}/secret", "/webhooks/{id}/deliveries", "/webhooks/{id}/ping", "/webhooks/{id}/replay", "/webhooks/{id}/deliveries/{delivery_id}/retry", "/imports", "/imports/{id}", "/imports/{id}/run", "/imports/{id}/runs", "/fields", "/fields/{id}", "/deprecations"]);
     const fr = await svc.get("/fr/wp-json/calendar/events/v1/doc");
     expect(fr.body.servers).toEqual([{ url: `${site}/fr/wp-json/calendar/events/v1/` }]);
   });

@@ -1,5 +1,5 @@
 /**
- * Two nodes importing one feed at once (issue 51): each runs its own import of the same iCalendar feed
+ * Two nodes importing one feed at once: each runs its own import of the same iCalendar feed
  * on one store, at the same moment; every source record is created once (the source row's key is unique
  * in the store: lib/imports/run.ts `reserve`). Runs on SQLite (a DATA_DIR on disk shared by both
  * processes) and, when the local server answers, PostgreSQL.

@@ -24,12 +24,12 @@ const ROUTE_ORDER = [
   "/organizers", "/organizers/(?P<id>\\d+)", "/organizers/by-slug/(?P<slug>[^/]+)",
   "/categories", "/categories/(?P<id>\\d+)", "/tags", "/tags/(?P<id>\\d+)", "/changes", "/events/(?P<id>\\d+)/occurrences",
   "/webhooks", "/webhooks/(?P<id>\\d+)", "/webhooks/(?P<id>\\d+)/secret", "/webhooks/(?P<id>\\d+)/deliveries", "/webhooks/(?P<id>\\d+)/ping", "/webhooks/(?P<id>\\d+)/replay", "/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery_id>[^/]+)/retry",
-  "/imports", "/imports/(?P<id>\\d+)", "/fields", "/fields/(?P<id>\\d+)", "/deprecations"
+  "/imports", "/imports/(?P<id>\\d+)", "/imports/(?P<id>\\d+)/run", "/imports/(?P<id>\\d+)/runs", "/fields", "/fields/(?P<id>\\d+)", "/deprecations"
 ].map(p => `${NS}${p}`);
 
 const PATH_ORDER = ["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}", "/venues", "/venues/{id}", "/venues/by-slug/{slug}",
   "/organizers", "/organizers/{id}", "/organizers/by-slug/{slug}", "/categories", "/categories/{id}", "/tags", "/tags/{id}", "/changes", "/events/{id}/occurrences",
-  "/webhooks", "/webhooks/{id}", "/webhooks/{id}/secret", "/webhooks/{id}/deliveries", "/webhooks/{id}/ping", "/webhooks/{id}/replay", "/webhooks/{id}/deliveries/{delivery_id}/retry", "/imports", "/imports/{id}",
+  "/webhooks", "/webhooks/{id}", "/webhooks/{id}/secret", "/webhooks/{id}/deliveries", "/webhooks/{id}/ping", "/webhooks/{id}/replay", "/webhooks/{id}/deliveries/{delivery_id}/retry", "/imports", "/imports/{id}", "/imports/{id}/run", "/imports/{id}/runs",
   "/fields", "/fields/{id}", "/deprecations"];
 
 /** lib/discovery reading a params table of only `schemas` over the real one (the real table stays untouched). */
