@@ -94,6 +94,7 @@ function successContent(route: RouteDef, kind: OperationKind): Record<string, un
   if (resource === "changes") return json(changesPage());
   if (resource === "doc") return json(openApiObject());
   if (resource === "webhooks") return json(webhookAnswer(route, kind));
+  if (resource === "deprecations") return json(deprecationListSchema());
   if (resource === "imports") return json(route.pattern.endsWith("/runs") ? { type: "array", items: importRun() } : kind === "list" ? { type: "array", items: importRecord() } : importRecord());
   if (resource === "fields") return json(kind === "list" ? listOfSchema(fieldDefinitionSchema(), "The site's custom fields") : fieldDefinitionSchema());
   const component = RESOURCE_COMPONENTS[resource];
@@ -338,5 +339,28 @@ export function openApiDocument(apiRoot: string, lang: string, registry: readonl
     paths,
     // what the webhooks POST to their endpoints (docs/webhooks.md#payload)
     webhooks: webhooksDocument()
+  };
+}
+
+/** The deprecation registry as `GET {ns}/deprecations` answers it (lib/deprecations.ts `deprecationList`). */
+function deprecationListSchema(): JsonSchema {
+  const text = (description: string): JsonSchema => ({ type: "string", description });
+  return {
+    type: "array",
+    items: {
+      type: "object",
+      required: ["id", "what", "action", "methods", "since", "sunset", "replacement", "doc"],
+      properties: {
+        id: text("The deprecation's id."),
+        what: { type: "string", enum: ["route", "parameter", "field"], description: "What is deprecated." },
+        action: text("The action of the route concerned."),
+        methods: { type: "array", items: { type: "string" }, description: "The HTTP methods concerned." },
+        name: text("The parameter's or response field's name."),
+        since: text("The day it was deprecated (Y-m-d)."),
+        sunset: text("The day after which it answers 410 rest_gone (Y-m-d)."),
+        replacement: text("What to use instead."),
+        doc: text("Where the deprecation is explained.")
+      }
+    }
   };
 }

@@ -19,7 +19,9 @@ describe("kept answers that survive writes", () => {
 
   /** The dependency tags (`S`, `E12`, `V3`, `L`, `B`…) of the kept answers of the default site. */
   async function kept(): Promise<Set<string>> {
-    return new Set((await keys()).map(k => k.split(":")).map(parts => `${parts[0]}:${parts[2]}`));
+    // the site's custom field definitions, which only a definition's change makes stale, are asked again
+    // by a write's own answer; they are not a page this test follows
+    return new Set((await keys()).filter(k => !k.includes(":S:fields:")).map(k => k.split(":")).map(parts => `${parts[0]}:${parts[2]}`));
   }
 
   /** The ids shown by each kept list body (`RESP:1:B:<hash>:<total>:,<ids>,`), sorted. */
