@@ -46,7 +46,7 @@ describe("documented args (docs/discovery.md#namespace-index)", () => {
     expect(Object.keys(update)).toEqual(["id", "name", "description", "slug", "parent"]);
     expect(update.id).toMatchObject({ type: "integer", required: true, in: "path" });
     expect(update.name.required).toBe(false);
-    expect(docs(TERM_PARAMS.tag.get)).toEqual({ id: expect.objectContaining({ type: "integer", required: true }) });
+    expect(docs(TERM_PARAMS.tag.get)).toEqual({ id: expect.objectContaining({ type: "integer", required: true }), context: expect.objectContaining({ type: "string", required: false }) });
     expect(docs(TERM_PARAMS.tag.remove)).toEqual({ id: expect.objectContaining({ type: "integer", required: true }) });
   });
   it("names every routed action", () => {
