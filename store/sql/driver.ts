@@ -380,6 +380,26 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
     }
   };
   let upkeep: NodeJS.Timeout | undefined;
+  /** The lock waited for on one connection (a node starting behind another's long migration). */
+  const blockingLock = <T>(key: number, fn: () => Promise<T>, o: LockOptions): Promise<T> => onClient(locks, async client => {
+    const free = o.onWait ? ((await client.query("SELECT pg_try_advisory_lock($1) AS got", [key])).rows[0] as { got: boolean }).got : false;
+    if (!free) {
+      o.onWait?.();
+      // the session's deadline lifted for the wait alone, and put back before the connection goes back
+      await client.query("SET statement_timeout = 0");
+      try {
+        const wait: PgQuery = { text: "SELECT pg_advisory_lock($1)", values: [key], query_timeout: UNBOUNDED_QUERY_MS };
+        await client.query(wait);
+      } finally {
+        await client.query("RESET statement_timeout");
+      }
+    }
+    try {
+      return await fn();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
+    }
+  });
   const driver: SqlDriver = {
     ...runner,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
@@ -398,31 +418,30 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
         }
       });
     },
-    withLock<T>(key: number, fn: () => Promise<T>, o: LockOptions = {}): Promise<T> {
+    async withLock<T>(key: number, fn: () => Promise<T>, o: LockOptions = {}): Promise<T> {
       // The lock is held by a connection of a pool of its own, so work under a lock never waits for the
-      // connection its own lock holds.
-      return onClient(locks, async client => {
-        // told when the lock is held elsewhere: tried first, then waited for
-        const free = o.onWait ? ((await client.query("SELECT pg_try_advisory_lock($1) AS got", [key])).rows[0] as { got: boolean }).got : false;
-        if (!free) {
-          o.onWait?.();
-          if (o.unbounded) {
-            // the session's deadline lifted for the wait alone, and put back before the connection goes back
-            await client.query("SET statement_timeout = 0");
-            try {
-              const wait: PgQuery = { text: "SELECT pg_advisory_lock($1)", values: [key], query_timeout: UNBOUNDED_QUERY_MS };
-              await client.query(wait);
-            } finally {
-              await client.query("RESET statement_timeout");
-            }
-          } else await client.query("SELECT pg_advisory_lock($1)", [key]);
-        }
-        try {
-          return await fn();
-        } finally {
-          await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
-        }
-      });
+      // connection its own lock holds. A bounded waiter holds none of that pool's connections while it
+      // waits: it tries the lock, gives the connection back when another holds it, and tries again after a
+      // short pause. The pool's connections are then held by holders alone, so many writers waiting for one
+      // lock never leave its holder (or a holder of another lock) without a connection.
+      if (o.unbounded) return blockingLock(key, fn, o);
+      const deadline = Date.now() + lockTimeoutMs;
+      let told = false;
+      for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+        const got = await onClient(locks, async client => {
+          const free = ((await client.query("SELECT pg_try_advisory_lock($1) AS got", [key])).rows[0] as { got: boolean }).got;
+          if (!free) return { held: false as const };
+          try {
+            return { held: true as const, value: await fn() };
+          } finally {
+            await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
+          }
+        });
+        if (got.held) return got.value;
+        if (!told) { told = true; o.onWait?.(); }
+        if (Date.now() >= deadline) throw new StoreUnavailable(`the store's lock ${key} was held elsewhere for ${lockTimeoutMs} ms`);
+        await new Promise(resolve => setTimeout(resolve, pause + Math.random() * pause));
+      }
     },
     close: async () => {
       clearInterval(upkeep);
