@@ -439,7 +439,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
         });
         if (got.held) return got.value;
         if (!told) { told = true; o.onWait?.(); }
-        if (Date.now() >= deadline) throw new StoreUnavailable(`the store's lock ${key} was held elsewhere for ${lockTimeoutMs} ms`);
+        if (Date.now() >= deadline) throw new StoreUnavailable(`lock timeout: the store's lock ${key} was held elsewhere for ${lockTimeoutMs} ms`);
         await new Promise(resolve => setTimeout(resolve, pause + Math.random() * pause));
       }
     },
