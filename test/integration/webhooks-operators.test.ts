@@ -121,20 +121,47 @@ describe("deliveries", () => {
     expect(got.map(r => r.at)).toEqual([...got.map(r => r.at)].sort((a, b) => a - b));
   });
 
-  test("C63: the webhooks service stopped while an event is renamed twice and trashed, then started: the two names and the trash", async () => {
+  test("C63: the webhooks service stopped while an event is renamed twice and trashed, then started: the two names and the trash, each record as its change left it, in sequence order", async () => {
     const { path } = await endpoint(svc, { events: ["event.*"] });
     const ev = await ok(svc, "POST", "/events", { title: `Before ${token()}`, start_date: dayAt(4, "12:00:00"), end_date: dayAt(4, "13:00:00"), status: "publish" });
     await rx.waitFor(() => rx.received(path).length >= 1);
     await svc.broker.destroyService(svc.broker.getLocalService("webhooks")!);
+    // as an administrator reads the event right after each change (a single event's page adds its JSON-LD, as
+    // a delivery's record does not)
+    const asRead = async () => {
+      const { json_ld: _jsonLd, ...read } = await ok(svc, "GET", `/events/${ev.id}?context=edit`);
+      return read;
+    };
     await ok(svc, "POST", `/events/${ev.id}`, { title: "first name" });
-    await ok(svc, "POST", `/events/${ev.id}`, { title: "second name" });
+    const afterFirst = await asRead();
+    // the clock moves on between the changes, so each record's modified time tells them apart
+    await sleep(1100);
+    await ok(svc, "POST", `/events/${ev.id}`, { title: "second name", description: "Described on the second change" });
+    const afterSecond = await asRead();
     await ok(svc, "DELETE", `/events/${ev.id}`);
+    expect(rx.received(path)).toHaveLength(1);
     const made = svc.broker.createService(WebhooksService);
     await svc.broker.waitForServices(["webhooks"]);
     expect(made).toBeDefined();
     await rx.waitFor(() => rx.received(path).length >= 4, 30_000, "the three changes' deliveries");
-    const got = rx.received(path).slice(1).sort((a, b) => a.body.data.sequence - b.body.data.sequence);
-    expect(got.map(r => [r.body.type, r.body.data.record?.title])).toEqual([["event.updated", "first name"], ["event.updated", "second name"], ["event.deleted", undefined]]);
+    // nothing more comes: one delivery per change
+    await sleep(1000);
+    const got = rx.received(path).slice(1);
+    expect(got).toHaveLength(3);
+    expect(new Set(got.map(r => r.id)).size).toBe(3);
+    // sent in the feed's order, each with a higher sequence than the one before
+    const seqs = got.map(r => r.body.data.sequence);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(3);
+    expect(seqs[0]).toBeGreaterThan(rx.received(path)[0].body.data.sequence);
+    expect(got.map(r => [r.body.type, r.body.data.id, r.body.data.record?.title])).toEqual([
+      ["event.updated", ev.id, "first name"], ["event.updated", ev.id, "second name"], ["event.deleted", ev.id, undefined]
+    ]);
+    // each record whole as that change left it, not the trashed record the fan-out finds when it runs
+    expect(afterFirst.modified).not.toBe(afterSecond.modified);
+    expect(got[0].body.data.record).toEqual(afterFirst);
+    expect(got[1].body.data.record).toEqual(afterSecond);
+    expect(got[2].body.data.record).toBeUndefined();
   });
 
   test("an address refused only once its name resolves fails the delivery at once (no retry schedule)", async () => {
