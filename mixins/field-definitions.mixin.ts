@@ -45,8 +45,12 @@ export function FieldDefinitionsMixin(): ServiceSchema {
     methods,
     created(this: FieldsSelf) {
       this.fieldDefinitions = new FieldDefinitions({
-        // opened once, on first use (the store is the store mixin's, opened when the service starts)
-        col: () => (this.fieldCollection ??= this.storeCollection(FIELD_DEFINITIONS, FIELD_DEFINITION_INDEXES)),
+        // opened once, on first use (the store is the store mixin's, opened when the service starts); an
+        // opening that failed is tried again by the next use, not kept
+        col: () => (this.fieldCollection ??= this.storeCollection(FIELD_DEFINITIONS, FIELD_DEFINITION_INDEXES).catch((err: unknown) => {
+          this.fieldCollection = undefined;
+          throw err;
+        })),
         limit: () => settings().customFieldsMax,
         dropValues: def => this.broker.call(`${OWNER[def.object_type]}.dropFieldValues`, { field: def._id }),
         changed: () => this.cleanCaches()

@@ -29,7 +29,11 @@ export function RecordFieldsMixin(objectType: ObjectType): ServiceSchema {
   const schema: ServiceSchema<ServiceSettingSchema, object, object, Self> = {
     name: "record-fields",
     created(this: Self) {
-      const tokens = new FieldTokens(() => (this.tokenCollection ??= this.storeCollection(FIELD_TOKENS, FIELD_TOKEN_INDEXES)));
+      // opened on first use; an opening that failed is tried again by the next use, not kept
+      const tokens = new FieldTokens(() => (this.tokenCollection ??= this.storeCollection(FIELD_TOKENS, FIELD_TOKEN_INDEXES).catch((err: unknown) => {
+        this.tokenCollection = undefined;
+        throw err;
+      })));
       this.recordFields = new RecordFields<Ctx>({
         objectType,
         definitions: (ctx, fresh) => ctx.call("taxonomy.fields.definitions", { object_type: objectType, fresh }) as Promise<FieldDef[]>,

@@ -49,12 +49,29 @@ export interface RecordFieldsDeps<C> {
 const DROP_BATCH = 200;
 
 export class RecordFields<C> {
+  /**
+   * The fresh definitions read by a write, kept for that call alone: its check and its write read them
+   * once (one more round trip per write otherwise; a definition made between the two is a race either way).
+   */
+  private readonly freshOfCall = new WeakMap<object, Promise<FieldDef[]>>();
+
   constructor(private readonly deps: RecordFieldsDeps<C>) {}
+
+  private fresh(call: C): Promise<FieldDef[]> {
+    if (typeof call !== "object" || call === null) return this.deps.definitions(call, true);
+    let defs = this.freshOfCall.get(call);
+    if (!defs) {
+      defs = this.deps.definitions(call, true);
+      this.freshOfCall.set(call, defs);
+      defs.catch(() => this.freshOfCall.delete(call as object));
+    }
+    return defs;
+  }
 
   /** The reasons a write's `meta` is refused (empty when it is not): for a write's one 400 before any permission check. */
   async check(call: C, input: unknown, current?: FieldsDoc): Promise<Record<string, ParamReason>> {
     if (current && (input === undefined || input === null)) return {};
-    return mergeMeta(await this.deps.definitions(call, true), input, current?.custom_values).bad;
+    return mergeMeta(await this.fresh(call), input, current?.custom_values).bad;
   }
 
   /**
@@ -63,7 +80,7 @@ export class RecordFields<C> {
    */
   async written(call: C, input: unknown, current?: FieldsDoc): Promise<Record<string, unknown> | undefined> {
     if (current && (input === undefined || input === null)) return undefined;
-    const defs = await this.deps.definitions(call, true);
+    const defs = await this.fresh(call);
     if (!current && input === undefined && !defs.some(d => d.required)) return undefined;
     const { values, bad } = mergeMeta(defs, input, current?.custom_values);
     throwIfInvalid(bad);

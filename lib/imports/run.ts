@@ -623,7 +623,9 @@ export class ImportRun {
   }
 
   private async mark(row: Doc, set: Rec): Promise<void> {
-    await this.ports.mappings.updateOne({ _id: row._id }, { $set: set });
+    // the row as read (or as reserved) stands for the store's copy: no read before the write while it still holds
+    const { fresh: _fresh, ...stored } = row;
+    await this.ports.mappings.updateOne({ _id: row._id }, { $set: set }, { expected: stored });
   }
 
   private fail(source: string, message: string, counted = true): void {

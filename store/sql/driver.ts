@@ -9,6 +9,7 @@
  * one another (a connection can hold one transaction at a time); that queue orders use of the
  * connection, the database's lock is what keeps processes apart.
  */
+import { AsyncLocalStorage } from "async_hooks";
 import { randomBytes } from "crypto";
 import Database from "better-sqlite3";
 import { Pool, PoolClient } from "pg";
@@ -284,6 +285,24 @@ export function openSqlite(filename: string): SqlDriver {
 
 // ------------------------------------------------------------------------------------------ PostgreSQL
 
+/** A lock connection and the locks it holds (PostgreSQL's advisory locks belong to the connection). */
+interface LockSession {
+  client: PoolClient;
+  /** The keys held on it (or being taken). */
+  keys: Set<number>;
+  /** Uses of the connection by work under its locks still running. */
+  inFlight: number;
+  /** Told when those uses are over. */
+  drained?: () => void;
+}
+
+/** What the current work holds: the connection, the keys of the withLock calls it runs inside, while they run. */
+interface HeldLocks {
+  session: LockSession;
+  ancestors: Set<number>;
+  open: boolean;
+}
+
 /** `?` placeholders as PostgreSQL's `$n` (statements here hold no literal question marks). */
 function numbered(sql: string): string {
   let n = 0;
@@ -364,7 +383,8 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   const runner = pgRunner(query => pool.query(query));
   // the locks' own connections (migrations, jobs): never more than the queries'
   const lockTimeoutMs = opts.lockTimeoutMs ?? 30_000;
-  const locks = new Pool({ connectionString: url, max: Math.min(4, opts.max ?? 10), connectionTimeoutMillis: 30_000, statement_timeout: lockTimeoutMs, query_timeout: lockTimeoutMs + 5000 });
+  // a connection of it is waited for as long as a lock is
+  const locks = new Pool({ connectionString: url, max: Math.min(4, opts.max ?? 10), connectionTimeoutMillis: lockTimeoutMs, statement_timeout: lockTimeoutMs, query_timeout: lockTimeoutMs + 5000 });
   locks.on("error", () => undefined);
   const onClient = async <T>(from: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> => {
     let client: PoolClient;
@@ -380,8 +400,63 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
     }
   };
   let upkeep: NodeJS.Timeout | undefined;
+  /**
+   * The lock connection the current work runs under (withLock's `fn` and all it starts), so a lock taken
+   * inside that work is taken on the same connection instead of waiting for another of the pool: holders
+   * that each needed a second lock (a collection opened on first use under a venue's name lock takes the
+   * schema lock) held every connection of the pool and waited for one until the pool's deadline.
+   */
+  const holding = new AsyncLocalStorage<HeldLocks>();
+  /** The lock connection of the current work, or a connection of the lock pool (given back after `fn`). */
+  const onLockClient = async <T>(fn: (client: PoolClient, held: HeldLocks) => Promise<T>): Promise<T> => {
+    const under = holding.getStore();
+    if (under?.open) {
+      under.session.inFlight++;
+      try {
+        return await fn(under.session.client, under);
+      } finally {
+        if (--under.session.inFlight === 0) under.session.drained?.();
+      }
+    }
+    return onClient(locks, client => fn(client, { session: { client, keys: new Set(), inFlight: 0 }, ancestors: new Set(), open: false }));
+  };
+  /**
+   * Tries `key` on the connection: "own" when taken now (marked held on it before the query, so other work
+   * under the same holder does not take it too: advisory locks are per connection), "enclosing" when an
+   * enclosing withLock of this work holds it, false when held elsewhere.
+   */
+  const tryLock = async (client: PoolClient, held: HeldLocks, key: number): Promise<"own" | "enclosing" | false> => {
+    if (held.ancestors.has(key)) return "enclosing";
+    if (held.session.keys.has(key)) return false;
+    held.session.keys.add(key);
+    try {
+      if (((await client.query("SELECT pg_try_advisory_lock($1) AS got", [key])).rows[0] as { got: boolean }).got) return "own";
+    } catch (err) {
+      held.session.keys.delete(key);
+      throw err;
+    }
+    held.session.keys.delete(key);
+    return false;
+  };
+  /** Runs `fn` holding `key` on the connection `held` names, then lets the lock go when this call took it (`own`). */
+  const underLock = async <T>(client: PoolClient, held: HeldLocks, key: number, own: boolean, fn: () => Promise<T>): Promise<T> => {
+    const inner: HeldLocks = { session: held.session, ancestors: new Set([...held.ancestors, key]), open: true };
+    try {
+      return await holding.run(inner, fn);
+    } finally {
+      inner.open = false;
+      // work started under the lock that still uses the connection finishes before it goes back
+      const session = held.session;
+      if (session.inFlight > 0 && !held.open) await new Promise<void>(resolve => { session.drained = resolve; });
+      if (own) {
+        session.keys.delete(key);
+        await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
+      }
+    }
+  };
   /** The lock waited for on one connection (a node starting behind another's long migration). */
   const blockingLock = <T>(key: number, fn: () => Promise<T>, o: LockOptions): Promise<T> => onClient(locks, async client => {
+    const held: HeldLocks = { session: { client, keys: new Set(), inFlight: 0 }, ancestors: new Set(), open: false };
     const free = o.onWait ? ((await client.query("SELECT pg_try_advisory_lock($1) AS got", [key])).rows[0] as { got: boolean }).got : false;
     if (!free) {
       o.onWait?.();
@@ -394,11 +469,8 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
         await client.query("RESET statement_timeout");
       }
     }
-    try {
-      return await fn();
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
-    }
+    held.session.keys.add(key);
+    return underLock(client, held, key, true, fn);
   });
   const driver: SqlDriver = {
     ...runner,
@@ -420,22 +492,21 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
     },
     async withLock<T>(key: number, fn: () => Promise<T>, o: LockOptions = {}): Promise<T> {
       // The lock is held by a connection of a pool of its own, so work under a lock never waits for the
-      // connection its own lock holds. A bounded waiter holds none of that pool's connections while it
-      // waits: it tries the lock, gives the connection back when another holds it, and tries again after a
-      // short pause. The pool's connections are then held by holders alone, so many writers waiting for one
-      // lock never leave its holder (or a holder of another lock) without a connection.
-      if (o.unbounded) return blockingLock(key, fn, o);
-      const deadline = Date.now() + lockTimeoutMs;
+      // connection its own lock holds; a lock taken inside that work uses the same connection (`holding`).
+      // A bounded waiter holds none of that pool's connections while it waits: it tries the lock, gives
+      // the connection back when another holds it, and tries again after a short pause. The pool's
+      // connections are then held by holders alone, so many writers waiting for one lock never leave its
+      // holder (or a holder of another lock) without a connection. Inside a holder's work every wait is of
+      // this kind (a blocking wait would stop the connection the holder's other work shares).
+      const nested = holding.getStore()?.open === true;
+      if (o.unbounded && !nested) return blockingLock(key, fn, o);
+      const deadline = o.unbounded ? Infinity : Date.now() + lockTimeoutMs;
       let told = false;
       for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
-        const got = await onClient(locks, async client => {
-          const free = ((await client.query("SELECT pg_try_advisory_lock($1) AS got", [key])).rows[0] as { got: boolean }).got;
-          if (!free) return { held: false as const };
-          try {
-            return { held: true as const, value: await fn() };
-          } finally {
-            await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
-          }
+        const got = await onLockClient(async (client, held) => {
+          const taken = await tryLock(client, held, key);
+          if (!taken) return { held: false as const };
+          return { held: true as const, value: await underLock(client, held, key, taken === "own", fn) };
         });
         if (got.held) return got.value;
         if (!told) { told = true; o.onWait?.(); }

@@ -2,7 +2,9 @@
  * Two nodes importing one feed at once: each runs its own import of the same iCalendar feed
  * on one store, at the same moment; every source record is created once (the source row's key is unique
  * in the store: lib/imports/run.ts `reserve`). Runs on SQLite (a DATA_DIR on disk shared by both
- * processes) and, when the local server answers, PostgreSQL.
+ * processes) and, when the local server answers, PostgreSQL, there with pools of two connections
+ * (DATABASE_POOL_MAX): every write of a run once failed waiting for a lock connection that the holders of
+ * the venues' name locks held while each waited for another (store/sql/driver.ts `withLock`).
  */
 import * as fs from "fs";
 import * as os from "os";
@@ -24,14 +26,7 @@ function feed(n: number): string {
   return lines.join("\r\n");
 }
 
-// KNOWN DEFECT, not a pass: on PostgreSQL, under the whole suite's load, every write of one of the two runs
-// fails with "timeout exceeded when trying to connect" (the pool starved while both nodes write in
-// parallel); alone it passes. Until that is fixed the PostgreSQL case runs only with IMPORT_TWO_NODES_PG=1,
-// and the open issue's note says so.
-const STORES = process.env.IMPORT_TWO_NODES_PG === "1" ? ["sqlite", "postgres"] : ["sqlite"];
-if (!STORES.includes("postgres")) {
-  test.skip("two nodes importing one feed at once (postgres): KNOWN DEFECT under load, run with IMPORT_TWO_NODES_PG=1", () => undefined);
-}
+const STORES = ["sqlite", "postgres"];
 
 describe.each(STORES)("two nodes importing one feed at once (%s)", store => {
   const nodes: Node[] = [];
@@ -47,7 +42,8 @@ describe.each(STORES)("two nodes importing one feed at once (%s)", store => {
     } else {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), "imports-two-nodes-"));
     }
-    shared = { IMPORT_POLL_MS: "100", ...(db ? { DATABASE_URL: db.url, DATA_DIR: ":memory:" } : { DATA_DIR: dir! }) };
+    // PostgreSQL with pools of two connections: a write that holds one while it waits for another of its pool fails
+    shared = { IMPORT_POLL_MS: "100", ...(db ? { DATABASE_URL: db.url, DATA_DIR: ":memory:", DATABASE_POOL_MAX: "2" } : { DATA_DIR: dir! }) };
   }, 60_000);
   afterAll(async () => {
     for (const n of nodes) await n.stop();

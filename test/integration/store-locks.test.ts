@@ -78,4 +78,49 @@ describe(`the store's lock across two connections (${onPostgres ? "PostgreSQL" :
     expect(FILE_LOCK_LEASE_MS).toBeGreaterThan(1000);
     expect(await drivers[0].all("SELECT key FROM store_locks")).toEqual([]);
   });
+
+  (onPostgres ? test : test.skip)("PostgreSQL: locks taken inside the work of holders that hold every lock connection need no other connection", async () => {
+    // a pool of two lock connections, both held by holders whose work takes two more locks each (one
+    // waited for without a deadline, as the schema lock of a collection opened on first use): on a
+    // connection of their own they waited for the pool until its deadline
+    const tiny = openPostgres(db!.url, { max: 2, lockTimeoutMs: 3000 });
+    try {
+      let ready!: () => void;
+      let entered = 0;
+      const both = new Promise<void>(resolve => { ready = resolve; });
+      const order: string[] = [];
+      const holder = (key: number) => tiny.withLock(key, async () => {
+        if (++entered === 2) ready();
+        await both;
+        await tiny.withLock(41_000_020, async () => { order.push(`schema ${key}`); await sleep(20); }, { unbounded: true });
+        return tiny.withLock(41_000_021, async () => { order.push(`inner ${key}`); return key; });
+      });
+      await expect(Promise.all([holder(41_000_010), holder(41_000_011)])).resolves.toEqual([41_000_010, 41_000_011]);
+      expect(order.sort()).toEqual(["inner 41000010", "inner 41000011", "schema 41000010", "schema 41000011"]);
+      // and every lock was let go: the other driver takes each at once
+      for (const key of [41_000_010, 41_000_011, 41_000_020, 41_000_021]) await expect(drivers[1].withLock(key, async () => key)).resolves.toBe(key);
+    } finally {
+      await tiny.close();
+    }
+  }, 20_000);
+
+  (onPostgres ? test : test.skip)("PostgreSQL: work under one holder taking the same inner lock twice at once runs one at a time, and an enclosing lock is its own", async () => {
+    let inside = 0;
+    let most = 0;
+    const work = async () => {
+      inside++;
+      most = Math.max(most, inside);
+      await sleep(10);
+      inside--;
+    };
+    await drivers[0].withLock(41_000_030, async () => {
+      await Promise.all(Array.from({ length: 4 }, () => drivers[0].withLock(41_000_031, work)));
+      // the enclosing lock again, inside its own work: taken at once
+      await expect(drivers[0].withLock(41_000_030, async () => "again")).resolves.toBe("again");
+    });
+    expect(most).toBe(1);
+    // let go after: taken from the other connection
+    await expect(drivers[1].withLock(41_000_031, async () => "free")).resolves.toBe("free");
+    await expect(drivers[1].withLock(41_000_030, async () => "free")).resolves.toBe("free");
+  });
 });
