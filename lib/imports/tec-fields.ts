@@ -19,7 +19,7 @@ export interface SourceFieldText { label: string; text: string }
 export interface TextFieldDef { key: string; label: Label; type: string }
 
 /** The definitions to make and the key each label is written under. */
-export interface TextFieldPlan { keys: Map<string, string>; create: Array<{ key: string; label: string; type: "text" | "textarea" }> }
+interface TextFieldPlan { keys: Map<string, string>; create: Array<{ key: string; label: string; type: "text" | "textarea" }> }
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#039": "'", "#39": "'" };
 /** The label as entered: the plugin answers it through esc_html. */
