@@ -158,7 +158,7 @@ function suite(kind: "sqlite" | "postgres") {
       const plan = await planOf(sql, [SITE, ...where.params], smaller);
       expect(plan).toMatch(kind === "sqlite" ? /events_fts VIRTUAL TABLE INDEX/ : /Bitmap Index Scan on tx_events_f_custom_text/);
       expect(plan).not.toMatch(SCAN);
-      if (kind === "sqlite") expect(where.params).toContain('{title excerpt description custom_text} : "zyxwvut"');
+      if (kind === "sqlite") expect(where.params).toContain('{title excerpt description custom_text event_status_reason} : "zyxwvut"');
       expect((await events.find(asked)).map(d => d._id)).toEqual([LANTERN]);
       // the link table holds each record's tokens
       const rows = await store.sql!.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${LINK_TABLE} WHERE site = ? AND type = 'events' AND field = '${CUSTOM_LINKS}'`, [SITE]);
