@@ -20,7 +20,17 @@ import { FEED_ID_STRIDE, recountStatements } from "../store/sql/term-counts";
 import { markWrittenStatement } from "../store/sql/write-marks";
 import { type SqlDriver } from "../store/sql/driver";
 
-export interface Links { venues: number[]; organizers: number[]; categories: number[]; tags: number[] }
+export interface Links { venues: number[]; organizers: number[]; categories: number[]; tags: number[]; stage?: Stage }
+
+/**
+ * A filterable `choice` field of the calendar's events (bench/speed.ts's custom-field row): event `i` holds
+ * `values[i % values.length]`. `tokens`: the ids of its tokens in the site's dictionary (lib/fields/values.ts
+ * `presenceToken`, `valueToken`), which a straight write needs; the API's writes make them.
+ */
+export interface Stage { field: number; key: string; values: string[]; tokens?: Record<string, number> }
+
+/** Event `i`'s value of the stage field. */
+const stageOf = (i: number, stage: Stage): string => stage.values[i % stage.values.length];
 
 const SITE = 1;
 const day = 86_400_000;
@@ -43,8 +53,19 @@ export function eventBody(i: number, l: Links, now: number): Record<string, unkn
   return {
     title: `Event ${i} ${kindOf(i)}`, description: `Benchmark event number ${i} with music`,
     start_date: dbDate(start), end_date: dbDate(start + 2 * 3_600_000), venue: l.venues[i % l.venues.length], organizer: l.organizers[i % l.organizers.length],
-    categories: [l.categories[i % l.categories.length]], tags: [l.tags[i % l.tags.length]], featured: i % 10 === 0
+    categories: [l.categories[i % l.categories.length]], tags: [l.tags[i % l.tags.length]], featured: i % 10 === 0,
+    ...(l.stage ? { meta: { [l.stage.key]: stageOf(i, l.stage) } } : {})
   };
+}
+
+/** What the service stores of event `i`'s stage value (domain/fields/record-fields.ts): nothing without the field. */
+function stageDoc(i: number, l: Links): Record<string, unknown> {
+  const stage = l.stage;
+  if (!stage) return {};
+  const value = stageOf(i, stage);
+  const ids = [`${stage.field}`, `${stage.field}=${value}`].map(t => stage.tokens?.[t]);
+  if (ids.some(id => id === undefined)) throw new Error(`the stage field's tokens for ${value} are not in the dictionary yet (seed some events through the API first)`);
+  return { custom_values: { [String(stage.field)]: value }, custom_text: "", custom_links: (ids as number[]).sort((a, b) => a - b) };
 }
 
 /** Event `i` as the service stores the body above (the fields in its order; `created`: its creation time). */
@@ -56,7 +77,8 @@ export function eventDoc(i: number, l: Links, now: number, created: string): Rec
     ticketed: false, post_parent: 0, post_password: "", show_map: false, show_map_link: false, hide_from_listings: false, sticky: false, featured: b.featured,
     website: null, cost: [], currency_symbol: "", currency_position: "", timezone: "UTC", all_day: false,
     start_date: b.start_date, end_date: b.end_date, utc_start_date: b.start_date, utc_end_date: b.end_date, status: "publish", date: created, date_utc: created, modified: created, modified_utc: created,
-    slug: `event-${i}-${kindOf(i).toLowerCase().replace(/é/g, "e").replace(/ /g, "-")}`, lang: "en", translations: ["en"]
+    slug: `event-${i}-${kindOf(i).toLowerCase().replace(/é/g, "e").replace(/ /g, "-")}`, lang: "en", translations: ["en"],
+    ...stageDoc(i, l)
   };
 }
 

@@ -10,7 +10,8 @@
  * At each size, BENCH_ROUNDS rounds (default 3, C47's median of three), each with the machine's load
  * (`uptime`) recorded and:
  * - after a restart with the cache off (C47's uncached): `/health/live`, the default list, a filtered list
- *   (category + venue, values cycling), a single event by random id, search with single words (run.ts's
+ *   (category + venue, values cycling), the same with a filterable custom field's value beside the category
+ *   (`meta[stage]`: a `choice` field of nine values the calendar's events hold, made before them), a single event by random id, search with single words (run.ts's
  *   list, cycling) and with a word and a number (`concert 4821`, the number an event's at random), the
  *   recurrence bench's month (`start_date` and `end_date` a month apart, 50 a page, bench/recurrence.ts);
  * - with the cache on: the read mix of run.ts (40 % list pages, 30 % single events, 20 % filtered lists, 10 %
@@ -35,7 +36,7 @@ import * as os from "os";
 import * as path from "path";
 import { benchStore, cpuMs, load, LoadOptions, Measure, NS, percentile, post, ROOT, settle, startServer, StoreKind } from "./common";
 import { startReference } from "./floor";
-import { eventBody, Links, seedEvents } from "./seed-straight";
+import { eventBody, Links, seedEvents, Stage } from "./seed-straight";
 import { openPostgres, openSqlite } from "../store/sql/driver";
 import { sqliteFile } from "../store";
 import { writesBeside, WritesMeasure } from "./writes-beside";
@@ -60,7 +61,14 @@ const WORDS = ["jazz", "concert", "benchmark", "number", "event", "night", "caf�
 const DAY = 86_400_000;
 const OUT = process.env.BENCH_OUT || `speed-${STORES.join("-")}`;
 
-export interface Calendar { venues: number[]; organizers: number[]; categories: Array<{ id: number; slug: string }>; tags: number[]; eventIds: number[] }
+/** `stage`: the events' filterable custom field (made with a calendar begun here; a calendar kept from before may lack it). */
+export interface Calendar { venues: number[]; organizers: number[]; categories: Array<{ id: number; slug: string }>; tags: number[]; eventIds: number[]; stage?: Stage }
+
+/**
+ * The stage field's values: nine, prime to the 20 categories (event i's category is i mod 20), so a
+ * category and a stage together keep one event in 180 as independent filters would.
+ */
+const STAGES = Array.from({ length: 9 }, (_, k) => `stage_${k + 1}`);
 
 /** `cpuUs`: the service's own CPU per create (µs; its process alone, the database server's not counted), less moved by a loaded machine than the rate. */
 export interface Creates { from: number; to: number; perSec: number; p50: number; p99: number; clients: number; how: string; cpuUs?: number }
@@ -86,7 +94,7 @@ const NOW = Date.now();
 const uptime = () => execSync("uptime").toString().trim().replace(/^.*load average/, "load average");
 
 /** The links of the calendar as bench/seed-straight.ts takes them. */
-const linksOf = (c: Calendar): Links => ({ venues: c.venues, organizers: c.organizers, categories: c.categories.map(x => x.id), tags: c.tags });
+const linksOf = (c: Calendar): Links => ({ venues: c.venues, organizers: c.organizers, categories: c.categories.map(x => x.id), tags: c.tags, stage: c.stage });
 
 /** `count` events with their links created through the API by `clients` clients; their rate and latency. */
 export async function create(base: string, c: Calendar, count: number, clients: number, how: string, pid?: number): Promise<Creates> {
@@ -139,6 +147,11 @@ export async function grow(base: string, c: Calendar, n: number, log: Creates[])
     c.categories[i] = { id: t.id as number, slug: t.slug as string };
   }
   for (let i = c.tags.length; i < 50; i++) c.tags[i] = (await post(base, "/tags", { name: `Tag ${i}` })).id as number;
+  if (!c.stage && !c.eventIds.length) {
+    const options = STAGES.map((value, k) => ({ value, label: `Stage ${k + 1}` }));
+    const field = await post(base, "/fields", { key: "stage", object_type: "event", type: "choice", label: "Stage", options, filterable: true });
+    c.stage = { field: field.id as number, key: "stage", values: STAGES };
+  }
   const upTo = Math.min(n, API_UP_TO);
   const tenth = Math.ceil((upTo - c.eventIds.length) / 10);
   while (c.eventIds.length < upTo) {
@@ -154,6 +167,11 @@ export async function growStraight(kind: StoreKind, env: Record<string, string>,
   const t0 = Date.now();
   const driver = kind === "sqlite" ? openSqlite(sqliteFile(env.DATA_DIR)) : openPostgres(env.DATABASE_URL);
   try {
+    // the stage tokens the API's writes put in the site's dictionary (domain/fields/field-tokens.ts)
+    if (c.stage) {
+      const rows = await driver.all<{ id: number | string; token: string }>(`SELECT id, ${kind === "sqlite" ? "json_extract(doc, '$.token')" : "doc ->> 'token'"} AS token FROM field_tokens WHERE site = 1`);
+      c.stage.tokens = Object.fromEntries(rows.map(r => [r.token, Number(r.id)]));
+    }
     c.eventIds.push(...(await seedEvents(driver, linksOf(c), c.eventIds.length, n, NOW)));
   } finally {
     await driver.close();
@@ -172,6 +190,8 @@ export function rowDefs(c: Calendar, wanted = chosen): RowDef[] {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)];
   const n = c.eventIds.length;
   const filtered = cycling(i => `${NS}/events?categories=${c.categories[i % c.categories.length].slug}&venue=${c.venues[(i * 7) % c.venues.length]}`);
+  const stage = c.stage;
+  const byField = cycling(i => `${NS}/events?categories=${c.categories[i % c.categories.length].slug}&${encodeURIComponent(`meta[${stage!.key}]`)}=${stage!.values[(i * 4) % stage!.values.length]}`);
   const single = () => `${NS}/events/${pick(c.eventIds)}`;
   const page = cycling(i => `${NS}/events?page=${1 + (i % 10)}`);
   const venue = () => `${NS}/venues/${pick(c.venues)}`;
@@ -185,6 +205,8 @@ export function rowDefs(c: Calendar, wanted = chosen): RowDef[] {
     { name: "/health/live", next: () => "/health/live", samples: 1 },
     { name: "default list", next: () => `${NS}/events`, samples: 1 },
     { name: "filtered list (category+venue)", next: filtered, samples: 5 },
+    // the same list with a filterable custom field's value beside the category (docs/lists.md#custom-field-filters)
+    ...(stage ? [{ name: "filtered list (category+meta)", next: byField, samples: 5 }] : []),
     { name: "single event, random id", next: single, samples: 5 },
     { name: "search, single words", next: cycling(i => `${NS}/events?search=${encodeURIComponent(WORDS[i % WORDS.length])}`), samples: WORDS.length },
     { name: "search, a word and a number", next: cycling(i => `${NS}/events?search=${encodeURIComponent(`${WORDS[i % WORDS.length]} ${Math.floor(Math.random() * n)}`)}`), samples: 5 },
@@ -270,7 +292,7 @@ function report(rows: Row[], creates: Record<string, Creates[]>, started: string
   }
   lines.push("", "Mean latency at the largest size over the smallest (uncached list rows; target ≤ 1.3):");
   const [small, large] = [SIZES[0], SIZES[SIZES.length - 1]];
-  for (const store of STORES) for (const name of ["default list", "filtered list (category+venue)", "recurrence month (50 a page)", "search, single words", "search, a word and a number", "single event, random id"]) {
+  for (const store of STORES) for (const name of ["default list", "filtered list (category+venue)", "filtered list (category+meta)", "recurrence month (50 a page)", "search, single words", "search, a word and a number", "single event, random id"]) {
     const a = med[`${store}|${small}|${name}`];
     const b = med[`${store}|${large}|${name}`];
     if (a && b) lines.push(`  ${store} ${name}: ${(b.mean / a.mean).toFixed(2)}×`);

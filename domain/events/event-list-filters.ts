@@ -74,8 +74,8 @@ export class EventListQueries<C extends EventCall> {
     // `search` matches the text of the asked language (i18n); D34: unreadable protected events by title only.
     const searchQuery = p.search
       ? await posts.searchQuery(call, searchTerms(p.search), (terms: SearchTerm[]) => eventSearchCondition(terms, searchAccess),
-        // the texts the stored search reads (the status reason is not one of them)
-        { fields: ["title", "description", "excerpt"], ...(searchAccess === "all" ? {} : { limited: { fields: ["title"], unless: readableCondition(searchAccess) } }) })
+        // the translated texts the stored search reads (custom field texts are not translated)
+        { fields: ["title", "description", "excerpt", "event_status_reason"], ...(searchAccess === "all" ? {} : { limited: { fields: ["title"], unless: readableCondition(searchAccess) } }) })
       : undefined;
     return {
       statuses: posts.listStatusFilter(call, p.status),

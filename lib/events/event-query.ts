@@ -57,10 +57,14 @@ export function readableCondition(access: Exclude<SearchAccess, "all">): Query {
   return { $or: open };
 }
 
-/** The term is in the title, the excerpt, the description or a custom field's text (lib/fields/values.ts `custom_text`). */
+/**
+ * The term is in the title, the excerpt, the description, a custom field's text (lib/fields/values.ts
+ * `custom_text`) or the reason of the event's status (read, as the excerpt and description are, only
+ * where the caller may read the event's protected fields).
+ */
 function anyText(text: string): Query {
   const re = containsRegex(text);
-  return { $or: [{ title: re }, { excerpt: re }, { description: re }, { custom_text: re }] };
+  return { $or: [{ title: re }, { excerpt: re }, { description: re }, { custom_text: re }, { event_status_reason: re }] };
 }
 
 /**

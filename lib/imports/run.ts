@@ -22,6 +22,7 @@ import {
   defaultRestRoot, eventInput, IdMaps, isLaterOccurrence, listUrl, organizerInput, pageRecords, parentsFirst, restRootFromLink, TecList, termInput, TEC_NAMESPACES,
   totalPagesOf, venueInput
 } from "./tec";
+import { metaOfTexts, planTextFields, sourceFieldTexts, type SourceFieldText, type TextFieldDef } from "./tec-fields";
 
 type Rec = Record<string, unknown>;
 
@@ -144,6 +145,10 @@ export class ImportRun {
   private readonly rowsAhead = new Map<string, Doc | null>();
   /** The progress write in flight (writes in parallel share it). */
   private flushing: Promise<void> | null = null;
+  /** The site's event field definitions (read once a run, with what it makes), for a TEC source's custom fields. */
+  private eventFields?: TextFieldDef[];
+  /** Label → key the run writes a TEC source's custom field texts under. */
+  private readonly fieldKeys = new Map<string, string>();
 
   constructor(private readonly job: RunJob, private readonly ports: ImportPorts, readonly counts: RunCounts) {
     this.headers = authHeader(job.settings.auth);
@@ -278,7 +283,47 @@ export class ImportRun {
         if (!isLaterOccurrence(r, series)) wanted.push(r);
       }
       await this.readRowsAhead("events", wanted.map(r => String(r.id)));
-      await boundedEach(wanted, WRITE_WIDTH, async r => { await this.upsertEvent(String(r.id), eventInput(r, maps, status)); });
+      // the source's custom fields (TEC Pro's, or another deployment's) as text fields named by their labels (C69)
+      const texts = wanted.map(sourceFieldTexts);
+      await this.textFields(texts.flat());
+      await boundedEach(wanted, WRITE_WIDTH, async (r, k) => {
+        const input = eventInput(r, maps, status);
+        const meta = metaOfTexts(texts[k], this.fieldKeys);
+        if (meta) input.meta = meta;
+        await this.upsertEvent(String(r.id), input);
+      });
+    }
+  }
+
+  /**
+   * The keys of `values`' labels, the text fields a label has none of made first (a dry run makes none and
+   * counts as if it had). A create that fails because another run made the same field at once (or took its
+   * key) is planned again from the definitions as they are then.
+   */
+  private async textFields(values: SourceFieldText[]): Promise<void> {
+    const missing = values.filter(v => !this.fieldKeys.has(v.label));
+    if (!missing.length) return;
+    const read = async () => this.ports.call<TextFieldDef[]>("taxonomy.fields.definitions", { object_type: "event", fresh: true });
+    this.eventFields ??= await read();
+    for (let attempt = 1; ; attempt++) {
+      const plan = planTextFields(this.eventFields, missing);
+      try {
+        for (const made of plan.create) {
+          if (!this.job.dryRun) await this.ports.call("taxonomy.fields.create", { ...made, object_type: "event" });
+          this.eventFields.push(made);
+        }
+        for (const [label, key] of plan.keys) this.fieldKeys.set(label, key);
+        return;
+      } catch (err) {
+        this.eventFields = await read();
+        if (attempt < 3) continue;
+        // a field the site cannot take (its limit reached): its values are left out, the events still written
+        for (const [label, key] of planTextFields(this.eventFields, missing).keys) {
+          if (this.eventFields.some(d => d.key === key)) this.fieldKeys.set(label, key);
+          else this.fail(`custom field ${label}`, errorText(err), false);
+        }
+        return;
+      }
     }
   }
 

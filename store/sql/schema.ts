@@ -45,6 +45,8 @@ export const FEATURE_TABLES: readonly string[] = [
 export const CUSTOM_LINKS = "custom_links";
 /** The text values of a record's custom fields (lib/fields/values.ts `custom_text`), searched with its own texts (migration 21). */
 export const CUSTOM_TEXT = "custom_text";
+/** Why an event's status changed (lib/events/event-status.ts), searched with its own texts (migration 25). */
+export const STATUS_REASON = "event_status_reason";
 
 /**
  * The array fields answered from the link table `links` (docs/lists.md#event-filters): fields whose
@@ -187,7 +189,7 @@ export function recordTable(d: SqlDriver, table: string, o: { textId?: boolean }
  * asked language (`lc`) and its fallback (`fb`). Venue and organizer lists search many short fields of a
  * few records; they are compared as they are listed.
  */
-const SEARCHED: Array<[string, string[]]> = ["title", "excerpt", "description"].flatMap((f): Array<[string, string[]]> => [
+const SEARCHED: Array<[string, string[]]> = ["title", "excerpt", "description", STATUS_REASON].flatMap((f): Array<[string, string[]]> => [
   ["events", [f]], ["translations", ["lc", f]], ["translations", ["fb", f]]
 ]);
 
@@ -202,7 +204,7 @@ function trigramIndex(table: string, path: string[]): string {
  * (unaccent) when it is read: folding was three quarters of a search's count (docs/lists.md#search).
  */
 export const FOLDED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
-  events: ["title", "excerpt", "description", CUSTOM_TEXT]
+  events: ["title", "excerpt", "description", CUSTOM_TEXT, STATUS_REASON]
 };
 /** The stored folded column of a field (FOLDED_COLUMNS). */
 export const foldedName = (field: string): string => `f_${field}`;
@@ -222,7 +224,7 @@ function foldedColumns(table: string, fields: readonly string[]): string[] {
 
 /** SQLite's full-text (trigram) indexes of the searched texts, by record table (docs/lists.md#search). */
 export const FTS_TABLES: Record<string, { table: string; columns: string[] }> = {
-  events: { table: "events_fts", columns: ["title", "excerpt", "description", CUSTOM_TEXT] }
+  events: { table: "events_fts", columns: ["title", "excerpt", "description", CUSTOM_TEXT, STATUS_REASON] }
 };
 
 /**
@@ -529,8 +531,30 @@ export const MIGRATIONS: Migration[] = [
     name: "how often each deprecated thing was used, per site",
     // store/deprecation-uses.ts (docs/api-policy.md#deprecations); a fresh database has it from migration 1.
     up: d => [recordTable(d, "deprecation_uses", RECORD_TABLES.deprecation_uses)]
+  },
+  {
+    version: 25,
+    name: "an event's status reason searched with its texts",
+    // SQLite's full-text table made again with the reason's column (filled from the records);
+    // PostgreSQL's folded column and trigram index added, and the translations' reason indexed as their
+    // other searched texts are. Idempotent, as migration 21.
+    rewrites: ["events"],
+    up: d => statusReasonStatements(d)
   }
 ];
+
+/** Migration 25's statements (see there). */
+function statusReasonStatements(d: SqlDriver): string[] {
+  if (d.dialect === "sqlite") {
+    const fts = FTS_TABLES.events;
+    return [
+      ...["ai", "au", "ad"].map(x => `DROP TRIGGER IF EXISTS ${fts.table}_${x}`),
+      `DROP TABLE IF EXISTS ${fts.table}`,
+      ...sqliteFullText("events", fts, TRIGRAM_EXACT)
+    ];
+  }
+  return [...foldedColumns("events", [STATUS_REASON]), trigramIndex("translations", ["lc", STATUS_REASON]), trigramIndex("translations", ["fb", STATUS_REASON])];
+}
 
 /** Migration 21's statements (see there). */
 function customFieldStatements(d: SqlDriver): string[] {

@@ -3,7 +3,7 @@
  * store under test (SQLite, or PostgreSQL with TEST_STORE=postgres): the fields in every record and
  * context, their defaults (events stored before them included), the 400s naming the parameter, the list
  * filters, `previous_start_date` kept on a reschedule, one occurrence canceled with scope `this`, the
- * reason per language, the JSON-LD of canceled, postponed, rescheduled, online and mixed events checked
+ * reason per language and searched as the description is, the JSON-LD of canceled, postponed, rescheduled, online and mixed events checked
  * against the properties Google lists for Event structured data, and the iCalendar read by ical.js.
  */
 import ICAL from "ical.js";
@@ -245,6 +245,33 @@ describe("languages", () => {
     // the status itself is one for every language
     await svc.request("POST", FR(`/events/${ev.id}`), { as: "admin", body: { event_status: "postponed" } });
     expect((await svc.get(`/events/${ev.id}`)).body.event_status).toBe("postponed");
+  });
+});
+
+describe("search", () => {
+  test("the reason is searched as the description is: protected events' only by who may read them", async () => {
+    const word = token("reason");
+    const open = await create({ title: token("open"), event_status: "canceled", event_status_reason: `Flooded hall ${word}` });
+    const hidden = await create({ title: token("hidden"), post_password: "sesame", event_status: "postponed", event_status_reason: `Secret ${word}` });
+    const found = async (path: string) => ((await svc.get(path)).body.events as Json[]).map(e => e.id).sort((a, b) => a - b);
+    const window = `start_date=${Y}-01-01&end_date=${Y}-12-31`;
+    expect(await found(`/events?search=${word}&${window}`)).toEqual([open.id]);
+    expect(await found(`/events?search=${encodeURIComponent(`flooded ${word}`)}&${window}`)).toEqual([open.id]);
+    expect(await found(`/events?search=${word}&${window}&password=sesame`)).toEqual([open.id, hidden.id].sort((a, b) => a - b));
+    expect(await found(`/events?search=${word}&${window}&event_status=postponed&password=sesame`)).toEqual([hidden.id]);
+    // a reason changed: the old text no longer matches
+    await update(open.id, { event_status_reason: "Moved to the park" });
+    expect(await found(`/events?search=${word}&${window}`)).toEqual([]);
+    expect(await found(`/events?search=${encodeURIComponent(`${open.title} park`)}&${window}`)).toEqual([open.id]);
+  });
+
+  test("a translated reason is searched in its language", async () => {
+    const word = token("raison");
+    const ev = await create({ title: token("i18n search"), event_status: "canceled", event_status_reason: "Storm warning" });
+    await svc.request("POST", FR(`/events/${ev.id}`), { as: "admin", body: { event_status_reason: `Alerte tempête ${word}` } });
+    const found = async (path: string) => ((await svc.get(path)).body.events as Json[]).map(e => e.id);
+    expect(await found(FR(`/events?search=${word}&start_date=${Y}-01-01`))).toEqual([ev.id]);
+    expect(await found(`/events?search=${word}&start_date=${Y}-01-01`)).toEqual([]);
   });
 });
 

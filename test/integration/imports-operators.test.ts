@@ -2,7 +2,8 @@
  * Imports as operators and producers meet them (C64, C66): `trash_missing` that trashes only what
  * left a source read whole and brings back what returned; Outlook's own VTIMEZONEs; every ORGANIZER;
  * CLASS:PRIVATE; an unbounded rule older than a series may hold; one unreadable line; a TEC source's
- * worded costs and `import_source` on every record it brings; the dry run (its counts equal the run that
+ * worded costs and `import_source` on every record it brings; a TEC Pro source's custom fields kept as
+ * text fields named by their labels (C69); the dry run (its counts equal the run that
  * follows, on a TEC source and on a feed), a run asked for now and the run history. The TEC source is a
  * stub on 127.0.0.1 serving The Events Calendar's list shapes. Runs on SQLite and (TEST_STORE=postgres)
  * PostgreSQL.
@@ -232,6 +233,55 @@ describe("a TEC source", () => {
     expect((await svc.request("GET", `/venues/${venue.id}?context=edit`, { as: "subscriber" })).body.import_source).toBeUndefined();
     expect((await svc.request("GET", `/categories/${category.id}?context=edit`, { as: "subscriber" })).body.import_source).toBeUndefined();
     expect((await svc.request("GET", `/venues/${venue.id}`, { as: "admin" })).body.import_source).toBeUndefined();
+  });
+});
+
+describe("a TEC Pro source's custom fields (C69)", () => {
+  const link = '<a href="https://example.org/rules" target="_self">https://example.org/rules</a>';
+  const source: TecSource = {
+    categories: [], tags: [], venues: [], organizers: [],
+    events: [1, 2, 3].map(i => ({
+      id: 300 + i, title: `Pro fields event ${i}`, status: "publish", start_date: `2027-05-0${i} 18:00:00`, end_date: `2027-05-0${i} 20:00:00`, timezone: "UTC",
+      custom_fields: i === 3 ? [] : { "Age rating": `${10 + i}+`, "Stage &amp; room": i === 1 ? "Main stage" : "Club, room 2", "House rules": link }
+    }))
+  };
+  let stub: { url: string; close(): Promise<void> };
+  let existing: Json;
+  beforeAll(async () => {
+    stub = await tecStub(source);
+    // the site has a text field of one label already (its own key): the values go there
+    existing = (await svc.request("POST", `${svc.ns}/fields`, { as: "admin", body: { key: "rating", object_type: "event", type: "text", label: { en: "Age rating", fr: "Âge" } } })).body;
+  });
+  afterAll(async () => { await stub.close(); });
+  const events = async () => new Map((await listAll(svc, WINDOW)).filter(e => /^Pro fields event/.test(e.title)).map(e => [e.title, e]));
+  const fields = async () => ((await svc.request("GET", `${svc.ns}/fields?object_type=event&per_page=100`, { as: "admin" })).body as Json[]);
+
+  test("a dry run makes no field; the run keeps each label as a text field and each value as its text", async () => {
+    const before = (await fields()).length;
+    const dry = (await svc.request("POST", `${svc.ns}/imports`, { as: "admin", body: { url: stub.url, dry_run: true } })).body;
+    expect(dry).toMatchObject({ created: 3, failed: 0 });
+    expect((await fields()).length).toBe(before);
+    const run = await runImport(svc.ns, ADMIN, { url: stub.url });
+    expect(run).toMatchObject({ state: "done", created: 3, failed: 0, errors: [] });
+    const made = (await fields()).filter(f => f.id !== existing.id && ["Stage & room", "House rules"].includes(f.label as string));
+    expect(made.map(f => [f.key, f.type, f.object_type]).sort()).toEqual([["house_rules", "text", "event"], ["stage_room", "text", "event"]]);
+    const byTitle = await events();
+    const one = byTitle.get("Pro fields event 1");
+    expect(one.custom_fields).toEqual(source.events[0].custom_fields);
+    expect(one.meta).toEqual({ rating: "11+", stage_room: "Main stage", house_rules: link });
+    expect(byTitle.get("Pro fields event 2").meta).toEqual({ rating: "12+", stage_room: "Club, room 2", house_rules: link });
+    expect(byTitle.get("Pro fields event 3").custom_fields).toEqual([]);
+    expect(byTitle.get("Pro fields event 3").meta).toEqual({});
+  });
+
+  test("run again: unchanged; a value changed at the source: that event updated", async () => {
+    expect(await runImport(svc.ns, ADMIN, { url: stub.url })).toMatchObject({ state: "done", created: 0, updated: 0, unchanged: 3, failed: 0 });
+    (source.events[1].custom_fields as Record<string, string>)["Age rating"] = "16+";
+    expect(await runImport(svc.ns, ADMIN, { url: stub.url })).toMatchObject({ state: "done", created: 0, updated: 1, unchanged: 2, failed: 0 });
+    expect((await events()).get("Pro fields event 2").meta.rating).toBe("16+");
+    // the text is searched as any custom text is
+    const found = (await svc.request("GET", `/events?search=${encodeURIComponent("Club, room")}&${WINDOW}`, { as: "admin" })).body.events as Json[];
+    expect(found.map(e => e.title)).toEqual(["Pro fields event 2"]);
   });
 });
 

@@ -7,6 +7,7 @@
 import type { IndexSpec } from "../../store";
 import type { Collection } from "../../store/collection";
 import { sqlCollection } from "../../store/sql/collection";
+import { FTS_TABLES } from "../../store/sql/schema";
 import type { SqlDriver } from "../../store/sql/driver";
 import { buildEventQuery, eventSort } from "../../lib/events/event-query";
 import type { Doc } from "../../lib/store-query";
@@ -65,7 +66,7 @@ function suite(kind: "sqlite" | "postgres") {
       };
       events = kind === "sqlite"
         ? sqlCollection(counting, { table: "events", site: SITE, feedTable: "changes", arrays: new Set(), orders: [["start_date", "date", "_id"]],
-          fts: { table: "events_fts", columns: ["title", "excerpt", "description", "custom_text"], site: SITE } })
+          fts: { ...FTS_TABLES.events, site: SITE } })
         : writer;
     }, 120_000);
 
