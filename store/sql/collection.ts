@@ -395,13 +395,23 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       }
       const taken = () => new UniqueViolation(`${table}.${guard}`);
       if (sqlite) {
+        // SQLite: the guard is a statement of its own in the unit (one writer, so nothing comes between it
+        // and the insert), and the insert binds no value its planner reads. With the statistics the store
+        // makes (sqlite_stat4, store/sql/schema.ts refreshStatistics) SQLite prepares again, at every run, a
+        // statement whose plan may hang on a bound value (the slug compared with an index): the insert with
+        // the guard in it was compiled anew for every event, and with it every trigger of the events table
+        // (the term counts' statements the most): several times the CPU of the insert itself (the measures:
+        // docs/benchmarks.md "Creates on a calendar grown through the API").
+        const guarded = guard ? compiler.where({ [guard]: doc[guard] }) : undefined;
+        const plain = { sql: `INSERT INTO ${table} (site, id, doc) VALUES (?, ?, ${docParam})`, params: [site, idParam(doc._id), body(doc)] };
         await driver.unit!(tx => {
+          if (guarded && tx.all(`SELECT 1 FROM ${table} WHERE site = ? AND (${guarded.sql}) LIMIT 1`, [site, ...guarded.params]).length) throw taken();
           // the entry first (what the row's triggers record follows it); a refused insert undoes it with the unit
           if (o.change) {
             const feed = appendStatement("sqlite", opts.feedTable, site, o.change, FEED_CARRY);
             tx.run(feed.sql, feed.params);
           }
-          if (tx.run(sql, params) === 0) throw taken();
+          tx.run(plain.sql, plain.params);
           if (o.claim) tx.run(claimStatement(o.claim), claimParams(o.claim));
         });
         return doc;

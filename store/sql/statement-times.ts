@@ -3,19 +3,25 @@
  * a file path, the drivers of store/sql/driver.ts time each data statement they run (SQLite: the statement's
  * time on the event loop; PostgreSQL: from the call to its answer, the server's wait included), summed by
  * the statement's text, and the totals are written to that file as JSON when the process exits. Unset, the
- * drivers run their statements untimed.
+ * drivers run their statements untimed. SQLite's statements also note the process's CPU time they took
+ * (`cpuMs`): on a machine shared with other work the wall time includes the waits for a core, which grow
+ * and shrink with the neighbours' load, while the CPU time is the statement's own.
  */
 import * as fs from "fs";
 
-interface Tally { calls: number; ms: number }
+interface Tally { calls: number; ms: number; cpuMs?: number }
 
 const file = process.env.SQL_STATEMENT_TIMES;
 const tallies = new Map<string, Tally>();
 
-function note(sql: string, startedAt: number): void {
+function note(sql: string, startedAt: number, cpuAt?: NodeJS.CpuUsage): void {
   const t = tallies.get(sql) ?? { calls: 0, ms: 0 };
   t.calls++;
   t.ms += performance.now() - startedAt;
+  if (cpuAt) {
+    const used = process.cpuUsage(cpuAt);
+    t.cpuMs = (t.cpuMs ?? 0) + (used.user + used.system) / 1000;
+  }
   tallies.set(sql, t);
 }
 
@@ -23,10 +29,11 @@ function note(sql: string, startedAt: number): void {
 export function timedSync<T>(sql: string, run: () => T): T {
   if (!file) return run();
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   try {
     return run();
   } finally {
-    note(sql, t0);
+    note(sql, t0, cpu0);
   }
 }
 
