@@ -13,7 +13,7 @@ import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from
 import { ApiError } from "../lib/errors";
 import { settings } from "../lib/settings";
 import { EVENT_PARAMS } from "../lib/events/event-params";
-import type { EventDoc } from "../lib/events/event-record";
+import type { EventDoc } from "../lib/events/event-doc";
 import type { SeriesDoc } from "../lib/events/series";
 import { requireGeolocation, venuesNear } from "../broker/geolocation";
 import { SeriesPlanner, SERIES_JOB_LOCK, SERIES_JOB_TIMEOUT_MS } from "../domain/events/series-planner";

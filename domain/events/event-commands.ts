@@ -9,7 +9,7 @@ import { ApiError } from "../../lib/errors";
 import { SiteLocal } from "../../lib/sites/scope";
 import { canCreatePost, Who } from "../../lib/capabilities";
 import { nowDb } from "../../lib/dates";
-import type { EventDoc } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import { isMember, type SeriesDoc } from "../../lib/events/series";
 import { changeOf } from "../../lib/changes/change-of";
 import type { PostRecords } from "../posts/post-records";

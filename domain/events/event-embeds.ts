@@ -3,7 +3,7 @@
  * per page through a port (the events service answers it with the venues, organizers and taxonomy
  * services and the id registry's images), each linked id asked for once.
  */
-import type { EventDoc, EventEmbeds, Embedded } from "../../lib/events/event-record";
+import type { EventDoc, EventEmbeds, Embedded } from "../../lib/events/event-doc";
 
 /**
  * How embedded records are fetched. `R`: what a request says about them (its caller's rights, password

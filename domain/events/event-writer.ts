@@ -11,7 +11,7 @@ import { parseUtc, parseWallClock } from "../../lib/dates";
 import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/slug";
 import { FLOATING_STATUSES, resolvePublication } from "../../lib/posts/publication";
 import { plainEventFields, resolveSchedule } from "../../lib/events/event-input";
-import type { EventDoc } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import type { SlugHold } from "../../lib/posts/write-order";
 import { sent } from "../../lib/params";
 import { producedBy } from "../../lib/http/idempotency";

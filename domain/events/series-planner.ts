@@ -18,7 +18,7 @@ import { isUniqueViolation } from "../../store/errors";
 import type { ChangeInput } from "../../lib/changes/feed";
 import { ApiError, ParamReason } from "../../lib/errors";
 import { resolveSchedule } from "../../lib/events/event-input";
-import type { EventDoc } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import { materialisationHorizon, expandSeries, occurrenceAt } from "../../lib/recurrence/expand";
 import { planOccurrences, reanchor, splitRecurrence, withExdate, withoutExdate } from "../../lib/recurrence/plan";
 import { MAX_OCCURRENCES, parseRecurrence } from "../../lib/recurrence/rule";

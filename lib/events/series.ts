@@ -17,7 +17,7 @@
 import { readRecurrenceParam } from "../recurrence/rule";
 import { parseRecurrence, formatRecurrence } from "../recurrence/rule";
 import type { Occurrence, Recurrence, Series, SeriesContext } from "../recurrence/types";
-import type { EventDoc } from "./event-record";
+import type { EventDoc } from "./event-doc";
 
 export interface SeriesFields {
   series_id?: number;

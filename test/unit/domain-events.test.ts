@@ -12,7 +12,7 @@ import type { SeriesFeed } from "../../domain/events/event-ports";
 import type { EventWriter } from "../../domain/events/event-writer";
 import { EventEmbedder } from "../../domain/events/event-embeds";
 import { TermCountNotices } from "../../domain/events/term-count-notices";
-import type { EventDoc } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import type { SeriesDoc } from "../../lib/events/series";
 import type { ChangeInput } from "../../lib/changes/feed";
 import { wallClockToUtc } from "../../lib/dates";

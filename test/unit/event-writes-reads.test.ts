@@ -19,7 +19,7 @@ import { EventRecordWriter } from "../../domain/events/event-writer";
 import { EventWriteChecks } from "../../domain/events/write-checks";
 import { EventCommands } from "../../domain/events/event-commands";
 import type { EventCall, EventFeed, NeighbourServices, PostServices } from "../../domain/events/event-ports";
-import type { EventDoc } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import type { SeriesDoc } from "../../lib/events/series";
 import type { ChangeInput } from "../../lib/changes/feed";
 import type { Caller } from "../../lib/callers";
