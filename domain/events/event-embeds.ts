@@ -22,7 +22,7 @@ export class EventEmbedder<R> {
   constructor(private readonly port: EmbedPort<R>) {}
 
   /** Everything a page of events embeds, each kind asked for once (not at all when no event links one). */
-  async embedsOf(request: R, docs: readonly EventDoc[]): Promise<EventEmbeds> {
+  async embedsOf(request: R, docs: ReadonlyArray<Pick<EventDoc, "venues" | "organizers" | "categories" | "tags" | "image">>): Promise<EventEmbeds> {
     const venueIds = distinct(docs.flatMap(d => d.venues));
     const organizerIds = distinct(docs.flatMap(d => d.organizers));
     const termIds = distinct(docs.flatMap(d => [...d.categories, ...d.tags]));

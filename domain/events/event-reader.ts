@@ -91,7 +91,7 @@ export class EventReader<C extends EventCall> {
 
   /** `orderby=distance`: the matching events (already bounded by the radius) sorted nearest first. */
   async pageByDistance(query: Record<string, unknown>, page: Page, geo: Map<number, number>): Promise<{ docs: EventDoc[]; total: number }> {
-    const all = (await this.records.store.find(query, { sort: eventSort(false) })) as EventDoc[];
+    const all = await this.records.store.find(query, { sort: eventSort(false) });
     const nearest = (d: EventDoc) => Math.min(...d.venues.map(v => geo.get(v) ?? Infinity));
     all.sort((a, b) => nearest(a) - nearest(b));
     const docs = all.slice(page.skip, page.skip + page.perPage);

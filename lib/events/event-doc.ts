@@ -5,7 +5,22 @@
 import type { PostDoc } from "../posts/post-doc";
 import type { EventStatusFields } from "./event-status";
 
-export interface EventDoc extends PostDoc, EventStatusFields {
+/** A series member's fields (lib/events/series.ts): its series' first event, on that one the rule lines, and how the series is planned. */
+export interface SeriesFields {
+  series_id?: number;
+  series_identity?: string;
+  series_key?: string;
+  series_overrides?: string[];
+  series_lines?: string[];
+  series_shared?: Record<string, unknown>;
+  series_horizon?: string;
+  /** Counts the changes of a series' own fields (compare-and-set, domain/events/series-planner.ts). */
+  series_version?: number;
+  /** Who plans the series' occurrences now, and until when (`seriesClaim`): the others leave it alone. */
+  series_claim?: string;
+}
+
+export interface EventDoc extends PostDoc, EventStatusFields, SeriesFields {
   _id: number;
   /** Set on events an import created (lib/imports/source.ts). */
   import_source?: { import: number; source_id: string };
@@ -43,9 +58,6 @@ export interface EventDoc extends PostDoc, EventStatusFields {
   post_parent?: number;
   post_password?: string;
   lang?: string;
-  /** A series member (lib/events/series.ts): its series' first event, and on that one the rule lines. */
-  series_id?: number;
-  series_lines?: string[];
 }
 
 /** A venue, organizer or term record as an event embeds it. */
