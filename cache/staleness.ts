@@ -19,6 +19,9 @@
  * every cacher (memory or Redis) cleans alike.
  */
 
+import { EVENT_FIELDS } from "../lib/events/event-fields";
+import { plainFilterParams, presentationFields } from "../lib/records/field-table";
+
 /** Kept answers of the gateway and of the services' `cached` actions. */
 export type CacheSpace = "RESP" | "ACT";
 
@@ -45,20 +48,17 @@ const FEED_PATH = /^\/changes\/?(?:\?|$)/;
 
 /**
  * The events list's parameters that make a page "plain": paging, and filters on fields that a write of
- * only PRESENTATION_FIELDS leaves alone. A page with any other parameter (search, ordering, modified
- * windows, geolocation, ICS…) is an `S` answer.
+ * only PRESENTATION_FIELDS leaves alone (the event field table's plain list filters). A page with any
+ * other parameter (search, ordering, modified windows, geolocation, ICS…) is an `S` answer.
  */
-export const PLAIN_LIST_PARAMS: ReadonlySet<string> = new Set(["page", "per_page", "start_date", "end_date", "categories", "tags",
-  "venue", "organizer", "featured", "status"]);
+export const PLAIN_LIST_PARAMS: ReadonlySet<string> = new Set(["page", "per_page", ...plainFilterParams(EVENT_FIELDS)]);
 
 /**
- * The fields of an event that no plain list page selects, orders or counts by: a write that changes only
- * these leaves every page's events and totals as they were (it changes the bodies that show the event).
+ * The fields of an event that no plain list page selects, orders or counts by (the event field table's
+ * `presentation` fields): a write that changes only these leaves every page's events and totals as they
+ * were (it changes the bodies that show the event).
  */
-export const PRESENTATION_FIELDS: ReadonlySet<string> = new Set(["title", "description", "excerpt", "cost", "currency_symbol",
-  "currency_position", "website", "show_map", "show_map_link", "image", "ticketed", "modified", "modified_utc",
-  // event status and online events: no plain page selects by them (their list filters make `S` answers)
-  "event_status", "event_status_reason", "previous_start_date", "previous_utc_start_date", "attendance_mode", "online_url"]);
+export const PRESENTATION_FIELDS: ReadonlySet<string> = new Set(presentationFields(EVENT_FIELDS));
 
 function plainListQuery(query: string): boolean {
   if (!query) return true;

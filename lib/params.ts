@@ -168,3 +168,22 @@ export function allOptional(schema: ParamsSchema): ParamsSchema {
 export function schema(rules: Record<string, Rule>): ParamsSchema {
   return { $$strict: "remove", ...rules };
 }
+
+/**
+ * `base` plus a check of its (coerced) value: `check` answers the catalog key of the failure, or
+ * undefined. Runs with the other validators, so every bad parameter is reported in one 400.
+ */
+export function refine<T>(base: Rule, check: (value: T) => string | undefined): Rule {
+  return {
+    ...base,
+    custom(value, errors) {
+      const before = errors.length;
+      const out = base.custom(value, errors);
+      if (errors.length > before || out === undefined || out === null) return out;
+      // `base` (the schema rule of that parameter) coerced the value to T
+      const key = check(out as T);
+      if (key) errors.push({ type: key, actual: value });
+      return out;
+    }
+  };
+}

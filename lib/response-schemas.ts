@@ -12,67 +12,12 @@
  * allow no property that is not listed, so nothing new goes out undocumented.
  */
 
-import { ATTENDANCE_MODES, EVENT_STATUSES } from "./events/event-status";
-
-export type JsonSchema = Record<string, unknown>;
-
-export const componentRef = (name: string): string => `#/components/schemas/${name}`;
-const ref = (name: string, description?: string): JsonSchema => (description ? { $ref: componentRef(name), description } : { $ref: componentRef(name) });
-const str = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: "string", description, ...extra });
-const int = (description: string): JsonSchema => ({ type: "integer", description });
-const num = (description: string): JsonSchema => ({ type: "number", format: "double", description });
-/** A flag of a password-protected record the caller may not read is blanked to null. */
-const flag = (description: string): JsonSchema => ({ type: ["boolean", "null"], description });
-const listOf = (items: JsonSchema, description: string): JsonSchema => ({ type: "array", description, items });
-const DIGITS = "^[0-9]+$";
-
-function record(properties: Record<string, JsonSchema>, description: string): JsonSchema {
-  return { type: "object", description, properties, additionalProperties: false };
-}
-
-/** `i18n_language` and `translations`, the last keys of every record (translatable records). */
-const LANGUAGE_KEYS: Record<string, JsonSchema> = {
-  i18n_language: str("The language the record is answered in (the one asked for, even where fields fell back)"),
-  translations: listOf({ type: "string" }, "The languages the record has values in")
-};
-
-/** The featured image: `false` when there is none (or it is hidden), else the image object. */
-const imageOrFalse = (kind: string): JsonSchema => ({
-  description: `The ${kind} featured image, or false when it has none`,
-  oneOf: [{ const: false }, ref("Image")]
-});
-
-const jsonLd = (kind: string): JsonSchema => ({ type: "object", description: `The ${kind} as schema.org JSON-LD (single reads, or json_ld=1 on lists)` });
-
-/**
- * A record's custom fields (docs/records.md#custom-fields): `custom_fields` as The Events Calendar Pro
- * answers them, `meta` typed. A site's /doc names its own fields under `meta` (lib/fields/openapi.ts).
- */
-function customFieldKeys(kind: string): Record<string, JsonSchema> {
-  return {
-    custom_fields: {
-      description: `The ${kind}'s custom fields as The Events Calendar Pro shows them: label (in the request's language) → display text; [] when it has none`,
-      anyOf: [{ type: "array", maxItems: 0, items: {} }, { type: "object", additionalProperties: { type: "string" } }]
-    },
-    meta: { type: "object", description: `The ${kind}'s custom field values, {key: value} typed as each field's type (only defined fields, absent values left out)`, properties: {} }
-  };
-}
-
-/** Fields every post-like record (event, venue, organizer) has. */
-function postFields(kind: string): Record<string, JsonSchema> {
-  return {
-    id: int(`The ${kind} ID`),
-    global_id: str(`The ${kind} ID that identifies it across sites`),
-    global_id_lineage: listOf({ type: "string" }, `The global IDs the ${kind} comes from`),
-    author: str(`The ID of the ${kind} author, as a string`, { pattern: DIGITS }),
-    status: str(`The ${kind} post status`),
-    date: str(`The ${kind} publication date in the site time zone (YYYY-MM-DD HH:MM:SS)`),
-    date_utc: str(`The ${kind} publication date in UTC`),
-    modified: str(`The ${kind} last modification date in the site time zone`),
-    modified_utc: str(`The ${kind} last modification date in UTC`),
-    url: str(`The URL of the ${kind} page`)
-  };
-}
+import { answerSchemas } from "./records/field-table";
+import { EVENT_FIELDS } from "./events/event-fields";
+import {
+  customFieldKeys, DIGITS, distance, flag, imageOrFalse, importSourceSchema, int, jsonLd, LANGUAGE_KEYS, listOf, num, postFields, record, ref, str,
+  type JsonSchema
+} from "./records/schema-parts";
 
 const IMAGE_SIZE = record({
   width: int("The width of the image size in pixels"),
@@ -94,14 +39,6 @@ const TERM_URLS: JsonSchema = {
   properties: { self: str("The term's REST URL"), collection: str("The REST URL of the term's collection"), up: str("The REST URL of the parent term") },
   additionalProperties: false
 };
-
-/** Where an import brought a record from (`context=edit`, C64). */
-function importSourceSchema(what: string): JsonSchema {
-  return {
-    type: "object", description: `Where an import brought the ${what} from (context=edit, C64)`, additionalProperties: false,
-    properties: { import: int("The import's ID"), source_id: str("The record's identity in the source") }
-  };
-}
 
 /** A term: the standalone record (term routes) and the WordPress term object embedded in events. */
 const TERM = record({
@@ -140,61 +77,8 @@ const DATE_DETAILS = record({
   seconds: str("The seconds (two digits)", { pattern: DIGITS })
 }, "The components of a date, as strings");
 
-const distance = num("The distance from the geolocation search point, in the requested unit (geolocation searches only)");
-
-/** Event status and online events (lib/events/event-status.ts). */
-const EVENT_STATUS_FIELDS: Record<string, JsonSchema> = {
-  event_status: str("The event status (not the post status): a canceled event keeps its dates and stays listed", { enum: [...EVENT_STATUSES] }),
-  event_status_reason: str("Why the event status changed, in the language served (blank for a protected event the caller may not read)"),
-  previous_start_date: { type: ["string", "null"], description: "A rescheduled event's start before its last move, in the site time zone (YYYY-MM-DD HH:MM:SS); null otherwise. Read-only" },
-  attendance_mode: str("How people attend the event", { enum: [...ATTENDANCE_MODES] }),
-  online_url: { type: ["string", "null"], format: "uri", description: "The URL of an online or mixed event; null when none (or for a protected event the caller may not read)" }
-};
-
-const EVENT = record({
-  ...postFields("event"),
-  rest_url: str("The REST URL of the event"),
-  title: str("The event title"),
-  description: str("The event description (HTML)"),
-  excerpt: str("The event excerpt (HTML)"),
-  slug: str("The event slug"),
-  image: imageOrFalse("event"),
-  all_day: flag("Whether the event lasts the whole day"),
-  start_date: str("The event start date in the event time zone"),
-  start_date_details: ref("DateDetails", "The components of the start date"),
-  end_date: str("The event end date in the event time zone"),
-  end_date_details: ref("DateDetails", "The components of the end date"),
-  utc_start_date: str("The event start date in UTC"),
-  utc_start_date_details: ref("DateDetails", "The components of the UTC start date"),
-  utc_end_date: str("The event end date in UTC"),
-  utc_end_date_details: ref("DateDetails", "The components of the UTC end date"),
-  timezone: str("The event time zone"),
-  timezone_abbr: str("The abbreviation of the event time zone at the start date"),
-  cost: str("The event cost with its currency symbol"),
-  cost_details: ref("CostDetails", "The details of the event cost"),
-  website: str("The event website URL"),
-  show_map: flag("Whether the event shows a map"),
-  show_map_link: flag("Whether the event shows a map link"),
-  hide_from_listings: flag("Whether the event is hidden from the listings"),
-  sticky: flag("Whether the event is pinned in the calendar views"),
-  featured: flag("Whether the event is featured"),
-  ticketed: flag("Whether the event has tickets"),
-  ...EVENT_STATUS_FIELDS,
-  categories: listOf(ref("Term"), "The event categories"),
-  tags: listOf(ref("Term"), "The event tags"),
-  venue: {
-    description: "The event venue: an empty array when there is none, the venue object, or an array of venue objects when there are several",
-    anyOf: [ref("Venue"), listOf(ref("Venue"), "The event venues")]
-  },
-  organizer: listOf(ref("Organizer"), "The event organizers"),
-  ...customFieldKeys("event"),
-  json_ld: jsonLd("event"),
-  distance,
-  recurrence: listOf({ type: "string" }, "The recurrence rule lines (RRULE, RDATE, EXDATE) of a series' first event"),
-  post_parent: int("The parent event (a series' first event, for its other occurrences)"),
-  import_source: importSourceSchema("event"),
-  ...LANGUAGE_KEYS
-}, "An event");
+/** The event's fields in answer order (lib/events/event-fields.ts). */
+const EVENT = record(answerSchemas(EVENT_FIELDS), "An event");
 
 const VENUE = record({
   ...postFields("venue"),

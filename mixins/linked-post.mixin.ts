@@ -22,6 +22,7 @@ import type { LinkedKindSpec } from "../lib/linked/spec";
 import { codesOf } from "../lib/linked/spec";
 import { LIST_LINK_ORDER, linkedSchemas } from "../lib/linked/params";
 import type { LinkedDoc } from "../lib/linked/record";
+import { storedAs } from "../store/collection";
 import type { LinkEntry } from "../lib/linked/links";
 import { NEAR_ACTION, readNear } from "../lib/geo/near-query";
 import { requireGeolocation, venuesNear } from "../broker/geolocation";
@@ -138,7 +139,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
     created() {
       this.linked = build(this);
       // the change feed's pages show these records as the lists do (mixins/change-source.mixin.ts)
-      this.recordRenderer = { render: (ctx, docs) => this.linked.presenter.many(ctx, docs as LinkedDoc[], { reveal: d => this.passwordAccess(ctx, d, {}) }) };
+      this.recordRenderer = { render: (ctx, docs) => this.linked.presenter.many(ctx, storedAs<LinkedDoc>(docs), { reveal: d => this.passwordAccess(ctx, d, {}) }) };
     },
     list(ctx: Ctx) {
       return this.cachedRead(ctx, "listLinkedPage");
@@ -175,7 +176,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       const entries: LinkEntry[] = await this.linked.input.linkEntries(ctx, ctx.params.value, true);
       const ids: number[] = [];
       for (const entry of entries) {
-        const id = "id" in entry ? entry.id : (await this.linked.writer.createOrReuse(ctx, entry.data) as LinkedDoc | null)?._id;
+        const id = "id" in entry ? entry.id : (await this.linked.writer.createOrReuse(ctx, entry.data))?._id;
         if (!id) throw new ApiError(codes.couldNotCreate, 400);
         if (!ids.includes(id)) ids.push(id);
       }

@@ -143,7 +143,7 @@ function postMethods(opts: PostOptions) {
 }
 
 /** What a service with the post mixin has (with the store and change-source mixins'). */
-export interface PostFace extends ReturnType<typeof postMethods>, StoreFace, ChangeSourceFace {
+export interface PostFace<D extends PostDoc = PostDoc> extends ReturnType<typeof postMethods>, StoreFace<D>, ChangeSourceFace {
   /** The type's records (domain/posts/post-records.ts), built in created(). */
   postRecords: PostRecords;
 }

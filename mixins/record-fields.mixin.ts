@@ -10,9 +10,9 @@ import { serviceSchema } from "../broker/service-schema";
 import type { Ctx } from "../broker/context";
 import { settings } from "../lib/settings";
 import type { FieldDef, ObjectType } from "../lib/fields/definition";
-import { RecordFields } from "../domain/fields/record-fields";
+import { RecordFields, type FieldsDoc } from "../domain/fields/record-fields";
 import { FieldTokens, FIELD_TOKENS, FIELD_TOKEN_INDEXES } from "../domain/fields/field-tokens";
-import type { Collection } from "../store/collection";
+import { recordsOf, type Collection } from "../store/collection";
 import type { StoreFace } from "./store.mixin";
 import type { TranslatableMethods } from "./translatable.mixin";
 
@@ -40,7 +40,7 @@ export function RecordFieldsMixin(objectType: ObjectType): ServiceSchema {
         tokens,
         language: ctx => this.languageOf(ctx),
         defaultLanguage: () => settings().defaultLanguage,
-        records: () => this.store
+        records: () => recordsOf<FieldsDoc>(this.store)
       });
     },
     actions: {

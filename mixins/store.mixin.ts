@@ -109,8 +109,9 @@ const storeMethods = {
 };
 
 /** What a service with the store mixin has (its public face, with the cache mixin's). */
-export type StoreFace = CacheMethods & typeof storeMethods & {
-  store: Collection;
+export type StoreFace<T extends Doc = Doc> = CacheMethods & typeof storeMethods & {
+  /** The service's collection, read as its record kind's documents. */
+  store: Collection<T>;
   /** The store opened when the service started (its SQL driver: `storeHandle.sql`). */
   storeHandle?: Store;
 };

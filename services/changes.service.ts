@@ -22,7 +22,7 @@ import { serviceSchema } from "../broker/service-schema";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import type { Ctx } from "../broker/context";
 import { openKeyStore, KeyStore } from "../store/key-store";
-import { FEED_CARRY, type Collection } from "../store/collection";
+import { FEED_CARRY } from "../store/collection";
 import { nowDb } from "../lib/dates";
 import { CHANGES_PARAMS } from "../lib/changes/params";
 import {
@@ -63,7 +63,7 @@ const methods = {
      * through any gateway, must show it.
      */
     async recordBatch(changes: ChangeInput[]): Promise<number> {
-      const store: Collection = this.store;
+      const store = this.store;
       for (const c of changes) {
         // numbered by the store as it is stored; `before` is the record's newest entry's `after`, read in
         // the same statement (store/collection.ts `append`)
@@ -75,7 +75,7 @@ const methods = {
 
     /** One page of the feed for this caller. */
     async readFeed(ctx: Ctx<{ since?: string; per_page?: number }>): Promise<FeedAnswer> {
-      const store: Collection = this.store;
+      const store = this.store;
       const start = ctx.params.since !== undefined ? decodeToken(ctx.params.since) ?? 0 : 0;
       const perPage = feedPageSize(ctx.params.per_page);
       const who = ctx.meta?.caller;
@@ -89,7 +89,7 @@ const methods = {
       const horizon = sql?.dialect === "postgres" ? await feedHorizon(sql) : undefined;
       const within = (after: number) => (horizon === undefined ? { $gt: after } : { $gt: after, $lt: horizon });
       scan: while (picked.length < perPage && scanned < SCAN_LIMIT) {
-        const batch = (await store.find({ _id: within(cursor) }, { sort: { _id: 1 }, limit: SCAN_BATCH })) as ChangeDoc[];
+        const batch = await store.find({ _id: within(cursor) }, { sort: { _id: 1 }, limit: SCAN_BATCH });
         const { entries, blocked } = horizon === undefined ? contiguousPrefix(cursor, batch, nowMs, this.gapGraceMs()) : { entries: batch, blocked: false };
         for (const doc of entries) {
           cursor = doc._id;
@@ -167,7 +167,7 @@ interface ChangesVars {
   keyStore?: Promise<KeyStore>;
   sweepTimer?: NodeJS.Timeout;
 }
-interface ChangesSelf extends Service, StoreFace, ChangesMethods, ChangesVars {}
+interface ChangesSelf extends Service, StoreFace<ChangeDoc>, ChangesMethods, ChangesVars {}
 
 const ChangesService: ServiceSchema<ServiceSettingSchema, ChangesMethods, ChangesVars, ChangesSelf> = {
   name: "changes",

@@ -13,7 +13,8 @@ import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from
 import { ApiError } from "../lib/errors";
 import { settings } from "../lib/settings";
 import { EVENT_PARAMS } from "../lib/events/event-params";
-import type { EventDoc } from "../lib/events/event-record";
+import type { EventDoc } from "../lib/events/event-doc";
+import { storedAs } from "../store/collection";
 import type { SeriesDoc } from "../lib/events/series";
 import { requireGeolocation, venuesNear } from "../broker/geolocation";
 import { SeriesPlanner, SERIES_JOB_LOCK, SERIES_JOB_TIMEOUT_MS } from "../domain/events/series-planner";
@@ -95,7 +96,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
 
   created() {
     // the change feed's pages show events as the lists do (mixins/change-source.mixin.ts)
-    this.recordRenderer = { render: (ctx, docs) => this.records(ctx, docs as EventDoc[], { jsonLd: false }) };
+    this.recordRenderer = { render: (ctx, docs) => this.records(ctx, storedAs<EventDoc>(docs), { jsonLd: false }) };
     // the post mixin's records of events: one instance, so the domain's slugs are held with the service's own
     const records = this.postRecords as PostRecords<SeriesDoc>;
     const services: NeighbourServices<Ctx> = {

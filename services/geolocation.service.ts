@@ -30,7 +30,7 @@ import { serviceSchema } from "../broker/service-schema";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import { actionAvailable, serviceRuns } from "../broker/bus";
 import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
-import type { Collection } from "../store/collection";
+import { recordsOf, type Collection } from "../store/collection";
 import { DistanceUnit, LatLng, distanceKm, fromKm, round2, toKm, withinRadius } from "../lib/geo/distance";
 import { boundingBox, coveringCells } from "../lib/geo/cells";
 import * as fs from "fs";
@@ -101,7 +101,7 @@ const methods = {
       const state = this.siteState();
       if (!state.loaded) {
         state.loaded = true;
-        const mark = await this.locations().findOne({ _id: CHECKPOINT_ID });
+        const mark = await this.store.findOne({ _id: CHECKPOINT_ID });
         // The older of the stored position (none: from the start) and one an event set meanwhile.
         const stored = typeof mark?.checkpoint === "string" ? mark.checkpoint : undefined;
         state.checkpoint = !stored ? undefined : !state.checkpoint || stored < state.checkpoint ? stored : state.checkpoint;
@@ -117,8 +117,9 @@ const methods = {
       }
     },
 
-    locations(): Collection {
-      return this.store;
+    /** The venues' locations (the collection also holds the checkpoint's mark, read from `store`). */
+    locations(): Collection<LocationDoc> {
+      return recordsOf<LocationDoc>(this.store);
     },
 
     /** Located published venues that may be within the radius, read through the spatial index. */
@@ -223,7 +224,7 @@ const methods = {
     /** Brings one venue's record up to date with what the venues service reports. */
     async applyVenue(v: FeedVenue) {
       v = { ...v, id: Number(v.id) };
-      const prev: LocationDoc | null = (await this.locations().findOne({ _id: v.id })) as LocationDoc | null;
+      const prev = await this.locations().findOne({ _id: v.id });
       this.noteModified(v.modified_utc);
       if (isUnchanged(prev, v)) return;
       const plan = planSync(prev, v);
@@ -260,7 +261,7 @@ const methods = {
 
     /** A status announced by an event for a venue the feed could not report. */
     async applyStatus(id: number, status: string, modified?: string) {
-      const prev: LocationDoc | null = (await this.locations().findOne({ _id: id })) as LocationDoc | null;
+      const prev = await this.locations().findOne({ _id: id });
       if (!prev || prev.status === status) return;
       await this.saveLocation(prev, withStatus(prev, status, modified));
     },
@@ -373,7 +374,7 @@ const GeolocationService: ServiceSchema<ServiceSettingSchema, GeoMethods, GeoVar
     venuesWithCoordinates: {
       async handler(): Promise<number[]> {
         const docs = await this.locations().find({ searchable: true }, { projection: { _id: 1 } });
-        return (docs as LocationDoc[]).map(d => d._id).sort((a: number, b: number) => a - b);
+        return (docs).map(d => d._id).sort((a: number, b: number) => a - b);
       }
     },
 

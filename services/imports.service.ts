@@ -140,7 +140,7 @@ const methods = {
   },
 
   async findImport(id: number): Promise<ImportDoc> {
-    const doc = (await this.store.findOne({ _id: id })) as ImportDoc | null;
+    const doc = await this.store.findOne({ _id: id });
     if (!doc || doc.deleted) throw new ApiError("rest_no_route", 404);
     return doc;
   },
@@ -162,7 +162,7 @@ const methods = {
   },
 
   async pollSite(site: number): Promise<void> {
-    const due = (await this.store.find({ due_utc: { $lte: nowDb() }, deleted: false }, { sort: { due_utc: 1 }, limit: DUE_BATCH })) as ImportDoc[];
+    const due = await this.store.find({ due_utc: { $lte: nowDb() }, deleted: false }, { sort: { due_utc: 1 }, limit: DUE_BATCH });
     for (const doc of due) {
       if (this.stopping) return;
       const claimed = await this.claim(doc);
@@ -178,7 +178,7 @@ const methods = {
     const set: Record<string, unknown> = resume
       ? { due_utc: lease }
       : { state: "running", run: (doc.run ?? 0) + 1, counts: emptyCounts(), started_utc: nowDb(), finished_utc: null, due_utc: lease, error: null };
-    return (await this.store.updateOne({ _id: doc._id, claims: doc.claims, deleted: false }, { $set: set, $inc: { claims: 1 } })) as ImportDoc | null;
+    return await this.store.updateOne({ _id: doc._id, claims: doc.claims, deleted: false }, { $set: set, $inc: { claims: 1 } });
   },
 
   async runClaimed(doc: ImportDoc, site: number): Promise<void> {
@@ -213,7 +213,7 @@ const methods = {
       $set: { state, error, counts, finished_utc: finishedUtc, next_run_utc: next, ...(next ? { due_utc: next } : {}) },
       ...(next ? {} : { $unset: { due_utc: 1 } })
     });
-    if (finished) await this.keepRun(doc._id, { ...counts, started_utc: (finished as ImportDoc).started_utc, finished_utc: finishedUtc, state });
+    if (finished) await this.keepRun(doc._id, { ...counts, started_utc: finished.started_utc, finished_utc: finishedUtc, state });
   },
 
   /** What a run reaches outside lib/imports (ImportPorts), as the import's owner in its site. */
@@ -273,7 +273,7 @@ interface ImportsVars {
   busy: boolean;
   stopping: boolean;
 }
-interface ImportsSelf extends Service, StoreFace, ImportsMethods, ImportsVars {}
+interface ImportsSelf extends Service, StoreFace<ImportDoc>, ImportsMethods, ImportsVars {}
 
 const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, ImportsVars, ImportsSelf> = {
   name: "imports",
@@ -287,7 +287,7 @@ const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, Import
         const perPage = Math.min(ctx.params.per_page ?? 10, MAX_PER_PAGE);
         const page = ctx.params.page ?? 1;
         const total = await this.store.count({ deleted: false });
-        const docs = (await this.store.find({ deleted: false }, { sort: { _id: -1 }, skip: (page - 1) * perPage, limit: perPage })) as ImportDoc[];
+        const docs = await this.store.find({ deleted: false }, { sort: { _id: -1 }, skip: (page - 1) * perPage, limit: perPage });
         ctx.meta.$responseHeaders = { "X-WP-Total": String(total), "X-WP-TotalPages": String(Math.ceil(total / perPage)) };
         return docs.map(importOut);
       }
@@ -317,7 +317,7 @@ const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, Import
           ...(stored ? { ics_text: stored._id } : {}),
           settings: s, owner: { id: owner.id, role: owner.role }, state: "queued", deleted: false, claims: 0, run: 0, counts: emptyCounts(),
           created_utc: now, started_utc: null, finished_utc: null, next_run_utc: null, due_utc: now
-        })) as ImportDoc;
+        }));
         const root = ctx.meta.apiRoot ?? `${serviceSettings().baseUrl}/${serviceSettings().restPrefix}`;
         ctx.meta.$statusCode = 202;
         ctx.meta.$location = `${root}/${NAMESPACE_PATH}/imports/${doc._id}`;
@@ -341,7 +341,7 @@ const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, Import
         ensureAdministrator(ctx);
         const doc = await this.findImport(ctx.params.id);
         // due now: the next poll of any node claims it (a running one is left to finish)
-        const after = doc.state === "running" ? doc : ((await this.store.updateOne({ _id: doc._id, deleted: false, state: { $ne: "running" } }, { $set: { due_utc: nowDb() } })) as ImportDoc | null) ?? doc;
+        const after = doc.state === "running" ? doc : (await this.store.updateOne({ _id: doc._id, deleted: false, state: { $ne: "running" } }, { $set: { due_utc: nowDb() } })) ?? doc;
         ctx.meta.$statusCode = 202;
         setImmediate(() => void this.poll());
         return importOut(after);
@@ -370,7 +370,7 @@ const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, Import
         ensureAdministrator(ctx);
         const doc = await this.findImport(ctx.params.id);
         // stops it: no later run, and a running one loses its claim at its next progress write
-        const after = (await this.store.updateOne({ _id: doc._id }, { $set: { deleted: true, next_run_utc: null }, $unset: { due_utc: 1 } })) as ImportDoc | null;
+        const after = await this.store.updateOne({ _id: doc._id }, { $set: { deleted: true, next_run_utc: null }, $unset: { due_utc: 1 } });
         // an iCalendar text is kept for runs asked for later (`run`): it goes with its import
         if (doc.ics_text !== undefined) await this.collections.texts.removeMany({ _id: doc.ics_text });
         return importOut({ ...(after ?? doc), deleted: true });

@@ -19,7 +19,7 @@ import { TranslatableMixin, TranslatableMethods, TRANSLATION_INDEXES } from "../
 import { ChangeSourceMixin, termType, type ChangeSourceFace } from "../mixins/change-source.mixin";
 import { modifiedRange } from "../lib/changes/modified";
 import { lastModifiedHeader } from "../lib/http/etag";
-import type { Doc } from "../store/collection";
+import { storedAs } from "../store/collection";
 import { ApiError, throwIfInvalid } from "../lib/errors";
 import { canManageTerms } from "../lib/capabilities";
 import { nowDb } from "../lib/dates";
@@ -92,7 +92,7 @@ interface TermInput {
  * The service's `this`: Moleculer's service, the faces its mixins export and its own methods; nothing
  * restated (an interface, as a type alias of `typeof methods` would refer to itself).
  */
-interface Self extends Service, StoreFace, TranslatableMethods, ChangeSourceFace, TaxonomyMethods {}
+interface Self extends Service, StoreFace<TermDoc>, TranslatableMethods, ChangeSourceFace, TaxonomyMethods {}
 
 // ---------------------------------------------------------------------------------------------------------
 // Small helpers
@@ -188,16 +188,16 @@ const methods = {
     const order = termOrder(p.orderby, p.order, includeIds);
     const total = await this.store.count(query);
     const page = paging(p.page, p.per_page, total);
-    let docs: Doc[] = [];
+    let docs: TermDoc[] = [];
     if (page.skip < total) {
       docs = order.kind === "include"
-        ? sortByInclude((await this.store.find(query)) as TermDoc[], order.ids, order.direction).slice(page.skip, page.skip + page.perPage)
+        ? sortByInclude((await this.store.find(query)), order.ids, order.direction).slice(page.skip, page.skip + page.perPage)
         : await this.store.find(query, { sort: order.sort, skip: page.skip, limit: page.perPage });
     }
     const roots = this.roots(ctx);
     const language = ctx.meta.languageParam ? ctx.meta.language : undefined;
     ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...pagingHeaders(taxonomy, page, roots, p as Record<string, unknown>, language), ...lastModifiedHeader(docs.map(d => d.modified_utc)) };
-    return termListEnvelope(taxonomy, await this.records(ctx, docs as TermDoc[], roots), page, roots, language);
+    return termListEnvelope(taxonomy, await this.records(ctx, docs, roots), page, roots, language);
   },
 
   async getTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord> {
@@ -336,11 +336,11 @@ const methods = {
   },
 
   async findTerm(taxonomy: Taxonomy, id: number): Promise<TermDoc | undefined> {
-    return ((await this.store.findOne({ _id: id, taxonomy })) as TermDoc | null) ?? undefined;
+    return (await this.store.findOne({ _id: id, taxonomy })) ?? undefined;
   },
 
   async fetchByIds(ids: number[]): Promise<TermDoc[]> {
-    return ids.length === 0 ? [] : ((await this.store.findByIds(ids)) as TermDoc[]);
+    return ids.length === 0 ? [] : this.store.findByIds(ids);
   },
 
   /** Standalone records, with the ancestors' slugs of categories loaded in one lookup per level. */
@@ -389,8 +389,8 @@ const methods = {
     const slug = baseSlug(slugGiven, name);
     // C9: duplicate names compared in the request's language (fallback: the original).
     const key = nameKey(name);
-    const [nameMatch] = (await this.store.find({ taxonomy, ...(hierarchical ? { parent } : {}), ...(await this.nameQuery(ctx, key, { name_lc: key })) }, { sort: { _id: 1 }, limit: 1 })) as TermDoc[];
-    const slugHolder = slug === "" ? null : ((await this.store.findOne({ tax_slug: taxonomyKey({ taxonomy, slug }) })) as TermDoc | null);
+    const [nameMatch] = await this.store.find({ taxonomy, ...(hierarchical ? { parent } : {}), ...(await this.nameQuery(ctx, key, { name_lc: key })) }, { sort: { _id: 1 }, limit: 1 });
+    const slugHolder = slug === "" ? null : (await this.store.findOne({ tax_slug: taxonomyKey({ taxonomy, slug }) }));
     const conflict = findCreateConflict({ hierarchical, parent, slugProvided: slugGiven !== undefined, slug, nameMatch, slugHolder: slugHolder ?? undefined });
     if (conflict) throw termError("term_exists", conflict === nameMatch ? "name" : "slug", "param.invalid", { term_id: conflict._id });
 
@@ -462,7 +462,7 @@ const methods = {
     set.modified_utc = nowDb();
     // i18n: in a language other than the term's original, name and description go to the i18n service.
     const { inline } = await this.splitWrite(ctx, current, set);
-    let updated: Doc | null;
+    let updated: TermDoc | null;
     try {
       updated = await this.store.updateOne({ _id: current._id }, { $set: inline });
     } catch (err) {
@@ -471,7 +471,7 @@ const methods = {
     }
     // (its tree_count leaves its old ancestors and joins the new ones in the update's own transaction:
     // store/sql/term-counts.ts)
-    return (updated as TermDoc | null) ?? ({ ...current, ...inline } as TermDoc);
+    return updated ?? { ...current, ...inline };
   },
 
   /** docs/records.md#deleting-terms: the record as before; children move up to the parent; the tree counts follow. */
@@ -567,7 +567,7 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, obje
 
   created() {
     // the change feed's pages show terms as the lists do (mixins/change-source.mixin.ts)
-    this.recordRenderer = { render: (ctx, docs) => this.records(ctx, docs as TermDoc[], this.roots(ctx)) };
+    this.recordRenderer = { render: (ctx, docs) => this.records(ctx, storedAs<TermDoc>(docs), this.roots(ctx)) };
   }
 };
 

@@ -6,6 +6,7 @@
 import type { Service, ServiceSchema } from "moleculer";
 import { LinkedPostMixin } from "../mixins/linked-post.mixin";
 import type { PostDoc, PostFace } from "../mixins/post.mixin";
+import type { LinkedDoc } from "../lib/linked/record";
 import type { Ctx } from "../broker/context";
 import { VENUE } from "../lib/linked/kinds";
 
@@ -41,7 +42,7 @@ function locationEntry(d: PostDoc): LocationEntry {
 }
 
 /** What the venue actions use: the post mixin's face. */
-type VenuesSelf = Service & PostFace;
+type VenuesSelf = Service & PostFace<LinkedDoc>;
 
 /** The handlers of the actions the geolocation service uses (its file states the contract), typed on the service. */
 const handlers = {
@@ -49,16 +50,17 @@ const handlers = {
     const ids = [...new Set(ctx.params.ids)];
     if (!ids.length) return {};
     const docs = await this.store.find({ _id: { $in: ids }, geo_lat: { $exists: true }, geo_lng: { $exists: true } });
-    return Object.fromEntries(docs.map(d => [String(d._id), { geo_lat: d.geo_lat, geo_lng: d.geo_lng }]));
+    // the query asked for venues holding both coordinates
+    return Object.fromEntries(docs.map(d => [String(d._id), { geo_lat: d.geo_lat!, geo_lng: d.geo_lng! }]));
   },
   async locationFeed(ctx: Ctx<{ ids?: number[]; since?: string; afterId?: number; limit?: number }>): Promise<LocationEntry[]> {
     const { ids, since, afterId = 0, limit = FEED_LIMIT } = ctx.params;
     if (ids) {
-      const byId = new Map((await this.store.find({ _id: { $in: ids } }) as PostDoc[]).map(d => [d._id, d]));
+      const byId = new Map((await this.store.find({ _id: { $in: ids } })).map(d => [d._id, d]));
       return ids.filter(id => byId.has(id)).map(id => locationEntry(byId.get(id)!));
     }
     const query = since === undefined ? {} : { $or: [{ modified_utc: { $gt: since } }, { modified_utc: since, _id: { $gt: afterId } }] };
-    const docs = await this.store.find(query, { sort: { modified_utc: 1, _id: 1 }, limit }) as PostDoc[];
+    const docs = await this.store.find(query, { sort: { modified_utc: 1, _id: 1 }, limit });
     return docs.map(locationEntry);
   },
   async setCoordinates(ctx: Ctx<{ id: number; geo_lat: number | null; geo_lng: number | null; modified_utc?: string }>): Promise<boolean> {
@@ -69,7 +71,7 @@ const handlers = {
       : { $set: { geo_lat, geo_lng, ...this.modifiedAt(this.now()) } };
     const updated = await this.store.updateOne({ _id: id, ...(modified_utc !== undefined ? { modified_utc } : {}) }, update);
     if (!updated) return false;
-    await this.announce("updated", updated as PostDoc);
+    await this.announce("updated", updated);
     return true;
   }
 } satisfies ThisType<VenuesSelf>;

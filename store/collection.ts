@@ -39,9 +39,9 @@ export interface InsertOptions {
   claim?: { collection: string; id: string; produced: Doc };
 }
 
-export interface UpdateOptions {
+export interface UpdateOptions<T extends Doc = Doc> {
   /** The feed entry of the updated document as it left the update (null: nothing to record). */
-  change?: (after: Doc) => Doc | null;
+  change?: (after: T) => Doc | null;
   /**
    * The record as the caller last read it, for an update by `{ _id }` alone: a store may try the update
    * on it before reading the record again (PostgreSQL's compare-and-set, store/sql/collection.ts); one
@@ -58,29 +58,50 @@ export interface CountOptions {
   moving?: boolean;
 }
 
-export interface Collection {
-  find(query: Query, opts?: FindOptions): Promise<Doc[]>;
+/**
+ * One collection of the store, read as documents of type `T` (its record kind's document: EventDoc,
+ * TermDoc…, given once where the collection is opened, recordsOf); `Doc` when the kind is open.
+ */
+export interface Collection<T extends Doc = Doc> {
+  find(query: Query, opts?: FindOptions): Promise<T[]>;
   /** The documents with these ids, in no particular order. */
-  findByIds(ids: readonly unknown[]): Promise<readonly Doc[]>;
+  findByIds(ids: readonly unknown[]): Promise<T[]>;
   count(query: Query, opts?: CountOptions): Promise<number>;
   /** The sum of the totals of disjoint parts (a list's total in parts, lib/events/due-events.ts `dueCountParts`). */
   countParts(parts: readonly CountPart[]): Promise<number>;
   /** The ids of the documents whose `field` equals `value`. */
   idsWhere(field: string, value: unknown): Promise<unknown[]>;
-  findOne(query: Query): Promise<Doc | null>;
+  findOne(query: Query): Promise<T | null>;
   /** Stores a new document (its `_id` set by the caller); a taken unique key throws UniqueViolation. */
-  insert(doc: Doc, opts?: InsertOptions): Promise<Doc>;
+  insert(doc: Doc, opts?: InsertOptions): Promise<T>;
   /**
    * Stores a new document under the next number of this collection's own sequence; answers it with its
    * `_id`. With `carry`, the store also sets `doc[carry.into]` to the `carry.from` field of the newest
    * document whose `carry.match` field equals this one's (null when none), in the same statement.
    */
-  append(doc: Doc, carry?: Carry): Promise<Doc>;
+  append(doc: Doc, carry?: Carry): Promise<T>;
   /** Applies `update` ($set/$unset/$inc/$push/$pull/$addToSet) to the first match, atomically; returns the updated doc. */
-  updateOne(query: Query, update: Doc, opts?: UpdateOptions): Promise<Doc | null>;
+  updateOne(query: Query, update: Doc, opts?: UpdateOptions<T>): Promise<T | null>;
   /** `updateOne`, answering the document as the update found it (read under the same lock) and as it left it. */
-  updateOneChange(query: Query, update: Doc, opts?: UpdateOptions): Promise<{ before: Doc; after: Doc } | null>;
+  updateOneChange(query: Query, update: Doc, opts?: UpdateOptions<T>): Promise<{ before: T; after: T } | null>;
   updateMany(query: Query, update: Doc): Promise<number>;
   removeMany(query: Query): Promise<number>;
   ensureIndex(field: string, opts?: { unique?: boolean; sparse?: boolean }): Promise<void>;
+}
+
+/**
+ * `col` read as documents of type `T`: the one place a stored document takes its record kind's type. The
+ * stores keep what a service wrote and answer it as it was written, so the collection of a kind holds
+ * that kind's documents; nothing is checked at run time.
+ */
+export function recordsOf<T extends Doc>(col: Collection): Collection<T> {
+  return col as Collection<T>;
+}
+
+/**
+ * Stored documents read elsewhere (a change-feed entry's `doc`, handed over with a call) as documents of
+ * their record kind `T`: the feed keeps each record's document as its service wrote it.
+ */
+export function storedAs<T extends Doc>(docs: Doc[]): T[] {
+  return docs as T[];
 }

@@ -9,8 +9,8 @@ import { ApiError } from "../../lib/errors";
 import { SiteLocal } from "../../lib/sites/scope";
 import { canCreatePost, Who } from "../../lib/capabilities";
 import { nowDb } from "../../lib/dates";
-import type { EventDoc } from "../../lib/events/event-record";
-import { isMember, type SeriesDoc } from "../../lib/events/series";
+import type { EventDoc } from "../../lib/events/event-doc";
+import { isMember } from "../../lib/events/series";
 import { changeOf } from "../../lib/changes/change-of";
 import type { PostRecords } from "../posts/post-records";
 import type { EventWriter } from "./event-writer";
@@ -51,7 +51,7 @@ export class EventCommands<C extends EventCall> {
   async create(call: C, p: Params): Promise<EventDoc> {
     const who: Who = call.meta?.caller;
     if (!canCreatePost(who)) throw ApiError.forbidden(who === null);
-    return this.deps.series.afterCreate(call, (await this.deps.writer.write(call, p, undefined)) as SeriesDoc, p);
+    return this.deps.series.afterCreate(call, (await this.deps.writer.write(call, p, undefined)), p);
   }
 
   /** PUT /events/{id}: the target checked on the event as the previous write of it left it, then written (a series member by its scope). */
@@ -59,7 +59,7 @@ export class EventCommands<C extends EventCall> {
     // writes of one event run one after another, each on the event as the previous one left it
     return this.records.inRecordOrder(id, async () => {
       const doc = await this.deps.targets.forWrite(call.meta?.caller, await this.records.findById(id), id, writeAction(p));
-      return this.deps.series.update(call, doc as SeriesDoc, p);
+      return this.deps.series.update(call, doc, p);
     });
   }
   /** PUT /events/by-slug/{slug}: D5, an unknown slug is judged like an unknown id (general capability, then 404 with id 0). */
@@ -67,7 +67,7 @@ export class EventCommands<C extends EventCall> {
     const found = await this.records.findBySlug(slug);
     const write = async () => {
       const doc = await this.deps.targets.forWrite(call.meta?.caller, found ? await this.records.findById(found._id) : null, 0, writeAction(p));
-      return this.deps.series.update(call, doc as SeriesDoc, p);
+      return this.deps.series.update(call, doc, p);
     };
     return found ? this.records.inRecordOrder(found._id, write) : write();
   }
@@ -118,9 +118,9 @@ export class EventCommands<C extends EventCall> {
     // Once a second per site (docs/sites.md).
     if (this.lastPublication.here() === now) return;
     this.lastPublication.set(now);
-    const due = (await this.records.store.find({ status: "future", date_utc: { $lte: now } })) as EventDoc[];
+    const due = await this.records.store.find({ status: "future", date_utc: { $lte: now } });
     for (const doc of due) {
-      const updated = (await this.records.store.updateOne({ _id: doc._id, status: "future" }, { $set: { status: "publish" } })) as EventDoc | null;
+      const updated = await this.records.store.updateOne({ _id: doc._id, status: "future" }, { $set: { status: "publish" } });
       if (updated) await this.deps.counts.afterWrites([[doc, updated]]);
       if (updated) await this.deps.feed.recordChanges([changeOf("event", "updated", updated)], { emit: true });
     }
@@ -129,7 +129,7 @@ export class EventCommands<C extends EventCall> {
   /** Ticket state, set by a ticketing service on the bus (D33). */
   async setTicketed(id: number, ticketed: boolean): Promise<EventDoc> {
     const doc = (await this.records.store.updateOne({ _id: id }, { $set: { ticketed, ...this.records.modifiedAt(this.records.now()) } },
-      { change: after => this.records.feedEntryOf("updated", after as EventDoc) })) as EventDoc | null;
+      { change: after => this.records.feedEntryOf("updated", after) }));
     if (!doc) throw new ApiError("rest-event-not-found", 404, { id });
     await this.deps.feed.announce("updated", doc, true);
     return doc;

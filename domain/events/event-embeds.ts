@@ -3,7 +3,7 @@
  * per page through a port (the events service answers it with the venues, organizers and taxonomy
  * services and the id registry's images), each linked id asked for once.
  */
-import type { EventDoc, EventEmbeds, Embedded } from "../../lib/events/event-record";
+import type { EventDoc, EventEmbeds, Embedded } from "../../lib/events/event-doc";
 
 /**
  * How embedded records are fetched. `R`: what a request says about them (its caller's rights, password
@@ -22,7 +22,7 @@ export class EventEmbedder<R> {
   constructor(private readonly port: EmbedPort<R>) {}
 
   /** Everything a page of events embeds, each kind asked for once (not at all when no event links one). */
-  async embedsOf(request: R, docs: readonly EventDoc[]): Promise<EventEmbeds> {
+  async embedsOf(request: R, docs: ReadonlyArray<Pick<EventDoc, "venues" | "organizers" | "categories" | "tags" | "image">>): Promise<EventEmbeds> {
     const venueIds = distinct(docs.flatMap(d => d.venues));
     const organizerIds = distinct(docs.flatMap(d => d.organizers));
     const termIds = distinct(docs.flatMap(d => [...d.categories, ...d.tags]));

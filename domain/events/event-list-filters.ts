@@ -10,7 +10,7 @@ import { settings } from "../../lib/settings";
 import { canEditPost, Capability, hasCap, REGISTERED_STATUSES, Who } from "../../lib/capabilities";
 import { listBound, nowDb } from "../../lib/dates";
 import { buildEventQuery, eventSearchCondition, EventListFilters, readableCondition, SearchAccess } from "../../lib/events/event-query";
-import type { EventDoc } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import type { Query } from "../../store/collection";
 import { modifiedRange } from "../../lib/changes/modified";
 import { NearInput, NEAR_ACTION, readNear } from "../../lib/geo/near-query";

@@ -12,7 +12,7 @@ import type { CountPart } from "../../lib/events/due-events";
 import type { Page } from "../../lib/posts/paging";
 import type { ChangeInput } from "../../lib/changes/feed";
 import type { NearParams } from "../../lib/geo/near-query";
-import type { EventDoc } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import type { FieldValues } from "../../lib/i18n/values";
 
 /** What a call brings the domain: its params as their schema left them, the gateway's meta, and room for what a read learns on the way (the radius search's distances). */

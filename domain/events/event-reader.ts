@@ -10,7 +10,8 @@ import { settings } from "../../lib/settings";
 import { canEditPost, canReadPost, effectiveStatus, Who } from "../../lib/capabilities";
 import { nowDb } from "../../lib/dates";
 import { EVENT_LINK_ORDER } from "../../lib/events/event-params";
-import { EventDoc, eventRecord } from "../../lib/events/event-record";
+import { eventRecord } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import { eventSort } from "../../lib/events/event-query";
 import { pageOf, type Page } from "../../lib/posts/paging";
 import { withDistance } from "../../lib/geo/near-query";
@@ -90,7 +91,7 @@ export class EventReader<C extends EventCall> {
 
   /** `orderby=distance`: the matching events (already bounded by the radius) sorted nearest first. */
   async pageByDistance(query: Record<string, unknown>, page: Page, geo: Map<number, number>): Promise<{ docs: EventDoc[]; total: number }> {
-    const all = (await this.records.store.find(query, { sort: eventSort(false) })) as EventDoc[];
+    const all = await this.records.store.find(query, { sort: eventSort(false) });
     const nearest = (d: EventDoc) => Math.min(...d.venues.map(v => geo.get(v) ?? Infinity));
     all.sort((a, b) => nearest(a) - nearest(b));
     const docs = all.slice(page.skip, page.skip + page.perPage);

@@ -7,7 +7,7 @@
 import { ApiError } from "../../lib/errors";
 import { canDeletePost, canEditPost, effectiveStatus, hasCap, Who } from "../../lib/capabilities";
 import { nowDb } from "../../lib/dates";
-import type { EventDoc } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import type { PostRecords } from "../posts/post-records";
 
 /** What a write does to its target: `trash` is an update to status `trash` (C13: edit and delete rights). */

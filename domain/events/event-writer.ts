@@ -11,7 +11,7 @@ import { parseUtc, parseWallClock } from "../../lib/dates";
 import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/slug";
 import { FLOATING_STATUSES, resolvePublication } from "../../lib/posts/publication";
 import { plainEventFields, resolveSchedule } from "../../lib/events/event-input";
-import type { EventDoc } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import type { SlugHold } from "../../lib/posts/write-order";
 import { sent } from "../../lib/params";
 import { producedBy } from "../../lib/http/idempotency";
@@ -96,7 +96,7 @@ export class EventRecordWriter<C extends EventCall> implements EventWriter<C> {
       try {
         // A create's first try takes its slug unchecked: the insert's own statement checks it.
         const unchecked = !current && round === 1;
-        const attempt: Record<string, unknown> = { ...fields, ...(await this.slugAndTrash(p, current, { ...current, ...fields } as EventDoc, id, holds, unchecked)) };
+        const attempt: Record<string, unknown> = { ...fields, ...(await this.slugAndTrash(p, current, { ...current, ...fields }, id, holds, unchecked)) };
         // i18n: a create (which also sets `lang` and `translations`) or a write in the original language stays
         // inline; in another language title, description and excerpt go to the i18n service.
         const { inline } = await posts.splitWrite(call, current, attempt);
@@ -107,16 +107,16 @@ export class EventRecordWriter<C extends EventCall> implements EventWriter<C> {
             ticketed: false, post_parent: 0, post_password: "", ...importSourceOf(call.meta as ImportSourceMeta)
           };
           // the stored fields (status, dates, slug…) are the write's own, computed above
-          const created = { ...defaults, ...inline } as EventDoc;
-          const unique = !FLOATING_STATUSES.has(created.status) && created.status !== "trash";
+          const created = { ...defaults, ...inline };
+          const unique = !FLOATING_STATUSES.has(String(created.status)) && created.status !== "trash";
           // an idempotent create's claim is marked with this record in its transaction (C21, C41)
           const claim = call.meta.idempotencyRead === "events.get" ? producedBy(call.meta, id) : undefined;
-          return (await records.store.insert(created, { change: records.feedEntryOf("created", created), unlessTaken: unique ? "slug" : undefined, claim })) as EventDoc;
+          return await records.store.insert(created, { change: records.feedEntryOf("created", created), unlessTaken: unique ? "slug" : undefined, claim });
         }
-        const change = await records.store.updateOneChange({ _id: id }, { $set: inline }, { change: after => records.feedEntryOf("updated", after as EventDoc), expected: current });
+        const change = await records.store.updateOneChange({ _id: id }, { $set: inline }, { change: after => records.feedEntryOf("updated", after), expected: current });
         if (!change) throw new ApiError("rest-event-not-found", 404, { id });
-        before = change.before as EventDoc;
-        return change.after as EventDoc;
+        before = change.before;
+        return change.after;
       } finally {
         for (const hold of holds) hold.release();
       }
@@ -131,9 +131,10 @@ export class EventRecordWriter<C extends EventCall> implements EventWriter<C> {
    * (an event created in the trash gets its would-be slug suffixed); leaving it removes the suffix and
    * makes the slug unique again. A slug taken is held (`holds`) until the write is stored.
    */
-  async slugAndTrash(p: EventInput, current: EventDoc | undefined, next: EventDoc, id: number, holds: SlugHold[] = [], unchecked = false): Promise<Record<string, unknown>> {
+  /** `next`: the record as the write leaves it (its status and title are read). */
+  async slugAndTrash(p: EventInput, current: EventDoc | undefined, next: { status?: unknown; title?: unknown }, id: number, holds: SlugHold[] = [], unchecked = false): Promise<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
-    const status = next.status;
+    const status = String(next.status);
     if (status === "trash") {
       if (!current) {
         const base = sanitizeSlug(String(sent(p.slug) ? p.slug : next.title)) || String(id);
@@ -147,7 +148,7 @@ export class EventRecordWriter<C extends EventCall> implements EventWriter<C> {
     let base: string | undefined;
     if (sent(p.slug)) base = sanitizeSlug(String(p.slug));
     else if (leavingTrash) base = untrashedSlug(current!.slug ?? "");
-    else if (!current || !current.slug) base = floating ? "" : sanitizeSlug(next.title);
+    else if (!current || !current.slug) base = floating ? "" : sanitizeSlug(String(next.title ?? ""));
     // leaving draft/pending with a slug: from now on it has to be unique (docs/records.md#event-slugs)
     else if (FLOATING_STATUSES.has(current.status) && !floating) base = current.slug;
     if (base === undefined) return out;

@@ -18,7 +18,7 @@ import { isUniqueViolation } from "../../store/errors";
 import type { ChangeInput } from "../../lib/changes/feed";
 import { ApiError, ParamReason } from "../../lib/errors";
 import { resolveSchedule } from "../../lib/events/event-input";
-import type { EventDoc } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import { materialisationHorizon, expandSeries, occurrenceAt } from "../../lib/recurrence/expand";
 import { planOccurrences, reanchor, splitRecurrence, withExdate, withoutExdate } from "../../lib/recurrence/plan";
 import { MAX_OCCURRENCES, parseRecurrence } from "../../lib/recurrence/rule";
@@ -117,16 +117,16 @@ export class SeriesPlanner<C> {
 
   /** Updates one member with its change-feed entry in the same transaction (C42), and tells the bus. */
   async updateRecorded(query: Query, update: Record<string, unknown>): Promise<SeriesDoc | null> {
-    const change = await this.records.store.updateOneChange(query, update, { change: after => this.records.feedEntryOf("updated", after as EventDoc) });
+    const change = await this.records.store.updateOneChange(query, update, { change: after => this.records.feedEntryOf("updated", after) });
     if (!change) return null;
-    const after = change.after as SeriesDoc;
+    const after = change.after;
     this.deps.feed.emit("calendar.event.updated", { id: after._id, status: after.status, modified_utc: after.modified_utc });
     return after;
   }
 
   /** Stores a new occurrence with its change-feed entry in the same transaction (C42), and tells the bus. */
   async insertRecorded(row: SeriesDoc): Promise<SeriesDoc> {
-    const created = (await this.records.store.insert(row, { change: this.records.feedEntryOf("created", row) })) as SeriesDoc;
+    const created = await this.records.store.insert(row, { change: this.records.feedEntryOf("created", row) });
     this.deps.feed.emit("calendar.event.created", { id: created._id, status: created.status, modified_utc: created.modified_utc });
     return created;
   }
@@ -196,8 +196,9 @@ export class SeriesPlanner<C> {
         // once this write's claim lapses (the job and lists leave a claimed series to its claimant)
         series_horizon: "", series_version: 0, series_claim: this.newSeriesClaim()
       }
-    }) as SeriesDoc;
-    return this.materialise(head);
+    });
+    // the first event was written just before, in its record order: it is there to update
+    return this.materialise(head!);
   }
 
   /** After a create: the event starts a series when the write sent `recurrence` (C51). */
@@ -265,7 +266,7 @@ export class SeriesPlanner<C> {
     const nextAll = expandSeries(series, horizon);
     if (nextAll.length > MAX_OCCURRENCES + 1) throw ApiError.invalidParam("recurrence", "param.invalid", { reason: "too_many_occurrences" });
     const next = nextAll.filter(x => x.identity !== series.start);
-    const stored = (await this.records.store.find({ series_id: head._id })) as SeriesDoc[];
+    const stored = await this.records.store.find({ series_id: head._id });
     const others = stored.filter(d => d._id !== head._id);
     const nextIds = new Set(next.map(x => x.identity));
     const trashedKept = new Set(others.filter(d => d.status === "trash" && nextIds.has(d.series_identity!)).map(d => d.series_identity!));
@@ -298,14 +299,14 @@ export class SeriesPlanner<C> {
         Object.assign(set, previousStartFields(before.event_status, before, String(set.utc_start_date), settings().siteTimezone));
       }
       if (!(before.series_overrides ?? []).includes("slug") && before.series_identity!.slice(0, 10) !== k.occurrence.identity.slice(0, 10)) {
-        set.slug = await this.occurrenceSlugFor({ ...template, status: before.status } as SeriesDoc, k.occurrence.identity, k.id);
+        set.slug = await this.occurrenceSlugFor({ ...template, status: before.status }, k.occurrence.identity, k.id);
       }
       await this.records.retryOnSlugConflict(async () => {
         try {
           return await this.updateRecorded({ _id: k.id }, { $set: set });
         } catch (err) {
           if (isUniqueViolation(err) && /slug/.test((err as Error).message) && typeof set.slug === "string") {
-            set.slug = await this.occurrenceSlugFor({ ...template, status: before.status } as SeriesDoc, k.occurrence.identity, k.id);
+            set.slug = await this.occurrenceSlugFor({ ...template, status: before.status }, k.occurrence.identity, k.id);
           }
           throw err;
         }
@@ -344,7 +345,7 @@ export class SeriesPlanner<C> {
     // the horizon is the series' as this run read it: a change of the series meanwhile (null) runs again
     return (await this.records.store.updateOne({ _id: head._id, series_version: head.series_version ?? 0 }, {
       $set: { series_horizon: whole ? WHOLE_SERIES : horizon }, $unset: { series_claim: 1 }
-    })) as SeriesDoc | null;
+    }));
   }
 
   /** Moves the horizon of every series that is behind it (C55); answers how many series moved. */
@@ -356,7 +357,7 @@ export class SeriesPlanner<C> {
     // (a start another node left unfinished too).
     const needed = always ? horizon : this.seriesHorizon(new Date(at.getTime() - 86_400_000));
     if (!always && this.horizonDone !== undefined && this.horizonDone >= needed) return 0;
-    const behind = (await this.records.store.find({ series_horizon: { $lt: needed } })) as SeriesDoc[];
+    const behind = await this.records.store.find({ series_horizon: { $lt: needed } });
     let moved = 0;
     for (const found of behind) {
       if (!isFirst(found)) continue;
@@ -364,7 +365,7 @@ export class SeriesPlanner<C> {
       // one another node's job or list claimed is left to it: each series planned by one at a time
       // (and still behind: one another node planned meanwhile is not planned again)
       const head = (await this.records.store.updateOne({ _id: found._id, series_version: found.series_version ?? 0, series_horizon: { $lt: needed }, $and: [unclaimed(this.records.now())] },
-        { $set: { series_claim: this.newSeriesClaim() } })) as SeriesDoc | null;
+        { $set: { series_claim: this.newSeriesClaim() } }));
       if (!head) continue;
       try {
         // a series trashed whole (its first event trashed, not as an exclusion) gets no new occurrences
@@ -386,7 +387,7 @@ export class SeriesPlanner<C> {
 
   /** Ends a series (`recurrence: []`, C51): the other occurrences are removed, the first event stays alone. */
   async endSeries(head: SeriesDoc): Promise<SeriesDoc> {
-    const others = ((await this.records.store.find({ series_id: head._id })) as SeriesDoc[]).filter(d => d._id !== head._id);
+    const others = (await this.records.store.find({ series_id: head._id })).filter(d => d._id !== head._id);
     const pairs: Array<[EventDoc | null, EventDoc | null]> = [];
     const changes: ChangeInput[] = [];
     const now = this.nowDb();
@@ -398,7 +399,7 @@ export class SeriesPlanner<C> {
     const after = (await this.updateRecorded({ _id: head._id }, {
       $unset: { series_id: 1, series_identity: 1, series_key: 1, series_overrides: 1, series_lines: 1, series_shared: 1, series_horizon: 1, series_claim: 1 },
       $set: { modified: now, modified_utc: now }
-    })) as SeriesDoc;
+    }))!; // the series' first event, read in its record order: it is there to update
     await this.deps.counts.afterWrites(pairs);
     if (changes.length) await this.deps.feed.recordChanges(changes, { emit: true });
     return after;
@@ -452,7 +453,7 @@ export class SeriesPlanner<C> {
       // a status moved by the publication date: the occurrence's own too
       const update: Record<string, unknown> = { $addToSet: { series_overrides: "status" } };
       if (first) update.$set = { series_shared: { ...groupValues(before, ["status"]), ...((await this.records.findById(doc._id))?.series_shared ?? {}) } };
-      after = ((await this.records.store.updateOne({ _id: doc._id }, update)) as SeriesDoc | null) ?? after;
+      after = (await this.records.store.updateOne({ _id: doc._id }, update)) ?? after;
     }
     // trash and restore by status (C13, C53): the exclusion follows
     const head = await this.seriesHead(after);
@@ -495,7 +496,7 @@ export class SeriesPlanner<C> {
     // the first event takes the write; what it overrides goes to the series' own values instead
     const headOwn = head.series_overrides ?? [];
     const written = await this.deps.writer.write(ctx, q, before);
-    const template: SeriesDoc = { ...written, series_shared: undefined } as SeriesDoc;
+    const template: SeriesDoc = { ...written, series_shared: undefined };
     const changed = changedGroups(before, written).filter(g => g !== "slug" || present(q.slug));
     // the first event keeps what it overrides; the series' own values take the write there
     const restore: Record<string, unknown> = groupValues(head, headOwn);
@@ -503,13 +504,13 @@ export class SeriesPlanner<C> {
     for (const g of changed) if (headOwn.includes(g)) Object.assign(shared, groupValues(written, [g]));
     let fresh = (Object.keys(restore).length
       ? await this.updateRecorded({ _id: head._id }, { $set: { ...restore, series_shared: shared } })
-      : await this.records.store.updateOne({ _id: head._id }, { $set: { series_shared: shared } })) as SeriesDoc;
+      : await this.records.store.updateOne({ _id: head._id }, { $set: { series_shared: shared } }))!; // the first event, read in its record order
     await this.deps.counts.afterWrites([[written, fresh]]);
 
     // the other occurrences follow in the groups they did not override
     const moved = changed.includes("schedule");
     const plain = changed.filter(g => g !== "schedule" && g !== "slug");
-    const others = ((await this.records.store.find({ series_id: head._id })) as SeriesDoc[]).filter(d => d._id !== head._id);
+    const others = (await this.records.store.find({ series_id: head._id })).filter(d => d._id !== head._id);
     const pairs: Array<[EventDoc | null, EventDoc | null]> = [];
     const nowDb = this.nowDb();
     for (const m of others) {
@@ -553,7 +554,7 @@ export class SeriesPlanner<C> {
         Object.assign(set, { prior_status: current.status, slug: current.slug ? trashedSlug(current.slug) : current.slug });
       } else if (statusChanged || slugChanged) {
         if (!(current.series_overrides ?? []).includes("slug")) {
-          set.slug = await this.occurrenceSlugFor({ ...template, status: String(set.status ?? current.status) } as SeriesDoc, current.series_identity!, current._id);
+          set.slug = await this.occurrenceSlugFor({ ...template, status: String(set.status ?? current.status) }, current.series_identity!, current._id);
         }
         if (current.status === "trash") set.prior_status = undefined;
       }
@@ -581,12 +582,12 @@ export class SeriesPlanner<C> {
     // the new series' own values: the old series' at that occurrence (its overrides stay its own)
     const own = (doc.series_overrides ?? []).filter(g => g !== "slug");
     const shared = { ...groupValues(template, own.filter(g => g !== "schedule")), ...(own.includes("schedule") ? scheduleOf(occurrenceAt(series, at), template) : {}) };
-    const later = ((await this.records.store.find({ series_id: head._id })) as SeriesDoc[]).filter(m => m.series_identity! > at);
+    const later = (await this.records.store.find({ series_id: head._id })).filter(m => m.series_identity! > at);
     const now = this.nowDb();
     await this.updateRecorded({ _id: doc._id }, {
       $set: {
         series_id: doc._id, series_key: firstKey(doc._id), post_parent: 0, series_shared: shared,
-        series_lines: linesOf(split.after, { ...template, ...shared } as SeriesDoc), series_horizon: head.series_horizon ?? "", series_version: 0,
+        series_lines: linesOf(split.after, { ...template, ...shared }), series_horizon: head.series_horizon ?? "", series_version: 0,
         modified: now, modified_utc: now
       }
     });
@@ -626,7 +627,7 @@ export class SeriesPlanner<C> {
       await this.materialise(await this.reviseSeries(head._id, h => ({ series_lines: linesOf(withExdate(recurrenceOf(h), doc.series_identity!), templateOf(h)) })));
       return trashed;
     }
-    const members = (await this.records.store.find({ series_id: head._id })) as SeriesDoc[];
+    const members = await this.records.store.find({ series_id: head._id });
     const at = doc.series_identity!;
     const split = scope === "following" ? splitRecurrence(seriesOf(head), at) : null;
     const targets = split ? members.filter(m => m.series_identity! >= at) : members;
@@ -652,7 +653,7 @@ export class SeriesPlanner<C> {
    * whole series.
    */
   async calendar(ids: number[], filters: EventListFilters | undefined, whole: boolean) {
-    const listed: SeriesDoc[] = (await this.records.store.findByIds(ids)) as SeriesDoc[];
+    const listed: SeriesDoc[] = await this.records.store.findByIds(ids);
     const members: Record<string, { series: number; identity: string; exception: boolean }> = {};
     const seriesIds = new Set<number>();
     for (const d of listed) {
@@ -666,7 +667,7 @@ export class SeriesPlanner<C> {
     // the members the query matches (the answer's records are its first 1 000 events at most)
     const matching = filters && seriesIds.size
       ? (await this.records.store.find({ $and: [buildEventQuery(filters), { series_id: { $in: [...seriesIds] } }] },
-        { projection: { _id: 1, series_id: 1, series_overrides: 1, series_shared: 1 } })) as SeriesDoc[]
+        { projection: { _id: 1, series_id: 1, series_overrides: 1, series_shared: 1 } }))
       : [];
     const matched = new Set([...listedIds, ...matching.map(m => m._id)]);
     const more = matching.filter(m => !listedIds.has(m._id) && ((m.series_overrides ?? []).some(g => g !== "slug") || (isFirst(m) && Object.keys(m.series_shared ?? {}).length > 0)))
@@ -676,7 +677,7 @@ export class SeriesPlanner<C> {
       const head = await this.records.findById(id);
       if (!head || !isFirst(head)) continue;
       const template = templateOf(head);
-      const all = (await this.records.store.find({ series_id: id }, { projection: { _id: 1, series_identity: 1, start_date: 1, end_date: 1 } })) as SeriesDoc[];
+      const all = await this.records.store.find({ series_id: id }, { projection: { _id: 1, series_identity: 1, start_date: 1, end_date: 1 } });
       const s = seriesOf(head);
       const unlisted = whole ? [] : all.filter(m => {
         if (matched.has(m._id)) return false;

@@ -6,7 +6,7 @@
  * answered. Shared by the writer of one event (domain/events/event-writer.ts), the series planner
  * (domain/events/series-planner.ts) and the other writes of events (domain/events/event-commands.ts).
  */
-import type { EventDoc } from "../../lib/events/event-record";
+import type { EventDoc } from "../../lib/events/event-doc";
 import { termDeltas } from "../../lib/terms/term-counts";
 import { nowDb } from "../../lib/dates";
 

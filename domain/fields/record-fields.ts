@@ -42,7 +42,7 @@ export interface RecordFieldsDeps<C> {
   language(call: C): string;
   defaultLanguage(): string;
   /** The current site's records of this kind. */
-  records(): Collection;
+  records(): Collection<FieldsDoc>;
 }
 
 /** Records cleaned per batch when a field is deleted. */
@@ -124,7 +124,7 @@ export class RecordFields<C> {
     let cleaned = 0;
     if (dead.size) {
       for (;;) {
-        const docs = (await records.find({ [CUSTOM_LINKS]: { $in: [...dead] } }, { limit: DROP_BATCH, projection: { custom_values: 1, custom_links: 1 } })) as FieldsDoc[];
+        const docs = await records.find({ [CUSTOM_LINKS]: { $in: [...dead] } }, { limit: DROP_BATCH, projection: { custom_values: 1, custom_links: 1 } });
         if (!docs.length) break;
         for (const doc of docs) {
           const values = { ...(doc.custom_values ?? {}) };

@@ -112,7 +112,7 @@ export class LinkedReader<R> {
 
   /** The records an event embeds, by id: only those the caller may read (C1), each with its `keep` (a scheduled one's status moves with the clock). */
   async embedded(request: R, ids: number[], jsonLd: boolean, access: Access): Promise<Map<number, { value: unknown; keep: boolean }>> {
-    const docs = ((await this.deps.records.store.findByIds(ids)) as LinkedDoc[]).filter(d => this.mayRead(request, d));
+    const docs = (await this.deps.records.store.findByIds(ids)).filter(d => this.mayRead(request, d));
     const items = await this.deps.presenter.many(request, docs, { jsonLd, reveal: d => this.deps.passwordAccess(request, d, access) });
     return new Map(docs.map((d, i) => [d._id, { value: items[i], keep: d.status !== "future" }]));
   }
@@ -186,7 +186,7 @@ export class LinkedReader<R> {
 
   /** `orderby=distance`: the matching records (already within the radius), nearest first, then by id. */
   private async pageByDistance(query: Query, page: Page, near: Map<number, number>): Promise<{ docs: LinkedDoc[]; total: number }> {
-    const all = (await this.deps.records.store.find(query)) as LinkedDoc[];
+    const all = await this.deps.records.store.find(query);
     const distance = (d: LinkedDoc) => near.get(d._id) ?? Infinity;
     all.sort((a, b) => distance(a) - distance(b) || a._id - b._id);
     const docs = all.slice(page.skip, page.skip + page.perPage);

@@ -81,7 +81,7 @@ export class LinkedWriter<R> {
     const who = this.deps.request.caller(request);
     // C9: name (and description) compared in the request's language, falling back to the original.
     const key = nameKey(String(p[spec.nameField]));
-    const candidates = (await records.store.find({ status: { $ne: "trash" }, ...(await language.nameQuery(request, key, { name_key: nameKeyCondition(key) })) }, { sort: { _id: 1 } })) as LinkedDoc[];
+    const candidates = await records.store.find({ status: { $ne: "trash" }, ...(await language.nameQuery(request, key, { name_key: nameKeyCondition(key) })) }, { sort: { _id: 1 } });
     const shown = await language.localized(request, candidates);
     const now = this.nowDb();
     const at = shown.findIndex((d, i) => namedBy(key, [d.name, candidates[i].name]) && matchesDuplicate(d, p.description) && mayRead(who, d, now));
@@ -130,7 +130,7 @@ export class LinkedWriter<R> {
         };
         // an idempotent create's claim is marked with this record in its transaction (C21, C41)
         const claim = this.deps.request.claimOf(request, id);
-        return (await records.store.insert(doc, { change: records.feedEntryOf("created", doc as LinkedDoc), claim })) as LinkedDoc | null;
+        return await records.store.insert(doc, { change: records.feedEntryOf("created", doc), claim });
       } finally {
         hold?.release();
       }
@@ -232,7 +232,7 @@ export class LinkedWriter<R> {
     const { records } = this.deps;
     const update: Record<string, unknown> = { $set: set };
     if (unset.length) update.$unset = Object.fromEntries(unset.map(k => [k, true]));
-    const updated = (await records.store.updateOne({ _id: record._id }, update, { change: after => records.feedEntryOf(action, after as LinkedDoc), expected: record })) as LinkedDoc | null;
+    const updated = await records.store.updateOne({ _id: record._id }, update, { change: after => records.feedEntryOf(action, after), expected: record });
     if (!updated) throw new ApiError(this.codes.couldNotUpdate, 400);
     await this.deps.feed.announce(action, updated);
     return updated;

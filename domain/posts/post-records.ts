@@ -5,7 +5,7 @@
  * and the change-feed entry a write stores with itself. A plain class: the store's collection and id
  * registry are given (functions, as the service opens its store after it is built), no broker.
  */
-import type { Collection, Query, Sort } from "../../store/collection";
+import { recordsOf, type Collection, type Doc, type Query, type Sort } from "../../store/collection";
 import type { IdRegistry } from "../../store/registry";
 import { isUniqueViolation } from "../../store/errors";
 import type { PostDoc } from "../../lib/posts/post-doc";
@@ -46,15 +46,15 @@ export class PostRecords<D extends PostDoc = PostDoc> {
     this.kind = deps.kind;
   }
 
-  get store(): Collection {
-    return this.deps.collection();
+  get store(): Collection<D> {
+    return recordsOf<D>(this.deps.collection());
   }
   now(): Date {
     return this.deps.now();
   }
 
   findById(id: number): Promise<D | null> {
-    return this.store.findOne({ _id: id }) as Promise<D | null>;
+    return this.store.findOne({ _id: id });
   }
   /** The record whose stored slug equals the normalised path segment (any status). */
   findBySlug(slug: string): Promise<D | null> {
@@ -63,7 +63,7 @@ export class PostRecords<D extends PostDoc = PostDoc> {
     try { raw = decodeURIComponent(raw); } catch { /* a literal "%" */ }
     const normalised = sanitizeSlug(raw);
     if (!normalised) return Promise.resolve(null);
-    return this.store.findOne({ slug: normalised }) as Promise<D | null>;
+    return this.store.findOne({ slug: normalised });
   }
   /** The post type owning an id in the shared id space (D2). */
   kindOfId(id: number): Promise<string | undefined> {
@@ -107,7 +107,7 @@ export class PostRecords<D extends PostDoc = PostDoc> {
    * read first: one with room left gives the total, and only a full page is counted (docs/lists.md#counting-a-list).
    */
   async pagedFind(query: Query, sort: Sort, page: Page, countParts?: readonly CountPart[]): Promise<{ docs: D[]; total: number }> {
-    const docs = (await this.store.find(query, { sort, skip: page.skip, limit: page.perPage })) as D[];
+    const docs = await this.store.find(query, { sort, skip: page.skip, limit: page.perPage });
     if (page.page > 1 && docs.length === 0) throw new ApiError(`${this.kind}-archive-page-not-found`, 404);
     const total = totalFromPage(page, docs.length) ?? (await this.countOf(query, countParts));
     return { docs, total };
@@ -123,16 +123,18 @@ export class PostRecords<D extends PostDoc = PostDoc> {
     return modifiedStamp(now, settings().siteTimezone);
   }
   /** The feed entry of a write of this record, for the store to write with it (InsertOptions.change). */
-  feedEntryOf(action: WriteAction, record: PostDoc): Record<string, unknown> {
+  feedEntryOf(action: WriteAction, record: Doc): Record<string, unknown> {
     return { ...feedEntry(changeOf(this.kind, action, record)) };
   }
   /**
    * Moves a record to the trash: prior status remembered, slug suffixed (docs/records.md#deleting-an-event);
    * its `deleted` feed entry stored with it.
    */
-  trash(record: D): Promise<D> {
-    return this.store.updateOne({ _id: record._id }, {
+  async trash(record: D): Promise<D> {
+    const trashed = await this.store.updateOne({ _id: record._id }, {
       $set: { status: "trash", prior_status: record.status, slug: record.slug ? trashedSlug(record.slug) : record.slug, ...this.modifiedAt(this.now()) }
-    }, { change: after => this.feedEntryOf("deleted", after as PostDoc) }) as Promise<D>;
+    }, { change: after => this.feedEntryOf("deleted", after) });
+    // the caller read the record in its record order (inRecordOrder): it is there to update
+    return trashed!;
   }
 }

@@ -8,7 +8,8 @@
 import { ROUTES, RouteDef } from "../routes";
 import { NAMESPACE_PATH, PATH_LANGUAGES } from "../settings";
 import { hasMessage, LANGUAGES, translate } from "../messages";
-import { changesPage, componentSchemas, importDryRun, importRecord, importRun, errorBody, icalendar, JsonSchema, listEnvelope, openApiObject, RESOURCE_COMPONENTS, componentRef } from "../response-schemas";
+import { changesPage, componentSchemas, importDryRun, importRecord, importRun, errorBody, icalendar, listEnvelope, openApiObject, RESOURCE_COMPONENTS } from "../response-schemas";
+import { componentRef, type JsonSchema } from "../records/schema-parts";
 import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
 import { deliverySchema, endpointSchema, listOfSchema, replayAnswerSchema, webhooksDocument } from "../webhooks/schemas";
 import { fieldDefinitionSchema } from "../fields/openapi";

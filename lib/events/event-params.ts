@@ -3,103 +3,22 @@
  * docs/discovery.md#namespace-index): validation and the
  * documents share them.
  */
-import { boolean, dateTime, idList, integer, looseFlag, schema, string, stringList, untyped, Rule } from "../params";
-import { REGISTERED_STATUSES } from "../capabilities";
-import { POST_PASSWORD_MAX } from "../posts/post-doc";
-import { isValidTimezone } from "../dates";
-import { isValidUrl, sanitizeUrl } from "../sanitize";
-import { knownUserIdsHere } from "../sites/callers";
+import { boolean, dateTime, idList, integer, looseFlag, refine, schema, string, stringList, Rule } from "../params";
 import { modifiedRules } from "../changes/modified";
 import { nearRules } from "../geo/near-query";
-import { ATTENDANCE_MODES, EVENT_STATUSES, isOnlineUrl } from "./event-status";
-import { metaFilterRule, metaWriteRule } from "../fields/params";
+import { writeRules } from "../records/field-table";
+import { ATTENDANCE_MODES, EVENT_STATUSES } from "./event-status";
+import { EVENT_FIELDS, scopeRule } from "./event-fields";
+import { metaFilterRule } from "../fields/params";
 
-/**
- * `base` plus a check of its (coerced) value: `check` answers the catalog key of the failure, or
- * undefined. Runs with the other validators, so every bad parameter is reported in one 400.
- */
-function refine<T>(base: Rule, check: (value: T) => string | undefined): Rule {
-  return {
-    ...base,
-    custom(value, errors) {
-      const before = errors.length;
-      const out = base.custom(value, errors);
-      if (errors.length > before || out === undefined || out === null) return out;
-      // `base` (the schema rule of that parameter) coerced the value to T
-      const key = check(out as T);
-      if (key) errors.push({ type: key, actual: value });
-      return out;
-    }
-  };
-}
-
-/** `timezone`: empty (site zone) or a zone docs/dates.md#time-zones accepts. */
-const validZone = (v: string) => (v === "" || isValidTimezone(v) ? undefined : "param.timezone");
-/** `website`: empty, or an absolute URL once the characters URLs cannot hold are removed. */
-const validWebsite = (v: unknown) => (v === "" || (typeof v === "string" && isValidUrl(sanitizeUrl(v))) ? undefined : "param.url");
-/** `author`: one of the users API_KEYS names (D15). */
-const knownAuthor = (v: number) => (knownUserIdsHere().has(v) ? undefined : "param.unknown_id");
-
-/** `online_url`: empty (none), or an http(s) URL. */
-const validOnlineUrl = (v: unknown) => (isOnlineUrl(v) ? undefined : "param.url");
 /** A list filter of values from `values` (array or comma list): any other value is refused. */
 const oneOfList = (values: readonly string[]) => (v: string[]) => (v.every(x => values.includes(x)) ? undefined : "param.invalid");
 
 const page = () => integer({ description: "The archive page to return.", default: 1, positive: true });
 const perPage = () => integer({ description: "The number of events to return on each page.", default: 10, positive: true });
 
-/** Fields of an event write (create: title and dates required; update: all optional). */
-export function eventWriteRules(required: boolean): Record<string, Rule> {
-  return {
-    author: refine(integer({ description: "The ID of the event author.", positive: true }), knownAuthor),
-    date: dateTime({ description: "The publication date of the event." }),
-    date_utc: dateTime({ description: "The publication date of the event, in UTC." }),
-    title: string({ description: "The event title.", required, nonEmpty: true }),
-    description: string({ description: "The event description.", nonEmpty: true }),
-    slug: string({ description: "The event slug.", nonEmpty: true }),
-    excerpt: string({ description: "The event excerpt.", nonEmpty: true }),
-    status: string({ description: "The event post status.", enum: REGISTERED_STATUSES }),
-    timezone: refine(string({ description: "The event time zone." }), validZone),
-    all_day: boolean({ description: "Whether the event lasts the whole day.", default: false }),
-    start_date: dateTime({ description: "The event start date and time.", required }),
-    end_date: dateTime({ description: "The event end date and time.", required }),
-    image: untyped({ description: "The featured image: an image ID or an image URL." }),
-    cost: untyped({ description: "The event cost." }),
-    website: refine(untyped({ description: "The event website URL.", default: null }), validWebsite),
-    show_map: boolean({ description: "Whether the event shows a map." }),
-    show_map_link: boolean({ description: "Whether the event shows a map link." }),
-    hide_from_listings: boolean({ description: "Whether the event is hidden from the listings." }),
-    sticky: boolean({ description: "Whether the event is pinned in the calendar views." }),
-    featured: boolean({ description: "Whether the event is featured." }),
-    categories: untyped({ description: "Event category IDs or names.", default: null, items: { type: "integer" } }),
-    tags: untyped({ description: "Event tag IDs or names.", default: null, items: { type: "integer" } }),
-    venue: untyped({ description: "Venue IDs or venue data.", default: null, items: { type: "integer" } }),
-    organizer: untyped({ description: "Organizer IDs or organizer data.", default: null, items: { type: "integer" } }),
-    post_parent: integer({ description: "The ID of the parent event (extension).", positive: true }),
-    post_password: string({ description: "The password protecting the event content; empty to clear it (extension).", maxLength: POST_PASSWORD_MAX }),
-    // Recurring events (C51–C53).
-    recurrence: untyped({ description: "RFC 5545 recurrence lines (RRULE, RDATE, EXDATE) making the event the first of a series; [] ends the series (extension).", items: { type: "string" },
-      example: ["RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630T235959Z", "EXDATE;TZID=Europe/Rome:20270112T190000"] }),
-    scope: scopeRule(),
-    meta: metaWriteRule(),
-    ...eventStatusWriteRules()
-  };
-}
-
-/** Event status and online events (docs/records.md#event-status-and-online-events). */
-function eventStatusWriteRules(): Record<string, Rule> {
-  return {
-    event_status: string({ description: "The event status: scheduled, canceled, postponed, rescheduled or moved_online (not the post status) (extension).", enum: EVENT_STATUSES }),
-    event_status_reason: string({ description: "Why the event status changed, per language (extension)." }),
-    attendance_mode: string({ description: "How people attend: offline, online or mixed (extension).", enum: ATTENDANCE_MODES }),
-    online_url: refine(string({ description: "The http(s) URL of an online or mixed event, required for those; empty to clear it (extension).", format: "uri" }), validOnlineUrl)
-  };
-}
-
-/** `scope` of a write to an occurrence (C53). */
-function scopeRule(): Rule {
-  return string({ description: "On an occurrence of a series: this (default on an occurrence), following or all (default on the first event) (extension).", enum: ["this", "following", "all"] });
-}
+/** Fields of an event write (create: title and dates required; update: all optional), from the event's field table. */
+const eventWriteRules = (required: boolean): Record<string, Rule> => writeRules(EVENT_FIELDS, required);
 
 const idRule = () => integer({ description: "The event ID.", required: true, in: "path", min: 0 });
 const passwordRule = () => string({ description: "The event password.", nonEmpty: true, in: "path" });

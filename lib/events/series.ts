@@ -17,23 +17,10 @@
 import { readRecurrenceParam } from "../recurrence/rule";
 import { parseRecurrence, formatRecurrence } from "../recurrence/rule";
 import type { Occurrence, Recurrence, Series, SeriesContext } from "../recurrence/types";
-import type { EventDoc } from "./event-record";
+import type { EventDoc, SeriesFields } from "./event-doc";
 
-export interface SeriesFields {
-  series_id?: number;
-  series_identity?: string;
-  series_key?: string;
-  series_overrides?: string[];
-  series_lines?: string[];
-  series_shared?: Record<string, unknown>;
-  series_horizon?: string;
-  /** Counts the changes of a series' own fields (compare-and-set, domain/events/series-planner.ts). */
-  series_version?: number;
-  /** Who plans the series' occurrences now, and until when (`seriesClaim`): the others leave it alone. */
-  series_claim?: string;
-}
-
-export type SeriesDoc = EventDoc & SeriesFields;
+/** An event with its series' fields (every stored event may carry them). */
+export type SeriesDoc = EventDoc;
 
 /**
  * How long a claim on a series' planning holds (docs/recurrence.md#many-nodes): a writer that starts or
@@ -158,7 +145,7 @@ export const firstKey = (seriesId: number): string => `${seriesId}@first`;
 
 /** The series' own values: the first event with the values of the groups it overrides put back. */
 export function templateOf(first: SeriesDoc): SeriesDoc {
-  return { ...first, ...(first.series_shared ?? {}) } as SeriesDoc;
+  return { ...first, ...(first.series_shared ?? {}) };
 }
 
 /** The context a series' lines are read in: its zone, all-day flag and first local start. */

@@ -3,6 +3,9 @@
  * STORED field names of each record service (venues and organizers store their name as `name`).
  * Categories and tags are one type, `term`: their ids come from one sequence.
  */
+import { EVENT_FIELDS } from "../events/event-fields";
+import { translatableFields } from "../records/field-table";
+
 export type TranslatableType = "event" | "venue" | "organizer" | "term";
 
 export interface TypeSpec {
@@ -12,7 +15,7 @@ export interface TypeSpec {
 }
 
 export const TRANSLATABLE: Readonly<Record<TranslatableType, TypeSpec>> = {
-  event: { fields: ["title", "description", "excerpt", "event_status_reason"], nameField: "title" },
+  event: { fields: translatableFields(EVENT_FIELDS), nameField: "title" },
   venue: { fields: ["name", "description", "address", "city", "province", "state", "stateprovince"], nameField: "name" },
   organizer: { fields: ["name", "description"], nameField: "name" },
   term: { fields: ["name", "description"], nameField: "name" }

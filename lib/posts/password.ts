@@ -4,14 +4,6 @@
  */
 export type Blanks = Record<string, unknown>;
 
-export const EVENT_BLANKS: Blanks = {
-  description: "", excerpt: "", image: false, all_day: null, cost: "",
-  cost_details: { currency_symbol: "", currency_position: "", currency_code: "", values: [] },
-  website: "", show_map: null, show_map_link: null, hide_from_listings: null, sticky: null, featured: null, ticketed: null,
-  event_status_reason: "", online_url: null,
-  categories: [], tags: [], venue: [], organizer: [], custom_fields: [], meta: {}, additionalProperty: []
-};
-
 export const VENUE_BLANKS: Blanks = {
   description: "", excerpt: "", image: false, phone: "", website: "", geo_lat: 0, geo_lng: 0, stateprovince: "", zip: "",
   province: "", state: "", country: "", city: "", address: ""

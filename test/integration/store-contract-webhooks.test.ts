@@ -220,7 +220,7 @@ describe.each(BACKENDS)("webhooks store contract on %s", (_name, make) => {
     ], 45_000);
     expect([...done].sort()).toEqual([d3._id, d4._id].sort());
     expect([...(await ws.settleAll([{ d: d4, lease: 40_000, update: { $set: { status: "failed" }, $unset: { due: 1 } } }], 45_000))]).toEqual([]);
-    const [s3, s4, s6, s7] = await Promise.all([3, 4, 6, 7].map(async seq => (await ws.delivery(e, seq)) as DeliveryDoc & { waiting?: boolean }));
+    const [s3, s4, s6, s7] = await Promise.all([3, 4, 6, 7].map(async (seq): Promise<DeliveryDoc & { waiting?: boolean }> => (await ws.delivery(e, seq))!));
     expect([s3.status, s3.due, s3.last_status_code, s3.delivered_utc]).toEqual(["delivered", undefined, 200, "2030-01-01 00:00:00"]);
     expect([s4.status, s4.due, s4.last_status_code]).toEqual(["pending", 60_000, null]);
     expect([s6.due, s6.waiting]).toEqual([45_000, undefined]);

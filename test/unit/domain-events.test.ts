@@ -12,7 +12,6 @@ import type { SeriesFeed } from "../../domain/events/event-ports";
 import type { EventWriter } from "../../domain/events/event-writer";
 import { EventEmbedder } from "../../domain/events/event-embeds";
 import { TermCountNotices } from "../../domain/events/term-count-notices";
-import type { EventDoc } from "../../lib/events/event-record";
 import type { SeriesDoc } from "../../lib/events/series";
 import type { ChangeInput } from "../../lib/changes/feed";
 import { wallClockToUtc } from "../../lib/dates";
@@ -41,8 +40,8 @@ function writerOf(records: PostRecords<SeriesDoc>): EventWriter<Call> {
       if (fields.end_date) fields.utc_end_date = wallClockToUtc(String(fields.end_date), zone);
       const stamp = records.modifiedAt(records.now());
       if (current) {
-        const after = await records.store.updateOne({ _id: current._id }, { $set: { ...fields, ...stamp } }, { change: d => records.feedEntryOf("updated", d as EventDoc) });
-        return after as EventDoc;
+        const after = await records.store.updateOne({ _id: current._id }, { $set: { ...fields, ...stamp } }, { change: d => records.feedEntryOf("updated", d) });
+        return after!;
       }
       const [id] = await records.allocateIds(1);
       const hold = await records.holdSlug(sanitizeSlug(String(fields.title)), id);
@@ -52,7 +51,7 @@ function writerOf(records: PostRecords<SeriesDoc>): EventWriter<Call> {
           categories: [], tags: [], venues: [], organizers: [], post_parent: 0, date: "2026-01-01 00:00:00", date_utc: "2026-01-01 00:00:00",
           ...fields, ...stamp, slug: hold.slug
         };
-        return (await records.store.insert(doc, { change: records.feedEntryOf("created", doc as unknown as EventDoc) })) as EventDoc;
+        return await records.store.insert(doc, { change: records.feedEntryOf("created", doc) });
       } finally {
         hold.release();
       }
@@ -90,8 +89,8 @@ describe("the events domain without a broker", () => {
   // within the horizon (occurrences are stored through it, C55)
   const days = [3, 10, 17, 24];
   const weekly = { title: "Weekly", start_date: dayAt(3), end_date: dayAt(3, "11:00:00"), recurrence: ["RRULE:FREQ=WEEKLY;COUNT=4"] };
-  const create = async (p: Record<string, unknown>) => planner.afterCreate(call, (await writerOf(records).write(call, p, undefined)) as SeriesDoc, p);
-  const members = async (head: SeriesDoc) => (await records.store.find({ series_id: head._id }, { sort: { start_date: 1 } })) as SeriesDoc[];
+  const create = async (p: Record<string, unknown>) => planner.afterCreate(call, (await writerOf(records).write(call, p, undefined)), p);
+  const members = async (head: SeriesDoc) => (await records.store.find({ series_id: head._id }, { sort: { start_date: 1 } }));
 
   test("records: create, look up by id and slug, a second record's slug made unique, trash suffixes it; each write carries its feed entry", async () => {
     const a = await writerOf(records).write(call, { title: "Same Name", start_date: "2030-01-01 10:00:00", end_date: "2030-01-01 11:00:00" }, undefined);
@@ -100,7 +99,7 @@ describe("the events domain without a broker", () => {
     expect((await records.findById(a._id))?._id).toBe(a._id);
     expect((await records.findBySlug("Same%20Name"))?._id).toBe(a._id);
     expect(await records.kindOfId(a._id)).toBe("event");
-    const trashed = await records.trash(a as SeriesDoc);
+    const trashed = await records.trash(a);
     expect(trashed).toMatchObject({ status: "trash", prior_status: "publish", slug: "same-name__trashed" });
     expect(records.feedEntryOf("updated", b)).toMatchObject({ type: "event", id: b._id, action: "updated" });
   });
@@ -162,7 +161,7 @@ describe("the events domain without a broker", () => {
       images: async ids => new Map(ids.map(id => [id, { url: `https://cdn.example.org/${id}.png`, id, extension: "png" }]))
     });
     const doc = (id: number, venues: number[], organizers: number[], categories: number[], tags: number[], image: number | null) =>
-      ({ _id: id, venues, organizers, categories, tags, image }) as unknown as EventDoc;
+      ({ _id: id, venues, organizers, categories, tags, image });
     const embeds = await embedder.embedsOf("req-1", [doc(1, [10], [20, 21], [30], [31], 40), doc(2, [10, 11], [21], [30], [], null)]);
     expect(asked).toEqual([["venues", "req-1", [10, 11]], ["organizers", "req-1", [20, 21]], ["terms", "req-1", [30, 31]]]);
     expect(embeds.venues[11]).toEqual({ id: 11, name: "V11" });

@@ -19,7 +19,6 @@ import { EventRecordWriter } from "../../domain/events/event-writer";
 import { EventWriteChecks } from "../../domain/events/write-checks";
 import { EventCommands } from "../../domain/events/event-commands";
 import type { EventCall, EventFeed, NeighbourServices, PostServices } from "../../domain/events/event-ports";
-import type { EventDoc } from "../../lib/events/event-record";
 import type { SeriesDoc } from "../../lib/events/series";
 import type { ChangeInput } from "../../lib/changes/feed";
 import type { Caller } from "../../lib/callers";
@@ -97,7 +96,7 @@ describe("the events domain assembled without a broker", () => {
     };
     const posts: PostServices<EventCall> = {
       pagedFind: async (query, sort, page) => {
-        const docs = (await records.store.find(query, { sort, skip: page.skip, limit: page.perPage })) as EventDoc[];
+        const docs = await records.store.find(query, { sort, skip: page.skip, limit: page.perPage });
         return { docs, total: await records.store.count(query) };
       },
       listEnvelope: (_call, plural, _order, _sent, _page, total) => ({ plural, total }),
@@ -123,7 +122,7 @@ describe("the events domain assembled without a broker", () => {
         emitted.push(`calendar.event.${action}`);
       },
       emit: event => { emitted.push(event); },
-      eventsLinking: async (field, ids) => ((await records.store.find({ [field]: { $in: ids } })) as EventDoc[])
+      eventsLinking: async (field, ids) => (await records.store.find({ [field]: { $in: ids } }))
         .map(d => ({ type: "event", id: d._id, action: "updated", modified_utc: String(d.modified_utc), snapshot: null }))
     };
     const counts = new TermCountNotices({ cleanCaches: async () => { cleans++; }, emit: feed.emit, now: () => new Date() });
@@ -202,9 +201,9 @@ describe("the events domain assembled without a broker", () => {
     const updated = await commands.update(callOf(p), doc._id, p);
     expect(updated).toMatchObject({ _id: doc._id, title: "Jazz Night, moved", slug: "jazz-night", start_date: "2030-05-02 20:00:00", categories: [3] });
     expect(emitted).toEqual(["calendar.event.updated"]);
-    expect((await thrown(() => commands.update(callOf({ id: 9999 }), 9999, { id: 9999 })))).toMatchObject({ type: "rest-event-not-found", code: 404 });
+    expect(await thrown(() => commands.update(callOf({ id: 9999 }), 9999, { id: 9999 }))).toMatchObject({ type: "rest-event-not-found", code: 404 });
     const [otherId] = await store.registry(site).allocatePosts("venue", 1);
-    expect((await thrown(() => commands.update(callOf({ id: otherId }), otherId, { id: otherId })))).toMatchObject({ type: "rest-invalid-event-id", code: 400 });
+    expect(await thrown(() => commands.update(callOf({ id: otherId }), otherId, { id: otherId }))).toMatchObject({ type: "rest-invalid-event-id", code: 400 });
     const bySlug = await commands.updateBySlug(callOf({ slug: "jazz-night" }), "jazz-night", { excerpt: "by its slug" });
     expect(bySlug).toMatchObject({ _id: doc._id, excerpt: "by its slug" });
   });
@@ -227,7 +226,7 @@ describe("the events domain assembled without a broker", () => {
   test("a series through the whole domain: the rule starts it through the writer, a `this` delete trashes one occurrence, the reader pages the occurrences", async () => {
     const weekly = { title: "Weekly", start_date: dayAt(3), end_date: dayAt(3, "11:00:00"), recurrence: ["RRULE:FREQ=WEEKLY;COUNT=4"] };
     const head = await create(weekly);
-    const members = async () => (await records.store.find({ series_id: head._id }, { sort: { start_date: 1 } })) as SeriesDoc[];
+    const members = async () => (await records.store.find({ series_id: head._id }, { sort: { start_date: 1 } }));
     expect((await members()).map(m => m.start_date)).toEqual([3, 10, 17, 24].map(d => dayAt(d)));
     const [, second] = await members();
     const trashed = await commands.remove(callOf({ scope: "this" }), second._id);

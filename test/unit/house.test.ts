@@ -12,7 +12,8 @@
  *   docs/decisions.md;
  * - types: no function in services/ or mixins/ declares `this: any` (each service and mixin types its
  *   `this` through a Self interface, as services/taxonomy.service.ts does); the sources hold at most
- *   MAX_DOUBLE_CASTS `as unknown as` casts, each with a comment on the line above saying why.
+ *   MAX_DOUBLE_CASTS `as unknown as` casts, each with a comment on the line above saying why; no file
+ *   outside store/ casts a value to a record's document type (`as EventDoc`): the store's reads are typed.
  * No broker: the source files are read and parsed with the TypeScript compiler, so only real comments
  * and the titles of describe/test/it are read (never code or other strings).
  *
@@ -632,6 +633,37 @@ describe("casts", () => {
       "export default m as unknown as N;"
     ].join("\n"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
     expect(doubleCasts(sf)).toEqual([{ line: 1, commented: false }, { line: 3, commented: true }, { line: 6, commented: true }]);
+  });
+});
+
+/**
+ * Every cast of a value to a record kind's document type (`as EventDoc`, `as TermDoc[] | null`…) in a file:
+ * its line. Outside store/ there are none: a collection is read as its kind's documents
+ * (store/collection.ts `recordsOf`), so its reads need no cast.
+ */
+export function docCasts(sf: ts.SourceFile): number[] {
+  const found: number[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isAsExpression(node) && /^[A-Z][A-Za-z]*Doc\b/.test(node.type.getText(sf))) found.push(sf.getLineAndCharacterOfPosition(node.type.getStart(sf)).line + 1);
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+describe("store reads", () => {
+  test("no file outside store/ casts a value to a record's document type", () => {
+    const casts = FILES.filter(f => f.endsWith(".ts") && !f.startsWith("store/")).flatMap(f => docCasts(sourceOf(f)).map(line => `${f}:${line}`));
+    expect(casts).toEqual([]);
+  });
+
+  test("the check finds each cast to a document type, and no other cast", () => {
+    const sf = ts.createSourceFile("x.ts", [
+      "const a = (await col.findOne(q)) as EventDoc | null;",
+      "const b = docs as TermDoc[]; const c = x as Doc; const d = y as Record<string, unknown>;",
+      "const e = z as unknown as LinkedDoc;"
+    ].join("\n"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    expect(docCasts(sf)).toEqual([1, 2, 3]);
   });
 });
 

@@ -6,7 +6,7 @@
 import ICAL from "ical.js";
 import {
   changedGroups, firstKey, groupsOfWrite, groupValues, heldClaim, isFirst, isMember, occurrenceRow, occurrenceSlug, scopeOf, SERIES_CLAIM_MS,
-  seriesClaim, SeriesDoc, seriesKey, templateOf, textSource, unclaimed
+  seriesClaim, seriesKey, templateOf, textSource, unclaimed
 } from "../../lib/events/series";
 import { inBounds, listBounds } from "../../lib/events/series-window";
 import { seriesCalendar, SeriesCalendarInfo } from "../../lib/recurrence/calendar";
@@ -18,7 +18,7 @@ const base = {
   cost: [], currency_symbol: "", currency_position: "prefix", website: null, hide_from_listings: false, sticky: false, featured: false,
   categories: [3], tags: [], venues: [], organizers: [], series_id: 10, series_identity: "2027-01-05 19:00:00", series_key: firstKey(10),
   series_overrides: [], series_lines: ["RRULE:FREQ=WEEKLY;COUNT=3"], series_shared: {}, series_horizon: "2029-01-01 00:00:00", series_version: 2
-} as SeriesDoc;
+};
 
 describe("stored series members", () => {
   test("membership and the first event", () => {
@@ -41,7 +41,7 @@ describe("stored series members", () => {
   });
 
   test("the series' template puts back what the first event overrides", () => {
-    const first = { ...base, title: "Only this one", series_overrides: ["title"], series_shared: { title: "Choir" } } as SeriesDoc;
+    const first = { ...base, title: "Only this one", series_overrides: ["title"], series_shared: { title: "Choir" } };
     expect(templateOf(first).title).toBe("Choir");
     expect(templateOf(base)).toEqual(base);
   });
@@ -63,7 +63,7 @@ describe("stored series members", () => {
   });
 
   test("scopes: defaults and `following` on the first event (C53)", () => {
-    const other = { ...base, _id: 11 } as SeriesDoc;
+    const other = { ...base, _id: 11 };
     expect(scopeOf(undefined, base)).toBe("all");
     expect(scopeOf(undefined, other)).toBe("this");
     expect(scopeOf("following", base)).toBe("all");
@@ -72,7 +72,7 @@ describe("stored series members", () => {
   });
 
   test("an occurrence shows the series' translations unless its text is its own", () => {
-    const other = { ...base, _id: 11 } as SeriesDoc;
+    const other = { ...base, _id: 11 };
     expect(textSource(other)._id).toBe(10);
     expect(textSource({ ...other, series_overrides: ["title"] })._id).toBe(11);
     expect(textSource({ ...other, series_overrides: ["cost"] })._id).toBe(10);
@@ -94,7 +94,7 @@ describe("stored series members", () => {
     expect(unclaimed(at)).toEqual({ $or: [{ series_claim: { $exists: false } }, { series_claim: { $lte: at.toISOString() } }] });
     expect(claim <= at.toISOString()).toBe(false);
     expect(claim <= new Date(at.getTime() + 1).toISOString()).toBe(true);
-    const head = { ...base, series_id: 10, series_claim: claim, series_lines: ["RRULE:FREQ=DAILY"] } as SeriesDoc;
+    const head = { ...base, series_id: 10, series_claim: claim, series_lines: ["RRULE:FREQ=DAILY"] };
     expect(occurrenceRow(head, { identity: "2027-03-02 10:00:00", start: "2027-03-02 10:00:00", end: "2027-03-02 11:00:00", utcStart: "2027-03-02 10:00:00", utcEnd: "2027-03-02 11:00:00" }, 11, "s", "2027-03-01 10:00:00"))
       .not.toHaveProperty("series_claim");
   });

@@ -19,7 +19,7 @@ function term(_id: number, name: string, over: Partial<TermDoc> = {}): TermDoc {
 describe("buildTermQuery on the embedded store", () => {
   let db: TestCollection;
   const ids = async (query: Record<string, unknown>): Promise<number[]> =>
-    ((await db.findAsync(query, { sort: { _id: 1 } })) as unknown as TermDoc[]).map(d => d._id);
+    (await db.findAsync(query, { sort: { _id: 1 } })).map(d => Number(d._id));
 
   beforeAll(async () => {
     db = await memoryCollection("terms");

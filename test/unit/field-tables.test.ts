@@ -1,0 +1,133 @@
+/**
+ * The field tables (lib/records/field-table.ts, lib/events/event-fields.ts) against every place derived from
+ * them: each derived list must name exactly the table's fields, in the table's order where order shows in
+ * the answer. A field added by hand to one of those places, or left out of one, fails here; the last
+ * block shows the comparison catching a key added by hand.
+ */
+import { EVENT_FIELDS } from "../../lib/events/event-fields";
+import { EVENT_PARAMS } from "../../lib/events/event-params";
+import { EVENT_BLANKS, eventRecord } from "../../lib/events/event-record";
+import type { EventDoc, EventEmbeds } from "../../lib/events/event-doc";
+import { componentSchemas } from "../../lib/response-schemas";
+import { TRANSLATABLE } from "../../lib/i18n/types";
+import {
+  answerSchemas, editOnlyFields, embeddedKinds, plainFilterParams, presentationFields, protectedBlanks, shapedFields, translatableFields, type FieldTable
+} from "../../lib/records/field-table";
+import { PLAIN_LIST_PARAMS, PRESENTATION_FIELDS, stalePatterns } from "../../cache/staleness";
+import type { Json } from "../helpers/json";
+
+/**
+ * What a derived place's keys differ by from the table's: keys the table does not name, table keys it
+ * lacks, and (when `ordered`) the same keys in another order.
+ */
+function drift(place: string, derived: Iterable<string>, table: readonly string[], ordered = true): string[] {
+  const keys = [...derived];
+  const out = [
+    ...keys.filter(k => !table.includes(k)).map(k => `${place}: ${k} is not in the table`),
+    ...table.filter(k => !keys.includes(k)).map(k => `${place}: ${k} is missing`)
+  ];
+  if (out.length === 0 && ordered && keys.join() !== table.join()) out.push(`${place}: order differs from the table's`);
+  return out;
+}
+
+const written = <S>(t: FieldTable<S>) => t.writeOrder.filter(name => t.fields[name]?.write);
+const answered = <S>(t: FieldTable<S>) => Object.keys(answerSchemas(t));
+const shaped = <S>(t: FieldTable<S>) => shapedFields(t).map(([name]) => name);
+const eventSchema = (): Json => componentSchemas().Event;
+/** A params schema's parameters (without fastest-validator's `$$` options). */
+const params = (schema: object) => Object.keys(schema).filter(k => !k.startsWith("$$"));
+
+const doc = {
+  _id: 12, author: 1, status: "publish", date: "2025-05-01 09:00:00", date_utc: "2025-05-01 09:00:00", modified: "2025-05-03 12:00:00",
+  modified_utc: "2025-05-03 12:00:00", title: "Jazz night", slug: "jazz-night", all_day: false, start_date: "2025-06-01 20:00:00",
+  end_date: "2025-06-01 23:00:00", utc_start_date: "2025-06-01 18:00:00", utc_end_date: "2025-06-01 21:00:00", timezone: "Europe/Rome",
+  cost: [], currency_symbol: "$", currency_position: "prefix", website: null, hide_from_listings: false, sticky: false, featured: false,
+  categories: [], tags: [], venues: [], organizers: []
+} satisfies EventDoc;
+const embeds: EventEmbeds = { venues: {}, organizers: {}, terms: {}, images: new Map() };
+const rc = { site: "http://localhost:3000", ns: "http://localhost:3000/wp-json/calendar/events/v1", baseUrl: "http://localhost:3000" };
+
+describe("the event table", () => {
+  test("names every written field once in its write order, and only fields it declares written", () => {
+    const order = EVENT_FIELDS.writeOrder;
+    expect(order.filter((name, i) => order.indexOf(name) !== i)).toEqual([]);
+    expect(order.filter(name => !EVENT_FIELDS.fields[name]?.write)).toEqual([]);
+    expect(drift("write order", order, Object.keys(EVENT_FIELDS.fields).filter(n => EVENT_FIELDS.fields[n].write), false)).toEqual([]);
+  });
+
+  test("the params schemas of create and update are its written fields", () => {
+    expect(drift("create", params(EVENT_PARAMS.create), written(EVENT_FIELDS))).toEqual([]);
+    expect(drift("update", params(EVENT_PARAMS.update), ["id", "password", ...written(EVENT_FIELDS)])).toEqual([]);
+    expect(drift("updateBySlug", params(EVENT_PARAMS.updateBySlug), ["slug", ...written(EVENT_FIELDS).filter(n => n !== "slug")])).toEqual([]);
+  });
+
+  test("the /doc Event schema is its answered fields, in answer order", () => {
+    expect(drift("Event schema", Object.keys(eventSchema().properties), answered(EVENT_FIELDS))).toEqual([]);
+  });
+
+  test("the shaped record is its shaped fields, in answer order, each documented", () => {
+    const record = eventRecord(doc, rc, embeds, { jsonLd: false, blank: false });
+    expect(drift("record", Object.keys(record), shaped(EVENT_FIELDS))).toEqual([]);
+    expect(drift("record with JSON-LD", Object.keys(eventRecord(doc, rc, embeds, { jsonLd: true, blank: false })), [...shaped(EVENT_FIELDS), "json_ld"])).toEqual([]);
+    expect(shaped(EVENT_FIELDS).filter(name => !answered(EVENT_FIELDS).includes(name))).toEqual([]);
+  });
+
+  test("the fields another step adds say which, and the shaper answers in every context", () => {
+    const unshaped = Object.entries(EVENT_FIELDS.fields).filter(([, e]) => e.answer && !e.answer.shape);
+    expect(unshaped.filter(([, e]) => !e.answer?.addedBy).map(([name]) => name)).toEqual([]);
+    expect(editOnlyFields(EVENT_FIELDS)).toEqual(["import_source"]);
+    expect(editOnlyFields(EVENT_FIELDS).filter(name => shaped(EVENT_FIELDS).includes(name))).toEqual([]);
+  });
+
+  test("the password-protected keys are its blanked fields", () => {
+    expect(drift("blanks", Object.keys(EVENT_BLANKS), Object.keys(protectedBlanks(EVENT_FIELDS)), false)).toEqual([]);
+    const blanked = eventRecord(doc, rc, embeds, { jsonLd: false, blank: true });
+    for (const [name, blank] of Object.entries(EVENT_BLANKS)) if (name in blanked) expect([name, blanked[name]]).toEqual([name, blank]);
+  });
+
+  test("the translatable fields are its translatable fields", () => {
+    expect(drift("translatable", TRANSLATABLE.event.fields, translatableFields(EVENT_FIELDS))).toEqual([]);
+    expect(translatableFields(EVENT_FIELDS)).toEqual(["title", "description", "excerpt", "event_status_reason"]);
+  });
+
+  test("the staleness sets are its presentation fields and its plain list filters, and no plain filter is on a presentation field", () => {
+    expect(drift("PRESENTATION_FIELDS", PRESENTATION_FIELDS, presentationFields(EVENT_FIELDS), false)).toEqual([]);
+    expect(drift("PLAIN_LIST_PARAMS", PLAIN_LIST_PARAMS, ["page", "per_page", ...plainFilterParams(EVENT_FIELDS)], false)).toEqual([]);
+    const onPresentation = Object.entries(EVENT_FIELDS.fields).filter(([, e]) => e.listFilter?.plain && e.stored === "presentation").map(([name]) => name);
+    expect(onPresentation).toEqual([]);
+  });
+
+  test("a write of a kind the event embeds makes every event page stale", () => {
+    const collections: Record<string, string> = { venue: "venues", organizer: "organizers", term: "terms" };
+    expect(embeddedKinds(EVENT_FIELDS).sort()).toEqual(["organizer", "term", "venue"]);
+    for (const kind of embeddedKinds(EVENT_FIELDS)) {
+      const patterns = stalePatterns(1, { collection: collections[kind], id: 5 });
+      expect([kind, patterns.some(p => p === "ACT:1:E**" || p === "ACT:1:**")]).toEqual([kind, true]);
+    }
+  });
+
+  test("the event status fields are table entries: written, answered, protected where the caller may not read them, presentation only", () => {
+    for (const name of ["event_status", "event_status_reason", "attendance_mode", "online_url"]) expect([name, !!EVENT_FIELDS.fields[name].write]).toEqual([name, true]);
+    for (const name of ["event_status", "event_status_reason", "previous_start_date", "attendance_mode", "online_url"]) {
+      expect([name, answered(EVENT_FIELDS).includes(name), EVENT_FIELDS.fields[name].stored]).toEqual([name, true, "presentation"]);
+    }
+    expect(EVENT_FIELDS.fields.previous_start_date.write).toBeUndefined();
+    expect(Object.keys(EVENT_BLANKS)).toEqual(expect.arrayContaining(["event_status_reason", "online_url"]));
+  });
+});
+
+describe("the comparison catches a field added by hand", () => {
+  test("a property added to the /doc Event schema", () => {
+    const schema = eventSchema();
+    schema.properties.hand_added = { type: "string", description: "Added by hand" };
+    expect(drift("Event schema", Object.keys(schema.properties), answered(EVENT_FIELDS))).toEqual(["Event schema: hand_added is not in the table"]);
+  });
+
+  test("a rule added to a params schema, a key to a staleness set, a key dropped from the blanks, a key moved in the record", () => {
+    expect(drift("create", [...params(EVENT_PARAMS.create), "hand_added"], written(EVENT_FIELDS))).toEqual(["create: hand_added is not in the table"]);
+    expect(drift("PRESENTATION_FIELDS", new Set([...PRESENTATION_FIELDS, "hand_added"]), presentationFields(EVENT_FIELDS), false)).toEqual(["PRESENTATION_FIELDS: hand_added is not in the table"]);
+    expect(drift("blanks", Object.keys(EVENT_BLANKS).filter(k => k !== "online_url"), Object.keys(protectedBlanks(EVENT_FIELDS)), false)).toEqual(["blanks: online_url is missing"]);
+    const [first, ...rest] = shaped(EVENT_FIELDS);
+    expect(drift("record", [...rest, first], shaped(EVENT_FIELDS))).toEqual(["record: order differs from the table's"]);
+  });
+});
