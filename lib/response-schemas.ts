@@ -14,10 +14,9 @@
 
 import { answerSchemas } from "./records/field-table";
 import { EVENT_FIELDS } from "./events/event-fields";
-import {
-  customFieldKeys, DIGITS, distance, flag, imageOrFalse, importSourceSchema, int, jsonLd, LANGUAGE_KEYS, listOf, num, postFields, record, ref, str,
-  type JsonSchema
-} from "./records/schema-parts";
+import { ORGANIZER_FIELDS } from "./linked/organizer-fields";
+import { VENUE_FIELDS } from "./linked/venue-fields";
+import { DIGITS, importSourceSchema, int, LANGUAGE_KEYS, listOf, record, ref, str, type JsonSchema } from "./records/schema-parts";
 
 const IMAGE_SIZE = record({
   width: int("The width of the image size in pixels"),
@@ -80,48 +79,10 @@ const DATE_DETAILS = record({
 /** The event's fields in answer order (lib/events/event-fields.ts). */
 const EVENT = record(answerSchemas(EVENT_FIELDS), "An event");
 
-const VENUE = record({
-  ...postFields("venue"),
-  venue: str("The venue name"),
-  description: str("The venue description (HTML)"),
-  excerpt: str("The venue excerpt"),
-  slug: str("The venue slug"),
-  image: imageOrFalse("venue"),
-  address: str("The venue street address"),
-  city: str("The venue city"),
-  country: str("The venue country"),
-  province: str("The venue province"),
-  state: str("The venue state"),
-  zip: str("The venue postal code"),
-  phone: str("The venue phone number"),
-  website: str("The venue website URL"),
-  stateprovince: str("The venue state or province"),
-  geo_lat: num("The venue latitude"),
-  geo_lng: num("The venue longitude"),
-  json_ld: jsonLd("venue"),
-  show_map: flag("Whether events at the venue show a map"),
-  show_map_link: flag("Whether events at the venue show a map link"),
-  distance,
-  ...customFieldKeys("venue"),
-  import_source: importSourceSchema("venue"),
-  ...LANGUAGE_KEYS
-}, "A venue");
+/** The venue's and the organizer's fields in answer order (lib/linked/venue-fields.ts, organizer-fields.ts). */
+const VENUE = record(answerSchemas(VENUE_FIELDS), "A venue");
 
-const ORGANIZER = record({
-  ...postFields("organizer"),
-  organizer: str("The organizer name"),
-  description: str("The organizer description (HTML)"),
-  excerpt: str("The organizer excerpt"),
-  slug: str("The organizer slug"),
-  image: imageOrFalse("organizer"),
-  phone: str("The organizer phone number"),
-  website: str("The organizer website URL"),
-  email: str("The organizer email address"),
-  json_ld: jsonLd("organizer"),
-  ...customFieldKeys("organizer"),
-  import_source: importSourceSchema("organizer"),
-  ...LANGUAGE_KEYS
-}, "An organizer");
+const ORGANIZER = record(answerSchemas(ORGANIZER_FIELDS), "An organizer");
 
 /** The components, in the document's order. */
 export function componentSchemas(): Record<string, JsonSchema> {

@@ -5,6 +5,8 @@
  */
 import { EVENT_FIELDS } from "../events/event-fields";
 import { translatableFields } from "../records/field-table";
+import { ORGANIZER_FIELDS } from "../linked/organizer-fields";
+import { VENUE_FIELDS } from "../linked/venue-fields";
 
 export type TranslatableType = "event" | "venue" | "organizer" | "term";
 
@@ -14,10 +16,13 @@ export interface TypeSpec {
   nameField: string;
 }
 
+/** Venues and organizers answer their name under the kind's name and store it as `name`. */
+const storedNames = (fields: string[], answerName: string) => fields.map(name => (name === answerName ? "name" : name));
+
 export const TRANSLATABLE: Readonly<Record<TranslatableType, TypeSpec>> = {
   event: { fields: translatableFields(EVENT_FIELDS), nameField: "title" },
-  venue: { fields: ["name", "description", "address", "city", "province", "state", "stateprovince"], nameField: "name" },
-  organizer: { fields: ["name", "description"], nameField: "name" },
+  venue: { fields: storedNames(translatableFields(VENUE_FIELDS), "venue"), nameField: "name" },
+  organizer: { fields: storedNames(translatableFields(ORGANIZER_FIELDS), "organizer"), nameField: "name" },
   term: { fields: ["name", "description"], nameField: "name" }
 };
 

@@ -8,7 +8,7 @@ import { knownUserIdsHere } from "../sites/callers";
 import { isRegisteredStatus } from "../capabilities";
 import { POST_PASSWORD_MAX } from "../posts/post-doc";
 import { isValidUrl } from "../sanitize";
-import { allOptional, dateTime, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../params";
+import { allOptional, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../params";
 import type { ParamReason } from "../errors";
 import type { LinkedKindSpec } from "./spec";
 import { modifiedRules } from "../changes/modified";
@@ -60,13 +60,16 @@ export function isKnownUser(id: number): boolean {
 // Rules
 // ---------------------------------------------------------------------------------------------------------
 
-const author = (o: RuleOptions) => refine(integer(o), (n, fail) => (isKnownUser(n as number) ? n : fail("param.unknown_id")));
-const status = (o: RuleOptions) => refine(string(o), (s, fail) => (isRegisteredStatus(s as string) ? s : fail("param.status")));
-const url = (o: RuleOptions) => refine(string(o), (s, fail) => ((s as string).trim() === "" || isValidUrl((s as string).trim()) ? s : fail("param.url")));
+/** `author`: a user of API_KEYS (D15). */
+export const authorRule = (o: RuleOptions) => refine(integer(o), (n, fail) => (isKnownUser(n as number) ? n : fail("param.unknown_id")));
+/** `status`: a registered post status. */
+export const statusRule = (o: RuleOptions) => refine(string(o), (s, fail) => (isRegisteredStatus(s as string) ? s : fail("param.status")));
+/** `website`: empty or an absolute URL. */
+export const urlRule = (o: RuleOptions) => refine(string(o), (s, fail) => ((s as string).trim() === "" || isValidUrl((s as string).trim()) ? s : fail("param.url")));
 /** Declared as a string; D30: JSON booleans and numbers are accepted too (read with tribe_is_truthy later). */
-const mapFlag = (o: RuleOptions) => recheck(string(o), (v, fail) => (isScalar(v) ? v : fail("param.type", { expected: "string" })));
+export const mapFlagRule = (o: RuleOptions) => recheck(string(o), (v, fail) => (isScalar(v) ? v : fail("param.type", { expected: "string" })));
 /** Declared as a string; D30: a numeric image id is accepted too. Resolved (and checked) by the mixin. */
-const image = (o: RuleOptions) => recheck(string(o), (v, fail) => (typeof v === "string" || typeof v === "number" ? v : fail("param.type", { expected: "string" })));
+export const imageRule = (o: RuleOptions) => recheck(string(o), (v, fail) => (typeof v === "string" || typeof v === "number" ? v : fail("param.type", { expected: "string" })));
 /** D8 coordinate: a number within ±limit, or "" (both empty: clear the coordinates). */
 const coordinate = (o: RuleOptions, limit: number): Rule => {
   const base = number({ ...o, min: -limit, max: limit });
@@ -118,28 +121,6 @@ function nearSearchRules(spec: LinkedKindSpec): Record<string, Rule> {
   };
 }
 
-function createRules(spec: LinkedKindSpec): Record<string, Rule> {
-  const what = spec.kind;
-  const nul = (always: boolean) => (always || spec.allArgsDefaultNull ? { default: null } : {});
-  const rules: Record<string, Rule> = {
-    author: author({ description: `The user id of the ${what}'s author`, ...nul(false) }),
-    date: dateTime({ description: `The publication date of the ${what}, in the site time zone`, ...nul(false) }),
-    date_utc: dateTime({ description: `The publication date of the ${what}, in UTC`, ...nul(false) }),
-    [spec.nameField]: string({ description: `The ${what}'s name`, required: true, nonEmpty: true, ...nul(false) }),
-    description: string({ description: `The ${what}'s description`, ...nul(true) }),
-    status: status({ description: `The ${what}'s status`, ...nul(false) })
-  };
-  if (spec.mapFlags) {
-    rules.show_map = mapFlag({ description: "Whether events at the venue show a map", ...nul(true) });
-    rules.show_map_link = mapFlag({ description: "Whether events at the venue show a link to a map", ...nul(true) });
-  }
-  for (const field of spec.fields) {
-    rules[field.name] = field.url ? url({ description: field.description, ...nul(true) }) : string({ description: field.description, ...nul(true) });
-  }
-  rules.image = image({ description: `The ${what}'s featured image: an image id or an image URL`, ...nul(true) });
-  return rules;
-}
-
 function writeExtensions(spec: LinkedKindSpec): Record<string, Rule> {
   const rules: Record<string, Rule> = {
     post_password: string({ description: `A password protecting the ${spec.kind}'s details ("" removes it)`, maxLength: POST_PASSWORD_MAX }),
@@ -162,7 +143,7 @@ function readExtensions(spec: LinkedKindSpec): Record<string, Rule> {
 export function linkedSchemas(spec: LinkedKindSpec): LinkedSchemas {
   const id = { id: integer({ description: `The ${spec.kind} id`, required: true, in: "path" }) };
   const slug = { slug: string({ description: `The ${spec.kind} slug`, required: true, in: "path" }) };
-  const create = createRules(spec);
+  const create = { ...spec.createRules };
   const update = allOptional(create) as Record<string, Rule>;
   const write = writeExtensions(spec);
   const read = readExtensions(spec);

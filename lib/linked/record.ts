@@ -102,8 +102,8 @@ export function writeChanges(spec: LinkedKindSpec, p: Record<string, unknown>, c
     }
   }
   for (const field of spec.fields) {
-    if (sent(p[field.name])) set[field.name] = sanitizeTextField(String(p[field.name]));
-    else if (mode === "create") set[field.name] = "";
+    if (sent(p[field])) set[field] = sanitizeTextField(String(p[field]));
+    else if (mode === "create") set[field] = "";
   }
   if (spec.stateProvince && !set.stateprovince && (mode === "create" || REGION_INPUTS.some(k => sent(p[k])))) {
     const merged: Record<string, unknown> = { ...(current ?? {}), ...set };

@@ -5,17 +5,9 @@
  */
 import type { Blanks } from "../posts/password";
 import type { PostTypeName } from "../posts/permalink";
+import type { Rule } from "../params";
 
 export type LinkedKind = "venue" | "organizer";
-
-export interface LinkedField {
-  /** Parameter name, stored field name and output key. */
-  name: string;
-  /** `website`: empty or an absolute URL (else 400). */
-  url?: boolean;
-  /** Human-readable description for the documents. */
-  description: string;
-}
 
 export interface LinkedKindSpec {
   kind: LinkedKind;
@@ -25,9 +17,11 @@ export interface LinkedKindSpec {
   postType: PostTypeName;
   /** The name parameter and output key (`venue`, `organizer`). */
   nameField: string;
-  /** The kind's own text fields, in the order the create parameters declare them. */
-  fields: readonly LinkedField[];
-  /** The same fields in output order. */
+  /** The create parameters the plugin documents, in their order (from the kind's field table). */
+  createRules: Readonly<Record<string, Rule>>;
+  /** The kind's own text fields, in the order the create parameters declare them (from the field table). */
+  fields: readonly string[];
+  /** The same fields in answer order (from the field table). */
   outputOrder: readonly string[];
   /** Stored fields a list `search` looks at besides the name and the description (docs/lists.md#venue-and-organizer-filters). */
   searchFields: readonly string[];
@@ -39,10 +33,8 @@ export interface LinkedKindSpec {
   stateProvince: boolean;
   /** schema.org type of the record's `json_ld`. */
   jsonLdType: "Place" | "Person";
-  /** Keys blanked for callers without password access (docs/records.md#venue-fields, #organizer-fields). */
+  /** Keys blanked for callers without password access (docs/records.md#venue-fields, #organizer-fields; from the field table). */
   blanks: Blanks;
-  /** Discovery: every create argument declares `default: null` (organizers) or only the content ones (venues). */
-  allArgsDefaultNull: boolean;
 }
 
 /** Message codes of a kind (docs/errors.md#venue-and-organizer-errors). */

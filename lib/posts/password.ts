@@ -4,13 +4,6 @@
  */
 export type Blanks = Record<string, unknown>;
 
-export const VENUE_BLANKS: Blanks = {
-  description: "", excerpt: "", image: false, phone: "", website: "", geo_lat: 0, geo_lng: 0, stateprovince: "", zip: "",
-  province: "", state: "", country: "", city: "", address: ""
-};
-
-export const ORGANIZER_BLANKS: Blanks = { description: "", excerpt: "", image: false, email: "", phone: "", website: "" };
-
 /** A copy of `record` with every protected key (at any depth) blanked. */
 export function blankProtected(record: Record<string, unknown>, blanks: Blanks): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -1,6 +1,6 @@
 /**
- * The field tables (lib/records/field-table.ts, lib/events/event-fields.ts) against every place derived from
- * them: each derived list must name exactly the table's fields, in the table's order where order shows in
+ * The field tables (lib/records/field-table.ts, lib/events/event-fields.ts, lib/linked/venue-fields.ts,
+ * organizer-fields.ts) against every place derived from them: each derived list must name exactly the table's fields, in the table's order where order shows in
  * the answer. A field added by hand to one of those places, or left out of one, fails here; the last
  * block shows the comparison catching a key added by hand.
  */
@@ -15,6 +15,13 @@ import {
 } from "../../lib/records/field-table";
 import { PLAIN_LIST_PARAMS, PRESENTATION_FIELDS, stalePatterns } from "../../cache/staleness";
 import type { Json } from "../helpers/json";
+import { VENUE_FIELDS } from "../../lib/linked/venue-fields";
+import { ORGANIZER_FIELDS } from "../../lib/linked/organizer-fields";
+import { ORGANIZER, VENUE } from "../../lib/linked/kinds";
+import { linkedSchemas } from "../../lib/linked/params";
+import { presentRecord, type LinkedDoc } from "../../lib/linked/record";
+import type { LinkedShaping } from "../../lib/linked/linked-field-parts";
+import type { LinkedKindSpec } from "../../lib/linked/spec";
 
 /**
  * What a derived place's keys differ by from the table's: keys the table does not name, table keys it
@@ -33,7 +40,8 @@ function drift(place: string, derived: Iterable<string>, table: readonly string[
 const written = <S>(t: FieldTable<S>) => t.writeOrder.filter(name => t.fields[name]?.write);
 const answered = <S>(t: FieldTable<S>) => Object.keys(answerSchemas(t));
 const shaped = <S>(t: FieldTable<S>) => shapedFields(t).map(([name]) => name);
-const eventSchema = (): Json => componentSchemas().Event;
+const componentOf = (name: string): Json => componentSchemas()[name];
+const eventSchema = (): Json => componentOf("Event");
 /** A params schema's parameters (without fastest-validator's `$$` options). */
 const params = (schema: object) => Object.keys(schema).filter(k => !k.startsWith("$$"));
 
@@ -116,7 +124,73 @@ describe("the event table", () => {
   });
 });
 
+const linkedDoc = {
+  _id: 7, author: 1, status: "publish", date: "2025-01-01 10:00:00", date_utc: "2025-01-01 09:00:00", modified: "2025-01-02 10:00:00",
+  modified_utc: "2025-01-02 09:00:00", slug: "hall", name: "Hall", name_key: "hall", description: "A hall", image: 0, address: "1 Main St", city: "Rome",
+  country: "Italy", province: "RM", state: "Lazio", zip: "00100", phone: "123", website: "https://hall.example", stateprovince: "RM", email: "a@hall.example",
+  show_map: false, show_map_link: true, geo_lat: 41.9, geo_lng: 12.5
+} satisfies LinkedDoc;
+const present = (spec: LinkedKindSpec, reveal: boolean) => presentRecord(spec, linkedDoc, {
+  site: "http://localhost:3000", baseUrl: "http://localhost:3000", status: "publish", image: { url: "http://localhost:3000/i.png", id: 3, extension: "png" }, jsonLd: true, reveal
+});
+/** The extensions the linked actions accept beyond the plugin's create arguments (lib/linked/params.ts). */
+const LINKED_WRITE_EXTENSIONS: Record<string, string[]> = { venue: ["post_password", "meta", "geo_lat", "geo_lng"], organizer: ["post_password", "meta"] };
+
+describe.each([
+  ["venue", VENUE_FIELDS, VENUE, "Venue", ["name", "description", "address", "city", "province", "state", "stateprovince"]],
+  ["organizer", ORGANIZER_FIELDS, ORGANIZER, "Organizer", ["name", "description"]]
+] as Array<[string, FieldTable<LinkedShaping>, LinkedKindSpec, string, string[]]>)("the %s table", (kind, table, spec, component, translatable) => {
+  test("names every written field once in its write order, and only fields it declares written", () => {
+    const order = table.writeOrder;
+    expect(order.filter((name, i) => order.indexOf(name) !== i)).toEqual([]);
+    expect(drift("write order", order, Object.keys(table.fields).filter(n => table.fields[n].write), false)).toEqual([]);
+  });
+
+  test("the params schemas are its written fields, then the extensions", () => {
+    const schemas = linkedSchemas(spec);
+    expect(drift("documented create", params(schemas.documented.create), written(table))).toEqual([]);
+    expect(drift("create", params(schemas.actions.create), [...written(table), ...LINKED_WRITE_EXTENSIONS[kind]])).toEqual([]);
+    expect(drift("update", params(schemas.actions.update), ["id", ...written(table), ...LINKED_WRITE_EXTENSIONS[kind]])).toEqual([]);
+    expect(drift("updateBySlug", params(schemas.actions.updateBySlug), ["slug", ...written(table), ...LINKED_WRITE_EXTENSIONS[kind]])).toEqual([]);
+  });
+
+  test(`the /doc ${component} schema is its answered fields, in answer order`, () => {
+    expect(drift(`${component} schema`, Object.keys(componentOf(component).properties), answered(table))).toEqual([]);
+  });
+
+  test("the record answers its documented fields, its own text fields in the table's order", () => {
+    const keys = Object.keys(present(spec, true));
+    expect(keys.filter(name => !answered(table).includes(name))).toEqual([]);
+    expect(drift("own fields", keys.filter(name => shaped(table).includes(name)), shaped(table))).toEqual([]);
+    expect(drift("own fields in the spec", spec.outputOrder, shaped(table))).toEqual([]);
+    expect(drift("written own fields", spec.fields, table.writeOrder.filter(name => shaped(table).includes(name)))).toEqual([]);
+    const missing = Object.entries(table.fields).filter(([, e]) => e.answer && !e.answer.shape && !e.answer.addedBy).map(([name]) => name);
+    expect(missing).toEqual([]);
+    expect(editOnlyFields(table)).toEqual(["import_source"]);
+  });
+
+  test("the password-protected keys are its blanked fields", () => {
+    expect(drift("blanks", Object.keys(spec.blanks), Object.keys(protectedBlanks(table)), false)).toEqual([]);
+    const blanked = present(spec, false);
+    for (const [name, blank] of Object.entries(spec.blanks)) if (name in blanked) expect([name, blanked[name]]).toEqual([name, blank]);
+    expect(Object.keys(blanked).filter(name => name in spec.blanks).length).toBeGreaterThan(3);
+  });
+
+  test("the translatable fields are its translatable fields, the name stored as name", () => {
+    expect(TRANSLATABLE[kind as "venue" | "organizer"].fields).toEqual(translatable);
+    expect(drift("translatable", TRANSLATABLE[kind as "venue" | "organizer"].fields.map(n => (n === "name" ? kind : n)), translatableFields(table))).toEqual([]);
+  });
+});
+
 describe("the comparison catches a field added by hand", () => {
+  test("a property added to the /doc Venue schema, a parameter to the venue's create", () => {
+    const schema = componentOf("Venue");
+    schema.properties.hand_added = { type: "string", description: "Added by hand" };
+    expect(drift("Venue schema", Object.keys(schema.properties), answered(VENUE_FIELDS))).toEqual(["Venue schema: hand_added is not in the table"]);
+    const create = params(linkedSchemas(VENUE).documented.create);
+    expect(drift("documented create", [...create, "hand_added"], written(VENUE_FIELDS))).toEqual(["documented create: hand_added is not in the table"]);
+  });
+
   test("a property added to the /doc Event schema", () => {
     const schema = eventSchema();
     schema.properties.hand_added = { type: "string", description: "Added by hand" };
