@@ -16,7 +16,8 @@ import { answerSchemas } from "./records/field-table";
 import { EVENT_FIELDS } from "./events/event-fields";
 import { ORGANIZER_FIELDS } from "./linked/organizer-fields";
 import { VENUE_FIELDS } from "./linked/venue-fields";
-import { DIGITS, importSourceSchema, int, LANGUAGE_KEYS, listOf, record, ref, str, type JsonSchema } from "./records/schema-parts";
+import { TERM_FIELDS } from "./terms/term-fields";
+import { DIGITS, int, listOf, record, ref, str, type JsonSchema } from "./records/schema-parts";
 
 const IMAGE_SIZE = record({
   width: int("The width of the image size in pixels"),
@@ -32,31 +33,8 @@ const COST_DETAILS = record({
   values: listOf({ type: "string" }, "The values of the cost, as strings (numbers, or words such as free)")
 }, "The parts of an event cost");
 
-const TERM_URLS: JsonSchema = {
-  type: "object",
-  description: "The REST URLs of the term (self), of its collection and of its parent (up)",
-  properties: { self: str("The term's REST URL"), collection: str("The REST URL of the term's collection"), up: str("The REST URL of the parent term") },
-  additionalProperties: false
-};
-
-/** A term: the standalone record (term routes) and the WordPress term object embedded in events. */
-const TERM = record({
-  id: int("The term ID"),
-  name: str("The term name"),
-  slug: str("The term slug"),
-  taxonomy: str("The taxonomy of the term", { enum: ["tribe_events_cat", "post_tag"] }),
-  description: str("The term description"),
-  parent: int("The ID of the parent term (0 for none); categories only"),
-  count: int("The number of published events the term is assigned to"),
-  url: str("The URL of the term archive page"),
-  urls: TERM_URLS,
-  meta: listOf({}, "Term meta (always empty)"),
-  term_group: int("Embedded terms: the WordPress term group (0)"),
-  term_taxonomy_id: int("Embedded terms: the term taxonomy ID (the term ID)"),
-  filter: str("Embedded terms: the WordPress sanitising filter (raw)"),
-  import_source: importSourceSchema("term"),
-  ...LANGUAGE_KEYS
-}, "An event category or tag");
+/** A term (lib/terms/term-fields.ts): the standalone record (term routes) and the WordPress term object embedded in events. */
+const TERM = record(answerSchemas(TERM_FIELDS), "An event category or tag");
 
 const IMAGE = record({
   url: str("The URL of the full-size image", { format: "uri" }),

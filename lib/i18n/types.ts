@@ -7,6 +7,7 @@ import { EVENT_FIELDS } from "../events/event-fields";
 import { translatableFields } from "../records/field-table";
 import { ORGANIZER_FIELDS } from "../linked/organizer-fields";
 import { VENUE_FIELDS } from "../linked/venue-fields";
+import { TERM_FIELDS } from "../terms/term-fields";
 
 export type TranslatableType = "event" | "venue" | "organizer" | "term";
 
@@ -23,7 +24,7 @@ export const TRANSLATABLE: Readonly<Record<TranslatableType, TypeSpec>> = {
   event: { fields: translatableFields(EVENT_FIELDS), nameField: "title" },
   venue: { fields: storedNames(translatableFields(VENUE_FIELDS), "venue"), nameField: "name" },
   organizer: { fields: storedNames(translatableFields(ORGANIZER_FIELDS), "organizer"), nameField: "name" },
-  term: { fields: ["name", "description"], nameField: "name" }
+  term: { fields: translatableFields(TERM_FIELDS), nameField: "name" }
 };
 
 export const TRANSLATABLE_TYPES = Object.keys(TRANSLATABLE) as TranslatableType[];

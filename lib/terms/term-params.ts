@@ -7,6 +7,8 @@
 import { boolean, integer, ParamsSchema, Rule, schema, string, stringList } from "../params";
 import type { Taxonomy } from "./term-record";
 import { modifiedRules } from "../changes/modified";
+import { writeRules } from "../records/field-table";
+import { CATEGORY_ONLY_WRITES, TERM_FIELDS } from "./term-fields";
 
 const id = (): Rule => integer({ description: "Unique identifier for the term", required: true, in: "path" });
 
@@ -30,14 +32,11 @@ function listParams(taxonomy: Taxonomy): ParamsSchema {
   });
 }
 
-/** The writable fields (create: `name` required; update: all optional). */
+/** The writable fields, from the term table (create: `name` required; update: all optional). */
 function fieldRules(taxonomy: Taxonomy, creating: boolean): Record<string, Rule> {
-  return {
-    name: string({ description: "The term name", required: creating, nonEmpty: true }),
-    description: string({ description: "The term description", nonEmpty: true }),
-    slug: string({ description: "An alphanumeric identifier for the term, unique within its taxonomy", nonEmpty: true }),
-    ...(taxonomy === "category" ? { parent: integer({ description: "The id of the parent category", positive: true }) } : {})
-  };
+  const rules = writeRules(TERM_FIELDS, creating);
+  if (taxonomy !== "category") for (const name of CATEGORY_ONLY_WRITES) delete rules[name];
+  return rules;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The field tables (lib/records/field-table.ts, lib/events/event-fields.ts, lib/linked/venue-fields.ts,
- * organizer-fields.ts) against every place derived from them: each derived list must name exactly the table's fields, in the table's order where order shows in
+ * organizer-fields.ts, lib/terms/term-fields.ts) against every place derived from them: each derived list must name exactly the table's fields, in the table's order where order shows in
  * the answer. A field added by hand to one of those places, or left out of one, fails here; the last
  * block shows the comparison catching a key added by hand.
  */
@@ -22,6 +22,9 @@ import { linkedSchemas } from "../../lib/linked/params";
 import { presentRecord, type LinkedDoc } from "../../lib/linked/record";
 import type { LinkedShaping } from "../../lib/linked/linked-field-parts";
 import type { LinkedKindSpec } from "../../lib/linked/spec";
+import { CATEGORY_ONLY_WRITES, TERM_FIELDS } from "../../lib/terms/term-fields";
+import { TERM_PARAMS } from "../../lib/terms/term-params";
+import { embeddedTerm, termRecord, type TermDoc } from "../../lib/terms/term-record";
 
 /**
  * What a derived place's keys differ by from the table's: keys the table does not name, table keys it
@@ -182,7 +185,50 @@ describe.each([
   });
 });
 
+describe("the term table", () => {
+  const term = (taxonomy: "category" | "tag"): TermDoc => ({
+    _id: 4, taxonomy, name: "Jazz", name_lc: "jazz", slug: "jazz", tax_slug: `${taxonomy}:jazz`, description: "Live", description_lc: "live", parent: 2, count: 3,
+    tree_count: 3, lang: "en", modified_utc: "2025-01-01 00:00:00"
+  });
+  const roots = { site: "http://localhost:3000", ns: "http://localhost:3000/wp-json/tribe/events/v1" };
+
+  test("the write params of categories are its written fields, those of tags all but the category-only ones", () => {
+    const tagWrites = written(TERM_FIELDS).filter(name => !CATEGORY_ONLY_WRITES.includes(name));
+    expect(drift("category create", params(TERM_PARAMS.category.create), written(TERM_FIELDS))).toEqual([]);
+    expect(drift("category update", params(TERM_PARAMS.category.update), ["id", ...written(TERM_FIELDS)])).toEqual([]);
+    expect(drift("tag create", params(TERM_PARAMS.tag.create), [...tagWrites, "parent"])).toEqual([]);
+    expect(drift("tag update", params(TERM_PARAMS.tag.update), ["id", ...tagWrites, "parent"])).toEqual([]);
+    expect(TERM_PARAMS.tag.create.parent).toBe("any|optional");
+  });
+
+  test("the /doc Term schema is its answered fields, in answer order", () => {
+    expect(drift("Term schema", Object.keys(componentOf("Term").properties), answered(TERM_FIELDS))).toEqual([]);
+  });
+
+  test("both shapes of a term answer only documented fields, and every answered field is added by a named step", () => {
+    for (const taxonomy of ["category", "tag"] as const) {
+      for (const keys of [Object.keys(termRecord(term(taxonomy), [], roots)), Object.keys(embeddedTerm(term(taxonomy), roots))]) {
+        expect([taxonomy, keys.filter(name => !answered(TERM_FIELDS).includes(name))]).toEqual([taxonomy, []]);
+      }
+    }
+    expect(Object.entries(TERM_FIELDS.fields).filter(([, e]) => e.answer && !e.answer.addedBy).map(([name]) => name)).toEqual([]);
+    expect(editOnlyFields(TERM_FIELDS)).toEqual(["import_source"]);
+  });
+
+  test("the translatable fields are its translatable fields", () => {
+    expect(drift("translatable", TRANSLATABLE.term.fields, translatableFields(TERM_FIELDS))).toEqual([]);
+    expect(translatableFields(TERM_FIELDS)).toEqual(["name", "description"]);
+  });
+});
+
 describe("the comparison catches a field added by hand", () => {
+  test("a property added to the /doc Term schema, a rule to a term's create", () => {
+    const schema = componentOf("Term");
+    schema.properties.hand_added = { type: "string", description: "Added by hand" };
+    expect(drift("Term schema", Object.keys(schema.properties), answered(TERM_FIELDS))).toEqual(["Term schema: hand_added is not in the table"]);
+    expect(drift("category create", [...params(TERM_PARAMS.category.create), "hand_added"], written(TERM_FIELDS))).toEqual(["category create: hand_added is not in the table"]);
+  });
+
   test("a property added to the /doc Venue schema, a parameter to the venue's create", () => {
     const schema = componentOf("Venue");
     schema.properties.hand_added = { type: "string", description: "Added by hand" };
