@@ -12,6 +12,19 @@ import { createTestDatabase, type TestDatabase } from "../helpers/postgres";
 const onPostgres = process.env.TEST_STORE === "postgres";
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
+/** Work that sleeps `ms`, and the most copies of it ever running at once. */
+function overlapCounter(ms: number): { work: () => Promise<void>; most: () => number } {
+  let inside = 0;
+  let most = 0;
+  const work = async () => {
+    inside++;
+    most = Math.max(most, inside);
+    await sleep(ms);
+    inside--;
+  };
+  return { work, most: () => most };
+}
+
 describe(`the store's lock across two connections (${onPostgres ? "PostgreSQL" : "SQLite file"})`, () => {
   let dir: string | undefined;
   let db: TestDatabase | undefined;
@@ -35,16 +48,9 @@ describe(`the store's lock across two connections (${onPostgres ? "PostgreSQL" :
   });
 
   test("work under one lock from both connections runs one at a time", async () => {
-    let inside = 0;
-    let most = 0;
-    const work = async () => {
-      inside++;
-      most = Math.max(most, inside);
-      await sleep(5);
-      inside--;
-    };
+    const { work, most } = overlapCounter(5);
     await Promise.all(Array.from({ length: 12 }, (_, i) => drivers[i % 2].withLock(41_000_001, work)));
-    expect(most).toBe(1);
+    expect(most()).toBe(1);
   });
 
   test("another lock is taken while the first is held", async () => {
@@ -105,20 +111,13 @@ describe(`the store's lock across two connections (${onPostgres ? "PostgreSQL" :
   }, 20_000);
 
   (onPostgres ? test : test.skip)("PostgreSQL: work under one holder taking the same inner lock twice at once runs one at a time, and an enclosing lock is its own", async () => {
-    let inside = 0;
-    let most = 0;
-    const work = async () => {
-      inside++;
-      most = Math.max(most, inside);
-      await sleep(10);
-      inside--;
-    };
+    const { work, most } = overlapCounter(10);
     await drivers[0].withLock(41_000_030, async () => {
       await Promise.all(Array.from({ length: 4 }, () => drivers[0].withLock(41_000_031, work)));
       // the enclosing lock again, inside its own work: taken at once
       await expect(drivers[0].withLock(41_000_030, async () => "again")).resolves.toBe("again");
     });
-    expect(most).toBe(1);
+    expect(most()).toBe(1);
     // let go after: taken from the other connection
     await expect(drivers[1].withLock(41_000_031, async () => "free")).resolves.toBe("free");
     await expect(drivers[1].withLock(41_000_030, async () => "free")).resolves.toBe("free");
