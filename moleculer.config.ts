@@ -8,6 +8,7 @@ import { Settings } from "./lib/settings";
 import { cacherFor } from "./cache/cachers";
 import { FailoverDiscoverer, FailoverMiddleware } from "./middlewares/failover.middleware";
 import { SiteScopeMiddleware } from "./middlewares/site-scope.middleware";
+import { AfterCommitMiddleware } from "./middlewares/after-commit.middleware";
 import { TextInputMiddleware } from "./middlewares/text-input.middleware";
 import { ValidateOnlyMiddleware } from "./middlewares/validate-only.middleware";
 import { SERVICE_SCHEMAS } from "./services";
@@ -48,7 +49,8 @@ export function brokerOptions(s: Settings, overrides: Partial<BrokerOptions> = {
     // Each handler runs as work of the site its context names; calls and events carry it on (docs/sites.md).
     // Text no store keeps alike is refused where input enters the services (docs/errors.md#text-every-store-keeps).
     // A batch's check of a request stops right before the action's handler (first: the innermost wrapper).
-    middlewares: [ValidateOnlyMiddleware(), FailoverMiddleware(discoverer), SiteScopeMiddleware(), TextInputMiddleware(Object.keys(SERVICE_SCHEMAS))],
+    // What a write in a shared transaction tells others leaves after its commit (innermost: with its site named).
+    middlewares: [AfterCommitMiddleware(), ValidateOnlyMiddleware(), FailoverMiddleware(discoverer), SiteScopeMiddleware(), TextInputMiddleware(Object.keys(SERVICE_SCHEMAS))],
     logger: { type: "Console", options: { level: s.logLevel, formatter: "short", colors: false } },
     metrics: s.metricsPort > 0
       ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: s.metricsPort, path: "/metrics" } }] }

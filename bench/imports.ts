@@ -7,6 +7,8 @@
  *
  * each into a fresh SQLite and a fresh PostgreSQL store (PostgreSQL skipped when it does not answer).
  * The time is from the POST to the import's `done`, polling every 100 ms. Run alone: `npm run bench:imports`.
+ * BENCH_IMPORT_SQL_TIMES (a folder): the importing server's SQL statements timed (store/sql/statement-times.ts),
+ * one file per store, to count the statements an imported event costs.
  */
 import { benchStore, inParallel, KEY, NS, post, startServer, StoreKind } from "./common";
 
@@ -82,7 +84,7 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   const push = (row: string) => { rows.push(row); process.stderr.write(`${row}\n`); };
   const sourceStore = await benchStore("sqlite", "import-source");
-  const source = await startServer(sourceStore.env);
+  const source = await startServer({ ...sourceStore.env, SQL_STATEMENT_TIMES: "" });
   try {
     await seed(source.base, TEC_EVENTS);
     const icsText = feed(FEED_EVENTS);
@@ -94,7 +96,8 @@ async function main(): Promise<void> {
         push(`| ${kind} | (skipped: ${(err as Error).message}) | | |`);
         continue;
       }
-      const importer = await startServer({ ...store.env, OUTBOUND_ALLOW_PRIVATE: "1", IMPORT_POLL_MS: "100" });
+      const times: Record<string, string> = process.env.BENCH_IMPORT_SQL_TIMES ? { SQL_STATEMENT_TIMES: `${process.env.BENCH_IMPORT_SQL_TIMES}/imports-${kind}.json` } : {};
+      const importer = await startServer({ ...store.env, OUTBOUND_ALLOW_PRIVATE: "1", IMPORT_POLL_MS: "100", ...times });
       try {
         await importsReady(importer.base);
         if (TEC_EVENTS > 0) {

@@ -18,6 +18,7 @@ export interface WrappingMiddleware {
   call?(next: BrokerSend): BrokerSend;
   emit?(next: BrokerSend): BrokerSend;
   broadcast?(next: BrokerSend): BrokerSend;
+  broadcastLocal?(next: BrokerSend): BrokerSend;
   stopped?(): Promise<void>;
 }
 

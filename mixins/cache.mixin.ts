@@ -21,6 +21,7 @@ import { createHash } from "crypto";
 import { EVERYTHING, keyPrefix, sitePatterns, type Dependency, type RecordKind } from "../cache/staleness";
 import { cleanMark, keepUnlessCleaned, keptOrComputed, type CleanLog } from "../cache/clean-mark";
 import { cleanLogOf } from "../cache/cachers";
+import { afterCommit } from "../store/sql/shared-transaction";
 import { currentSiteId } from "../lib/sites/scope";
 import type { Ctx, ReadMethod } from "../broker/context";
 
@@ -134,7 +135,8 @@ const cacheMethods = {
    * cache/staleness.ts; by default all of the current site's kept answers).
    */
   async cleanCaches(patterns: string[] = sitePatterns(currentSiteId())): Promise<void> {
-    await cleanEverywhere(this.broker, patterns);
+    // inside a shared transaction, once it has committed: cleaned before, a read could keep the state before it
+    await afterCommit(() => cleanEverywhere(this.broker, patterns));
   },
   /** The service's read method of that name, bound to it. */
   readMethod(method: string): ReadMethod {

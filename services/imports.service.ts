@@ -28,6 +28,7 @@ import { IMPORT_PARAMS, importSettings, ImportSettings, isDryRun } from "../lib/
 import { ClaimLost, emptyCounts, FetchAnswer, ImportFailed, ImportPorts, ImportRun, ImportSource, RunCounts } from "../lib/imports/run";
 import { materialisationHorizon } from "../lib/recurrence/expand";
 import { importConfig } from "../lib/imports/config";
+import { inShared } from "../store/sql/shared-transaction";
 import type { Caller } from "../lib/callers";
 import { currentSiteId } from "../lib/sites/scope";
 
@@ -221,6 +222,7 @@ const methods = {
     const { mappings, events } = this.collections;
     const meta = { caller: owner, site };
     const allowPrivate = serviceSettings().outboundAllowPrivate;
+    const sql = this.storeHandle?.sql;
     return {
       fetch: async (url: string, headers: Record<string, string>): Promise<FetchAnswer> => {
         const res = await outboundRequest(url, { method: "GET", headers, timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, followRedirects: 5, allowPrivate });
@@ -235,6 +237,8 @@ const methods = {
         return found ? Number(found._id) : undefined;
       },
       progress,
+      // PostgreSQL: a batch of new records in one transaction (store/sql/shared-transaction.ts)
+      shared: sql?.shared ? { run: fn => sql.shared!(fn), step: fn => (inShared() ? sql.transaction(() => fn()) : fn()) } : undefined,
       sleep: (ms: number) => new Promise(resolve => setTimeout(resolve, ms)),
       horizon: () => ({ utc: materialisationHorizon(serviceSettings().siteTimezone), siteZone: serviceSettings().siteTimezone })
     };

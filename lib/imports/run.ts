@@ -52,6 +52,15 @@ export interface ImportPorts {
   /** Stores the progress; answers false when this runner lost its claim (the run stops). */
   progress(counts: RunCounts): Promise<boolean>;
   sleep(ms: number): Promise<void>;
+  /**
+   * One transaction shared by a batch of writes (the store's, on PostgreSQL; absent elsewhere): `run`
+   * commits everything `fn` writes at once, and `step` inside it is undone alone when its work fails
+   * (outside `run`, `step` runs its work as it is).
+   */
+  shared?: {
+    run<T>(fn: () => Promise<T>): Promise<T>;
+    step<T>(fn: () => Promise<T>): Promise<T>;
+  };
   /** How far a series is materialised now (UTC `YYYY-MM-DD HH:MM:SS`) and the site's zone: an imported series is kept to it. */
   horizon(): { utc: string; siteZone: string };
 }
@@ -286,12 +295,15 @@ export class ImportRun {
       // the source's custom fields (TEC Pro's, or another deployment's) as text fields named by their labels (C69)
       const texts = wanted.map(sourceFieldTexts);
       await this.textFields(texts.flat());
-      await boundedEach(wanted, WRITE_WIDTH, async (r, k) => {
-        const input = eventInput(r, maps, status);
-        const meta = metaOfTexts(texts[k], this.fieldKeys);
-        if (meta) input.meta = meta;
-        await this.upsertEvent(String(r.id), input);
-      });
+      await this.writeAll(wanted.map((r, k) => ({
+        key: this.keyOf("events", String(r.id)),
+        write: async () => {
+          const input = eventInput(r, maps, status);
+          const meta = metaOfTexts(texts[k], this.fieldKeys);
+          if (meta) input.meta = meta;
+          await this.upsertEvent(String(r.id), input);
+        }
+      })));
     }
   }
 
@@ -368,7 +380,7 @@ export class ImportRun {
       // venues, organizers and categories resolved in the feed's order: the first event naming one gives
       // its data (its name's case), as when the events were written one after another
       if (!this.job.dryRun) for (const event of slice) this.primeLinked(event.input);
-      await boundedEach(slice, WRITE_WIDTH, event => this.writeIcsEvent(event));
+      await this.writeAll(slice.map(event => ({ key: this.keyOf("events", event.sourceId), write: () => this.writeIcsEvent(event) })));
     }
   }
 
@@ -403,6 +415,64 @@ export class ImportRun {
   }
 
   // -- writing ----------------------------------------------------------------------------------------
+
+  /** The mapping key of a source record (see the header). */
+  private keyOf(kind: string, sourceId: string): string {
+    return `${this.source}|${kind}|${sourceId}`;
+  }
+
+  /**
+   * The writes of a page or a slice of a feed. Where the store shares a transaction among writes
+   * (`ports.shared`), the records this import never wrote (no mapping row read ahead) are written in one
+   * transaction, one after another, each a step of it: one commit for them all instead of several each
+   * (docs/imports.md#measured). When that transaction fails as a whole, nothing of it was written, and
+   * each of those records is written again on its own. The other records (updates, unchanged ones) are
+   * written as before, several at once.
+   */
+  private async writeAll(items: Array<{ key: string; write: () => Promise<void> }>): Promise<void> {
+    const shared = this.job.dryRun ? undefined : this.ports.shared;
+    const fresh = shared ? items.filter(i => this.rowsAhead.has(i.key) && this.rowsAhead.get(i.key) === null) : [];
+    const rest = fresh.length > 1 ? items.filter(i => !fresh.includes(i)) : items;
+    const again: typeof items = [];
+    if (shared && fresh.length > 1) {
+      const before = this.countsNow();
+      try {
+        await shared.run(async () => {
+          for (const item of fresh) {
+            const counted = { ...this.counts, errors: [...this.counts.errors] };
+            const seen = this.seenKeys.has(item.key);
+            try {
+              await shared.step(item.write);
+            } catch (err) {
+              // a statement of the record failed and its step was undone: written again on its own
+              if ((err as Error)?.name !== "StepUndone") throw err;
+              Object.assign(this.counts, counted);
+              if (!seen) this.seenKeys.delete(item.key);
+              again.push(item);
+            }
+          }
+        });
+      } catch (err) {
+        if (err instanceof ClaimLost || err instanceof ImportFailed) throw err;
+        // rolled back: counted again as each record is written on its own
+        this.restoreCounts(before);
+        again.splice(0, again.length, ...fresh);
+      }
+      for (const item of again) this.rowsAhead.delete(item.key);
+    }
+    await boundedEach([...again, ...rest], WRITE_WIDTH, item => item.write());
+  }
+
+  /** The counts and the keys seen so far, to go back to when writes were undone. */
+  private countsNow(): { counts: RunCounts; seen: Set<string> } {
+    return { counts: { ...this.counts, errors: [...this.counts.errors] }, seen: new Set(this.seenKeys) };
+  }
+
+  private restoreCounts(to: { counts: RunCounts; seen: Set<string> }): void {
+    Object.assign(this.counts, to.counts);
+    this.seenKeys.clear();
+    for (const key of to.seen) this.seenKeys.add(key);
+  }
 
   private upsertEvent(sourceId: string, input: Rec): Promise<number | undefined> {
     const source: ImportSource = { import: this.job.id, source_id: sourceId, key: `${this.source}|${sourceId}` };
@@ -627,9 +697,10 @@ export class ImportRun {
       if (row && row.run === this.token) return { row, reserved: true };
       if (!row) {
         try {
-          const made = await this.ports.mappings.append({
+          // a step of its own: a key another run stored first fails this statement alone
+          const made = await this.step(() => this.ports.mappings.append({
             key, source: this.source, import: this.job.id, kind, source_id: sourceId, local_id: null, digest: null, run: this.token, feed: this.feed, gone: false, pending: true
-          });
+          }));
           return { row: { ...made, fresh: true }, reserved: true };
         } catch (err) {
           if (!isUnique(err)) throw err;
@@ -660,11 +731,16 @@ export class ImportRun {
   private async storeRow(row: Doc | null, key: string, kind: string, sourceId: string, set: Rec): Promise<void> {
     if (row) return this.mark(row, set);
     try {
-      await this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: sourceId, ...set });
+      await this.step(() => this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: sourceId, ...set }));
     } catch (err) {
       if (!isUnique(err)) throw err;
       await this.ports.mappings.updateOne({ key }, { $set: set });
     }
+  }
+
+  /** `fn` as a step of the shared transaction the work runs in, if any (ImportPorts.shared). */
+  private step<T>(fn: () => Promise<T>): Promise<T> {
+    return this.ports.shared ? this.ports.shared.step(fn) : fn();
   }
 
   private async mark(row: Doc, set: Rec): Promise<void> {

@@ -18,6 +18,7 @@ import { KeyedQueue } from "../../lib/queue";
 import { StoreUnavailable, UniqueViolation } from "../errors";
 import { UPKEEP_EVERY_MS, vacuumWhereNeeded } from "./upkeep";
 import { timedAsync, timedSync } from "./statement-times";
+import { noteFailure, outsideShared, runShared, sharedScopeOf, StepUndone, type SharedScope } from "./shared-transaction";
 import type { Param, SqlRunner } from "./runner";
 
 export { StoreUnavailable, UniqueViolation } from "../errors";
@@ -56,6 +57,12 @@ export interface SqlDriver extends SqlRunner {
    * throws is undone alone while the statements committed with it stand). `fn` is synchronous.
    */
   unit?<T>(fn: (tx: SyncRunner) => T): Promise<T>;
+  /**
+   * PostgreSQL only: runs `fn` in one transaction shared by every statement of this store it makes, the
+   * actions it calls on this node included (store/sql/shared-transaction.ts); inside it, `transaction`
+   * is a savepoint. Throws, rolled back, when `fn` throws or a statement failed outside any savepoint.
+   */
+  shared?<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * SQLite only: a read that answers undefined, without running, while the shared connection holds an
    * open transaction (whose writes a read there would see before they are committed, or undone).
@@ -342,24 +349,69 @@ function pgStatement(sql: string): PgQuery {
   return st;
 }
 
-function pgRunner(q: PgQueryFn): SqlRunner {
+type PgScope = SharedScope<PgQuery, { rows: unknown[]; rowCount: number | null }>;
+
+/** `owner`: the driver whose shared transaction (if the current work runs in one) a failed statement marks. */
+function pgRunner(q: PgQueryFn, owner?: object): SqlRunner {
+  const failed = (err: unknown): unknown => {
+    const scope = owner && sharedScopeOf(owner);
+    if (scope) noteFailure(scope);
+    return pgError(err);
+  };
   return {
     dialect: "postgres",
     async all<T>(sql: string, params: Param[] = []) {
       try {
         return (await timedAsync(sql, () => q({ ...pgStatement(sql), values: params }))).rows as T[];
       } catch (err) {
-        throw pgError(err);
+        throw failed(err);
       }
     },
     async run(sql, params = []) {
       try {
         return (await timedAsync(sql, () => q({ ...pgStatement(sql), values: params }))).rowCount ?? 0;
       } catch (err) {
-        throw pgError(err);
+        throw failed(err);
       }
     }
   };
+}
+
+/**
+ * A savepoint of a shared transaction: `fn` undone alone when it throws or when one of its statements
+ * failed. The steps of the work take turns (one connection, one stack of savepoints); a step inside a
+ * step nests.
+ */
+async function sharedStep<T>(scope: PgScope, fn: () => Promise<T>): Promise<T> {
+  const state = scope.state;
+  let done!: () => void;
+  const mine = new Promise<void>(resolve => { done = resolve; });
+  const before = scope.inStep ? Promise.resolve() : state.turn;
+  if (!scope.inStep) state.turn = before.then(() => mine);
+  await before;
+  try {
+    const name = `step_${++state.made}`;
+    await scope.query({ text: `SAVEPOINT ${name}` });
+    const mark = { name, failed: false };
+    state.steps.push(mark);
+    let out: T;
+    try {
+      out = await runShared({ ...scope, inStep: true }, fn);
+    } catch (err) {
+      state.steps.splice(state.steps.indexOf(mark), 1);
+      await scope.query({ text: `ROLLBACK TO SAVEPOINT ${name}` });
+      await scope.query({ text: `RELEASE SAVEPOINT ${name}` });
+      throw err;
+    }
+    state.steps.splice(state.steps.indexOf(mark), 1);
+    if (mark.failed) await scope.query({ text: `ROLLBACK TO SAVEPOINT ${name}` });
+    await scope.query({ text: `RELEASE SAVEPOINT ${name}` });
+    // its work answered as if written: the caller learns it was not
+    if (mark.failed) throw new StepUndone();
+    return out;
+  } finally {
+    done();
+  }
 }
 
 /**
@@ -380,7 +432,9 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   const pool = new Pool({ connectionString: url, max: opts.max ?? 10, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000, statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 2000, options: PLANNED });
   // An idle connection dropped by the server is replaced on the next query; never an unhandled error.
   pool.on("error", () => undefined);
-  const runner = pgRunner(query => pool.query(query));
+  // the statements of work running in a shared transaction go to its connection (store/sql/shared-transaction.ts)
+  const owner = {};
+  const runner = pgRunner(query => sharedScopeOf<PgQuery, { rows: unknown[]; rowCount: number | null }>(owner)?.query(query) ?? pool.query(query), owner);
   // the locks' own connections (migrations, jobs): never more than the queries'
   const lockTimeoutMs = opts.lockTimeoutMs ?? 30_000;
   // a connection of it is waited for as long as a lock is
@@ -475,6 +529,8 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   const driver: SqlDriver = {
     ...runner,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
+      const scope = sharedScopeOf<PgQuery, { rows: unknown[]; rowCount: number | null }>(owner);
+      if (scope) return sharedStep(scope, () => fn(runner));
       return onClient(pool, async client => {
         const tx = pgRunner(query => client.query(o.unbounded ? { ...query, query_timeout: UNBOUNDED_QUERY_MS } : query));
         await tx.run("BEGIN");
@@ -490,7 +546,30 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
         }
       });
     },
+    shared<T>(fn: () => Promise<T>): Promise<T> {
+      if (sharedScopeOf(owner)) return fn();
+      return onClient(pool, async client => {
+        const scope: PgScope = { owner, query: query => client.query(query), state: { after: [], steps: [], failed: false, made: 0, turn: Promise.resolve() }, inStep: false };
+        await client.query("BEGIN");
+        let out: T;
+        try {
+          out = await runShared(scope, fn);
+          // a statement that failed outside any savepoint left the transaction able only to roll back
+          // (PostgreSQL answers such a COMMIT with a rollback, not an error)
+          if (scope.state.failed) throw new StoreUnavailable("a statement of the shared transaction failed: nothing of it was written");
+          await client.query("COMMIT");
+        } catch (err) {
+          await client.query("ROLLBACK").catch(() => undefined);
+          throw pgError(err);
+        }
+        for (const told of scope.state.after) await Promise.resolve().then(told).catch(() => undefined);
+        return out;
+      });
+    },
     async withLock<T>(key: number, fn: () => Promise<T>, o: LockOptions = {}): Promise<T> {
+      // Work under a lock runs outside a shared transaction (store/sql/shared-transaction.ts): what it wrote
+      // is committed before the lock is let go, as the next holder expects.
+      if (sharedScopeOf(owner)) return outsideShared(() => this.withLock(key, fn, o));
       // The lock is held by a connection of a pool of its own, so work under a lock never waits for the
       // connection its own lock holds; a lock taken inside that work uses the same connection (`holding`).
       // A bounded waiter holds none of that pool's connections while it waits: it tries the lock, gives

@@ -9,7 +9,7 @@ import type { SqlDriver } from "./driver";
 import { markFunctions, writeMarkStatements } from "./write-marks";
 import { FTS_SITE_STRIDE, fieldExpr } from "./compile";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
-import { keptPlanStatements, termCountStatements } from "./term-counts";
+import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -540,6 +540,13 @@ export const MIGRATIONS: Migration[] = [
     // other searched texts are. Idempotent, as migration 21.
     rewrites: ["events"],
     up: d => statusReasonStatements(d)
+  },
+  {
+    version: 27,
+    name: "room for 1 024 change-feed entries in one transaction",
+    // PostgreSQL's feed_id places a transaction's entries 64 apart instead of 1 024 (store/sql/term-counts.ts
+    // FEED_ID_STEP): a batch of records in one transaction overflowed the 64 a transaction had room for.
+    up: d => (d.dialect === "postgres" ? [feedIdFunction()] : [])
   }
 ];
 

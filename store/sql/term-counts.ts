@@ -17,8 +17,13 @@ import type { Dialect } from "./driver";
 const FEED = "changes";
 /** PostgreSQL: an entry's id is its transaction's id times this, plus its place in the transaction (feed_id). */
 export const FEED_ID_STRIDE = 65536;
-/** PostgreSQL: how far apart one transaction's own entries are (the ids between are for later changes of their records). */
-const FEED_ID_STEP = 1024;
+/**
+ * PostgreSQL: how far apart one transaction's own entries are (the ids between are for later changes of
+ * their records): FEED_ID_STRIDE / FEED_ID_STEP entries fit in one transaction, 1 024, room for a batch
+ * of records written in one transaction (store/sql/shared-transaction.ts) with the changes of the terms
+ * they count.
+ */
+const FEED_ID_STEP = 64;
 
 // ------------------------------------------------------------------------------------------------ SQLite
 
@@ -114,10 +119,15 @@ const FEED_ID_FUNCTION = `CREATE OR REPLACE FUNCTION feed_id(s integer, k jsonb)
  */
 export function keptPlanStatements(linkTables: readonly string[]): string[] {
   return [
-    `CREATE OR REPLACE FUNCTION feed_id(s integer, k jsonb) RETURNS bigint LANGUAGE plpgsql VOLATILE SET plan_cache_mode = auto AS $fid$ BEGIN RETURN (${FEED_ID_QUERY}); END $fid$`,
+    feedIdFunction(),
     ...["events_term_counts()", "terms_tree_shift(integer, bigint[], bigint[])", "terms_tree_moves()", ...linkTables.map(t => `${t}_links()`)]
       .map(f => `ALTER FUNCTION ${f} SET plan_cache_mode = auto`)
   ];
+}
+
+/** PostgreSQL: `feed_id` as the store defines it now (PL/pgSQL, its plan kept: keptPlanStatements). */
+export function feedIdFunction(): string {
+  return `CREATE OR REPLACE FUNCTION feed_id(s integer, k jsonb) RETURNS bigint LANGUAGE plpgsql VOLATILE SET plan_cache_mode = auto AS $fid$ BEGIN RETURN (${FEED_ID_QUERY}); END $fid$`;
 }
 
 const PUBLISHED_TERMS =
