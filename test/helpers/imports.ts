@@ -14,12 +14,32 @@ export async function httpJson(method: string, url: string, key: string, body?: 
   return { status: res.status, body: parsed, headers: res.headers };
 }
 
+/**
+ * A connection the server ended under a request sent on it: a kept-alive connection the server closed
+ * while the request was on its way (its idle timer fired the moment its event loop was free again, after
+ * a busy stretch), which a client asks again on a new connection when the request is a GET.
+ */
+function connectionEnded(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: string } })?.cause;
+  return cause?.code === "ECONNRESET" || cause?.code === "UND_ERR_SOCKET" || cause?.code === "EPIPE";
+}
+
 /** Polls an import until it is done or failed (or the deadline passes); answers it. */
 export async function waitForImport(ns: string, key: string, id: number, timeoutMs = 60_000): Promise<Json> {
   const until = Date.now() + timeoutMs;
   let last: Json = undefined;
+  let ended = 0;
   while (Date.now() < until) {
-    const res = await httpJson("GET", `${ns}/imports/${id}`, key);
+    let res;
+    try {
+      res = await httpJson("GET", `${ns}/imports/${id}`, key);
+      ended = 0;
+    } catch (err) {
+      // asked again a few times in a row at most: a node that keeps ending connections (or is gone) fails the wait
+      if (!connectionEnded(err) || ++ended > 3) throw err;
+      await new Promise(r => setTimeout(r, 150));
+      continue;
+    }
     last = res.body;
     if (res.status === 200 && (last.state === "done" || last.state === "failed")) return last;
     await new Promise(r => setTimeout(r, 150));
