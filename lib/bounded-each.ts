@@ -2,7 +2,7 @@
  * Work over many items with a bounded number in flight: each item's `fn` starts as soon as fewer than
  * `width` are running. A store reached over the network (PostgreSQL) answers several statements at once
  * on its pool's connections, where one after another each waits for its own round trip (a daily series'
- * 729 occurrences: domain/events/series-planner.ts `materialiseOnce`).
+ * 729 occurrences: domain/events/series-horizon.ts `materialiseOnce`).
  *
  * After a failure no new item starts; the ones running settle, then the first failure is thrown. Items
  * are started in order; they may finish in any order.

@@ -79,6 +79,14 @@ export function hasCap(who: Who, cap: Capability): boolean {
   return ROLE_CAPABILITIES[who.role]?.has(cap) ?? false;
 }
 
+/**
+ * The site's administrators (and the trusted internal caller): who manages webhooks, imports and field
+ * definitions (docs/webhooks.md, docs/imports.md#routes).
+ */
+export function isAdministrator(who: Who): boolean {
+  return who === undefined || (who !== null && who.role === "administrator");
+}
+
 /** HTTP status for a refused operation: anonymous → 401, an authenticated caller → 403. */
 export function deniedStatus(who: Who): 401 | 403 {
   return who === null ? 401 : 403;

@@ -19,28 +19,29 @@ import { keyPrefix } from "../cache/staleness";
 import { keptOrComputed, type CleanLog } from "../cache/clean-mark";
 import type { Collection } from "../store/collection";
 import type { StoreFace } from "./store.mixin";
+import { answerTotals } from "../lib/http/list-totals";
+import { isAdministrator } from "../lib/capabilities";
 
 /** The record service holding each object type's records (whose values a deleted field leaves). */
 const OWNER: Record<ObjectType, string> = { event: "events", venue: "venues", organizer: "organizers" };
 
-interface FieldsSelf extends Service, Pick<StoreFace, "storeCollection" | "cleanCaches" | "store" | "storeHandle"> {
+interface FieldsSelf extends Service, Pick<StoreFace, "storeCollection" | "cleanCaches" | "store" | "storeHandle">, FieldsMethods {
   fieldDefinitions: FieldDefinitions;
   fieldCollection?: Promise<Collection>;
   cleanLog: CleanLog | undefined;
-  mayManageFields(ctx: Ctx<object>): void;
 }
 
 const methods = {
   /** Administrators only (the trusted internal caller too): 401 anonymous, 403 other roles. */
   mayManageFields(ctx: Ctx<object>): void {
     const who = ctx.meta.caller;
-    if (who === undefined) return;
-    if (who === null || who.role !== "administrator") throw ApiError.forbidden(who === null);
+    if (!isAdministrator(who)) throw ApiError.forbidden(who === null);
   }
 } satisfies ThisType<FieldsSelf>;
+type FieldsMethods = typeof methods;
 
 export function FieldDefinitionsMixin(): ServiceSchema {
-  const schema: ServiceSchema<ServiceSettingSchema, typeof methods, object, FieldsSelf> = {
+  const schema: ServiceSchema<ServiceSettingSchema, FieldsMethods, object, FieldsSelf> = {
     name: "field-definitions",
     methods,
     created(this: FieldsSelf) {
@@ -65,7 +66,7 @@ export function FieldDefinitionsMixin(): ServiceSchema {
           const page = ctx.params.page ?? 1;
           const { docs, total } = await this.fieldDefinitions.page(objectTypeFilter(ctx.params.object_type), (page - 1) * perPage, perPage);
           const pages = Math.max(1, Math.ceil(total / perPage));
-          ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), "X-WP-Total": String(total), "X-WP-TotalPages": String(pages) };
+          answerTotals(ctx.meta, total, pages);
           return docs.map(presentDefinition);
         }
       },

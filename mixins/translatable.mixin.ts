@@ -17,8 +17,7 @@
  * (language, caller) travels with it; the asked language is `ctx.meta.language`, else the default.
  */
 import { Errors } from "moleculer";
-import type { Context, Service, ServiceSchema } from "moleculer";
-import type { CallMeta } from "../lib/meta";
+import type { Service, ServiceSchema } from "moleculer";
 import { serviceRuns } from "../broker/bus";
 import type { IndexSpec, StoreFace } from "./store.mixin";
 import type { Doc, Query } from "../store/collection";
@@ -27,6 +26,7 @@ import { settings } from "../lib/settings";
 import { Language, LanguageFields, needsValues, originalLanguage, resolveLanguage, translationsOf } from "../lib/i18n/languages";
 import { FieldValues, mergeValues, pickFields, splitFields, withLanguageKeys } from "../lib/i18n/values";
 import type { SearchMode } from "../lib/i18n/store-query";
+import type { Ctx } from "../broker/context";
 
 export interface TranslatableOptions {
   /** Record type in the i18n service: `event`, `venue`, `organizer` or `term` (lib/i18n/types.ts). */
@@ -71,7 +71,8 @@ export interface WriteSplit {
   translations: Language[];
 }
 
-type Ctx = Context<unknown, CallMeta> | undefined;
+/** A call, or none (work of a site outside any request). */
+type CallOrNone = Ctx<unknown> | undefined;
 type RecordDoc = Doc & LanguageFields;
 
 const I18N = "i18n";
@@ -92,7 +93,7 @@ function translatableMethods(opts: TranslatableOptions) {
   const defaultLanguage = () => settings().defaultLanguage;
 
   return {
-    languageOf(ctx: Ctx): Language {
+    languageOf(ctx: CallOrNone): Language {
       return resolveLanguage(ctx?.meta?.language, defaultLanguage());
     },
 
@@ -100,7 +101,7 @@ function translatableMethods(opts: TranslatableOptions) {
      * Calls the i18n service when it runs; `fallback` when it does not (or goes away meanwhile).
      * Calls without a context (internal bookkeeping) go through the broker.
      */
-    async i18nCall<T>(ctx: Ctx, action: string, params: Record<string, unknown>, fallback: () => T): Promise<T> {
+    async i18nCall<T>(ctx: CallOrNone, action: string, params: Record<string, unknown>, fallback: () => T): Promise<T> {
       if (!serviceRuns(this.broker, I18N)) return fallback();
       try {
         return await (ctx ? ctx.call(`${I18N}.${action}`, params) : this.broker.call(`${I18N}.${action}`, params));
@@ -110,7 +111,7 @@ function translatableMethods(opts: TranslatableOptions) {
       }
     },
 
-    async localize(ctx: Ctx, docs: RecordDoc[]): Promise<Map<number, FieldValues>> {
+    async localize(ctx: CallOrNone, docs: RecordDoc[]): Promise<Map<number, FieldValues>> {
       const language: Language = this.languageOf(ctx);
       const ids = [...new Set(docs.filter(d => needsValues(d, language, defaultLanguage())).map(d => d._id as number))].sort((a, b) => a - b);
       if (!ids.length) return new Map();
@@ -118,12 +119,12 @@ function translatableMethods(opts: TranslatableOptions) {
       return new Map(Object.entries(answer ?? {}).map(([id, values]) => [Number(id), values]));
     },
 
-    async localized<T extends RecordDoc>(ctx: Ctx, docs: T[]): Promise<T[]> {
+    async localized<T extends RecordDoc>(ctx: CallOrNone, docs: T[]): Promise<T[]> {
       const values: Map<number, FieldValues> = await this.localize(ctx, docs);
       return values.size ? docs.map(d => mergeValues(d, values.get(d._id), fields)) : docs;
     },
 
-    applyLanguage<T extends Record<string, unknown>>(record: T, doc: RecordDoc, ctx: Ctx): T & { i18n_language: string; translations: string[] } {
+    applyLanguage<T extends Record<string, unknown>>(record: T, doc: RecordDoc, ctx: CallOrNone): T & { i18n_language: string; translations: string[] } {
       return withLanguageKeys(record, this.languageOf(ctx), translationsOf(doc, defaultLanguage()));
     },
 
@@ -133,7 +134,7 @@ function translatableMethods(opts: TranslatableOptions) {
      * fallback copies the i18n service searches). Otherwise the translatable fields are stored by the i18n
      * service (before the record is written) and the rest stays inline, with the new `translations`.
      */
-    async splitWrite(ctx: Ctx, doc: RecordDoc | undefined, params: Record<string, unknown>): Promise<WriteSplit> {
+    async splitWrite(ctx: CallOrNone, doc: RecordDoc | undefined, params: Record<string, unknown>): Promise<WriteSplit> {
       const language: Language = this.languageOf(ctx);
       if (!doc) return { inline: { ...params, lang: language, translations: [language] }, translated: {}, translations: [language] };
       const original = originalLanguage(doc, defaultLanguage());
@@ -158,7 +159,7 @@ function translatableMethods(opts: TranslatableOptions) {
      * no values in L ] }`. No i18n call at all while no record of this service has values in L other than
      * its original ones (the default case).
      */
-    async searchQuery(ctx: Ctx, terms: SearchTerm[], originalCondition: (terms: SearchTerm[]) => Query, o: SearchQueryOptions = {}): Promise<Query> {
+    async searchQuery(ctx: CallOrNone, terms: SearchTerm[], originalCondition: (terms: SearchTerm[]) => Query, o: SearchQueryOptions = {}): Promise<Query> {
       const original = originalCondition(terms);
       if (!terms.length) return original;
       const language: Language = this.languageOf(ctx);
@@ -188,7 +189,7 @@ function translatableMethods(opts: TranslatableOptions) {
      * Records whose name equals `name` (case-insensitively): in the asked language with the same fallback
      * (duplicate checks, C9), or in any language. `originalCondition` matches the inline (original) name.
      */
-    async nameQuery(ctx: Ctx, name: string, originalCondition: Query, o: NameQueryOptions = {}): Promise<Query> {
+    async nameQuery(ctx: CallOrNone, name: string, originalCondition: Query, o: NameQueryOptions = {}): Promise<Query> {
       if (o.anyLanguage) {
         if ((await this.translatedRecords()) === 0) return originalCondition;
         const ids: number[] | undefined = await this.i18nCall<number[] | undefined>(ctx, "findByName", { type, name }, () => undefined);
@@ -216,7 +217,7 @@ function translatableMethods(opts: TranslatableOptions) {
       return this.store.count({ "translations.1": { $exists: true } });
     },
 
-    async dropTranslations(ctx: Ctx, id: number): Promise<void> {
+    async dropTranslations(ctx: CallOrNone, id: number): Promise<void> {
       await this.i18nCall(ctx, "remove", { type, id }, () => 0);
     }
   } satisfies ThisType<TranslatableSelf>;

@@ -17,7 +17,9 @@ import type { EventDoc } from "../lib/events/event-doc";
 import { storedAs } from "../store/collection";
 import type { SeriesDoc } from "../lib/events/series";
 import { requireGeolocation, venuesNear } from "../broker/geolocation";
-import { SeriesPlanner, SERIES_JOB_LOCK, SERIES_JOB_TIMEOUT_MS } from "../domain/events/series-planner";
+import { SeriesPlanner } from "../domain/events/series-planner";
+import { SERIES_JOB_LOCK, SERIES_JOB_TIMEOUT_MS } from "../domain/events/series-horizon";
+import { SeriesCalendar } from "../domain/events/series-calendar";
 import { EventEmbedder } from "../domain/events/event-embeds";
 import type { PostRecords } from "../domain/posts/post-records";
 import type { EventFeed, NeighbourServices, PostServices } from "../domain/events/event-ports";
@@ -65,6 +67,7 @@ interface EventsVars {
   checks: EventWriteChecks<Ctx>;
   commands: EventCommands<Ctx>;
   series: SeriesPlanner<Ctx>;
+  calendar: SeriesCalendar;
 }
 /**
  * The service's `this`: Moleculer's service, the faces its mixins export, and its own methods and
@@ -143,6 +146,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     this.reader = new EventReader<Ctx>({ records, queries, embedder, posts, fields });
     const writer = new EventRecordWriter<Ctx>({ records, nextId: () => this.allocateId("posts", "event"), services, posts, counts, feed, fields });
     const series = (this.series = new SeriesPlanner<Ctx>({ records, writer, feed, counts, languageOf: ctx => this.languageOf(ctx), logger: this.logger }));
+    this.calendar = new SeriesCalendar(records);
     this.checks = new EventWriteChecks<Ctx>({ targets, services, posts, series, fields });
     this.commands = new EventCommands<Ctx>({ records, targets, writer, series, counts, feed });
   },
@@ -271,7 +275,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       async handler(ctx: Ctx<{ now?: string }>) {
         const now = ctx.params.now ? new Date(ctx.params.now) : undefined;
         if (now && Number.isNaN(now.getTime())) throw ApiError.invalidParam("now");
-        const run = () => this.series.extendHorizons(now, true);
+        const run = () => this.series.horizon.extendHorizons(now, true);
         const extended = this.storeHandle?.sql ? await this.storeHandle.sql.withLock(SERIES_JOB_LOCK, run) : await run();
         return { extended };
       }
@@ -281,7 +285,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       params: { ...EVENT_PARAMS.list, ids: { type: "array", items: "number" }, whole: { type: "boolean", optional: true } },
       async handler(ctx: Ctx<ListParams & { ids: number[]; whole?: boolean }>) {
         const whole = !!ctx.params.whole;
-        return this.series.calendar(ctx.params.ids, whole ? undefined : await this.queries.filters(ctx), whole);
+        return this.calendar.of(ctx.params.ids, whole ? undefined : await this.queries.filters(ctx), whole);
       }
     },
 

@@ -11,7 +11,7 @@
  * After every write the service cleans the site's kept values and the record services' kept reads of
  * the site (they embed translated values), on every node (mixins/cache.mixin.ts `cleanCaches`).
  */
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { serviceSchema } from "../broker/service-schema";
 import { isUniqueViolation } from "../store/errors";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
@@ -28,6 +28,7 @@ import type { CleanLog } from "../cache/clean-mark";
 import { keptOrComputed } from "../cache/clean-mark";
 import { sitePatterns } from "../cache/staleness";
 import { currentSiteId } from "../lib/sites/scope";
+import type { Ctx } from "../broker/context";
 
 // ---- action parameters and answers -------------------------------------------------------------------
 
@@ -64,7 +65,6 @@ export interface SearchParams {
 export interface FindByNameParams { type: TranslatableType; name: string; language?: Language }
 export interface RemoveParams { type: TranslatableType; id: number }
 
-type Ctx<P> = Context<P>;
 
 const TYPE = { type: "enum", values: TRANSLATABLE_TYPES };
 const LANGUAGE = { type: "enum", values: LANGUAGES as readonly string[] };

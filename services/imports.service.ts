@@ -31,6 +31,8 @@ import { importConfig } from "../lib/imports/config";
 import { inShared } from "../store/sql/shared-transaction";
 import type { Caller } from "../lib/callers";
 import { currentSiteId } from "../lib/sites/scope";
+import { answerTotals } from "../lib/http/list-totals";
+import { isAdministrator } from "../lib/capabilities";
 
 /** An import as stored. */
 export interface ImportDoc {
@@ -120,9 +122,8 @@ function importOut(doc: ImportDoc): ImportOut {
 /** 401 anonymous, 403 known callers who are not the site's administrators (docs/imports.md#routes). */
 function ensureAdministrator(ctx: Ctx): Caller {
   const caller = ctx.meta?.caller;
-  if (caller === undefined) return { id: 1, role: "administrator" } as Caller; // a trusted internal call
-  if (!caller || caller.role !== "administrator") throw ApiError.forbidden(!caller);
-  return caller;
+  if (!isAdministrator(caller)) throw ApiError.forbidden(caller === null);
+  return caller ?? { id: 1, role: "administrator" }; // a trusted internal call acts as the first administrator
 }
 
 const methods = {
@@ -292,7 +293,7 @@ const ImportsService: ServiceSchema<ServiceSettingSchema, ImportsMethods, Import
         const page = ctx.params.page ?? 1;
         const total = await this.store.count({ deleted: false });
         const docs = await this.store.find({ deleted: false }, { sort: { _id: -1 }, skip: (page - 1) * perPage, limit: perPage });
-        ctx.meta.$responseHeaders = { "X-WP-Total": String(total), "X-WP-TotalPages": String(Math.ceil(total / perPage)) };
+        answerTotals(ctx.meta, total, Math.ceil(total / perPage));
         return docs.map(importOut);
       }
     },

@@ -8,7 +8,7 @@
  * the background, in chunks (resumed by any node that starts while some are left), and its host can be
  * used again once they are gone.
  */
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { SITE_CREATED } from "../lib/sites/site-events";
 import { serviceSchema } from "../broker/service-schema";
 import { ApiError } from "../lib/errors";
@@ -19,17 +19,17 @@ import { keyFields, SiteFields, siteFields, SiteInput } from "../lib/sites/site-
 import { DEFAULT_SITE_ID } from "../lib/sites/scope";
 import { defaultSiteAnswer, pageOf, SiteAnswer, siteAnswer } from "../lib/platform/present";
 import { platformDocument } from "../lib/platform/openapi";
-import type { CallMeta } from "../lib/meta";
 import { acquireStore, releaseStore, Store } from "../store";
 import { isUniqueViolation } from "../store/errors";
 import type { SiteRow, SiteStore } from "../store/sites";
 import { storeConfig } from "../mixins/store.mixin";
 import { CACHE_CLEAN_EVENT } from "../mixins/cache.mixin";
+import { answerTotals } from "../lib/http/list-totals";
+import type { Ctx } from "../broker/context";
 
 /** Records removed per statement while a deleted site is emptied. */
 export const PURGE_CHUNK = 500;
 
-type Ctx<P = Record<string, unknown>> = Context<P, CallMeta>;
 type IdParams = { id?: unknown; key_id?: unknown };
 
 interface PlatformVars {
@@ -38,14 +38,8 @@ interface PlatformVars {
   stopping: boolean;
 }
 
-interface PlatformMethods {
-  sites(): SiteStore;
-  siteOr404(id: unknown): Promise<SiteRow>;
-  purge(id: number): Promise<void>;
-  changed(): Promise<void>;
-}
-
-type Self = Service & PlatformMethods & PlatformVars;
+/** The service's `this`: Moleculer's service, its own methods and variables. */
+interface Self extends Service, PlatformMethods, PlatformVars {}
 
 /** A path id: a positive integer, else 404 (no such site or key). */
 function pathId(v: unknown): number {
@@ -55,6 +49,45 @@ function pathId(v: unknown): number {
 }
 
 const tick = () => new Promise(resolve => setImmediate(resolve));
+
+const methods = {
+  sites(): SiteStore {
+    const sites = this.storeOpen?.sites;
+    // every store holds sites (SQL: store/sites.ts, MongoDB: store/mongo/sites.ts); none until it is open
+    if (!sites) throw new ApiError("rest_service_unavailable", 503);
+    return sites;
+  },
+
+  async siteOr404(id: unknown): Promise<SiteRow> {
+    const row = await this.sites().byId(pathId(id));
+    if (!row || row.deleting) throw new ApiError("rest_site_not_found", 404);
+    return row;
+  },
+
+  /** Removes a deleted site's records, chunk by chunk, then its row (one run per site in this process). */
+  purge(id: number): Promise<void> {
+    let run = this.purging.get(id);
+    if (!run) {
+      run = (async () => {
+        try {
+          while (!this.stopping && !(await this.sites().purgeChunk(id, PURGE_CHUNK))) await tick();
+        } catch (err) {
+          this.logger.warn(`Removing the records of deleted site ${id} stopped: ${(err as Error).message} (resumed at the next start)`);
+        } finally {
+          this.purging.delete(id);
+        }
+      })();
+      this.purging.set(id, run);
+    }
+    return run;
+  },
+
+  async changed(): Promise<void> {
+    await this.broker.cacher?.clean();
+    if (this.broker.transit) await this.broker.broadcast(CACHE_CLEAN_EVENT, {});
+  }
+} satisfies ThisType<Self>;
+type PlatformMethods = typeof methods;
 
 const PlatformService: ServiceSchema<ServiceSettingSchema, PlatformMethods, PlatformVars, Self> = {
   name: "platform",
@@ -76,7 +109,7 @@ const PlatformService: ServiceSchema<ServiceSettingSchema, PlatformMethods, Plat
         const sites: SiteAnswer[] = [...(offset === 0 ? [defaultSiteAnswer(deploymentSettings())] : []), ...rows.map(siteAnswer)];
         const all = total + 1;
         const pages = Math.max(1, Math.ceil(all / paging.perPage));
-        ctx.meta.$responseHeaders = { "X-WP-Total": String(all), "X-WP-TotalPages": String(pages) };
+        answerTotals(ctx.meta, all, pages);
         return { sites, total: all, total_pages: pages };
       }
     },
@@ -175,43 +208,7 @@ const PlatformService: ServiceSchema<ServiceSettingSchema, PlatformMethods, Plat
     }
   },
 
-  methods: {
-    sites(): SiteStore {
-      const sites = this.storeOpen?.sites;
-      // every store holds sites (SQL: store/sites.ts, MongoDB: store/mongo/sites.ts); none until it is open
-      if (!sites) throw new ApiError("rest_service_unavailable", 503);
-      return sites;
-    },
-
-    async siteOr404(id: unknown): Promise<SiteRow> {
-      const row = await this.sites().byId(pathId(id));
-      if (!row || row.deleting) throw new ApiError("rest_site_not_found", 404);
-      return row;
-    },
-
-    /** Removes a deleted site's records, chunk by chunk, then its row (one run per site in this process). */
-    purge(id: number): Promise<void> {
-      let run = this.purging.get(id);
-      if (!run) {
-        run = (async () => {
-          try {
-            while (!this.stopping && !(await this.sites().purgeChunk(id, PURGE_CHUNK))) await tick();
-          } catch (err) {
-            this.logger.warn(`Removing the records of deleted site ${id} stopped: ${(err as Error).message} (resumed at the next start)`);
-          } finally {
-            this.purging.delete(id);
-          }
-        })();
-        this.purging.set(id, run);
-      }
-      return run;
-    },
-
-    async changed() {
-      await this.broker.cacher?.clean();
-      if (this.broker.transit) await this.broker.broadcast(CACHE_CLEAN_EVENT, {});
-    }
-  } satisfies PlatformMethods & ThisType<Self>,
+  methods,
 
   created() {
     this.purging = new Map();

@@ -10,7 +10,7 @@
  * database's: triggers keep them with every event write and term move, in the same transaction
  * (store/sql/term-counts.ts).
  */
-import { Context, Errors, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { Errors, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { serviceSchema } from "../broker/service-schema";
 import { importSourceOf, type ImportSourceMeta } from "../lib/imports/source";
 import { isUniqueViolation } from "../store/errors";
@@ -24,7 +24,6 @@ import { ApiError, throwIfInvalid } from "../lib/errors";
 import { canManageTerms } from "../lib/capabilities";
 import { nowDb } from "../lib/dates";
 import { sanitizeSlug } from "../lib/slug";
-import type { CallMeta } from "../lib/meta";
 import { settings } from "../lib/settings";
 import { embeddedTerm, rootsOf, Roots, TAXONOMIES, Taxonomy, taxonomyKey, TermDoc, termRecord, TermRecord } from "../lib/terms/term-record";
 import { INTERNAL_PARAMS, TERM_PARAMS } from "../lib/terms/term-params";
@@ -39,6 +38,7 @@ import { producedBy } from "../lib/http/idempotency";
 import { FieldDefinitionsMixin } from "../mixins/field-definitions.mixin";
 import { KeyedQueue } from "../lib/queue";
 import { currentSiteId } from "../lib/sites/scope";
+import type { Ctx } from "../broker/context";
 
 // ---------------------------------------------------------------------------------------------------------
 // Parameter and result types
@@ -78,8 +78,6 @@ export interface ResolveFilterParams { taxonomy: Taxonomy; values: string[]; par
 export interface EmbedParams { ids: number[] }
 /** What `events.links` answers: the terms of an event, or null when the id is not an event. */
 export type EventLinks = { categories: number[]; tags: number[] } | null;
-
-type Ctx<P = Record<string, unknown>> = Context<P, CallMeta>;
 
 interface TermInput {
   name: string;

@@ -11,13 +11,15 @@
  *
  * Correctness comes from the store alone (unique keys, conditional updates): any number of nodes.
  */
-import type { Collection, Doc } from "./collection";
-import type { IndexSpec } from "./index";
+import { FEED_COLLECTION, type Collection, type Doc } from "./collection";
+import type { IndexSpec, Store } from "./index";
+import { siteCollection } from "./site-collection";
 import { isUniqueViolation } from "./errors";
 import type { ChangeDoc } from "../lib/changes/feed";
 import type { DeliveryDoc, EndpointDoc } from "../lib/webhooks/present";
 import { deliveryKey } from "../lib/webhooks/payload";
-import type { ClaimRequest, SqlDeliveries } from "./sql/webhook-deliveries";
+import { SqlDeliveries, type ClaimRequest } from "./sql/webhook-deliveries";
+import { currentSiteId } from "../lib/sites/scope";
 
 export const ENDPOINTS = "webhooks";
 export const DELIVERIES = "webhook_deliveries";
@@ -78,6 +80,22 @@ export interface Settlement {
 /** What a claim of an endpoint's due attempts asks (store/sql/webhook-deliveries.ts ClaimRequest). */
 export type { ClaimRequest };
 
+/**
+ * The webhooks' records of an open store, the endpoints' collection given (the webhooks service's own,
+ * mixins/store.mixin.ts): makes the other collections' indexes, and answers the current site's records.
+ */
+export async function openWebhookStore(store: Store, endpoints: Collection): Promise<WebhookStore> {
+  for (const [name, indexes] of [[DELIVERIES, DELIVERY_INDEXES], [PAYLOADS, PAYLOAD_INDEXES], [CURSORS, CURSOR_INDEXES]] as const) await store.ensureIndexes(name, indexes);
+  return new WebhookStore({
+    endpoints,
+    deliveries: siteCollection(store, DELIVERIES, DELIVERY_INDEXES),
+    payloads: siteCollection(store, PAYLOADS, PAYLOAD_INDEXES),
+    cursor: siteCollection(store, CURSORS, CURSOR_INDEXES),
+    feed: siteCollection(store, FEED_COLLECTION, []),
+    sql: store.sql ? new SqlDeliveries(store.sql, currentSiteId) : undefined
+  });
+}
+
 /** Deliveries or payloads written at once by a store without batches. */
 const AT_ONCE = 64;
 
@@ -130,6 +148,14 @@ export class WebhookStore {
   async feedEnd(): Promise<number> {
     const [last] = await this.c.feed.find({}, { sort: { _id: -1 }, limit: 1, projection: { _id: 1 } });
     return last ? Number(last._id) : 0;
+  }
+
+  /**
+   * The first feed number a reader may not pass yet on PostgreSQL (store/sql/webhook-deliveries.ts
+   * `feedHorizon`); undefined on the stores that number entries in commit order.
+   */
+  async feedHorizon(): Promise<number | undefined> {
+    return this.c.sql?.feedHorizon();
   }
 
   /** The changes after `seq`, in feed order; with `below` (PostgreSQL's horizon, store/sql/feed.ts) only those under it. */

@@ -105,7 +105,7 @@ export class EventCommands<C extends EventCall> {
    */
   async beforeWrite(): Promise<void> {
     await this.publishDue();
-    await this.deps.series.extendHorizons();
+    await this.deps.series.horizon.extendHorizons();
   }
 
   /**

@@ -1,14 +1,16 @@
 /**
  * The event's fields, each declared once (lib/records/field-table.ts): how it is written and validated,
  * stored, answered (shaped, protected, in which contexts), documented in /doc, and what a change of it
- * makes stale. The events' params schemas (lib/events/event-params.ts), the Event schema of /doc
+ * makes stale, which list parameter filters by it, whether an import copies it. The events' params schemas
+ * (lib/events/event-params.ts: writes, and the list's filters by a field), the Event schema of /doc
  * (lib/response-schemas.ts), the record's shaping (lib/events/event-record.ts), its password blanks, its
- * translatable fields (lib/i18n/types.ts) and the staleness sets (cache/staleness.ts) are read from it.
+ * translatable fields (lib/i18n/types.ts), the staleness sets (cache/staleness.ts) and the fields an import
+ * copies as they are (lib/imports/tec.ts) are read from it.
  */
 import { autop } from "../autop";
 import { costDetails, formatCost } from "../cost";
 import { dateDetails, isValidTimezone, timezoneAbbr } from "../dates";
-import { boolean, dateTime, integer, refine, string, untyped, type Rule } from "../params";
+import { boolean, dateTime, idList, integer, refine, string, stringList, untyped, type Rule } from "../params";
 import { REGISTERED_STATUSES } from "../capabilities";
 import { POST_PASSWORD_MAX } from "../posts/post-doc";
 import { escapeUrlForOutput, isValidUrl, sanitizeUrl } from "../sanitize";
@@ -45,6 +47,9 @@ const knownAuthor = (v: number) => (knownUserIdsHere().has(v) ? undefined : "par
 /** `online_url`: empty (none), or an http(s) URL. */
 const validOnlineUrl = (v: unknown) => (isOnlineUrl(v) ? undefined : "param.url");
 
+/** A list filter of values from `values` (array or comma list): any other value is refused. */
+const oneOfList = (values: readonly string[]) => (v: string[]) => (v.every(x => values.includes(x)) ? undefined : "param.invalid");
+
 /** `scope` of a write to an occurrence (C53, recurring series). */
 export function scopeRule(): Rule {
   return string({ description: "On an occurrence of a series: this (default on an occurrence), following or all (default on the first event) (extension).", enum: ["this", "following", "all"] });
@@ -69,7 +74,10 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
     status: {
       answer: { schema: post.status, shape: s => s.doc.status },
       write: () => string({ description: "The event post status.", enum: REGISTERED_STATUSES }),
-      stored: "membership", listFilter: { param: "status", plain: true }
+      stored: "membership", listFilter: {
+        param: "status", plain: true,
+        rule: () => stringList({ description: "Events with any of these post statuses.", format: "string" })
+      }
     },
     date: {
       answer: { schema: post.date, shape: s => s.doc.date },
@@ -118,13 +126,19 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
     start_date: {
       answer: { schema: str("The event start date in the event time zone"), shape: s => s.doc.start_date },
       write: required => dateTime({ description: "The event start date and time.", required }),
-      stored: "membership", listFilter: { param: "start_date", plain: true }
+      stored: "membership", listFilter: {
+        param: "start_date", plain: true,
+        rule: () => dateTime({ description: "Events that start on or after this date.", typed: false, default: "yesterday 23:59" })
+      }
     },
     start_date_details: { answer: { schema: ref("DateDetails", "The components of the start date"), shape: s => dateDetails(s.doc.start_date) } },
     end_date: {
       answer: { schema: str("The event end date in the event time zone"), shape: s => s.doc.end_date },
       write: required => dateTime({ description: "The event end date and time.", required }),
-      stored: "membership", listFilter: { param: "end_date", plain: true }
+      stored: "membership", listFilter: {
+        param: "end_date", plain: true,
+        rule: () => dateTime({ description: "Events that end on or before this date.", typed: false, default: "+24 months" })
+      }
     },
     end_date_details: { answer: { schema: ref("DateDetails", "The components of the end date"), shape: s => dateDetails(s.doc.end_date) } },
     utc_start_date: { answer: { schema: str("The event start date in UTC"), shape: s => s.doc.utc_start_date }, stored: "membership" },
@@ -181,22 +195,31 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
     featured: {
       answer: { schema: flag("Whether the event is featured"), shape: s => !!s.doc.featured, blank: null },
       write: () => boolean({ description: "Whether the event is featured." }),
-      stored: "membership", listFilter: { param: "featured", plain: true }
+      stored: "membership", listFilter: {
+        param: "featured", plain: true,
+        rule: () => boolean({ description: "Featured events only (true) or non-featured only (false)." })
+      }
     },
     ticketed: {
       answer: { schema: flag("Whether the event has tickets"), shape: s => !!s.doc.ticketed, blank: null },
-      stored: "presentation", listFilter: { param: "ticketed", plain: false }
+      stored: "presentation", listFilter: {
+        param: "ticketed", plain: false,
+        rule: () => boolean({ description: "Events with (true) or without (false) tickets." })
+      }
     },
     // Event status and online events (lib/events/event-status.ts): no plain page selects by them (their list filters make `S` answers).
     event_status: {
       answer: { schema: str("The event status (not the post status): a canceled event keeps its dates and stays listed", { enum: [...EVENT_STATUSES] }), shape: s => s.status.event_status },
       write: () => string({ description: "The event status: scheduled, canceled, postponed, rescheduled or moved_online (not the post status) (extension).", enum: EVENT_STATUSES }),
-      stored: "presentation", listFilter: { param: "event_status", plain: false }
+      stored: "presentation", listFilter: {
+        param: "event_status", plain: false,
+        rule: () => refine(stringList({ description: "Events with any of these event statuses (scheduled, canceled, postponed, rescheduled, moved_online).", itemsType: "string" }), oneOfList(EVENT_STATUSES))
+      }, importedIfText: true
     },
     event_status_reason: {
       answer: { schema: str("Why the event status changed, in the language served (blank for a protected event the caller may not read)"), shape: s => s.status.event_status_reason, blank: "" },
       write: () => string({ description: "Why the event status changed, per language (extension)." }),
-      translatable: true, stored: "presentation"
+      translatable: true, stored: "presentation", importedIfText: true
     },
     previous_start_date: {
       answer: {
@@ -209,7 +232,10 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
     attendance_mode: {
       answer: { schema: str("How people attend the event", { enum: [...ATTENDANCE_MODES] }), shape: s => s.status.attendance_mode },
       write: () => string({ description: "How people attend: offline, online or mixed (extension).", enum: ATTENDANCE_MODES }),
-      stored: "presentation", listFilter: { param: "attendance_mode", plain: false }
+      stored: "presentation", listFilter: {
+        param: "attendance_mode", plain: false,
+        rule: () => refine(stringList({ description: "Events with any of these attendance modes (offline, online, mixed).", itemsType: "string" }), oneOfList(ATTENDANCE_MODES))
+      }, importedIfText: true
     },
     online_url: {
       answer: {
@@ -217,17 +243,23 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
         shape: s => s.status.online_url, blank: null
       },
       write: () => refine(string({ description: "The http(s) URL of an online or mixed event, required for those; empty to clear it (extension).", format: "uri" }), validOnlineUrl),
-      stored: "presentation"
+      stored: "presentation", importedIfText: true
     },
     categories: {
       answer: { schema: listOf(ref("Term"), "The event categories"), shape: s => terms(s, s.doc.categories), blank: [], embeds: "term" },
       write: () => untyped({ description: "Event category IDs or names.", default: null, items: { type: "integer" } }),
-      stored: "membership", listFilter: { param: "categories", plain: true }
+      stored: "membership", listFilter: {
+        param: "categories", plain: true,
+        rule: () => stringList({ description: "Events in any of these category IDs or slugs." })
+      }
     },
     tags: {
       answer: { schema: listOf(ref("Term"), "The event tags"), shape: s => terms(s, s.doc.tags), blank: [], embeds: "term" },
       write: () => untyped({ description: "Event tag IDs or names.", default: null, items: { type: "integer" } }),
-      stored: "membership", listFilter: { param: "tags", plain: true }
+      stored: "membership", listFilter: {
+        param: "tags", plain: true,
+        rule: () => stringList({ description: "Events with any of these tag IDs or slugs." })
+      }
     },
     venue: {
       answer: {
@@ -238,7 +270,10 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
         shape: s => (s.venues.length === 0 ? [] : s.venues.length === 1 ? s.venues[0] : s.venues), blank: [], embeds: "venue"
       },
       write: () => untyped({ description: "Venue IDs or venue data.", default: null, items: { type: "integer" } }),
-      listFilter: { param: "venue", plain: true }
+      listFilter: {
+        param: "venue", plain: true,
+        rule: () => idList({ description: "Events at any of these venue IDs." })
+      }
     },
     organizer: {
       answer: {
@@ -246,7 +281,10 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
         blank: [], embeds: "organizer"
       },
       write: () => untyped({ description: "Organizer IDs or organizer data.", default: null, items: { type: "integer" } }),
-      listFilter: { param: "organizer", plain: true }
+      listFilter: {
+        param: "organizer", plain: true,
+        rule: () => idList({ description: "Events with any of these organizer IDs." })
+      }
     },
     custom_fields: { answer: { schema: custom.custom_fields, shape: s => s.opts.fields?.custom_fields ?? [], blank: [] } },
     meta: {
@@ -266,7 +304,10 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
     post_parent: {
       answer: { schema: { type: "integer", description: "The parent event (a series' first event, for its other occurrences)" }, addedBy: "lib/events/event-record.ts (a series' other occurrences)" },
       write: () => integer({ description: "The ID of the parent event (extension).", positive: true }),
-      stored: "membership", listFilter: { param: "post_parent", plain: false }
+      stored: "membership", listFilter: {
+        param: "post_parent", plain: false,
+        rule: () => integer({ description: "Events whose parent is this event.", positive: true })
+      }
     },
     post_password: {
       write: () => string({ description: "The password protecting the event content; empty to clear it (extension).", maxLength: POST_PASSWORD_MAX }),

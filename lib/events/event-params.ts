@@ -3,16 +3,12 @@
  * docs/discovery.md#namespace-index): validation and the
  * documents share them.
  */
-import { boolean, dateTime, idList, integer, looseFlag, refine, schema, string, stringList, Rule } from "../params";
+import { boolean, dateTime, idList, integer, looseFlag, schema, string, stringList, Rule } from "../params";
 import { modifiedRules } from "../changes/modified";
 import { nearRules } from "../geo/near-query";
-import { writeRules } from "../records/field-table";
-import { ATTENDANCE_MODES, EVENT_STATUSES } from "./event-status";
+import { listFilterRules, writeRules } from "../records/field-table";
 import { EVENT_FIELDS, scopeRule } from "./event-fields";
 import { metaFilterRule } from "../fields/params";
-
-/** A list filter of values from `values` (array or comma list): any other value is refused. */
-const oneOfList = (values: readonly string[]) => (v: string[]) => (v.every(x => values.includes(x)) ? undefined : "param.invalid");
 
 const page = () => integer({ description: "The archive page to return.", default: 1, positive: true });
 const perPage = () => integer({ description: "The number of events to return on each page.", default: 10, positive: true });
@@ -26,32 +22,35 @@ const slugRule = (required: boolean) => string({ description: "The event slug.",
 /** One event as iCalendar (beyond the reference, like the list's `format`). */
 const singleFormat = () => string({ description: "json (default) or ics: the event as an iCalendar file; Accept: text/calendar does the same.", enum: ["json", "ics"] });
 
+/** The rules of the list parameters that filter by a field, from the event's field table. */
+const filters = listFilterRules(EVENT_FIELDS);
+
 export const EVENT_PARAMS = {
   list: schema({
     page: page(),
     per_page: perPage(),
-    start_date: dateTime({ description: "Events that start on or after this date.", typed: false, default: "yesterday 23:59" }),
-    end_date: dateTime({ description: "Events that end on or before this date.", typed: false, default: "+24 months" }),
+    start_date: filters.start_date,
+    end_date: filters.end_date,
     starts_before: dateTime({ description: "Events that start before this date.", typed: false }),
     starts_after: dateTime({ description: "Events that start after this date.", typed: false }),
     ends_before: dateTime({ description: "Events that end before this date.", typed: false }),
     ends_after: dateTime({ description: "Events that end after this date.", typed: false }),
     strict_dates: looseFlag({ description: "Whether the dates are taken as exact times rather than whole days.", default: "false", nonEmpty: true }),
     search: string({ description: "Events whose title, excerpt or description contain this text.", nonEmpty: true }),
-    categories: stringList({ description: "Events in any of these category IDs or slugs." }),
-    tags: stringList({ description: "Events with any of these tag IDs or slugs." }),
-    venue: idList({ description: "Events at any of these venue IDs." }),
-    organizer: idList({ description: "Events with any of these organizer IDs." }),
-    featured: boolean({ description: "Featured events only (true) or non-featured only (false)." }),
-    status: stringList({ description: "Events with any of these post statuses.", format: "string" }),
+    categories: filters.categories,
+    tags: filters.tags,
+    venue: filters.venue,
+    organizer: filters.organizer,
+    featured: filters.featured,
+    status: filters.status,
     geoloc: boolean({ description: "Events whose venue has (true) or lacks (false) coordinates (geolocation service)." }),
     ...nearRules(),
     orderby: string({ description: "Order of the results: distance (with geoloc_lat/geoloc_lng) or the default start date order.", enum: ["distance", "start_date"] }),
     include: idList({ description: "Only events with these IDs; date filters are then ignored." }),
-    post_parent: integer({ description: "Events whose parent is this event.", positive: true }),
-    ticketed: boolean({ description: "Events with (true) or without (false) tickets." }),
-    event_status: refine(stringList({ description: "Events with any of these event statuses (scheduled, canceled, postponed, rescheduled, moved_online).", itemsType: "string" }), oneOfList(EVENT_STATUSES)),
-    attendance_mode: refine(stringList({ description: "Events with any of these attendance modes (offline, online, mixed).", itemsType: "string" }), oneOfList(ATTENDANCE_MODES)),
+    post_parent: filters.post_parent,
+    ticketed: filters.ticketed,
+    event_status: filters.event_status,
+    attendance_mode: filters.attendance_mode,
     password: string({ description: "Reveals the protected fields of events with this password.", nonEmpty: true }),
     context: string({ description: "Request context: view or edit." }),
     // Beyond the reference (sync issue, C20/C22): incremental sync, JSON-LD in lists, iCalendar.

@@ -4,6 +4,8 @@
  * REST root, the list addresses page by page, and each source record as the params of our create/update
  * with the source's ids mapped to ours. Pure: no I/O.
  */
+import { importedIfText } from "../records/field-table";
+import { EVENT_FIELDS } from "../events/event-fields";
 
 /** The namespaces a TEC source may serve, in the order they are tried. */
 export const TEC_NAMESPACES = ["tribe/events/v1", "calendar/events/v1"] as const;
@@ -177,7 +179,8 @@ function mapped(v: unknown, map: Map<number, number>): number[] {
 }
 
 const EVENT_TEXT = ["title", "description", "excerpt", "slug", "timezone", "website"] as const;
-const EVENT_STATUS_FIELDS = ["event_status", "event_status_reason", "attendance_mode", "online_url"] as const;
+/** The event status and online event fields (lib/events/event-fields.ts `importedIfText`): copied where the source answers them. */
+const EVENT_STATUS_FIELDS = importedIfText(EVENT_FIELDS);
 const EVENT_FLAGS = ["all_day", "show_map", "show_map_link", "hide_from_listings", "sticky", "featured"] as const;
 
 /** An event's create/update params, its links mapped to ours. */

@@ -60,12 +60,13 @@ export function headEntries(kind: "venue" | "organizer", nameField: string, defa
 }
 
 /** One of the kind's own text fields: stored, written and answered under its name ("" when unset), blank for a protected record. */
-export function textEntry(name: string, o: { answer: string; write: string; url?: boolean; translatable?: boolean }): FieldEntry<LinkedShaping> {
+export function textEntry(name: string, o: { answer: string; write: string; url?: boolean; translatable?: boolean; searched?: boolean }): FieldEntry<LinkedShaping> {
   const rule = o.url ? urlRule : string;
   return {
     answer: { schema: str(o.answer), shape: s => s.doc[name] ?? "", blank: "" },
     write: () => rule({ description: o.write, default: null }),
-    ...(o.translatable ? { translatable: true as const } : {})
+    ...(o.translatable ? { translatable: true as const } : {}),
+    ...(o.searched ? { searched: true as const } : {})
   };
 }
 

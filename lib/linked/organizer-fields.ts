@@ -11,9 +11,9 @@ import { headEntries, jsonLdEntry, type LinkedShaping, tailEntries, textEntry } 
 export const ORGANIZER_FIELDS: FieldTable<LinkedShaping> = {
   fields: {
     ...headEntries("organizer", "organizer", "all"),
-    phone: textEntry("phone", { answer: "The organizer phone number", write: "The organizer's phone number" }),
-    website: textEntry("website", { answer: "The organizer website URL", write: "The organizer's website (an absolute URL)", url: true }),
-    email: textEntry("email", { answer: "The organizer email address", write: "The organizer's e-mail address" }),
+    phone: textEntry("phone", { answer: "The organizer phone number", write: "The organizer's phone number", searched: true }),
+    website: textEntry("website", { answer: "The organizer website URL", write: "The organizer's website (an absolute URL)", url: true, searched: true }),
+    email: textEntry("email", { answer: "The organizer email address", write: "The organizer's e-mail address", searched: true }),
     json_ld: jsonLdEntry("organizer"),
     ...tailEntries("organizer")
   },

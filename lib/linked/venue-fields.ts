@@ -13,16 +13,17 @@ import { mapFlagRule } from "./params";
 export const VENUE_FIELDS: FieldTable<LinkedShaping> = {
   fields: {
     ...headEntries("venue", "venue", "content"),
-    address: textEntry("address", { answer: "The venue street address", write: "The venue's street address", translatable: true }),
-    city: textEntry("city", { answer: "The venue city", write: "The venue's city", translatable: true }),
+    address: textEntry("address", { answer: "The venue street address", write: "The venue's street address", translatable: true, searched: true }),
+    city: textEntry("city", { answer: "The venue city", write: "The venue's city", translatable: true, searched: true }),
     country: textEntry("country", { answer: "The venue country", write: "The venue's country" }),
-    province: textEntry("province", { answer: "The venue province", write: "The venue's province", translatable: true }),
-    state: textEntry("state", { answer: "The venue state", write: "The venue's state", translatable: true }),
-    zip: textEntry("zip", { answer: "The venue postal code", write: "The venue's postal code" }),
-    phone: textEntry("phone", { answer: "The venue phone number", write: "The venue's phone number" }),
+    province: textEntry("province", { answer: "The venue province", write: "The venue's province", translatable: true, searched: true }),
+    state: textEntry("state", { answer: "The venue state", write: "The venue's state", translatable: true, searched: true }),
+    zip: textEntry("zip", { answer: "The venue postal code", write: "The venue's postal code", searched: true }),
+    phone: textEntry("phone", { answer: "The venue phone number", write: "The venue's phone number", searched: true }),
     website: textEntry("website", { answer: "The venue website URL", write: "The venue's website (an absolute URL)", url: true }),
     stateprovince: textEntry("stateprovince", {
-      answer: "The venue state or province", write: "The venue's state or province (derived from state, province and country when empty)", translatable: true
+      answer: "The venue state or province", write: "The venue's state or province (derived from state, province and country when empty)", translatable: true,
+      searched: true
     }),
     geo_lat: { answer: { schema: num("The venue latitude"), addedBy: "lib/linked/record.ts (venues with coordinates)", blank: 0 } },
     geo_lng: { answer: { schema: num("The venue longitude"), addedBy: "lib/linked/record.ts (venues with coordinates)", blank: 0 } },

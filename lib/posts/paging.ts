@@ -2,6 +2,8 @@
  * Paging of the post lists (events, venues, organizers): page/per_page rules, the envelope links of D10
  * (every recognised parameter the caller sent, in a fixed order) and the paging headers (D35).
  */
+import { totalHeaders } from "../http/list-totals";
+
 export const DEFAULT_PER_PAGE = 10;
 export const MAX_PER_PAGE = 50;
 
@@ -69,8 +71,7 @@ export function pagingHeaders(total: number, perPage: number, links: { next_rest
   const headers: Record<string, string> = {
     "X-TEC-Total": String(total),
     "X-TEC-TotalPages": pages,
-    "X-WP-Total": String(total),
-    "X-WP-TotalPages": pages
+    ...totalHeaders(total, pages)
   };
   const link: string[] = [];
   if (links.previous_rest_url) link.push(`<${links.previous_rest_url}>; rel="prev"`);

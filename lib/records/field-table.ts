@@ -46,8 +46,20 @@ export interface FieldEntry<S> {
    * Absent: not stored under its name (a stored field absent from the table counts as membership).
    */
   stored?: "membership" | "presentation";
-  /** The list parameter that filters by it, and whether a page filtered by it is a plain page (cache/staleness.ts). */
-  listFilter?: { param: string; plain: boolean };
+  /**
+   * The list parameter that filters by it: its name, its rule (the list's params schema takes it, in the
+   * list's own parameter order) and whether a page filtered by it is a plain page (cache/staleness.ts).
+   */
+  listFilter?: { param: string; plain: boolean; rule: () => Rule };
+  /** Written only by this variant of the kind (a category's `parent`: tags are flat); absent: by every variant. */
+  writtenOnlyBy?: string;
+  /** A list's `search` looks in it (venues and organizers: besides their name and description, docs/lists.md#venue-and-organizer-filters). */
+  searched?: true;
+  /**
+   * An import from another calendar (lib/imports/tec.ts) copies it from the source's record when the source
+   * answers a non-empty string; absent: the import maps it its own way, or not at all.
+   */
+  importedIfText?: true;
 }
 
 /** A record kind's table, in answer order, with the order its write parameters are documented and validated in. */
@@ -116,6 +128,11 @@ export function plainFilterParams<S>(table: FieldTable<S>): string[] {
   return entries(table).flatMap(([, e]) => (e.listFilter?.plain ? [e.listFilter.param] : []));
 }
 
+/** The rule of each list parameter that filters by a field, by parameter. */
+export function listFilterRules<S>(table: FieldTable<S>): Record<string, Rule> {
+  return Object.fromEntries(entries(table).flatMap(([, e]) => (e.listFilter ? [[e.listFilter.param, e.listFilter.rule()]] : [])));
+}
+
 /** The linked kinds the record embeds. */
 export function embeddedKinds<S>(table: FieldTable<S>): LinkedKind[] {
   return [...new Set(entries(table).flatMap(([, e]) => (e.answer?.embeds ? [e.answer.embeds] : [])))];
@@ -124,4 +141,19 @@ export function embeddedKinds<S>(table: FieldTable<S>): LinkedKind[] {
 /** The fields that answer in the edit context alone. */
 export function editOnlyFields<S>(table: FieldTable<S>): string[] {
   return entries(table).filter(([, e]) => e.answer?.contexts && !e.answer.contexts.includes("view")).map(([name]) => name);
+}
+
+/** The written fields only this variant of the kind writes, in write order. */
+export function writtenOnlyBy<S>(table: FieldTable<S>, variant: string): string[] {
+  return table.writeOrder.filter(name => table.fields[name]?.writtenOnlyBy === variant);
+}
+
+/** The fields a list's `search` looks in, in table order. */
+export function searchedFields<S>(table: FieldTable<S>): string[] {
+  return entries(table).filter(([, e]) => e.searched).map(([name]) => name);
+}
+
+/** The fields an import copies from the source's record when it answers a non-empty string, in table order. */
+export function importedIfText<S>(table: FieldTable<S>): string[] {
+  return entries(table).filter(([, e]) => e.importedIfText).map(([name]) => name);
 }

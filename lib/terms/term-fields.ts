@@ -7,7 +7,7 @@
  * answers is one of the table's.
  */
 import { integer, string } from "../params";
-import type { FieldTable } from "../records/field-table";
+import { writtenOnlyBy, type FieldTable } from "../records/field-table";
 import { importSourceSchema, int, LANGUAGE_KEYS, listOf, str, type JsonSchema } from "../records/schema-parts";
 
 const TERM_URLS: JsonSchema = {
@@ -40,7 +40,8 @@ export const TERM_FIELDS: FieldTable<never> = {
     },
     parent: {
       answer: { schema: int("The ID of the parent term (0 for none); categories only"), addedBy: RECORD },
-      write: () => integer({ description: "The id of the parent category", positive: true })
+      write: () => integer({ description: "The id of the parent category", positive: true }),
+      writtenOnlyBy: "category"
     },
     count: { answer: { schema: int("The number of published events the term is assigned to"), addedBy: RECORD } },
     url: { answer: { schema: str("The URL of the term archive page"), addedBy: RECORD } },
@@ -56,5 +57,5 @@ export const TERM_FIELDS: FieldTable<never> = {
   writeOrder: ["name", "description", "slug", "parent"]
 };
 
-/** The written fields only a category has. */
-export const CATEGORY_ONLY_WRITES: readonly string[] = ["parent"];
+/** The written fields only a category has (tags are flat). */
+export const CATEGORY_ONLY_WRITES: readonly string[] = writtenOnlyBy(TERM_FIELDS, "category");

@@ -6,6 +6,7 @@
 import type { Taxonomy } from "./term-record";
 import { collectionUrl, Roots, TAXONOMIES } from "./term-record";
 import { modifiedCondition, ModifiedRange } from "../changes/modified";
+import { totalHeaders } from "../http/list-totals";
 
 export type StoreQuery = Record<string, unknown>;
 export type StoreSort = Record<string, 1 | -1>;
@@ -170,8 +171,7 @@ export function pagingHeaders(taxonomy: Taxonomy, p: Paging, roots: Roots, param
   const headers: Record<string, string> = {
     "X-TEC-Total": String(p.total),
     "X-TEC-TotalPages": String(p.totalPages),
-    "X-WP-Total": String(p.total),
-    "X-WP-TotalPages": String(p.totalPages)
+    ...totalHeaders(p.total, p.totalPages)
   };
   let base = collectionUrl(taxonomy, roots);
   for (const name of LINK_PARAMS) {

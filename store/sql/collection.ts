@@ -8,7 +8,8 @@
 import { FEED_CARRY, FEED_COLLECTION, type Carry, type Collection, type FindOptions, type InsertOptions, type UpdateOptions } from "../collection";
 import type { Doc, Query, Sort } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";
-import { FEW_MATCHES, ftsRowid, QueryCompiler, TableShape, fieldExpr } from "./compile";
+import { QueryCompiler, TableShape, fieldExpr } from "./compile";
+import { FEW_MATCHES, ftsRowid } from "./text-plans";
 import type { PgSequences } from "./sequences";
 import { UniqueViolation, type Dialect, type Param, type SqlDriver, type SqlRunner } from "./driver";
 import { marksOf } from "./write-marks";

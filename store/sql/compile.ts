@@ -12,36 +12,23 @@
 import type { Dialect, Param } from "./driver";
 import { anchoredLiteral, Query, Sort } from "../../lib/store-query";
 import { foldText } from "../../lib/fold";
-
-/** A record's row in a SQLite full-text index: its site and id in one integer (ids below 2^32). */
-export const FTS_SITE_STRIDE = 2 ** 32;
-export function ftsRowid(site: number, id: number): number {
-  return site * FTS_SITE_STRIDE + id;
-}
+import { and, isPlain, negate, or, sqliteList, type Compiled } from "./compiled";
+import { linkMembership, LinkPlans, type LinkMembership, type LinkShape } from "./link-plans";
+import { ftsMember, type FtsShape } from "./text-plans";
 
 export class UnsupportedQuery extends Error {}
 
 export interface TableShape {
   /** Fields holding arrays of scalars (links, languages). */
   arrays: ReadonlySet<string>;
-  /**
-   * SQLite: the table's full-text index (store/sql/schema.ts) and the site it is read for. `probe`: each
-   * row is tested against the index's matches, which never drive the read (a page walking its order
-   * index, docs/lists.md#search). `few`: the ids of the matches of a full-text query (its MATCH text, see
-   * `Compiled.matches`) that has at most FEW_MATCHES of them, read before the statement: such a query is
-   * compiled as that list of ids, which drives the read (docs/lists.md#search).
-   */
-  fts?: { table: string; columns: readonly string[]; site: number; probe?: boolean; few?: ReadonlyMap<string, readonly number[]> };
+  /** SQLite: the table's full-text index and the site it is read for (store/sql/text-plans.ts). */
+  fts?: FtsShape;
   /** PostgreSQL: fields whose folded text is a stored column (store/sql/schema.ts FOLDED_COLUMNS), by field. */
   folded?: ReadonlyMap<string, string>;
   /** `_id` is an integer (posts, terms, changes) or a text key (translations). */
   textId?: boolean;
-  /**
-   * The table's link fields (store/sql/schema.ts LINK_FIELDS): membership of integers in them is read from
-   * the link table, for `site`; `type` is the record table's name. The fields in LINK_FIELDS' order:
-   * the filter of the first one asked drives a list filtered by several (`linkedProbed`, `linkedChosen`).
-   */
-  links?: { table: string; type: string; fields: ReadonlySet<string>; site: number };
+  /** The table's link fields, whose membership is read from the link table (store/sql/link-plans.ts). */
+  links?: LinkShape;
   /**
    * Typed columns generated from fields (store/sql/schema.ts LIST_COLUMNS), by field: a condition a column
    * answers exactly is compiled onto it. Given to the compiler that counts lists only: pages keep the
@@ -50,69 +37,7 @@ export interface TableShape {
   columns?: ReadonlyMap<string, { column: string; kind: "text" | "flag" }>;
 }
 
-export interface Compiled {
-  sql: string;
-  params: Param[];
-  /** The condition reads typed columns only, never the document (a count of it is read from their index alone). */
-  docFree?: boolean;
-  /**
-   * SQLite: the condition is exactly "for every one of these terms, one of its `fields`, folded, holds its
-   * `text`", read from the full-text index in one query.
-   */
-  fts?: ReadonlyArray<{ fields: readonly string[]; text: string }>;
-  /** SQLite: the condition reads the full-text index (somewhere within it). */
-  textIndex?: boolean;
-  /**
-   * SQLite: the full-text queries (MATCH texts) the condition asks whose matches could drive its read (not
-   * within a disjunction or a negation), none answered by a list of ids (`few`).
-   */
-  matches?: readonly string[];
-  /** SQLite: the condition holds a short list of ids from the full-text index (`few`), which may drive the read. */
-  fewIds?: boolean;
-}
-
-/**
- * SQLite: a full-text query with at most this many matches in the site is answered by the list of their
- * ids, read first (store/sql/collection.ts), so the matches drive the read; with more, each row of the
- * list's own order (the window) is tested against them. At 100 000 events, a count by 1 000 ids reads 1 000
- * entries of the window index keyed by id, where walking the window reads 100 000 (docs/lists.md#search).
- */
-export const FEW_MATCHES = 1000;
-
-/** The MATCH text of a conjunction of terms, each "one of these columns holds this text" (a phrase). */
-export function ftsMatch(terms: ReadonlyArray<{ fields: readonly string[]; text: string }>): string {
-  return terms.map(t => `{${t.fields.join(" ")}} : "${t.text.replace(/"/g, '""')}"`).join(" AND ");
-}
-
-/** The most values a SQLite `IN` list takes as placeholders (longer lists are one JSON parameter). */
-const SHORT_LIST = 64;
-
-/** Records whose link `field` holds one of `ids` (`{venues: 5}`, `{categories: {$in: [2, 3]}}`). */
-/** PostgreSQL: the most links of the driving membership read by probing the others (`linkedChosen`). */
-const PROBED_DRIVING_MAX = 500;
-
-interface LinkMembership {
-  field: string;
-  ids: number[];
-}
-
-/**
- * A SQLite `IN` list of values (booleans as 1/0): a short list of scalars as one placeholder per value,
- * which the planner answers from the index on the tested expression (a list read from `json_each` made it
- * scan the table), anything else as one JSON parameter.
- */
-function sqliteList(values: readonly unknown[]): Compiled {
-  const params = values.map(v => (typeof v === "boolean" ? (v ? 1 : 0) : v)) as Param[];
-  if (params.length <= SHORT_LIST && params.every(v => typeof v === "number" || typeof v === "string"))
-    return { sql: `(${params.map(() => "?").join(", ")})`, params };
-  return { sql: "(SELECT value FROM json_each(?))", params: [JSON.stringify(params)] };
-}
-
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
-
-function isPlain(v: unknown): v is Record<string, unknown> {
-  return !!v && typeof v === "object" && !Array.isArray(v) && !(v instanceof RegExp) && !(v instanceof Date);
-}
 
 /** A field's SQLite JSON path, as an SQL literal (`'$.a[1]'`). */
 function sqlitePath(field: string): string {
@@ -144,7 +69,12 @@ export class QueryCompiler {
    */
   private unindexed = false;
 
-  constructor(readonly dialect: Dialect, readonly shape: TableShape) {}
+  /** The plans of link memberships (store/sql/link-plans.ts), when the table has link fields. */
+  private readonly links?: LinkPlans;
+
+  constructor(readonly dialect: Dialect, readonly shape: TableShape) {
+    if (shape.links) this.links = new LinkPlans(dialect, shape.links);
+  }
 
   /** A value as a parameter compared with the field's accessor. */
   private value(field: string, v: unknown): { ph: string; param: Param } {
@@ -182,50 +112,10 @@ export class QueryCompiler {
       const ids = values.filter((v): v is number => Number.isSafeInteger(v));
       const rest = values.filter(v => !Number.isSafeInteger(v));
       if (ids.length === 0) return this.jsonHasAny(field, rest);
-      const linked = this.idAmong([this.linkedIds(field, ids)]);
+      const linked = this.links!.idAmong([this.links!.linkedIds(field, ids)]);
       return rest.length ? or([linked, this.jsonHasAny(field, rest)]) : linked;
     }
     return this.jsonHasAny(field, values);
-  }
-
-  /** The ids of the records whose link field holds one of `ids` (a SELECT of the link table's key). */
-  private linkedIds(field: string, ids: readonly number[]): Compiled {
-    const rows = this.linkRows("", { field, ids: [...ids] });
-    return { sql: `SELECT id FROM ${this.shape.links!.table} WHERE ${rows.sql}`, params: rows.params };
-  }
-
-  /** The condition on the link table's rows of one membership, its columns prefixed with `alias`. */
-  private linkRows(alias: string, m: LinkMembership): Compiled {
-    const links = this.shape.links!;
-    const on = `${alias}site = ? AND ${alias}type = '${links.type}' AND ${alias}field = '${m.field}'`;
-    if (this.dialect === "postgres") return { sql: `${on} AND ${alias}target = ANY(?::bigint[])`, params: [links.site, [...m.ids]] };
-    const targets = sqliteList(m.ids);
-    return { sql: `${on} AND ${alias}target IN ${targets.sql}`, params: [links.site, ...targets.params] };
-  }
-
-  /**
-   * The record's id is in every one of these id sets. PostgreSQL: as one array, read through the link
-   * table's key before the records are (a plan that holds without the planner's statistics too); SQLite
-   * chooses with its statistics.
-   */
-  private idAmong(sets: Compiled[]): Compiled {
-    const inner = sets.map(x => x.sql).join(" INTERSECT ");
-    const params = sets.flatMap(x => x.params);
-    return this.dialect === "sqlite" ? { sql: `id IN (${inner})`, params } : { sql: `id = ANY(ARRAY(${inner}))`, params };
-  }
-
-  /**
-   * The integer targets of `q` when it is only a membership test of one link field (`{venues: 5}`,
-   * `{venues: {$in: [5, 6]}}`): what the link table answers alone.
-   */
-  private linkMembership(q: Query): LinkMembership | undefined {
-    const keys = Object.keys(q ?? {}).filter(k => q[k] !== undefined);
-    if (keys.length !== 1 || !this.shape.links?.fields.has(keys[0])) return undefined;
-    const v = q[keys[0]];
-    const ids = Number.isSafeInteger(v) ? [v as number]
-      : isPlain(v) && Object.keys(v).length === 1 && Array.isArray(v.$in) && v.$in.length > 0 && v.$in.every(x => Number.isSafeInteger(x)) ? (v.$in as number[])
-      : undefined;
-    return ids && { field: keys[0], ids };
   }
 
   /**
@@ -233,11 +123,11 @@ export class QueryCompiler {
    * venue) are answered from the link table alone, so only the records linked to all are read.
    */
   private allOf(queries: Query[]): Compiled {
-    const memberships = queries.map(q => this.linkMembership(q));
+    const memberships = queries.map(q => linkMembership(q, this.shape.links));
     const linked = memberships.filter((m): m is LinkMembership => m !== undefined);
     if (linked.length < 2) return this.allTexts(queries.map(q => this.where(q)));
     const rest = queries.filter((_, i) => memberships[i] === undefined);
-    const among = this.dialect === "sqlite" ? this.linkedProbed(linked) : this.linkedChosen(linked);
+    const among = this.links!.among(linked);
     return and([among, ...this.allTexts(rest.map(q => this.where(q)), false)]);
   }
 
@@ -249,63 +139,8 @@ export class QueryCompiler {
   private allTexts(parts: Compiled[], joined: false): Compiled[];
   private allTexts(parts: Compiled[], joined = true): Compiled | Compiled[] {
     const texts = parts.filter(p => p.fts);
-    const out = texts.length < 2 ? parts : [this.ftsMember(texts.flatMap(p => p.fts!))!, ...parts.filter(p => !p.fts)];
+    const out = texts.length < 2 ? parts : [ftsMember(this.dialect, this.shape.fts, texts.flatMap(p => p.fts!))!, ...parts.filter(p => !p.fts)];
     return joined ? and(out) : out;
-  }
-
-  /**
-   * SQLite: the links of one membership, each kept when every other membership holds its record too (a
-   * key lookup per link and membership). The membership of the field declared first in LINK_FIELDS drives
-   * (store/sql/schema.ts: venues, organizers, then terms; a venue's events are fewer than a category's), since
-   * an intersection read both sets whole: a category's links and a venue's took several times as long as the
-   * venue's links probed (the measures: docs/lists.md#event-filters).
-   */
-  private linkedProbed(memberships: readonly LinkMembership[]): Compiled {
-    const probed = this.probedIds(memberships, (table, rows) => `EXISTS (SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id)`);
-    return { sql: `id IN (${probed.sql})`, params: probed.params };
-  }
-
-  /**
-   * The ids of the links of the driving membership (the first in LINK_FIELDS' order) that every other
-   * membership holds too, each tested by `probe` (a condition on the link table `p`, correlated to `d.id`).
-   */
-  private probedIds(memberships: readonly LinkMembership[], probe: (table: string, rows: string) => string): Compiled {
-    const table = this.shape.links!.table;
-    const [drive, ...others] = this.drivingFirst(memberships);
-    const driving = this.linkRows("d.", drive);
-    const checks = others.map(m => this.linkRows("p.", m));
-    return {
-      sql: `SELECT d.id FROM ${table} d WHERE ${driving.sql}${checks.map(c => ` AND ${probe(table, c.sql)}`).join("")}`,
-      params: [...driving.params, ...checks.flatMap(c => c.params)]
-    };
-  }
-
-  /** The memberships in LINK_FIELDS' order: the first drives a probed read. */
-  private drivingFirst(memberships: readonly LinkMembership[]): LinkMembership[] {
-    const rank = [...this.shape.links!.fields];
-    return [...memberships].sort((a, b) => rank.indexOf(a.field) - rank.indexOf(b.field));
-  }
-
-  /**
-   * PostgreSQL: the probed read of `linkedProbed` when the driving membership has at most
-   * PROBED_DRIVING_MAX links, the intersection of whole sets otherwise, chosen in the statement itself
-   * (its count reads at most that many index entries; only the chosen branch runs). PostgreSQL plans an
-   * EXISTS as a hash semi-join, which reads the probed set whole, so each probe is a subquery with LIMIT,
-   * run per driving link through the link table's key. At 100 000 events a venue's 100 links probed
-   * against a category's 5 000 took 0.3 ms where the intersection took 2.0 ms (docs/lists.md#event-filters).
-   * A probe costs a few µs where a link read into an intersection costs a fraction of one: a large
-   * driving set is intersected.
-   */
-  private linkedChosen(memberships: readonly LinkMembership[]): Compiled {
-    const [drive] = this.drivingFirst(memberships);
-    const counted = this.linkedIds(drive.field, drive.ids);
-    const size = `(SELECT count(*) FROM (${counted.sql} LIMIT ${PROBED_DRIVING_MAX + 1}) AS driving)`;
-    const probed = this.probedIds(memberships, (table, rows) => `(SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id LIMIT 1) IS NOT NULL`);
-    const sets = memberships.map(m => this.linkedIds(m.field, m.ids));
-    return {
-      sql: `id = ANY(CASE WHEN ${size} <= ${PROBED_DRIVING_MAX} THEN ARRAY(${probed.sql}) ELSE ARRAY(${sets.map(x => x.sql).join(" INTERSECT ")}) END)`,
-      params: [...counted.params, ...probed.params, ...sets.flatMap(x => x.params)]
-    };
   }
 
   /** The typed column of a field (TableShape.columns) when it is of that kind, for the counting compiler. */
@@ -344,7 +179,7 @@ export class QueryCompiler {
     if (start && end) return { sql: `${text} = ?`, params: [value] };
     // SQLite: a folded substring of three characters or more in an indexed field is the exact index's answer
     if (!start && !end && re.flags === "i") {
-      const member = this.ftsMember([{ fields: [field], text: value }]);
+      const member = ftsMember(this.dialect, this.shape.fts, [{ fields: [field], text: value }]);
       if (member) return member;
     }
     const prefix = this.dialect === "sqlite" ? `substr(${text}, 1, ?)` : `left(${text}, ?)`;
@@ -506,7 +341,7 @@ export class QueryCompiler {
   /** Whether the query's `$and` holds two link memberships or more (`allOf` reads them from the link table first). */
   drivenByLinks(query: Query): boolean {
     const all = query?.$and;
-    return Array.isArray(all) && all.filter(q => this.linkMembership(q) !== undefined).length >= 2;
+    return Array.isArray(all) && all.filter(q => linkMembership(q, this.shape.links) !== undefined).length >= 2;
   }
 
   private conditions(query: Query): Compiled {
@@ -523,32 +358,6 @@ export class QueryCompiler {
     return and(parts);
   }
 
-  /**
-   * SQLite: the ids where, for every term, one of its folded `fields` holds its `text`, from the exact
-   * full-text index (migration 7, store/sql/schema.ts); undefined when the index cannot answer (a text
-   * shorter than a trigram, a field it does not hold). A query with few matches (TableShape.fts `few`) is
-   * their list of ids.
-   */
-  private ftsMember(terms: ReadonlyArray<{ fields: readonly string[]; text: string }>): Compiled | undefined {
-    const fts = this.shape.fts;
-    if (this.dialect !== "sqlite" || !fts || terms.some(t => [...t.text].length < 3 || !t.fields.every(f => fts.columns.includes(f)))) return undefined;
-    const match = ftsMatch(terms);
-    const base = ftsRowid(fts.site, 0);
-    const index = (key: string) => ({ sql: `${key} IN (SELECT rowid - ? FROM ${fts.table} WHERE ${fts.table} MATCH ? AND rowid > ? AND rowid < ?)`, params: [base, match, base, ftsRowid(fts.site + 1, 0)] });
-    const few = fts.few?.get(match);
-    if (few) {
-      if (few.length === 0) return { sql: "0=1", params: [], fts: terms, fewIds: true, docFree: true };
-      // the ids drive; the index still decides (a write between the ids' read and this statement may have
-      // taken an event's words away)
-      const list = sqliteList(few);
-      const still = index("+id");
-      return { sql: `id IN ${list.sql} AND ${still.sql}`, params: [...list.params, ...still.params], fts: terms, fewIds: true, docFree: true };
-    }
-    // `+id` is the same value but no key of `events`: the planner cannot start from the matches
-    const member = index(fts.probe ? "+id" : "id");
-    return { ...member, fts: terms, textIndex: true, matches: [match] };
-  }
-
   /** `$or`: memberships of one text in the full-text index become one membership of all their fields. */
   private anyOf(queries: Query[]): Compiled {
     const parts = queries.map(q => this.where(q));
@@ -563,7 +372,7 @@ export class QueryCompiler {
       if (!single(p)) out.push(p);
       else if (byText.has(p.fts![0].text)) {
         const text = p.fts![0].text;
-        out.push(this.ftsMember([{ fields: [...new Set(byText.get(text))], text }])!);
+        out.push(ftsMember(this.dialect, this.shape.fts, [{ fields: [...new Set(byText.get(text))], text }])!);
         byText.delete(text);
       }
     }
@@ -588,33 +397,3 @@ export class QueryCompiler {
   }
 }
 
-/** Not `inner` (a condition that is unknown, NULL, does not hold). */
-function negate(inner: Compiled): Compiled {
-  return { sql: `NOT (COALESCE((${inner.sql}), 0=1))`, params: inner.params, docFree: inner.docFree, textIndex: inner.textIndex };
-}
-
-/**
- * What a condition made of `parts` reads: no document when none does, the text index when one does (and
- * which of its queries), a short list of its ids when one part is such a list.
- */
-const reads = (parts: Compiled[], all: boolean) => ({
-  docFree: parts.every(p => p.docFree),
-  textIndex: parts.some(p => p.textIndex),
-  // the queries whose matches could drive the read: those of a conjunction's parts (a disjunction's or a
-  // negation's are tested row by row, and read only when a row needs them)
-  matches: all ? parts.flatMap(p => p.matches ?? []) : [],
-  // a list drives a conjunction it is part of, a disjunction only when every branch is one
-  fewIds: all ? parts.some(p => p.fewIds) : parts.every(p => p.fewIds)
-});
-
-function and(parts: Compiled[]): Compiled {
-  if (parts.length === 0) return { sql: "1=1", params: [], docFree: true };
-  if (parts.length === 1) return parts[0];
-  return { sql: parts.map(p => `(${p.sql})`).join(" AND "), params: parts.flatMap(p => p.params), ...reads(parts, true) };
-}
-
-function or(parts: Compiled[]): Compiled {
-  if (parts.length === 0) return { sql: "0=1", params: [], docFree: true };
-  if (parts.length === 1) return parts[0];
-  return { sql: `(${parts.map(p => `(${p.sql})`).join(" OR ")})`, params: parts.flatMap(p => p.params), ...reads(parts, false) };
-}

@@ -7,7 +7,8 @@
 import { IMPORT_TABLES } from "./import-tables";
 import type { SqlDriver } from "./driver";
 import { markFunctions, writeMarkStatements } from "./write-marks";
-import { FTS_SITE_STRIDE, fieldExpr } from "./compile";
+import { fieldExpr } from "./compile";
+import { FTS_SITE_STRIDE } from "./text-plans";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
 

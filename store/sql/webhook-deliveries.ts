@@ -20,6 +20,7 @@
 import type { Param, SqlDriver, SyncRunner } from "./driver";
 import { fieldExpr } from "./compile";
 import { pgSequences, type PgSequences } from "./sequences";
+import { feedHorizon } from "./feed";
 import type { DeliveryDoc } from "../../lib/webhooks/present";
 import type { Doc } from "../../lib/store-query";
 import { applyUpdate } from "../../lib/update-ops";
@@ -58,6 +59,15 @@ export class SqlDeliveries {
     this.pg = driver.dialect === "postgres";
     this.sequences = this.pg ? pgSequences(driver) : undefined;
     this.f = field => fieldExpr(driver.dialect, field);
+  }
+
+  /**
+   * How far a reader of the change feed may go: PostgreSQL numbers entries by their writing transaction,
+   * so only those below the oldest one still running are final (store/sql/feed.ts); SQLite numbers them in
+   * commit order (undefined: no bound).
+   */
+  async feedHorizon(): Promise<number | undefined> {
+    return this.pg ? feedHorizon(this.driver) : undefined;
   }
 
   /** Stores payloads `{seq, body, at}` not stored yet, in one statement. */

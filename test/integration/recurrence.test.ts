@@ -12,7 +12,7 @@ import { startService, succeed, Running } from "../helpers/harness";
 import { token } from "../helpers/events";
 import { icalSeen, listAll, seenOfRecords } from "../helpers/recurrence";
 import { Copy, fullLists, sorted, syncFeed } from "../helpers/sync-client";
-import { SERIES_JOB_TIMEOUT_MS } from "../../domain/events/series-planner";
+import { SERIES_JOB_TIMEOUT_MS } from "../../domain/events/series-horizon";
 
 let svc: Running;
 /** Next year: the whole year lies inside the materialisation horizon (C55: two years ahead). */

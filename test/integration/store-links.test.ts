@@ -239,7 +239,7 @@ function suite(kind: "sqlite" | "postgres") {
 
     test("a list filtered by a venue of many events and a category: the same answer whichever way it is read", async () => {
       // PostgreSQL probes the other filters per link of the driving one (the venue) up to 500 links, and
-      // intersects whole sets beyond (store/sql/compile.ts linkedChosen); SQLite always probes
+      // intersects whole sets beyond (store/sql/link-plans.ts linkedChosen); SQLite always probes
       for (let id = 1001; id <= 1700; id++) {
         const doc = { ...newDoc(id), venues: id <= 1600 ? [7] : [8], categories: [1 + (id % 6)] };
         docs.set(id, doc);

@@ -121,7 +121,7 @@ function suite(kind: "sqlite" | "postgres") {
 
     test("a range on a field few events hold reads its sparse index, not every event", async () => {
       if (!opened) return console.warn("PostgreSQL is not reachable: skipped");
-      // as the series' horizon job asks (domain/events/series-planner.ts): most events hold no horizon at all
+      // as the series' horizon job asks (domain/events/series-horizon.ts): most events hold no horizon at all
       await store.ensureIndexes("events", [{ field: "series_horizon", sparse: true }]);
       const holder = store.collection("events", INDEXES, SITE + 2);
       for (let i = 1; i <= 60; i++) await holder.insert({ _id: i, ...(i % 20 === 0 ? { series_horizon: `2030-0${i / 20}-01` } : {}) });

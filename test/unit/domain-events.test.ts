@@ -111,7 +111,7 @@ describe("the events domain without a broker", () => {
     expect(all.map(m => m.slug)).toEqual(["weekly", ...days.slice(1).map(d => `weekly-${dayAt(d).slice(0, 10)}`)]);
     expect(all.slice(1).every(m => m.post_parent === head._id)).toBe(true);
     expect(emitted.filter(e => e === "calendar.event.created")).toHaveLength(3);
-    expect(await planner.extendHorizons(undefined, true)).toBe(0);
+    expect(await planner.horizon.extendHorizons(undefined, true)).toBe(0);
   });
 
   test("update: `all` renames every occurrence; `this` makes one an exception the next `all` leaves alone", async () => {
@@ -133,7 +133,7 @@ describe("the events domain without a broker", () => {
     expect(after.map(m => m.status)).toEqual(["publish", "trash", "publish", "publish"]);
     expect((await records.findById(head._id))?.series_lines?.some(l => l.startsWith("EXDATE"))).toBe(true);
     expect(told.some(c => c.id === second._id && c.action === "deleted")).toBe(true);
-    await planner.materialise((await records.findById(head._id))!, { horizon: "2999-01-01 00:00:00" });
+    await planner.horizon.materialise((await records.findById(head._id))!, { horizon: "2999-01-01 00:00:00" });
     expect((await members(head)).map(m => m.status)).toEqual(["publish", "trash", "publish", "publish"]);
   });
 

@@ -11,8 +11,11 @@ import type { EventDoc, EventEmbeds } from "../../lib/events/event-doc";
 import { componentSchemas } from "../../lib/response-schemas";
 import { TRANSLATABLE } from "../../lib/i18n/types";
 import {
-  answerSchemas, editOnlyFields, embeddedKinds, plainFilterParams, presentationFields, protectedBlanks, shapedFields, translatableFields, type FieldTable
+  answerSchemas, editOnlyFields, embeddedKinds, importedIfText, listFilterRules, plainFilterParams, presentationFields, protectedBlanks, searchedFields, shapedFields,
+  translatableFields, writtenOnlyBy, type FieldTable
 } from "../../lib/records/field-table";
+import { EVENT_LINK_ORDER } from "../../lib/events/event-params";
+import { eventInput } from "../../lib/imports/tec";
 import { PLAIN_LIST_PARAMS, PRESENTATION_FIELDS, stalePatterns } from "../../cache/staleness";
 import type { Json } from "../helpers/json";
 import { VENUE_FIELDS } from "../../lib/linked/venue-fields";
@@ -139,6 +142,51 @@ const present = (spec: LinkedKindSpec, reveal: boolean) => presentRecord(spec, l
 /** The extensions the linked actions accept beyond the plugin's create arguments (lib/linked/params.ts). */
 const LINKED_WRITE_EXTENSIONS: Record<string, string[]> = { venue: ["post_password", "meta", "geo_lat", "geo_lng"], organizer: ["post_password", "meta"] };
 
+/** The event list's parameters a link of a page does not carry: they change what the caller may read, not which page it is. */
+const UNLINKED_LIST_PARAMS = ["password", "context"];
+/** A link carries the language it was asked in (C8), which no list rule names: the language step reads it. */
+const LINK_ONLY_PARAMS = ["i18n_language"];
+
+describe("the event list's parameters and the imports", () => {
+  const filters = Object.entries(EVENT_FIELDS.fields).flatMap(([name, e]) => (e.listFilter ? [[name, e.listFilter.param] as const] : []));
+
+  test("every list filter of the table is a list parameter, carried in the list's links", () => {
+    expect(filters.filter(([, param]) => !params(EVENT_PARAMS.list).includes(param))).toEqual([]);
+    expect(filters.filter(([, param]) => !(EVENT_LINK_ORDER as readonly string[]).includes(param))).toEqual([]);
+  });
+
+  test("the links carry every list parameter once and no other", () => {
+    const linked = [...EVENT_LINK_ORDER] as string[];
+    expect(linked.filter((name, i) => linked.indexOf(name) !== i)).toEqual([]);
+    const listed = params(EVENT_PARAMS.list).filter(name => !UNLINKED_LIST_PARAMS.includes(name));
+    expect(drift("link order", linked.filter(name => !LINK_ONLY_PARAMS.includes(name)), listed, false)).toEqual([]);
+  });
+
+  test("each list filter's rule is the list schema's rule for its parameter", () => {
+    const rules = listFilterRules(EVENT_FIELDS);
+    expect(Object.keys(rules)).toEqual(filters.map(([, param]) => param));
+    const list = EVENT_PARAMS.list as Record<string, unknown>;
+    expect(Object.keys(rules).filter(param => JSON.stringify(list[param]) !== JSON.stringify(rules[param]))).toEqual([]);
+  });
+
+  test("a list parameter named as a stored field of the table filters by it through the table's entry", () => {
+    const byParam = new Set(filters.map(([, param]) => param));
+    const stored = Object.entries(EVENT_FIELDS.fields).filter(([, e]) => e.stored).map(([name]) => name);
+    expect(params(EVENT_PARAMS.list).filter(name => stored.includes(name) && !byParam.has(name))).toEqual([]);
+  });
+
+  test("an import copies the fields the table marks, each a written field, from a source that answers them", () => {
+    const marked = importedIfText(EVENT_FIELDS);
+    expect(marked).toEqual(["event_status", "event_status_reason", "attendance_mode", "online_url"]);
+    expect(marked.filter(name => !EVENT_FIELDS.writeOrder.includes(name))).toEqual([]);
+    const source = { title: "Jazz night", start_date: "2030-01-01 20:00:00", ...Object.fromEntries(marked.map(name => [name, `the ${name}`])), previous_start_date: "2029-12-01 20:00:00" };
+    const maps = { categories: new Map(), tags: new Map(), venues: new Map(), organizers: new Map() };
+    const input = eventInput(source, maps);
+    expect(marked.filter(name => input[name] !== `the ${name}`)).toEqual([]);
+    expect(input).not.toHaveProperty("previous_start_date");
+  });
+});
+
 describe.each([
   ["venue", VENUE_FIELDS, VENUE, "Venue", ["name", "description", "address", "city", "province", "state", "stateprovince"]],
   ["organizer", ORGANIZER_FIELDS, ORGANIZER, "Organizer", ["name", "description"]]
@@ -179,6 +227,12 @@ describe.each([
     expect(Object.keys(blanked).filter(name => name in spec.blanks).length).toBeGreaterThan(3);
   });
 
+  test("a list's search looks in the fields the table marks searched, each a written text field", () => {
+    expect(drift("searchFields", spec.searchFields, searchedFields(table), false)).toEqual([]);
+    expect(searchedFields(table).filter(name => !spec.fields.includes(name))).toEqual([]);
+    expect(searchedFields(table).length).toBeGreaterThan(2);
+  });
+
   test("the translatable fields are its translatable fields, the name stored as name", () => {
     expect(TRANSLATABLE[kind as "venue" | "organizer"].fields).toEqual(translatable);
     expect(drift("translatable", TRANSLATABLE[kind as "venue" | "organizer"].fields.map(n => (n === "name" ? kind : n)), translatableFields(table))).toEqual([]);
@@ -199,6 +253,8 @@ describe("the term table", () => {
     expect(drift("tag create", params(TERM_PARAMS.tag.create), [...tagWrites, "parent"])).toEqual([]);
     expect(drift("tag update", params(TERM_PARAMS.tag.update), ["id", ...tagWrites, "parent"])).toEqual([]);
     expect(TERM_PARAMS.tag.create.parent).toBe("any|optional");
+    expect(CATEGORY_ONLY_WRITES).toEqual(writtenOnlyBy(TERM_FIELDS, "category"));
+    expect(CATEGORY_ONLY_WRITES).toEqual(["parent"]);
   });
 
   test("the /doc Term schema is its answered fields, in answer order", () => {
@@ -235,6 +291,13 @@ describe("the comparison catches a field added by hand", () => {
     expect(drift("Venue schema", Object.keys(schema.properties), answered(VENUE_FIELDS))).toEqual(["Venue schema: hand_added is not in the table"]);
     const create = params(linkedSchemas(VENUE).documented.create);
     expect(drift("documented create", [...create, "hand_added"], written(VENUE_FIELDS))).toEqual(["documented create: hand_added is not in the table"]);
+  });
+
+  test("a field added by hand to a kind's search, a list parameter left out of the links", () => {
+    expect(drift("searchFields", [...VENUE.searchFields, "country"], searchedFields(VENUE_FIELDS), false)).toEqual(["searchFields: country is not in the table"]);
+    const listed = [...params(EVENT_PARAMS.list), "hand_added"].filter(name => !UNLINKED_LIST_PARAMS.includes(name));
+    const linked = EVENT_LINK_ORDER.filter(name => !LINK_ONLY_PARAMS.includes(name));
+    expect(drift("link order", linked, listed, false)).toEqual(["link order: hand_added is missing"]);
   });
 
   test("a property added to the /doc Event schema", () => {

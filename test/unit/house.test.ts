@@ -13,7 +13,10 @@
  * - types: no function in services/ or mixins/ declares `this: any` (each service and mixin types its
  *   `this` through a Self interface, as services/taxonomy.service.ts does); the sources hold at most
  *   MAX_DOUBLE_CASTS `as unknown as` casts, each with a comment on the line above saying why; no file
- *   outside store/ casts a value to a record's document type (`as EventDoc`): the store's reads are typed.
+ *   outside store/ casts a value to a record's document type (`as EventDoc`): the store's reads are typed;
+ * - one way to build a service: the call context type (`Ctx`) is declared only in broker/context.ts, the
+ *   administrator check written only in lib/capabilities.ts, the list totals' headers only in
+ *   lib/http/list-totals.ts.
  * No broker: the source files are read and parsed with the TypeScript compiler, so only real comments
  * and the titles of describe/test/it are read (never code or other strings).
  *
@@ -664,6 +667,85 @@ describe("store reads", () => {
       "const e = z as unknown as LinkedDoc;"
     ].join("\n"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
     expect(docCasts(sf)).toEqual([1, 2, 3]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// One way to build a service
+
+/** The one file that declares the call context type (`Ctx`) every service and mixin uses. */
+const CALL_CONTEXT_FILE = "broker/context.ts";
+/** The one file that says who is an administrator (`isAdministrator`). */
+const CAPABILITIES_FILE = "lib/capabilities.ts";
+/** The one file that writes the list totals' headers (`X-WP-Total`, `X-WP-TotalPages`). */
+const LIST_TOTALS_FILE = "lib/http/list-totals.ts";
+
+/** The lines of a file that declare a type or interface named `Ctx` (a call context of its own). */
+export function ownCallContexts(sf: ts.SourceFile): number[] {
+  const found: number[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isTypeAliasDeclaration(node) || ts.isInterfaceDeclaration(node)) && node.name.text === "Ctx") found.push(sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1);
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+/** The lines of a file that compare a value with the role `"administrator"` (an administrator check of its own). */
+export function ownAdministratorChecks(sf: ts.SourceFile): number[] {
+  const found: number[] = [];
+  const equality = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+  const isAdmin = (e: ts.Expression) => ts.isStringLiteralLike(e) && e.text === "administrator";
+  const visit = (node: ts.Node): void => {
+    if (ts.isBinaryExpression(node) && equality.has(node.operatorToken.kind) && (isAdmin(node.left) || isAdmin(node.right))) {
+      found.push(sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+/** The lines of a file whose code names a list total header (`"X-WP-Total"`, `"X-WP-TotalPages"`) as a string or a key of its own. */
+export function ownListTotals(sf: ts.SourceFile): number[] {
+  const found: number[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteralLike(node) && /^X-WP-Total(?:Pages)?$/.test(node.text)) found.push(sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1);
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+describe("one way to build a service", () => {
+  const offenders = (check: (sf: ts.SourceFile) => number[], allowed: string) =>
+    CODE_FILES.filter(f => f !== allowed).flatMap(f => check(sourceOf(f)).map(line => `${f}:${line}`));
+
+  test(`the call context type is declared once (${CALL_CONTEXT_FILE} \`Ctx\`), never again in a service or mixin`, () => {
+    expect(offenders(ownCallContexts, CALL_CONTEXT_FILE)).toEqual([]);
+  });
+
+  test(`the administrator check is written once (${CAPABILITIES_FILE} \`isAdministrator\`)`, () => {
+    expect(offenders(ownAdministratorChecks, CAPABILITIES_FILE)).toEqual([]);
+  });
+
+  test(`the list totals' headers are written once (${LIST_TOTALS_FILE} \`totalHeaders\`)`, () => {
+    expect(offenders(ownListTotals, LIST_TOTALS_FILE)).toEqual([]);
+  });
+
+  test("the checks see a context type, an administrator check and a totals header of a file's own, and nothing else", () => {
+    const sf = ts.createSourceFile("x.ts", [
+      "type Ctx<P> = Context<P, CallMeta>;",
+      "interface Ctx { params: unknown }",
+      "type CallOrNone = Ctx<unknown> | undefined; import type { Ctx as C } from \"../broker/context\";",
+      "if (who.role !== \"administrator\") throw e;",
+      "const ok = \"administrator\" === role; const roles = [\"administrator\", \"editor\"]; const r = { role: \"administrator\" };",
+      "meta.$responseHeaders = { \"X-WP-Total\": String(total), [\"X-WP-TotalPages\"]: pages };",
+      "const exposed = \"X-WP-Total, X-WP-TotalPages, Link\"; // X-WP-Total in a comment"
+    ].join("\n"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    expect(ownCallContexts(sf)).toEqual([1, 2]);
+    expect(ownAdministratorChecks(sf)).toEqual([4, 5]);
+    expect(ownListTotals(sf)).toEqual([6, 6]);
   });
 });
 

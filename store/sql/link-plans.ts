@@ -1,0 +1,130 @@
+/**
+ * How a read filtered by link memberships is planned (store/sql/compile.ts): membership of integers in a
+ * link field (`{venues: 5}`, `{categories: {$in: [2, 3]}}`) is read from the link table (store/sql/schema.ts
+ * LINK_FIELDS), and a list filtered by several reads only the records linked to all: on SQLite the driving
+ * membership's links probed against the others, on PostgreSQL that or the intersection of whole sets,
+ * chosen in the statement by the driving set's size (the measures: docs/lists.md#event-filters).
+ */
+import type { Dialect } from "./driver";
+import type { Query } from "../../lib/store-query";
+import { isPlain, sqliteList, type Compiled } from "./compiled";
+
+/**
+ * The table's link fields (store/sql/schema.ts LINK_FIELDS): membership of integers in them is read from
+ * the link table, for `site`; `type` is the record table's name. The fields in LINK_FIELDS' order:
+ * the filter of the first one asked drives a list filtered by several (`linkedProbed`, `linkedChosen`).
+ */
+export interface LinkShape { table: string; type: string; fields: ReadonlySet<string>; site: number }
+
+/** PostgreSQL: the most links of the driving membership read by probing the others (`linkedChosen`). */
+const PROBED_DRIVING_MAX = 500;
+
+/** A membership test of one link field: its integer targets. */
+export interface LinkMembership {
+  field: string;
+  ids: number[];
+}
+
+/**
+ * The integer targets of `q` when it is only a membership test of one link field (`{venues: 5}`,
+ * `{venues: {$in: [5, 6]}}`): what the link table answers alone.
+ */
+export function linkMembership(q: Query, links: LinkShape | undefined): LinkMembership | undefined {
+  const keys = Object.keys(q ?? {}).filter(k => q[k] !== undefined);
+  if (keys.length !== 1 || !links?.fields.has(keys[0])) return undefined;
+  const v = q[keys[0]];
+  const ids = Number.isSafeInteger(v) ? [v as number]
+    : isPlain(v) && Object.keys(v).length === 1 && Array.isArray(v.$in) && v.$in.length > 0 && v.$in.every(x => Number.isSafeInteger(x)) ? (v.$in as number[])
+    : undefined;
+  return ids && { field: keys[0], ids };
+}
+
+export class LinkPlans {
+  constructor(private readonly dialect: Dialect, private readonly links: LinkShape) {}
+
+  /** The records linked to every one of these memberships (two or more), read from the link table alone. */
+  among(memberships: readonly LinkMembership[]): Compiled {
+    return this.dialect === "sqlite" ? this.linkedProbed(memberships) : this.linkedChosen(memberships);
+  }
+
+  /** The ids of the records whose link field holds one of `ids` (a SELECT of the link table's key). */
+  linkedIds(field: string, ids: readonly number[]): Compiled {
+    const rows = this.linkRows("", { field, ids: [...ids] });
+    return { sql: `SELECT id FROM ${this.links.table} WHERE ${rows.sql}`, params: rows.params };
+  }
+
+  /** The condition on the link table's rows of one membership, its columns prefixed with `alias`. */
+  private linkRows(alias: string, m: LinkMembership): Compiled {
+    const links = this.links;
+    const on = `${alias}site = ? AND ${alias}type = '${links.type}' AND ${alias}field = '${m.field}'`;
+    if (this.dialect === "postgres") return { sql: `${on} AND ${alias}target = ANY(?::bigint[])`, params: [links.site, [...m.ids]] };
+    const targets = sqliteList(m.ids);
+    return { sql: `${on} AND ${alias}target IN ${targets.sql}`, params: [links.site, ...targets.params] };
+  }
+
+  /**
+   * The record's id is in every one of these id sets. PostgreSQL: as one array, read through the link
+   * table's key before the records are (a plan that holds without the planner's statistics too); SQLite
+   * chooses with its statistics.
+   */
+  idAmong(sets: Compiled[]): Compiled {
+    const inner = sets.map(x => x.sql).join(" INTERSECT ");
+    const params = sets.flatMap(x => x.params);
+    return this.dialect === "sqlite" ? { sql: `id IN (${inner})`, params } : { sql: `id = ANY(ARRAY(${inner}))`, params };
+  }
+
+  /**
+   * SQLite: the links of one membership, each kept when every other membership holds its record too (a
+   * key lookup per link and membership). The membership of the field declared first in LINK_FIELDS drives
+   * (store/sql/schema.ts: venues, organizers, then terms; a venue's events are fewer than a category's), since
+   * an intersection read both sets whole: a category's links and a venue's took several times as long as the
+   * venue's links probed (the measures: docs/lists.md#event-filters).
+   */
+  private linkedProbed(memberships: readonly LinkMembership[]): Compiled {
+    const probed = this.probedIds(memberships, (table, rows) => `EXISTS (SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id)`);
+    return { sql: `id IN (${probed.sql})`, params: probed.params };
+  }
+
+  /**
+   * The ids of the links of the driving membership (the first in LINK_FIELDS' order) that every other
+   * membership holds too, each tested by `probe` (a condition on the link table `p`, correlated to `d.id`).
+   */
+  private probedIds(memberships: readonly LinkMembership[], probe: (table: string, rows: string) => string): Compiled {
+    const table = this.links.table;
+    const [drive, ...others] = this.drivingFirst(memberships);
+    const driving = this.linkRows("d.", drive);
+    const checks = others.map(m => this.linkRows("p.", m));
+    return {
+      sql: `SELECT d.id FROM ${table} d WHERE ${driving.sql}${checks.map(c => ` AND ${probe(table, c.sql)}`).join("")}`,
+      params: [...driving.params, ...checks.flatMap(c => c.params)]
+    };
+  }
+
+  /** The memberships in LINK_FIELDS' order: the first drives a probed read. */
+  private drivingFirst(memberships: readonly LinkMembership[]): LinkMembership[] {
+    const rank = [...this.links.fields];
+    return [...memberships].sort((a, b) => rank.indexOf(a.field) - rank.indexOf(b.field));
+  }
+
+  /**
+   * PostgreSQL: the probed read of `linkedProbed` when the driving membership has at most
+   * PROBED_DRIVING_MAX links, the intersection of whole sets otherwise, chosen in the statement itself
+   * (its count reads at most that many index entries; only the chosen branch runs). PostgreSQL plans an
+   * EXISTS as a hash semi-join, which reads the probed set whole, so each probe is a subquery with LIMIT,
+   * run per driving link through the link table's key. At 100 000 events a venue's 100 links probed
+   * against a category's 5 000 took 0.3 ms where the intersection took 2.0 ms (docs/lists.md#event-filters).
+   * A probe costs a few µs where a link read into an intersection costs a fraction of one: a large
+   * driving set is intersected.
+   */
+  private linkedChosen(memberships: readonly LinkMembership[]): Compiled {
+    const [drive] = this.drivingFirst(memberships);
+    const counted = this.linkedIds(drive.field, drive.ids);
+    const size = `(SELECT count(*) FROM (${counted.sql} LIMIT ${PROBED_DRIVING_MAX + 1}) AS driving)`;
+    const probed = this.probedIds(memberships, (table, rows) => `(SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id LIMIT 1) IS NOT NULL`);
+    const sets = memberships.map(m => this.linkedIds(m.field, m.ids));
+    return {
+      sql: `id = ANY(CASE WHEN ${size} <= ${PROBED_DRIVING_MAX} THEN ARRAY(${probed.sql}) ELSE ARRAY(${sets.map(x => x.sql).join(" INTERSECT ")}) END)`,
+      params: [...counted.params, ...probed.params, ...sets.flatMap(x => x.params)]
+    };
+  }
+}
