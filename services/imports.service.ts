@@ -28,7 +28,6 @@ import { IMPORT_PARAMS, importSettings, ImportSettings, isDryRun } from "../lib/
 import { ClaimLost, emptyCounts, FetchAnswer, ImportFailed, ImportPorts, ImportRun, ImportSource, RunCounts } from "../lib/imports/run";
 import { materialisationHorizon } from "../lib/recurrence/expand";
 import { importConfig } from "../lib/imports/config";
-import { inShared } from "../store/sql/shared-transaction";
 import type { Caller } from "../lib/callers";
 import { currentSiteId } from "../lib/sites/scope";
 import { answerTotals } from "../lib/http/list-totals";
@@ -239,7 +238,7 @@ const methods = {
       },
       progress,
       // PostgreSQL: a batch of new records in one transaction (store/sql/shared-transaction.ts)
-      shared: sql?.shared ? { run: fn => sql.shared!(fn), step: fn => (inShared() ? sql.transaction(() => fn()) : fn()) } : undefined,
+      shared: sql?.shared ? fn => sql.shared!(fn) : undefined,
       sleep: (ms: number) => new Promise(resolve => setTimeout(resolve, ms)),
       horizon: () => ({ utc: materialisationHorizon(serviceSettings().siteTimezone), siteZone: serviceSettings().siteTimezone })
     };

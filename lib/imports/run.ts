@@ -53,14 +53,10 @@ export interface ImportPorts {
   progress(counts: RunCounts): Promise<boolean>;
   sleep(ms: number): Promise<void>;
   /**
-   * One transaction shared by a batch of writes (the store's, on PostgreSQL; absent elsewhere): `run`
-   * commits everything `fn` writes at once, and `step` inside it is undone alone when its work fails
-   * (outside `run`, `step` runs its work as it is).
+   * One transaction shared by a batch of writes (the store's, on PostgreSQL; absent elsewhere): commits
+   * everything `fn` writes at once, or, when `fn` throws or one of its statements failed, nothing of it.
    */
-  shared?: {
-    run<T>(fn: () => Promise<T>): Promise<T>;
-    step<T>(fn: () => Promise<T>): Promise<T>;
-  };
+  shared?<T>(fn: () => Promise<T>): Promise<T>;
   /** How far a series is materialised now (UTC `YYYY-MM-DD HH:MM:SS`) and the site's zone: an imported series is kept to it. */
   horizon(): { utc: string; siteZone: string };
 }
@@ -424,43 +420,31 @@ export class ImportRun {
   /**
    * The writes of a page or a slice of a feed. Where the store shares a transaction among writes
    * (`ports.shared`), the records this import never wrote (no mapping row read ahead) are written in one
-   * transaction, one after another, each a step of it: one commit for them all instead of several each
-   * (docs/imports.md#measured). When that transaction fails as a whole, nothing of it was written, and
-   * each of those records is written again on its own. The other records (updates, unchanged ones) are
-   * written as before, several at once.
+   * transaction, one after another: one commit for them all instead of several each (docs/imports.md#measured).
+   * When that transaction fails (a statement of it failed: another run reserved one of the records at the
+   * same moment, say), nothing of it was written, and each of those records is written again on its own,
+   * as the other records (updates, unchanged ones) are: several at once.
    */
   private async writeAll(items: Array<{ key: string; write: () => Promise<void> }>): Promise<void> {
     const shared = this.job.dryRun ? undefined : this.ports.shared;
     const fresh = shared ? items.filter(i => this.rowsAhead.has(i.key) && this.rowsAhead.get(i.key) === null) : [];
-    const rest = fresh.length > 1 ? items.filter(i => !fresh.includes(i)) : items;
-    const again: typeof items = [];
+    let alone = items;
     if (shared && fresh.length > 1) {
+      alone = items.filter(i => !fresh.includes(i));
       const before = this.countsNow();
       try {
-        await shared.run(async () => {
-          for (const item of fresh) {
-            const counted = { ...this.counts, errors: [...this.counts.errors] };
-            const seen = this.seenKeys.has(item.key);
-            try {
-              await shared.step(item.write);
-            } catch (err) {
-              // a statement of the record failed and its step was undone: written again on its own
-              if ((err as Error)?.name !== "StepUndone") throw err;
-              Object.assign(this.counts, counted);
-              if (!seen) this.seenKeys.delete(item.key);
-              again.push(item);
-            }
-          }
+        await shared(async () => {
+          for (const item of fresh) await item.write();
         });
       } catch (err) {
         if (err instanceof ClaimLost || err instanceof ImportFailed) throw err;
         // rolled back: counted again as each record is written on its own
         this.restoreCounts(before);
-        again.splice(0, again.length, ...fresh);
+        for (const item of fresh) this.rowsAhead.delete(item.key);
+        alone = items;
       }
-      for (const item of again) this.rowsAhead.delete(item.key);
     }
-    await boundedEach([...again, ...rest], WRITE_WIDTH, item => item.write());
+    await boundedEach(alone, WRITE_WIDTH, item => item.write());
   }
 
   /** The counts and the keys seen so far, to go back to when writes were undone. */
@@ -697,10 +681,9 @@ export class ImportRun {
       if (row && row.run === this.token) return { row, reserved: true };
       if (!row) {
         try {
-          // a step of its own: a key another run stored first fails this statement alone
-          const made = await this.step(() => this.ports.mappings.append({
+          const made = await this.ports.mappings.append({
             key, source: this.source, import: this.job.id, kind, source_id: sourceId, local_id: null, digest: null, run: this.token, feed: this.feed, gone: false, pending: true
-          }));
+          });
           return { row: { ...made, fresh: true }, reserved: true };
         } catch (err) {
           if (!isUnique(err)) throw err;
@@ -731,16 +714,11 @@ export class ImportRun {
   private async storeRow(row: Doc | null, key: string, kind: string, sourceId: string, set: Rec): Promise<void> {
     if (row) return this.mark(row, set);
     try {
-      await this.step(() => this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: sourceId, ...set }));
+      await this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: sourceId, ...set });
     } catch (err) {
       if (!isUnique(err)) throw err;
       await this.ports.mappings.updateOne({ key }, { $set: set });
     }
-  }
-
-  /** `fn` as a step of the shared transaction the work runs in, if any (ImportPorts.shared). */
-  private step<T>(fn: () => Promise<T>): Promise<T> {
-    return this.ports.shared ? this.ports.shared.step(fn) : fn();
   }
 
   private async mark(row: Doc, set: Rec): Promise<void> {
