@@ -165,7 +165,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         await this.commands.beforeWrite();
         await this.checkWrite(ctx, ctx.params, true);
         const created = await this.commands.create(ctx, ctx.params);
-        // an import's create (lib/imports/run.ts) reads the new id alone: the record is not rendered for it
+        // an import's create (domain/imports/import-run.ts) reads the new id alone: the record is not rendered for it
         // (its embeds are three more calls and their reads per imported event)
         if ((ctx.meta as ImportSourceMeta).importSource) return { id: created._id };
         const record = await this.reader.written(ctx, created);

@@ -10,7 +10,7 @@
  * - `POST {ns}/imports` with `dry_run` runs the import's reads now, writing nothing, and answers 200 with
  *   the counts a run would have; `POST {ns}/imports/{id}/run` makes an import due now (202);
  *   `GET {ns}/imports/{id}/runs` lists its last 50 runs (one record per finished run, `import_runs`).
- * - A run (lib/imports/run.ts) fetches the source under the outbound address rules (net/outbound.ts) and
+ * - A run (domain/imports/import-run.ts) fetches the source under the outbound address rules (net/outbound.ts) and
  *   writes each record through the record services' actions as the administrator who made the import,
  *   so every rule, the change feed and the caches stay right.
  */
@@ -25,9 +25,9 @@ import { settings as serviceSettings, NAMESPACE_PATH } from "../lib/settings";
 import { checkOutboundUrl } from "../lib/outbound/addresses";
 import { outboundRequest } from "../net/outbound";
 import { IMPORT_PARAMS, importSettings, ImportSettings, isDryRun } from "../lib/imports/params";
-import { ClaimLost, emptyCounts, FetchAnswer, ImportFailed, ImportPorts, ImportRun, ImportSource, RunCounts } from "../lib/imports/run";
+import { ClaimLost, emptyCounts, FetchAnswer, ImportFailed, ImportPorts, ImportRun, ImportSource, RunCounts } from "../domain/imports/import-run";
 import { materialisationHorizon } from "../lib/recurrence/expand";
-import { importConfig } from "../lib/imports/config";
+import { importConfig } from "../domain/imports/import-config";
 import type { Caller } from "../lib/callers";
 import { currentSiteId } from "../lib/sites/scope";
 import { answerTotals } from "../lib/http/list-totals";

@@ -4,7 +4,7 @@
  * (this service answers the same shape beside its typed `meta`), so each label becomes a text field of
  * the site's events named by that label, and the display text its value. A field of the site whose label
  * already says that label (in any language) and that holds text is taken as it is; otherwise a new key is
- * made from the label. Pure: the definitions are read and made by the run (lib/imports/run.ts).
+ * made from the label. Pure: the definitions are read and made by the run (domain/imports/import-run.ts).
  */
 import { KEY_PATTERN, LABEL_MAX, type Label } from "../fields/definition";
 import { TEXT_MAX } from "../fields/values";

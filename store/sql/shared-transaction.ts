@@ -84,11 +84,6 @@ export class StepUndone extends Error {
   }
 }
 
-/** Whether the current work runs inside a shared transaction. */
-export function inShared(): boolean {
-  return scopes.getStore() !== undefined;
-}
-
 /** Notes a failed statement: its step (or, outside any, the whole transaction) is to be undone. */
 export function noteFailure<Q, R>(scope: SharedScope<Q, R>): void {
   const step = scope.state.steps[scope.state.steps.length - 1];

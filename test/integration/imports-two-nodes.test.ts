@@ -1,7 +1,7 @@
 /**
  * Two nodes importing one feed at once: each runs its own import of the same iCalendar feed
  * on one store, at the same moment; every source record is created once (the source row's key is unique
- * in the store: lib/imports/run.ts `reserve`). Runs on SQLite (a DATA_DIR on disk shared by both
+ * in the store: domain/imports/import-run.ts `reserve`). Runs on SQLite (a DATA_DIR on disk shared by both
  * processes) and, when the local server answers, PostgreSQL, there with pools of two connections
  * (DATABASE_POOL_MAX): every write of a run once failed waiting for a lock connection that the holders of
  * the venues' name locks held while each waited for another (store/sql/driver.ts `withLock`).

@@ -30,11 +30,7 @@ import * as ts from "typescript";
 const ROOT = path.resolve(__dirname, "..", "..");
 
 /** Files still importing a folder above their own, each with what it takes from there. Empty this list. */
-const LAYER_EXCEPTIONS: Record<string, string> = {
-  // the import orchestrator belongs in domain/ (it runs an import against the store); it moves there once
-  // the imports work that changes it beside this one has landed, not under it
-  "lib/imports/run.ts": "the types Collection and Doc of store/collection.ts"
-};
+const LAYER_EXCEPTIONS: Record<string, string> = {};
 
 /** What pure logic does not import. */
 const FRAMEWORK_MODULES = /^(moleculer|moleculer-web|http|https|http2|node:http|node:https|node:http2|ioredis|pg|better-sqlite3|mongodb)$/;
@@ -306,8 +302,7 @@ const PURITY_EXCEPTIONS: Record<string, string> = {
   "lib/settings.ts": "the one reader of the environment, and the settings of the current site: every layer reads them, lib/ too (lib/sites/callers.ts, the params schemas); moving the reading up means handing settings to every lib/ function that reads one",
   "lib/sites/scope.ts": "the site the current work belongs to, carried across calls by an AsyncLocalStorage: lib/settings.ts and lib/sites/callers.ts read it, so it moves with them",
   "lib/api-keys.ts": "the generated administrator key's file and the keys read once: lib/sites/callers.ts asks them for the caller of a key, and the events' and linked records' params schemas (lib/events/event-params.ts, lib/linked/params.ts) for the known user ids, so it moves with them",
-  "lib/dates.ts": "locutus's strtotime reads dates in the process's zone, so each call runs with the zone set to UTC and put back (`inUtc`): the dates then never depend on the zone the process runs in (test/unit/other-zone.test.ts)",
-  "lib/imports/config.ts": "the imports' settings read from the environment: lib/imports/ moves to domain/ with the import orchestrator (lib/imports/run.ts), not while the imports work is under way beside this"
+  "lib/dates.ts": "locutus's strtotime reads dates in the process's zone, so each call runs with the zone set to UTC and put back (`inUtc`): the dates then never depend on the zone the process runs in (test/unit/other-zone.test.ts)"
 };
 
 /**

@@ -1,11 +1,11 @@
 /**
- * A run's new records written as one shared transaction (lib/imports/run.ts `writeAll`, ImportPorts
+ * A run's new records written as one shared transaction (domain/imports/import-run.ts `writeAll`, ImportPorts
  * `shared`), without a broker: the new records of a slice go through one shared transaction; one that
  * fails has each of its records written again on its own, and every record is created and counted once
  * whatever happened. The store's side (what a shared transaction commits and undoes) is
  * test/integration/store-shared-transaction.test.ts.
  */
-import { emptyCounts, ImportRun, type ImportPorts } from "../../lib/imports/run";
+import { emptyCounts, ImportRun, type ImportPorts } from "../../domain/imports/import-run";
 import { memoryCollection } from "../helpers/memory-store";
 
 const feed = (n: number) => ["BEGIN:VCALENDAR", "VERSION:2.0",

@@ -6,7 +6,7 @@ import { importSettings, guessType } from "../../lib/imports/params";
 import { defaultRestRoot, eventInput, parentsFirst, restRootFromLink, termInput } from "../../lib/imports/tec";
 import { readIcs, IcsFormatError } from "../../lib/imports/ics";
 import { windowsZone } from "../../lib/imports/windows-zones";
-import { digestOf } from "../../lib/imports/run";
+import { digestOf } from "../../domain/imports/import-run";
 
 describe("the create body", () => {
   test("defaults and guesses", () => {

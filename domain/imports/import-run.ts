@@ -14,15 +14,15 @@
  */
 import { createHash } from "crypto";
 import type { Collection, Doc } from "../../store/collection";
-import { IcsEvent, IcsFormatError, readIcs } from "./ics";
-import { boundedEach } from "../bounded-each";
-import { seriesToHorizon } from "./series-to-horizon";
-import type { ImportAuth, ImportSettings } from "./params";
+import { IcsEvent, IcsFormatError, readIcs } from "../../lib/imports/ics";
+import { boundedEach } from "../../lib/bounded-each";
+import { seriesToHorizon } from "../../lib/imports/series-to-horizon";
+import type { ImportAuth, ImportSettings } from "../../lib/imports/params";
 import {
   defaultRestRoot, eventInput, IdMaps, isLaterOccurrence, listUrl, organizerInput, pageRecords, parentsFirst, restRootFromLink, TecList, termInput, TEC_NAMESPACES,
   totalPagesOf, venueInput
-} from "./tec";
-import { metaOfTexts, planTextFields, sourceFieldTexts, type SourceFieldText, type TextFieldDef } from "./tec-fields";
+} from "../../lib/imports/tec";
+import { metaOfTexts, planTextFields, sourceFieldTexts, type SourceFieldText, type TextFieldDef } from "../../lib/imports/tec-fields";
 
 type Rec = Record<string, unknown>;
 
