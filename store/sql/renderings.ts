@@ -87,12 +87,14 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
       `AND COALESCE((SELECT n FROM ${MARKS} WHERE site = ?${lock}), 0) = ? ON CONFLICT (site, kind, id, variant) DO NOTHING`;
   };
   const refsJoin = sqlite
-    ? `json_each(e.refs) AS j, ${RENDERINGS} AS r WHERE r.kind = json_extract(j.value, '$[0]') AND r.id = json_extract(j.value, '$[1]')`
+    // CROSS JOIN: SQLite joins in the order written, each linked rendering looked up by its key (its
+    // planner would otherwise read every rendering of the site and the references inside that loop)
+    ? `json_each(e.refs) AS j CROSS JOIN ${RENDERINGS} AS r WHERE r.kind = json_extract(j.value, '$[0]') AND r.id = json_extract(j.value, '$[1]')`
     : `LATERAL jsonb_array_elements(e.refs::jsonb) WITH ORDINALITY AS j(v, k), ${RENDERINGS} AS r WHERE r.kind = j.v ->> 0 AND r.id = (j.v ->> 1)::bigint`;
   const position = sqlite ? "CAST(j.key AS INTEGER) + 1" : "j.k";
   const stitchedSql =
     `SELECT kind, id, body, refs, 0 AS n FROM ${RENDERINGS} WHERE site = ? AND kind = ? AND id = ? AND variant = ? ` +
-    `UNION ALL SELECT r.kind, r.id, r.body, NULL, ${position} FROM ${RENDERINGS} AS e, ${refsJoin} ` +
+    `UNION ALL SELECT r.kind, r.id, r.body, NULL, ${position} FROM ${RENDERINGS} AS e ${sqlite ? "CROSS JOIN" : ","} ${refsJoin} ` +
     "AND e.site = ? AND e.kind = ? AND e.id = ? AND e.variant = ? AND r.site = e.site AND r.variant = e.variant";
   return {
     async mark(site) {
