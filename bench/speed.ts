@@ -243,7 +243,7 @@ async function answers(base: string, defs: RowDef[]): Promise<unknown[][]> {
 }
 
 /** Reads each path once, CONNECTIONS at a time. */
-export async function primed(base: string, paths: string[]): Promise<void> {
+async function primed(base: string, paths: string[]): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < paths.length) {
