@@ -179,7 +179,16 @@ export async function growStraight(kind: StoreKind, env: Record<string, string>,
   process.stderr.write(`  written straight to ${n} in ${Math.round((Date.now() - t0) / 1000)} s\n`);
 }
 
-export interface RowDef { name: string; next: () => string; samples: number; rate?: number }
+export interface RowDef {
+  name: string;
+  next: () => string;
+  samples: number;
+  rate?: number;
+  /** Settings of the service for this row (an uncached row: the service restarted with them, cache off). */
+  env?: Record<string, string>;
+  /** Paths read once before the row's warm-up (the stored renderings kept by a first read of every event). */
+  prime?: () => string[];
+}
 
 function cycling(make: (i: number) => string): () => string {
   let i = 0;
@@ -208,6 +217,8 @@ export function rowDefs(c: Calendar, wanted = chosen): RowDef[] {
     // the same list with a filterable custom field's value beside the category (docs/lists.md#custom-field-filters)
     ...(stage ? [{ name: "filtered list (category+meta)", next: byField, samples: 5 }] : []),
     { name: "single event, random id", next: single, samples: 5 },
+    // the same reads answered from the stored renderings (docs/caching.md#stored-renderings), every event read once before
+    { name: "single event, stored renderings", next: single, samples: 5, env: { STORED_RENDERINGS: "1" }, prime: () => c.eventIds.map(id => `${NS}/events/${id}`) },
     { name: "search, single words", next: cycling(i => `${NS}/events?search=${encodeURIComponent(WORDS[i % WORDS.length])}`), samples: WORDS.length },
     { name: "search, a word and a number", next: cycling(i => `${NS}/events?search=${encodeURIComponent(`${WORDS[i % WORDS.length]} ${Math.floor(Math.random() * n)}`)}`), samples: 5 },
     { name: "recurrence month (50 a page)", next: () => `${NS}/events?start_date=${from}&end_date=${to}&per_page=50`, samples: 1 },
@@ -231,6 +242,18 @@ async function answers(base: string, defs: RowDef[]): Promise<unknown[][]> {
   return out;
 }
 
+/** Reads each path once, CONNECTIONS at a time. */
+async function primed(base: string, paths: string[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const res = await fetch(`${base}${paths[next++]}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+}
+
 async function round(kind: StoreKind, env: Record<string, string>, c: Calendar, n: number, r: number, rows: Row[]): Promise<void> {
   const loadAvg = uptime();
   const began = Date.now();
@@ -238,6 +261,7 @@ async function round(kind: StoreKind, env: Record<string, string>, c: Calendar, 
   const defs = rowDefs(c);
   if (!defs.length) return;
   let server = await startServer({ ...env, CACHER: "off" });
+  let serverEnv = "{}";
   const file = path.join(os.tmpdir(), `bench-speed-${process.pid}.json`);
   const sampled = await answers(server.base, defs);
   const floor = await startReference("floor", sampled, file);
@@ -251,6 +275,12 @@ async function round(kind: StoreKind, env: Record<string, string>, c: Calendar, 
         server = await startServer(env);
         cached = true;
       }
+      if (d.rate === undefined && JSON.stringify(d.env ?? {}) !== serverEnv) {
+        await server.stop();
+        server = await startServer({ ...env, CACHER: "off", ...d.env });
+        serverEnv = JSON.stringify(d.env ?? {});
+      }
+      if (d.prime) await primed(server.base, d.prime());
       await load(server.base, { ...LOAD, duration: d.rate !== undefined && warmMix ? 2 * WARMUP + 1 : WARMUP, path: d.next });
       warmMix = warmMix && d.rate === undefined;
       await settle(server.base);
@@ -292,7 +322,7 @@ function report(rows: Row[], creates: Record<string, Creates[]>, started: string
   }
   lines.push("", "Mean latency at the largest size over the smallest (uncached list rows; target ≤ 1.3):");
   const [small, large] = [SIZES[0], SIZES[SIZES.length - 1]];
-  for (const store of STORES) for (const name of ["default list", "filtered list (category+venue)", "filtered list (category+meta)", "recurrence month (50 a page)", "search, single words", "search, a word and a number", "single event, random id"]) {
+  for (const store of STORES) for (const name of ["default list", "filtered list (category+venue)", "filtered list (category+meta)", "recurrence month (50 a page)", "search, single words", "search, a word and a number", "single event, random id", "single event, stored renderings"]) {
     const a = med[`${store}|${small}|${name}`];
     const b = med[`${store}|${large}|${name}`];
     if (a && b) lines.push(`  ${store} ${name}: ${(b.mean / a.mean).toFixed(2)}×`);

@@ -37,6 +37,12 @@ export interface Settings {
   /** DUE_EVENTS_JOB_MS: how often each node publishes the `future` events whose date has passed (ms, default a minute; 0: never, writes still do). */
   dueEventsJobMs: number;
   defaultLanguage: string;
+  /**
+   * STORED_RENDERINGS (off by default): a single event read anonymously in `view` context and the default
+   * language answers from the stored renderings of the event and the records it links
+   * (docs/caching.md#stored-renderings), and the reads that compute such an answer keep them.
+   */
+  storedRenderings: boolean;
   logLevel: string;
   /** CORS_ORIGINS: `*` (any origin) or the list of allowed origins. */
   corsOrigins: "*" | string[];
@@ -180,6 +186,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     seriesJobMs: env.SERIES_JOB_MS !== undefined && env.SERIES_JOB_MS !== "" ? Number(env.SERIES_JOB_MS) : 3_600_000,
     dueEventsJobMs: env.DUE_EVENTS_JOB_MS !== undefined && env.DUE_EVENTS_JOB_MS !== "" ? Number(env.DUE_EVENTS_JOB_MS) : 60_000,
     defaultLanguage: env.DEFAULT_LANGUAGE || "en",
+    storedRenderings: env.STORED_RENDERINGS === "1" || env.STORED_RENDERINGS === "true",
     logLevel: env.LOG_LEVEL || "info",
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     platformKey: env.PLATFORM_KEY || undefined,

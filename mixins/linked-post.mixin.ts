@@ -27,7 +27,12 @@ import type { LinkEntry } from "../lib/linked/links";
 import { NEAR_ACTION, readNear } from "../lib/geo/near-query";
 import { requireGeolocation, venuesNear } from "../broker/geolocation";
 import type { PostRecords } from "../domain/posts/post-records";
-import type { LanguagePort } from "../domain/linked/linked-ports";
+import type { LanguagePort, LinkedRenderingPort } from "../domain/linked/linked-ports";
+import { renderingVariant } from "../lib/records/rendering-variant";
+import { needsValues } from "../lib/i18n/languages";
+import { settings as appSettings } from "../lib/settings";
+import { currentSiteId } from "../lib/sites/scope";
+import type { RenderedKind } from "../store/renderings";
 import { LinkedInput } from "../domain/linked/linked-input";
 import { LinkedPresenter } from "../domain/linked/linked-presenter";
 import { Access, LinkedListParams, LinkedReader } from "../domain/linked/linked-reader";
@@ -104,8 +109,19 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       logger: self.logger,
       fields
     });
+    // the store is opened when the service starts: its renderings are asked for then (none on MongoDB)
+    const stored = () => self.storeHandle!.renderings!;
+    const renderings: LinkedRenderingPort<Ctx> = {
+      variant: (ctx, jsonLd, access) => (jsonLd && self.storeHandle?.renderings ? renderingVariant({
+        enabled: appSettings().storedRenderings, caller: self.who(ctx), params: access, language: self.languageOf(ctx),
+        defaultLanguage: appSettings().defaultLanguage, site: self.siteOf(ctx), ns: self.nsOf(ctx), baseUrl: appSettings().baseUrl
+      }) : undefined),
+      ownText: (ctx, doc) => !needsValues(doc, self.languageOf(ctx), appSettings().defaultLanguage),
+      mark: () => stored().mark(currentSiteId()),
+      keep: (variant, mark, kept) => stored().keep(currentSiteId(), variant, mark, kept.map(r => ({ kind: spec.plural as RenderedKind, ...r })))
+    };
     const reader = new LinkedReader<Ctx>({
-      spec, records, request, language, events, presenter, fields,
+      spec, records, request, language, events, presenter, fields, renderings,
       passwordAccess: (ctx, record, access) => self.passwordAccess(ctx, record, access),
       // Venues near a point (C11, lib/geo/near-query.ts): parameter errors first, then 400 geoloc-not-available.
       near: spec.geo ? async (ctx, p) => {

@@ -35,6 +35,9 @@ import { currentSiteId } from "../lib/sites/scope";
 import { TRANSLATABLE } from "../lib/i18n/types";
 import { RecordFieldsMixin, type RecordFieldsFace } from "../mixins/record-fields.mixin";
 import type { ImportSourceMeta } from "../lib/imports/source";
+import { EventRenderings } from "../domain/events/event-renderings";
+import { renderingVariant } from "../lib/records/rendering-variant";
+import { needsValues } from "../lib/i18n/languages";
 
 /** The params of the reads by id and slug (lib/events/event-params.ts). */
 type ReadParams = ListParams & { id: number; slug: string };
@@ -68,6 +71,7 @@ interface EventsVars {
   commands: EventCommands<Ctx>;
   series: SeriesPlanner<Ctx>;
   calendar: SeriesCalendar;
+  renderings: EventRenderings<Ctx>;
 }
 /**
  * The service's `this`: Moleculer's service, the faces its mixins export, and its own methods and
@@ -143,7 +147,19 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     const targets = (this.targets = new EventTargets(records));
     const fields = this.recordFields;
     const queries = (this.queries = new EventListQueries<Ctx>({ targets, services, posts, now: () => this.now(), fields }));
-    this.reader = new EventReader<Ctx>({ records, queries, embedder, posts, fields });
+    // the store is opened when the service starts: its renderings are asked for then (none on MongoDB)
+    const stored = () => this.storeHandle!.renderings!;
+    const renderings = (this.renderings = new EventRenderings<Ctx>({
+      variant: ctx => (this.storeHandle?.renderings ? renderingVariant({
+        enabled: settings().storedRenderings, caller: ctx.meta?.caller, params: ctx.params ?? {}, language: this.languageOf(ctx),
+        defaultLanguage: settings().defaultLanguage, site: posts.siteOf(ctx), ns: posts.nsOf(ctx), baseUrl: settings().baseUrl
+      }) : undefined),
+      ownText: (ctx, doc) => !needsValues(doc, this.languageOf(ctx), settings().defaultLanguage),
+      mark: () => stored().mark(currentSiteId()),
+      keep: (variant, mark, r) => stored().keep(currentSiteId(), variant, mark, [{ kind: "events", ...r }]),
+      stitched: (variant, id) => stored().stitched(currentSiteId(), variant, "events", id)
+    }));
+    this.reader = new EventReader<Ctx>({ records, queries, embedder, posts, fields, renderings });
     const writer = new EventRecordWriter<Ctx>({ records, nextId: () => this.allocateId("posts", "event"), services, posts, counts, feed, fields });
     const series = (this.series = new SeriesPlanner<Ctx>({ records, writer, feed, counts, languageOf: ctx => this.languageOf(ctx), logger: this.logger }));
     this.calendar = new SeriesCalendar(records);
@@ -178,7 +194,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     get: {
       params: EVENT_PARAMS.get,
       async handler(ctx: Ctx<ReadParams>) {
-        return this.reader.read(ctx, await this.targets.byId(ctx.params.id));
+        return (await this.renderings.answer(ctx, ctx.params.id)) ?? this.reader.read(ctx, await this.targets.byId(ctx.params.id));
       }
     },
     getBySlug: {

@@ -39,6 +39,9 @@ import { FieldDefinitionsMixin } from "../mixins/field-definitions.mixin";
 import { KeyedQueue } from "../lib/queue";
 import { currentSiteId } from "../lib/sites/scope";
 import type { Ctx } from "../broker/context";
+import { renderingVariant } from "../lib/records/rendering-variant";
+import { needsValues } from "../lib/i18n/languages";
+import { linkedFragment } from "../lib/events/event-fragment";
 
 // ---------------------------------------------------------------------------------------------------------
 // Parameter and result types
@@ -320,10 +323,23 @@ const methods = {
     const roots = this.roots(ctx);
     // one kept entry per term (docs/caching.md#embedded-records)
     return this.keptPerRecord(ctx, "term", uniqueIds(ctx.params.ids), null, async missing => {
+      // a variant the store keeps (store/renderings.ts): its mark read before the terms
+      const language = this.languageOf(ctx);
+      const variant = this.storeHandle?.renderings ? renderingVariant({
+        enabled: settings().storedRenderings, caller: ctx.meta?.caller, params: {}, language,
+        defaultLanguage: settings().defaultLanguage, site: roots.site, ns: roots.ns, baseUrl: settings().baseUrl
+      }) : undefined;
+      const stored = this.storeHandle?.renderings;
+      const mark = variant !== undefined ? await stored!.mark(currentSiteId()) : undefined;
       const docs = await this.fetchByIds(missing);
       // i18n: the embedding record's language (ctx.meta.language came along), language keys last (C9).
       const shown = await this.localized(ctx, docs);
-      return new Map(docs.map((doc, i) => [doc._id, { value: this.applyLanguage({ ...embeddedTerm(shown[i], roots) }, doc, ctx), keep: true }]));
+      const values = docs.map((doc, i) => this.applyLanguage({ ...embeddedTerm(shown[i], roots) }, doc, ctx));
+      if (variant !== undefined) {
+        const kept = docs.flatMap((doc, i) => (needsValues(doc, language, settings().defaultLanguage) ? [] : [{ kind: "terms" as const, id: doc._id, doc, body: linkedFragment(values[i]) }]));
+        await stored!.keep(currentSiteId(), variant, mark!, kept);
+      }
+      return new Map(docs.map((doc, i) => [doc._id, { value: values[i], keep: true }]));
     });
   },
 

@@ -12,6 +12,7 @@ import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
 import { sqlCollection, indexStatements, type TableOptions } from "./sql/collection";
 import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName, idWindowIndexName } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
+import { sqlRenderings } from "./sql/renderings";
 import { recountStatements } from "./sql/term-counts";
 import { pgSequences } from "./sql/sequences";
 import { MARKED } from "./sql/write-marks";
@@ -119,6 +120,7 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
     kind,
     location,
     sql: driver,
+    renderings: sqlRenderings(driver),
     sites: sqlSites(driver),
     collection(name, indexes, site = DEFAULT_SITE) {
       const links = linksOf(name);

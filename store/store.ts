@@ -7,6 +7,7 @@ import type { Collection } from "./collection";
 import type { IdRegistry } from "./registry";
 import type { SqlDriver } from "./sql/driver";
 import type { SiteStore } from "./sites";
+import type { Renderings } from "./renderings";
 
 export interface IndexSpec {
   field: string;
@@ -41,4 +42,6 @@ export interface Store {
   readonly sql?: SqlDriver;
   /** Sites and their keys (docs/sites.md): SQL tables (store/sites.ts) or MongoDB collections (store/mongo/sites.ts). */
   readonly sites?: SiteStore;
+  /** The records' stored renderings (store/renderings.ts): the SQL stores; undefined on MongoDB, whose reads are computed. */
+  readonly renderings?: Renderings;
 }

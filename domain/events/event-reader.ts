@@ -22,6 +22,7 @@ import type { EventEmbedder } from "./event-embeds";
 import type { EventListQueries } from "./event-list-filters";
 import type { EventCall, PostServices } from "./event-ports";
 import type { RecordFields } from "../fields/record-fields";
+import type { EventRenderings } from "./event-renderings";
 
 /** What a page of events' embedded records depend on: the call (caller, password, context) and JSON-LD. */
 export interface EmbedRequest<C> {
@@ -51,6 +52,8 @@ export interface EventReaderDeps<C extends EventCall> {
   posts: PostServices<C>;
   /** `meta`, `custom_fields` and the JSON-LD's `additionalProperty` (domain/fields/record-fields.ts). */
   fields?: RecordFields<C>;
+  /** The stored renderings (domain/events/event-renderings.ts): absent on a store that keeps none. */
+  renderings?: EventRenderings<C>;
 }
 
 /** The smallest distance of an answered event's venues from the radius search's point (two decimals). */
@@ -118,7 +121,19 @@ export class EventReader<C extends EventCall> {
     if (status !== "publish" && !canReadPost(who, { ...doc, status })) throw new ApiError("event-not-accessible", 403);
     if (!this.deps.posts.passwordAccess(call, doc, call.params)) throw new ApiError("event-password-protected", 403);
     const jsonLd = who === null ? status === "publish" && !doc.post_password : true;
-    return (await this.answer(call, [doc], { jsonLd, editor: true }))[0];
+    // an answer the store may keep: the mark read before anything it is made of (store/renderings.ts)
+    const variant = this.deps.renderings?.storable(call, doc);
+    const mark = variant !== undefined ? await this.deps.renderings!.mark() : undefined;
+    const answer = (await this.answer(call, [doc], { jsonLd, editor: true }))[0];
+    if (variant !== undefined) await this.keepRendering(call, doc, variant, mark!);
+    return answer;
+  }
+
+  /** The event's stored rendering kept: its answer with nothing linked embedded (lib/events/event-fragment.ts). */
+  private async keepRendering(call: C, doc: EventDoc, variant: string, mark: number): Promise<void> {
+    const unlinked = { ...doc, venues: [], organizers: [], categories: [], tags: [] };
+    const { records, views } = await this.shaped(call, [unlinked], { jsonLd: true, editor: true }, true);
+    await this.deps.renderings!.keep(variant, mark, doc, records[0], views?.(doc).additional);
   }
 
   /** The answer to a write: the event as stored, protected fields shown. */
@@ -129,12 +144,17 @@ export class EventReader<C extends EventCall> {
   /** Output records of a page of events, with everything embedded fetched once per page. */
   async answer(call: C, docs: EventDoc[], opts: RecordOptions): Promise<Array<Record<string, unknown>>> {
     if (!docs.length) return [];
+    return (await this.shaped(call, docs, opts, false)).records;
+  }
+
+  /** The records of `docs` and the custom fields' views they were shaped with (`fresh`: the definitions read from the store). */
+  private async shaped(call: C, docs: EventDoc[], opts: RecordOptions, fresh: boolean): Promise<{ records: Array<Record<string, unknown>>; views?: Awaited<ReturnType<RecordFields<C>["views"]>> }> {
     const { posts, embedder } = this.deps;
-    const [embeds, texts, views] = await Promise.all([embedder.embedsOf({ call, jsonLd: opts.jsonLd }, docs), posts.localize(call, docs.map(textSource)), this.deps.fields?.views(call)]);
+    const [embeds, texts, views] = await Promise.all([embedder.embedsOf({ call, jsonLd: opts.jsonLd }, docs), posts.localize(call, docs.map(textSource)), this.deps.fields?.views(call, fresh)]);
     const rc = { site: posts.siteOf(call), ns: posts.nsOf(call), baseUrl: settings().baseUrl };
     const now = this.nowDb();
     const params = call.params ?? {};
-    return docs.map(doc => {
+    const records = docs.map(doc => {
       const blank = !opts.editor && !posts.passwordAccess(call, doc, params);
       // C13: a due `future` event reads as published before a write publishes it
       const record = eventRecord(asRead(doc, now), rc, embeds, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id), fields: views?.(doc) });
@@ -142,6 +162,7 @@ export class EventReader<C extends EventCall> {
       if (doc.import_source && params.context === "edit" && canEditPost(call.meta?.caller, doc)) record.import_source = doc.import_source;
       return posts.applyLanguage(record, doc, call);
     });
+    return { records, views };
   }
 
   /**

@@ -90,9 +90,9 @@ export class RecordFields<C> {
     return { ...stored, [CUSTOM_LINKS]: [...new Set(tokens.map(t => ids.get(t)!))].sort((a, b) => a - b) };
   }
 
-  /** What each record of a page answers of its fields (the definitions read once per page). */
-  async views(call: C): Promise<(doc: FieldsDoc) => FieldsView> {
-    const defs = await this.deps.definitions(call, false);
+  /** What each record of a page answers of its fields (the definitions read once per page; `fresh`: from the store, not a kept copy). */
+  async views(call: C, fresh = false): Promise<(doc: FieldsDoc) => FieldsView> {
+    const defs = await this.deps.definitions(call, fresh);
     const language = this.deps.language(call);
     const fallback = this.deps.defaultLanguage();
     return doc => ({

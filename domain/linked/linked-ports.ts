@@ -73,3 +73,13 @@ export interface AnnouncePort {
 
 /** Venues: the radius search (C11); undefined when the list asked for none. */
 export type NearPort<R> = (request: R, p: NearInput) => Promise<Map<number, number> | undefined>;
+
+/** The stored renderings of the records an event embeds (store/renderings.ts), for the request's site. */
+export interface LinkedRenderingPort<R> {
+  /** The variant an embedding read asks for, or undefined when its records are computed for it alone. */
+  variant(request: R, jsonLd: boolean, access: { password?: string; context?: string }): string | undefined;
+  /** Whether the record's text in the variant's language is its own (no translation read). */
+  ownText(request: R, doc: LinkedDoc): boolean;
+  mark(): Promise<number>;
+  keep(variant: string, mark: number, renderings: Array<{ id: number; doc: LinkedDoc; body: string }>): Promise<void>;
+}

@@ -16,6 +16,8 @@ import type { FieldsView, RecordFields } from "../fields/record-fields";
 export interface PresentOpts {
   jsonLd?: boolean;
   reveal: (doc: LinkedDoc) => boolean;
+  /** The custom field definitions read from the store, not a kept copy (an answer the store keeps, store/renderings.ts). */
+  freshFields?: boolean;
 }
 
 export interface LinkedPresenterDeps<R> {
@@ -49,7 +51,7 @@ export class LinkedPresenter<R> {
   /** Records as the API returns them; the images of all of them in one look-up. */
   async many(request: R, docs: LinkedDoc[], opts: PresentOpts): Promise<Record<string, unknown>[]> {
     const { spec, language } = this.deps;
-    const [images, values, views] = await Promise.all([this.deps.images.byId(docs.map(d => d.image)), language.localize(request, docs), this.deps.fields?.views(request)]);
+    const [images, values, views] = await Promise.all([this.deps.images.byId(docs.map(d => d.image)), language.localize(request, docs), this.deps.fields?.views(request, !!opts.freshFields)]);
     const site = this.deps.request.siteUrl(request);
     const now = nowDb(this.deps.now());
     // i18n: the asked language's values field by field (one i18n call per page); the language keys last (C9).

@@ -16,7 +16,8 @@ import { pageOf, Page } from "../../lib/posts/paging";
 import { modifiedQuery } from "../../lib/changes/modified";
 import { withDistance, type NearInput } from "../../lib/geo/near-query";
 import type { PostRecords } from "../posts/post-records";
-import type { EventsPort, LanguagePort, NearPort, RequestPort } from "./linked-ports";
+import type { EventsPort, LanguagePort, LinkedRenderingPort, NearPort, RequestPort } from "./linked-ports";
+import { linkedFragment } from "../../lib/events/event-fragment";
 import { mayEdit, mayRead } from "./linked-rights";
 import type { LinkedPresenter } from "./linked-presenter";
 import type { RecordFields } from "../fields/record-fields";
@@ -61,6 +62,8 @@ export interface LinkedReaderDeps<R> {
   near?: NearPort<R>;
   /** `meta[<key>]=<value>` filters (domain/fields/record-fields.ts). */
   fields?: RecordFields<R>;
+  /** The stored renderings the embedding reads keep (absent: none kept). */
+  renderings?: LinkedRenderingPort<R>;
 }
 
 export class LinkedReader<R> {
@@ -112,8 +115,19 @@ export class LinkedReader<R> {
 
   /** The records an event embeds, by id: only those the caller may read (C1), each with its `keep` (a scheduled one's status moves with the clock). */
   async embedded(request: R, ids: number[], jsonLd: boolean, access: Access): Promise<Map<number, { value: unknown; keep: boolean }>> {
-    const docs = (await this.deps.records.store.findByIds(ids)).filter(d => this.mayRead(request, d));
-    const items = await this.deps.presenter.many(request, docs, { jsonLd, reveal: d => this.deps.passwordAccess(request, d, access) });
+    // a variant the store keeps: its mark read before anything the renderings are made of (store/renderings.ts)
+    const stored = this.deps.renderings;
+    const variant = stored?.variant(request, jsonLd, access);
+    const mark = variant !== undefined ? await stored!.mark() : undefined;
+    const found = await this.deps.records.store.findByIds(ids);
+    const docs = found.filter(d => this.mayRead(request, d));
+    const items = await this.deps.presenter.many(request, docs, { jsonLd, reveal: d => this.deps.passwordAccess(request, d, access), freshFields: variant !== undefined });
+    if (variant !== undefined) {
+      // each record as the variant shows it, or not at all (empty); a scheduled one's status moves with the clock
+      const shown = new Map(docs.map((d, i) => [d._id, items[i]]));
+      const kept = found.filter(d => d.status !== "future" && stored!.ownText(request, d)).map(d => ({ id: d._id, doc: d, body: linkedFragment(shown.get(d._id)) }));
+      await stored!.keep(variant, mark!, kept);
+    }
     return new Map(docs.map((d, i) => [d._id, { value: items[i], keep: d.status !== "future" }]));
   }
 

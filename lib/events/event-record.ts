@@ -33,7 +33,10 @@ type JsonLdSource = {
   online_url: string | null;
 };
 
-function eventJsonLd(out: JsonLdSource, doc: EventDoc): Record<string, unknown> {
+/** What the JSON-LD reads of the stored event beside its output record. */
+export type JsonLdDoc = Pick<EventDoc, "start_date" | "end_date" | "timezone" | "previous_utc_start_date" | "cost" | "currency_symbol" | "date_utc">;
+
+export function eventJsonLd(out: JsonLdSource, doc: JsonLdDoc): Record<string, unknown> {
   const ld: Record<string, unknown> = {
     "@context": "http://schema.org",
     "@type": "Event",
@@ -61,8 +64,23 @@ function eventJsonLd(out: JsonLdSource, doc: EventDoc): Record<string, unknown> 
 }
 
 /** schema.org `additionalProperty`: the event's custom field values (docs/records.md#custom-fields), when it has some. */
-function withAdditional(ld: Record<string, unknown>, additional: Array<Record<string, unknown>> | undefined): Record<string, unknown> {
+export function withAdditional(ld: Record<string, unknown>, additional: Array<Record<string, unknown>> | undefined): Record<string, unknown> {
   return additional?.length ? { ...ld, additionalProperty: additional } : ld;
+}
+
+/** The keys of the record that embed other records, in answer order. */
+const LINKED_KEYS = new Set(["categories", "tags", "venue", "organizer"]);
+const LINKED = SHAPED.filter(([name]) => LINKED_KEYS.has(name));
+
+/**
+ * The values of the keys that embed other records, shaped by the table's own shapers: they read the
+ * event's links, the embedded records and the venues found, nothing else of the shaping.
+ */
+export function linkedValues(links: Pick<EventDoc, "venues" | "organizers" | "categories" | "tags">, embeds: EventEmbeds): Record<string, unknown> {
+  const venues = links.venues.map(id => embeds.venues[id]).filter(Boolean);
+  // these keys' shapers read no other part of the shaping (their entries in lib/events/event-fields.ts)
+  const s = { doc: links, embeds, venues } as unknown as Parameters<(typeof SHAPED)[number][1]>[0];
+  return Object.fromEntries(LINKED.map(([name, shape]) => [name, shape(s)]));
 }
 
 /** The output record of one event. */

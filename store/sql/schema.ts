@@ -11,6 +11,7 @@ import { fieldExpr } from "./compile";
 import { FTS_SITE_STRIDE } from "./text-plans";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
+import { renderingStatements } from "./renderings";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -541,6 +542,12 @@ export const MIGRATIONS: Migration[] = [
     // other searched texts are. Idempotent, as migration 21.
     rewrites: ["events"],
     up: d => statusReasonStatements(d)
+  },
+  {
+    version: 26,
+    name: "stored renderings: each record's answer kept beside it, removed by every write of it",
+    // store/sql/renderings.ts; empty at first: a record's renderings are kept by the reads that make them
+    up: d => renderingStatements(d.dialect)
   },
   {
     version: 27,

@@ -1,0 +1,47 @@
+/**
+ * A single event's answer from the store's renderings (docs/caching.md#stored-renderings): one statement
+ * reads the event's own and those of the records it links, stitched with no call to another service.
+ * The event's own rendering is kept by the computed read of an event the variant shows as stored (published,
+ * no password, its text in the read language its own), made from the document that read found.
+ */
+import type { EventDoc } from "../../lib/events/event-doc";
+import { eventFragment, eventRefs, stitchEvent, type LinkedKind } from "../../lib/events/event-fragment";
+
+/** What the events service answers about the stored renderings (the store's, for the request's site). */
+export interface RenderingPort<C> {
+  /** The variant the call reads, or undefined when its answer is computed (a caller, a password, `context=edit`, another language or format). */
+  variant(call: C): string | undefined;
+  /** Whether the record's text in the variant's language is its own (no translation read). */
+  ownText(call: C, doc: EventDoc): boolean;
+  mark(): Promise<number>;
+  keep(variant: string, mark: number, rendering: { id: number; doc: EventDoc; body: string; refs: Array<[LinkedKind, number]> }): Promise<void>;
+  stitched(variant: string, id: number): Promise<{ own: { body: string }; refs: Array<{ kind: string; id: number; body: string }> } | undefined>;
+}
+
+export class EventRenderings<C> {
+  constructor(private readonly port: RenderingPort<C>) {}
+
+  /** The stored answer of event `id` for this call, or undefined when it is computed. */
+  async answer(call: C, id: number): Promise<Record<string, unknown> | undefined> {
+    const variant = this.port.variant(call);
+    if (variant === undefined) return undefined;
+    const stored = await this.port.stitched(variant, id);
+    return stored ? stitchEvent(stored.own.body, stored.refs) : undefined;
+  }
+
+  /** Whether the event's answer in the call's variant may be stored: it moves with neither the clock nor the caller. */
+  storable(call: C, doc: EventDoc): string | undefined {
+    const variant = this.port.variant(call);
+    if (variant === undefined) return undefined;
+    return doc.status === "publish" && !doc.post_password && this.port.ownText(call, doc) ? variant : undefined;
+  }
+
+  mark(): Promise<number> {
+    return this.port.mark();
+  }
+
+  /** Keeps the event's rendering: `record`, its answer with nothing linked embedded, made after `mark` was read. */
+  keep(variant: string, mark: number, doc: EventDoc, record: Record<string, unknown>, additional: Array<Record<string, unknown>> | undefined): Promise<void> {
+    return this.port.keep(variant, mark, { id: doc._id, doc, body: eventFragment(record, doc, additional), refs: eventRefs(doc) });
+  }
+}

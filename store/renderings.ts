@@ -1,0 +1,41 @@
+/**
+ * Stored renderings (docs/caching.md#stored-renderings): each record's answer as one variant of the API
+ * renders it (the anonymous `view` in one language under one site's addresses), kept in the store beside
+ * the record. A write of the record removes its renderings in the write's own transaction (triggers, so
+ * whatever statement or node made it); a rendering is kept again only while the documents it was made
+ * from are still the stored ones, so a kept one is never older than its record.
+ */
+import type { Doc } from "./collection";
+
+/** The record tables whose records keep renderings. */
+export type RenderedKind = "events" | "venues" | "organizers" | "terms";
+
+/** One rendering to keep: made from `doc` (as read from the store), its body the answer's JSON; `refs`: what it stitches in. */
+export interface Rendering {
+  kind: RenderedKind;
+  id: number;
+  doc: Doc;
+  /** The rendered JSON; empty for a linked record the variant does not show. */
+  body: string;
+  /** The records whose renderings are stitched into this one at read, in order (an event's venues, organizers and terms). */
+  refs?: Array<[RenderedKind, number]>;
+}
+
+/** A stored rendering as read back. */
+export interface StoredRendering {
+  kind: RenderedKind;
+  id: number;
+  body: string;
+}
+
+export interface Renderings {
+  /** The site's definitions mark: read before anything a rendering depends on beside its documents. */
+  mark(site: number): Promise<number>;
+  /** Keeps each rendering whose document is still the stored one and whose site's mark still reads `mark`. */
+  keep(site: number, variant: string, mark: number, renderings: readonly Rendering[]): Promise<void>;
+  /**
+   * One statement: the rendering of `id` of `kind` and, in its `refs` order, those it stitches in;
+   * undefined when the record has none or one of those it refers to has none.
+   */
+  stitched(site: number, variant: string, kind: RenderedKind, id: number): Promise<{ own: StoredRendering; refs: StoredRendering[] } | undefined>;
+}

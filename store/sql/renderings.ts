@@ -1,0 +1,123 @@
+/**
+ * The stored renderings on the SQL stores (store/renderings.ts): the `renderings` table, the triggers that
+ * remove a record's renderings in the transaction of every write of it (and a site's, with a mark moved
+ * on, when its custom field definitions change), and the statements that keep and read them.
+ *
+ * Keeping one is guarded by the store, not by the caller: the rendering is stored only where its record's
+ * row still holds the document it was made from (PostgreSQL locks that row while it compares, so a write
+ * not yet committed is waited for and then seen) and the site's mark still reads what it read before the
+ * definitions were asked. A write after the comparison removes it again with its triggers.
+ * (No question mark in the trigger texts: the driver numbers each `?` as a parameter.)
+ */
+import type { Doc } from "../collection";
+import type { Rendering, RenderedKind, Renderings, StoredRendering } from "../renderings";
+import type { Dialect, SqlDriver } from "./driver";
+
+export const RENDERINGS = "renderings";
+const MARKS = "rendering_marks";
+export const RENDERED_TABLES: readonly RenderedKind[] = ["events", "venues", "organizers", "terms"];
+/** What changes every rendering of a site: its custom field definitions. */
+const SITE_WIDE = "field_definitions";
+
+function sqliteTriggers(): string[] {
+  const forget = (t: string) => `DELETE FROM ${RENDERINGS} WHERE site = old.site AND kind = '${t}' AND id = old.id;`;
+  const site = (r: string) => `DELETE FROM ${RENDERINGS} WHERE site = ${r}.site; INSERT INTO ${MARKS} (site, n) VALUES (${r}.site, 1) ON CONFLICT (site) DO UPDATE SET n = ${MARKS}.n + 1;`;
+  return [
+    ...RENDERED_TABLES.flatMap(t => [
+      `CREATE TRIGGER IF NOT EXISTS ${t}_renderings_au AFTER UPDATE ON ${t} BEGIN ${forget(t)} END`,
+      `CREATE TRIGGER IF NOT EXISTS ${t}_renderings_ad AFTER DELETE ON ${t} BEGIN ${forget(t)} END`
+    ]),
+    `CREATE TRIGGER IF NOT EXISTS ${SITE_WIDE}_renderings_ai AFTER INSERT ON ${SITE_WIDE} BEGIN ${site("new")} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${SITE_WIDE}_renderings_au AFTER UPDATE ON ${SITE_WIDE} BEGIN ${site("old")} ${site("new")} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${SITE_WIDE}_renderings_ad AFTER DELETE ON ${SITE_WIDE} BEGIN ${site("old")} END`
+  ];
+}
+
+function postgresTriggers(): string[] {
+  const site = (r: string) => `DELETE FROM ${RENDERINGS} WHERE site = ${r}.site; INSERT INTO ${MARKS} (site, n) VALUES (${r}.site, 1) ON CONFLICT (site) DO UPDATE SET n = ${MARKS}.n + 1;`;
+  return [
+    `CREATE OR REPLACE FUNCTION renderings_forget() RETURNS trigger LANGUAGE plpgsql AS $rf$ BEGIN
+    DELETE FROM ${RENDERINGS} WHERE site = OLD.site AND kind = TG_TABLE_NAME::text AND id = OLD.id;
+    RETURN NULL;
+    END $rf$`,
+    ...RENDERED_TABLES.flatMap(t => [
+      `DROP TRIGGER IF EXISTS ${t}_renderings ON ${t}`,
+      `CREATE TRIGGER ${t}_renderings AFTER UPDATE OR DELETE ON ${t} FOR EACH ROW EXECUTE FUNCTION renderings_forget()`
+    ]),
+    `CREATE OR REPLACE FUNCTION renderings_site() RETURNS trigger LANGUAGE plpgsql AS $rs$ BEGIN
+    IF TG_OP <> 'INSERT' THEN ${site("OLD")} END IF;
+    IF TG_OP <> 'DELETE' THEN ${site("NEW")} END IF;
+    RETURN NULL;
+    END $rs$`,
+    `DROP TRIGGER IF EXISTS ${SITE_WIDE}_renderings ON ${SITE_WIDE}`,
+    `CREATE TRIGGER ${SITE_WIDE}_renderings AFTER INSERT OR UPDATE OR DELETE ON ${SITE_WIDE} FOR EACH ROW EXECUTE FUNCTION renderings_site()`
+  ];
+}
+
+/** The migration's statements: the tables and the triggers. */
+export function renderingStatements(dialect: Dialect): string[] {
+  const text = dialect === "sqlite" ? "TEXT" : 'TEXT COLLATE "C"';
+  const bigint = dialect === "sqlite" ? "INTEGER" : "BIGINT";
+  return [
+    `CREATE TABLE IF NOT EXISTS ${RENDERINGS} (site INTEGER NOT NULL, kind ${text} NOT NULL, id ${bigint} NOT NULL, variant ${text} NOT NULL, ` +
+      `body TEXT NOT NULL, refs TEXT, PRIMARY KEY (site, kind, id, variant))${dialect === "sqlite" ? " WITHOUT ROWID" : ""}`,
+    `CREATE TABLE IF NOT EXISTS ${MARKS} (site INTEGER NOT NULL PRIMARY KEY, n ${bigint} NOT NULL)`,
+    ...(dialect === "sqlite" ? sqliteTriggers() : postgresTriggers())
+  ];
+}
+
+/** A stored document's JSON as the collections write it (store/sql/collection.ts), to compare with the row's. */
+function docBody(doc: Doc): string {
+  const { _id, ...rest } = doc;
+  return JSON.stringify(rest);
+}
+
+interface Row { kind: RenderedKind; id: number | string; body: string; refs: string | null; n: number | string }
+
+export function sqlRenderings(driver: SqlDriver): Renderings {
+  const sqlite = driver.dialect === "sqlite";
+  const lock = sqlite ? "" : " FOR SHARE";
+  // SQLite compares the document's text (two binary forms of one document may differ: an edit in place
+  // keeps its element sizes); PostgreSQL's jsonb compares by value
+  const sameDoc = sqlite ? "json(doc) = ?" : "doc = ?::jsonb";
+  const keepStatement = (kind: RenderedKind) => {
+    if (!RENDERED_TABLES.includes(kind)) throw new Error(`not a rendered kind: ${kind}`);
+    return `INSERT INTO ${RENDERINGS} (site, kind, id, variant, body, refs) SELECT ?, ?, ?, ?, ?, ? ` +
+      `WHERE EXISTS (SELECT 1 FROM ${kind} WHERE site = ? AND id = ? AND ${sameDoc}${lock}) ` +
+      `AND COALESCE((SELECT n FROM ${MARKS} WHERE site = ?${lock}), 0) = ? ON CONFLICT (site, kind, id, variant) DO NOTHING`;
+  };
+  const refsJoin = sqlite
+    // CROSS JOIN: SQLite joins in the order written, each linked rendering looked up by its key (its
+    // planner would otherwise read every rendering of the site and the references inside that loop)
+    ? `json_each(e.refs) AS j CROSS JOIN ${RENDERINGS} AS r WHERE r.kind = json_extract(j.value, '$[0]') AND r.id = json_extract(j.value, '$[1]')`
+    : `LATERAL jsonb_array_elements(e.refs::jsonb) WITH ORDINALITY AS j(v, k), ${RENDERINGS} AS r WHERE r.kind = j.v ->> 0 AND r.id = (j.v ->> 1)::bigint`;
+  const position = sqlite ? "CAST(j.key AS INTEGER) + 1" : "j.k";
+  const stitchedSql =
+    `SELECT kind, id, body, refs, 0 AS n FROM ${RENDERINGS} WHERE site = ? AND kind = ? AND id = ? AND variant = ? ` +
+    `UNION ALL SELECT r.kind, r.id, r.body, NULL, ${position} FROM ${RENDERINGS} AS e ${sqlite ? "CROSS JOIN" : ","} ${refsJoin} ` +
+    "AND e.site = ? AND e.kind = ? AND e.id = ? AND e.variant = ? AND r.site = e.site AND r.variant = e.variant";
+  return {
+    async mark(site) {
+      const [row] = await driver.all<{ n: number | string }>(`SELECT n FROM ${MARKS} WHERE site = ?`, [site]);
+      if (row) return Number(row.n);
+      // a row to lock from now on: a first change of the definitions then waits for a keep comparing with it
+      await driver.run(`INSERT INTO ${MARKS} (site, n) VALUES (?, 0) ON CONFLICT (site) DO NOTHING`, [site]);
+      const [made] = await driver.all<{ n: number | string }>(`SELECT n FROM ${MARKS} WHERE site = ?`, [site]);
+      return Number(made.n);
+    },
+    async keep(site, variant, mark, renderings: readonly Rendering[]) {
+      await Promise.all(renderings.map(r => driver.run(keepStatement(r.kind),
+        [site, r.kind, r.id, variant, r.body, r.refs ? JSON.stringify(r.refs) : null, site, r.id, docBody(r.doc), site, mark])));
+    },
+    async stitched(site, variant, kind, id) {
+      const rows = await driver.all<Row>(stitchedSql, [site, kind, id, variant, site, kind, id, variant]);
+      const own = rows.find(r => Number(r.n) === 0);
+      if (!own) return undefined;
+      const wanted = own.refs ? (JSON.parse(own.refs) as unknown[]).length : 0;
+      const refs = rows.filter(r => Number(r.n) > 0).sort((a, b) => Number(a.n) - Number(b.n));
+      if (refs.length !== wanted) return undefined;
+      const stored = (r: Row): StoredRendering => ({ kind: r.kind, id: Number(r.id), body: r.body });
+      return { own: stored(own), refs: refs.map(stored) };
+    }
+  };
+}

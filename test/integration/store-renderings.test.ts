@@ -1,0 +1,93 @@
+/**
+ * The stored renderings' guard on both SQL stores (store/sql/renderings.ts, docs/caching.md#stored-renderings):
+ * a rendering is kept only while its record's row holds the document it was made from and the site's mark
+ * is unchanged; a write of the record removes it in the write's transaction; an event's rendering is read
+ * with those it refers to, in one statement, and not at all when one of them is missing. On PostgreSQL a
+ * write not yet committed is waited for and then seen.
+ */
+import type { Doc } from "../../store/collection";
+import type { Renderings } from "../../store/renderings";
+import { openTestStore, type TestStore } from "../helpers/test-store";
+
+const SITE = 1;
+const VARIANT = '["en","http://x","http://x/ns","http://x"]';
+
+describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind => {
+  let opened: TestStore | undefined;
+  let renderings: Renderings;
+  beforeAll(async () => {
+    opened = await openTestStore(kind, "renderings");
+    if (opened) renderings = opened.store.renderings!;
+  });
+  afterAll(async () => { await opened?.close(); });
+
+  test("kept from the stored document only; removed by a write of it; stitched only when every reference is kept", async () => {
+    if (!opened) return console.warn("PostgreSQL not reachable: skipped");
+    const { store } = opened;
+    const venues = store.collection("venues", [], SITE);
+    const events = store.collection("events", [], SITE);
+    const venue: Doc = { _id: 7, venue: "Hall", status: "publish" };
+    const event: Doc = { _id: 9, title: "Night", status: "publish", venues: [7] };
+    await venues.insert(venue);
+    await events.insert(event);
+    const mark = await renderings.mark(SITE);
+    const keepEvent = (m: number) => renderings.keep(SITE, VARIANT, m, [{ kind: "events", id: 9, doc: event, body: '{"e":1}', refs: [["venues", 7]] }]);
+    await keepEvent(mark);
+    // the venue's rendering missing: no stitched answer
+    expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toBeUndefined();
+    await renderings.keep(SITE, VARIANT, mark, [{ kind: "venues", id: 7, doc: venue, body: '{"v":"Hall"}' }]);
+    expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toEqual({ own: { kind: "events", id: 9, body: '{"e":1}' }, refs: [{ kind: "venues", id: 7, body: '{"v":"Hall"}' }] });
+    expect(await renderings.stitched(SITE, "another variant", "events", 9)).toBeUndefined();
+
+    // a write of the venue removes its rendering; one made from the document before it is refused
+    const renamed = await venues.updateOne({ _id: 7 }, { $set: { venue: "Grand Hall" } });
+    expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toBeUndefined();
+    await renderings.keep(SITE, VARIANT, mark, [{ kind: "venues", id: 7, doc: venue, body: '{"v":"Hall"}' }]);
+    expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toBeUndefined();
+    await renderings.keep(SITE, VARIANT, mark, [{ kind: "venues", id: 7, doc: renamed!, body: '{"v":"Grand Hall"}' }]);
+    expect((await renderings.stitched(SITE, VARIANT, "events", 9))?.refs[0].body).toBe('{"v":"Grand Hall"}');
+
+    // a change of the site's field definitions removes every rendering and moves the mark: one made before it is refused
+    await store.collection("field_definitions", [], SITE).insert({ _id: 1, key: "door", object_type: "event" });
+    expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toBeUndefined();
+    const moved = await renderings.mark(SITE);
+    expect(moved).not.toBe(mark);
+    await keepEvent(mark);
+    await renderings.keep(SITE, VARIANT, mark, [{ kind: "venues", id: 7, doc: renamed!, body: '{"v":"Grand Hall"}' }]);
+    expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toBeUndefined();
+    await keepEvent(moved);
+    await renderings.keep(SITE, VARIANT, moved, [{ kind: "venues", id: 7, doc: renamed!, body: '{"v":"Grand Hall"}' }]);
+    expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toBeDefined();
+
+    // another site's rows are its own
+    expect(await renderings.stitched(SITE + 1, VARIANT, "events", 9)).toBeUndefined();
+  });
+
+  test("PostgreSQL: a keep beside a write not yet committed waits for it and then refuses the old document", async () => {
+    if (!opened) return console.warn("PostgreSQL not reachable: skipped");
+    if (kind !== "postgres") return;
+    const { store } = opened;
+    const venues = store.collection("venues", [], SITE);
+    const venue: Doc = { _id: 21, venue: "Old", status: "publish" };
+    await venues.insert(venue);
+    await store.collection("events", [], SITE).insert({ _id: 22, status: "publish", venues: [21] });
+    const mark = await renderings.mark(SITE);
+    await renderings.keep(SITE, VARIANT, mark, [{ kind: "events", id: 22, doc: { _id: 22, status: "publish", venues: [21] }, body: "{}", refs: [["venues", 21]] }]);
+    let release!: () => void;
+    const held = new Promise<void>(resolve => { release = resolve; });
+    let updated!: () => void;
+    const inside = new Promise<void>(resolve => { updated = resolve; });
+    const writer = store.sql!.transaction(async tx => {
+      await tx.run("UPDATE venues SET doc = jsonb_set(doc, '{venue}', '\"New\"') WHERE site = ? AND id = ?", [SITE, 21]);
+      updated();
+      await held;
+    });
+    await inside;
+    const keeping = renderings.keep(SITE, VARIANT, mark, [{ kind: "venues", id: 21, doc: venue, body: '{"v":"Old"}' }]);
+    await new Promise(resolve => setTimeout(resolve, 200));
+    release();
+    await writer;
+    await keeping;
+    expect(await renderings.stitched(SITE, VARIANT, "events", 22)).toBeUndefined();
+  });
+});

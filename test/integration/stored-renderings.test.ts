@@ -1,0 +1,137 @@
+/**
+ * Stored renderings (docs/caching.md#stored-renderings), the differential check over a seeded calendar:
+ * every record kind (events, venues, organizers, categories, tags), embeds, custom fields, a translation,
+ * a due `future` event, password-protected records, `view` and `edit`, `_fields`. Each answer is read with
+ * STORED_RENDERINGS off (computed), then on (the first read keeps the renderings, the next stitches them
+ * from the store), and must be the same bytes every time; the store's `renderings` table tells which
+ * answers were stored. A write of a linked record (a venue renamed, a term's count moved, a field defined)
+ * must show at once in every event stitched from it. TEST_STORE=postgres runs it on PostgreSQL.
+ */
+import { startService, succeed, Running } from "../helpers/harness";
+import { settings, useSettings } from "../../lib/settings";
+import type { Json } from "../helpers/json";
+
+interface SqlHandle { all<T>(sql: string, params?: unknown[]): Promise<T[]> }
+
+const day = (n: number) => `2031-0${1 + (n % 9)}-1${n % 10} 10:00:00`;
+const until = (n: number) => `2031-0${1 + (n % 9)}-1${n % 10} 12:00:00`;
+
+describe("stored renderings: every stitched answer is the computed one", () => {
+  let svc: Running;
+  let sql: SqlHandle;
+  const seeded: Record<string, number> = {};
+  const events: number[] = [];
+
+  const stored = async (kind: string, id: number): Promise<number> =>
+    Number((await sql.all<{ n: number | string }>("SELECT COUNT(*) AS n FROM renderings WHERE kind = ? AND id = ?", [kind, id]))[0].n);
+  /** Whether the event's answer is stitched from the store: its rendering and every one it refers to are there. */
+  const stitched = async (id: number): Promise<boolean> => {
+    const [own] = await sql.all<{ refs: string | null }>("SELECT refs FROM renderings WHERE kind = 'events' AND id = ?", [id]);
+    if (!own) return false;
+    for (const [kind, ref] of JSON.parse(own.refs ?? "[]") as Array<[string, number]>) if (!(await stored(kind, ref))) return false;
+    return true;
+  };
+  const storedOn = (on: boolean) => useSettings({ ...settings(), storedRenderings: on });
+  /** The answer computed (setting off), then read twice with it on: all the same bytes. Answers the text. */
+  const same = async (path: string, as?: "admin"): Promise<string> => {
+    storedOn(false);
+    const computed = await svc.get(path, as);
+    storedOn(true);
+    const first = await svc.get(path, as);
+    const second = await svc.get(path, as);
+    // the body, and the validators the gateway derives from it
+    const seen = (a: { status: number; text: string; headers: Headers }) => [path, a.status, a.text, a.headers.get("etag"), a.headers.get("last-modified")];
+    expect(seen(first)).toEqual(seen(computed));
+    expect(seen(second)).toEqual(seen(computed));
+    return computed.text;
+  };
+
+  beforeAll(async () => {
+    svc = await startService({ STORED_RENDERINGS: "1", CACHER: "off", DUE_EVENTS_JOB_MS: "0", SERIES_JOB_MS: "0", BASE_URL: "https://cal.example.org/sub" });
+    sql = (svc.broker.getLocalService("events") as unknown as { storeHandle: { sql: SqlHandle } }).storeHandle.sql;
+    await succeed(svc, "POST", `${svc.ns}/fields`, { key: "capacity", object_type: "event", type: "number", label: "Capacity" });
+    await succeed(svc, "POST", `${svc.ns}/fields`, { key: "entrance", object_type: "venue", type: "text", label: "Entrance" });
+    seeded.venue = (await succeed(svc, "POST", "/venues", { venue: "Main Hall", status: "publish", city: "Rome", country: "Italy", meta: { entrance: "North door" } })).id as number;
+    seeded.venue2 = (await succeed(svc, "POST", "/venues", { venue: "Annex", status: "publish" })).id as number;
+    seeded.draftVenue = (await succeed(svc, "POST", "/venues", { venue: "Unopened", status: "draft" })).id as number;
+    seeded.lockedVenue = (await succeed(svc, "POST", "/venues", { venue: "Locked", status: "publish", post_password: "pw", address: "Secret street 1" })).id as number;
+    seeded.organizer = (await succeed(svc, "POST", "/organizers", { organizer: "Jazz Club", status: "publish", email: "club@example.org" })).id as number;
+    seeded.organizer2 = (await succeed(svc, "POST", "/organizers", { organizer: "Brass Band", status: "publish" })).id as number;
+    seeded.parent = (await succeed(svc, "POST", "/categories", { name: "Music" })).id as number;
+    seeded.child = (await succeed(svc, "POST", "/categories", { name: "Jazz", parent: seeded.parent })).id as number;
+    seeded.tag = (await succeed(svc, "POST", "/tags", { name: "Outdoor" })).id as number;
+    const inputs: Json[] = [
+      { title: "Plain" },
+      { title: "  Jazz <b>night</b> ", description: "<p>Three sets</p>\n\ntwo bands & more", excerpt: "Live jazz.", timezone: "Europe/Rome", cost: "20$",
+        website: "http://jazz.example.org", featured: true, venue: seeded.venue, organizer: [seeded.organizer, seeded.organizer2],
+        categories: [seeded.child, seeded.parent], tags: [seeded.tag], meta: { capacity: "120" } },
+      { title: "Two venues", venue: [seeded.venue, seeded.venue2], categories: [seeded.parent] },
+      { title: "Hidden venue", venue: [seeded.draftVenue, seeded.venue2], organizer: [seeded.organizer] },
+      { title: "Locked venue", venue: seeded.lockedVenue },
+      { title: "Online", attendance_mode: "mixed", online_url: "https://meet.example.org/x", venue: seeded.venue },
+      { title: "Rescheduled", event_status: "rescheduled", tags: [seeded.tag] },
+      { title: "Protected", post_password: "pw", venue: seeded.venue }
+    ];
+    for (const [i, input] of inputs.entries()) events.push((await succeed(svc, "POST", "/events", { status: "publish", start_date: day(i), end_date: until(i), ...input })).id as number);
+    // a due `future` event: its date passed without a write (C13, read as published)
+    const due = await succeed(svc, "POST", "/events", { title: "Due", status: "future", date: "+1 day", start_date: day(9), end_date: until(9), venue: seeded.venue });
+    seeded.due = due.id as number;
+    events.push(seeded.due);
+    // a translation: the French values read in French, the original in the default language
+    const fr = await svc.request("POST", `/events/${events[1]}?i18n_language=fr`, { as: "admin", body: { title: "Soirée jazz" } });
+    expect(fr.status).toBe(200);
+    seeded.draft = (await succeed(svc, "POST", "/events", { status: "draft", title: "Draft", start_date: day(3), end_date: until(3), venue: seeded.venue })).id as number;
+    events.push(seeded.draft);
+    // its date passed after the last write of an event (a write of events publishes the due ones)
+    const store = (svc.broker.getLocalService("events") as unknown as { store: { updateOne(q: Json, u: Json): Promise<unknown>; findOne(q: Json): Promise<Json> } }).store;
+    await store.updateOne({ _id: seeded.due }, { $set: { date_utc: "2020-01-01 00:00:00", date: "2020-01-01 00:00:00" } });
+    // stored as `future`, read as published
+    expect((await store.findOne({ _id: seeded.due })).status).toBe("future");
+    expect((await svc.get(`/events/${seeded.due}`)).body.status).toBe("publish");
+  });
+  afterAll(async () => { await svc.stop(); });
+
+  test("every event, every variant: the same bytes computed and stored; only the anonymous default-language view of published events is stored", async () => {
+    for (const id of events) {
+      await same(`/events/${id}`);
+      await same(`/events/${id}?_fields=title,venue,organizer,categories,json_ld`);
+      await same(`/events/${id}?context=edit`, "admin");
+      await same(`/events/${id}`, "admin");
+      await same(`/events/${id}?i18n_language=fr`);
+      await same(`/events/${id}?password=pw`);
+    }
+    const storedOnes = [];
+    for (const id of events) if (await stitched(id)) storedOnes.push(id);
+    // the protected, the due `future` and the draft events are computed at every read
+    expect(storedOnes.sort()).toEqual(events.filter(id => ![events[7], seeded.due, seeded.draft].includes(id)).sort());
+    // a hidden (draft) venue is kept as shown to nobody: the event linking it is stored all the same
+    expect(await stored("venues", seeded.draftVenue)).toBe(1);
+  });
+
+  test("a write of a linked record shows at once in every event stitched from it", async () => {
+    for (const id of events) await same(`/events/${id}`);
+    expect(await stitched(events[1])).toBe(true);
+    // the venue renamed: no event is written, each shows the new name (computed, then stored again)
+    await succeed(svc, "POST", `/venues/${seeded.venue}`, { venue: "Grand Hall" });
+    storedOn(true);
+    const renamed = await svc.get(`/events/${events[1]}`);
+    expect(renamed.body.venue.venue).toBe("Grand Hall");
+    expect(renamed.body.json_ld.location.name).toBe("Grand Hall");
+    for (const id of events) await same(`/events/${id}`);
+    expect(await stitched(events[1])).toBe(true);
+    // a term's count moves with another event's write: the embedded term shows it
+    const before = (await svc.get(`/events/${events[1]}`)).body.tags[0].count as number;
+    await succeed(svc, "POST", "/events", { status: "publish", title: "Another outdoor", start_date: day(5), end_date: until(5), tags: [seeded.tag] });
+    expect((await svc.get(`/events/${events[1]}`)).body.tags[0].count).toBe(before + 1);
+    for (const id of events) await same(`/events/${id}`);
+    // a field defined: every rendering of the site goes (its answers show the new field's key)
+    expect(await stitched(events[1])).toBe(true);
+    await succeed(svc, "POST", `${svc.ns}/fields`, { key: "door", object_type: "event", type: "text", label: "Door" });
+    expect(await stitched(events[1])).toBe(false);
+    for (const id of events) await same(`/events/${id}`);
+    // the venue trashed: the events drop it
+    await succeed(svc, "DELETE", `/venues/${seeded.venue2}`);
+    for (const id of events) await same(`/events/${id}`);
+    expect((await svc.get(`/events/${events[2]}`)).body.venue.id).toBe(seeded.venue);
+  });
+});
