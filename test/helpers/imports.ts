@@ -24,6 +24,26 @@ function connectionEnded(err: unknown): boolean {
   return cause?.code === "ECONNRESET" || cause?.code === "UND_ERR_SOCKET" || cause?.code === "EPIPE";
 }
 
+/**
+ * Waits until a node's imports service answers (`GET {ns}/imports` → 200): it is optional and not among
+ * the services the node's readiness waits for, so right after start the route may answer 503.
+ */
+export async function importsReady(ns: string, key: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last = "";
+  while (Date.now() < until) {
+    try {
+      const res = await httpJson("GET", `${ns}/imports`, key);
+      if (res.status === 200) return;
+      last = `${res.status} ${JSON.stringify(res.body)}`;
+    } catch (err) {
+      last = String(err);
+    }
+    await new Promise(r => setTimeout(r, 100));
+  }
+  throw new Error(`${ns}/imports did not answer within ${timeoutMs} ms: ${last}`);
+}
+
 /** Polls an import until it is done or failed (or the deadline passes); answers it. */
 export async function waitForImport(ns: string, key: string, id: number, timeoutMs = 60_000): Promise<Json> {
   const until = Date.now() + timeoutMs;

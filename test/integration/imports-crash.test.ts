@@ -9,7 +9,7 @@ import * as path from "path";
 import { freePort, KEYS } from "../helpers/harness";
 import { startNode, waitForHttp, Node } from "../helpers/processes";
 import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
-import { httpJson, readAll, waitForImport } from "../helpers/imports";
+import { httpJson, importsReady, readAll, waitForImport } from "../helpers/imports";
 
 const EVENTS = Number(process.env.IMPORT_CRASH_EVENTS ?? 300);
 
@@ -54,6 +54,7 @@ describe.each(["sqlite", "postgres"])("a SIGKILL during an import (%s)", store =
     const ns = `${env.BASE_URL}/wp-json/calendar/events/v1`;
     node = await startNode(env);
     await waitForHttp(ns, 200, 60_000);
+    await importsReady(ns, KEYS.admin);
     const res = await httpJson("POST", `${ns}/imports`, KEYS.admin, feed(EVENTS), "text/calendar");
     expect(res.status).toBe(202);
     // killed once some events are in and many are not
@@ -69,6 +70,7 @@ describe.each(["sqlite", "postgres"])("a SIGKILL during an import (%s)", store =
     await node.stop("SIGKILL");
     node = await startNode(env);
     await waitForHttp(ns, 200, 60_000);
+    await importsReady(ns, KEYS.admin);
     // the kill came mid-run; the restarted node may already have taken the run over and finished it
     expect(stateAtKill).toBe("running");
     expect(seen).toBeLessThan(EVENTS);

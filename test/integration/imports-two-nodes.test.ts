@@ -12,7 +12,7 @@ import * as path from "path";
 import { freePort, KEYS } from "../helpers/harness";
 import { startNode, waitForHttp, Node } from "../helpers/processes";
 import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
-import { httpJson, readAll, waitForImport } from "../helpers/imports";
+import { httpJson, importsReady, readAll, waitForImport } from "../helpers/imports";
 
 const EVENTS = Number(process.env.IMPORT_TWO_NODES_EVENTS ?? 120);
 
@@ -62,6 +62,7 @@ describe.each(STORES)("two nodes importing one feed at once (%s)", store => {
       const base = `http://127.0.0.1:${port}`;
       nodes.push(await startNode({ ...shared, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base }));
       await waitForHttp(`${base}/wp-json/calendar/events/v1`, 200, 60_000);
+      await importsReady(`${base}/wp-json/calendar/events/v1`, KEYS.admin);
       bases.push(`${base}/wp-json/calendar/events/v1`);
     }
     const text = feed(EVENTS);
