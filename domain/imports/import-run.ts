@@ -447,15 +447,16 @@ export class ImportRun {
     await boundedEach(alone, WRITE_WIDTH, item => item.write());
   }
 
-  /** The counts and the keys seen so far, to go back to when writes were undone. */
-  private countsNow(): { counts: RunCounts; seen: Set<string> } {
-    return { counts: { ...this.counts, errors: [...this.counts.errors] }, seen: new Set(this.seenKeys) };
+  /** The counts and how many keys were seen so far, to go back to when writes were undone. */
+  private countsNow(): { counts: RunCounts; seen: number } {
+    return { counts: { ...this.counts, errors: [...this.counts.errors] }, seen: this.seenKeys.size };
   }
 
-  private restoreCounts(to: { counts: RunCounts; seen: Set<string> }): void {
+  private restoreCounts(to: { counts: RunCounts; seen: number }): void {
     Object.assign(this.counts, to.counts);
-    this.seenKeys.clear();
-    for (const key of to.seen) this.seenKeys.add(key);
+    // a set keeps the order keys were first added in: those past the count were seen since
+    let k = 0;
+    for (const key of this.seenKeys) if (k++ >= to.seen) this.seenKeys.delete(key);
   }
 
   private upsertEvent(sourceId: string, input: Rec): Promise<number | undefined> {

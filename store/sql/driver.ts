@@ -329,7 +329,8 @@ function pgError(err: unknown): unknown {
 }
 
 interface PgQuery { name?: string; text: string; values?: Param[]; query_timeout?: number }
-type PgQueryFn = (query: PgQuery) => Promise<{ rows: unknown[]; rowCount: number | null }>;
+type PgAnswer = { rows: unknown[]; rowCount: number | null };
+type PgQueryFn = (query: PgQuery) => Promise<PgAnswer>;
 
 /**
  * A statement as node-postgres sends it: `$n` placeholders, and a name for the data statements, so each
@@ -349,7 +350,7 @@ function pgStatement(sql: string): PgQuery {
   return st;
 }
 
-type PgScope = SharedScope<PgQuery, { rows: unknown[]; rowCount: number | null }>;
+type PgScope = SharedScope<PgQuery, PgAnswer>;
 
 /** `owner`: the driver whose shared transaction (if the current work runs in one) a failed statement marks. */
 function pgRunner(q: PgQueryFn, owner?: object): SqlRunner {
@@ -394,21 +395,20 @@ async function sharedStep<T>(scope: PgScope, fn: () => Promise<T>): Promise<T> {
     await scope.query({ text: `SAVEPOINT ${name}` });
     const mark = { name, failed: false };
     state.steps.push(mark);
-    let out: T;
+    let out: T | undefined;
+    let thrown: { err: unknown } | undefined;
     try {
       out = await runShared({ ...scope, inStep: true }, fn);
     } catch (err) {
-      state.steps.splice(state.steps.indexOf(mark), 1);
-      await scope.query({ text: `ROLLBACK TO SAVEPOINT ${name}` });
-      await scope.query({ text: `RELEASE SAVEPOINT ${name}` });
-      throw err;
+      thrown = { err };
     }
     state.steps.splice(state.steps.indexOf(mark), 1);
-    if (mark.failed) await scope.query({ text: `ROLLBACK TO SAVEPOINT ${name}` });
+    if (thrown || mark.failed) await scope.query({ text: `ROLLBACK TO SAVEPOINT ${name}` });
     await scope.query({ text: `RELEASE SAVEPOINT ${name}` });
+    if (thrown) throw thrown.err;
     // its work answered as if written: the caller learns it was not
     if (mark.failed) throw new StepUndone();
-    return out;
+    return out as T;
   } finally {
     done();
   }
@@ -434,7 +434,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   pool.on("error", () => undefined);
   // the statements of work running in a shared transaction go to its connection (store/sql/shared-transaction.ts)
   const owner = {};
-  const runner = pgRunner(query => sharedScopeOf<PgQuery, { rows: unknown[]; rowCount: number | null }>(owner)?.query(query) ?? pool.query(query), owner);
+  const runner = pgRunner(query => sharedScopeOf<PgQuery, PgAnswer>(owner)?.query(query) ?? pool.query(query), owner);
   // the locks' own connections (migrations, jobs): never more than the queries'
   const lockTimeoutMs = opts.lockTimeoutMs ?? 30_000;
   // a connection of it is waited for as long as a lock is
@@ -529,7 +529,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   const driver: SqlDriver = {
     ...runner,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
-      const scope = sharedScopeOf<PgQuery, { rows: unknown[]; rowCount: number | null }>(owner);
+      const scope = sharedScopeOf<PgQuery, PgAnswer>(owner);
       if (scope) return sharedStep(scope, () => fn(runner));
       return onClient(pool, async client => {
         const tx = pgRunner(query => client.query(o.unbounded ? { ...query, query_timeout: UNBOUNDED_QUERY_MS } : query));
