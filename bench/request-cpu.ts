@@ -10,13 +10,14 @@
  * time the process waited for a core after waking the client.
  *
  * `BENCH_BASE=<checkout with dist/> BENCH_STORES=sqlite,postgres BENCH_SIZE=2000 node dist/bench/request-cpu.js`;
- * rows: `/health/live`, the single event by random id and the filtered list of bench/speed.ts. Writes
- * bench/results/request-cpu-<stores>.txt.
+ * rows: `/health/live`, the single event by random id and the filtered list of bench/speed.ts, or those
+ * BENCH_ROWS names (parts of bench/speed.ts's row names, separated by `;`; a row's own settings and the
+ * paths it reads first are its own). Writes bench/results/request-cpu-<stores>.txt.
  */
 import * as fs from "fs";
 import * as path from "path";
 import { benchStore, load, ROOT, startServer, StoreKind } from "./common";
-import { Calendar, grow, rowDefs } from "./speed";
+import { Calendar, grow, primed, rowDefs, type RowDef } from "./speed";
 
 const STORES = (process.env.BENCH_STORES ?? "sqlite").split(",").map(s => s.trim()).filter(Boolean) as StoreKind[];
 const SIZE = Number(process.env.BENCH_SIZE ?? 2000);
@@ -24,7 +25,7 @@ const REPEATS = Number(process.env.BENCH_REPEATS ?? 2);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const BASE = process.env.BENCH_BASE;
-const ROWS = ["/health/live", "single event", "filtered list"];
+const ROWS = (process.env.BENCH_ROWS ?? "/health/live;single event;filtered list").split(";").map(r => r.trim()).filter(Boolean);
 
 /** User + system CPU of a process so far, in µs (Linux). */
 function cpuMicros(pid: number): number {
@@ -32,9 +33,11 @@ function cpuMicros(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
 }
 
-async function measure(env: Record<string, string>, next: () => string): Promise<string> {
-  const server = await startServer({ ...env, CACHER: "off" });
+async function measure(env: Record<string, string>, d: RowDef): Promise<string> {
+  const next = d.next;
+  const server = await startServer({ ...env, ...(d.env ?? {}), CACHER: "off" });
   try {
+    if (d.prime) await primed(server.base, d.prime());
     await load(server.base, { connections: 4, duration: 2, path: next });
     const pid = server.child.pid!;
     const c0 = cpuMicros(pid);
@@ -66,8 +69,8 @@ async function main(): Promise<void> {
       }
       for (const d of rowDefs(c, name => ROWS.some(r => name.includes(r)))) {
         for (let i = 1; i <= REPEATS; i++) {
-          if (BASE) say(`${kind} ${d.name} #${i} base:   ${await measure({ ...store.env, BENCH_SERVER_ROOT: BASE }, d.next)}`);
-          say(`${kind} ${d.name} #${i} branch: ${await measure(store.env, d.next)}`);
+          if (BASE) say(`${kind} ${d.name} #${i} base:   ${await measure({ ...store.env, BENCH_SERVER_ROOT: BASE }, d)}`);
+          say(`${kind} ${d.name} #${i} branch: ${await measure(store.env, d)}`);
         }
       }
     } finally {

@@ -219,6 +219,10 @@ export function rowDefs(c: Calendar, wanted = chosen): RowDef[] {
     { name: "single event, random id", next: single, samples: 5 },
     // the same reads answered from the stored renderings (docs/caching.md#stored-renderings), every event read once before
     { name: "single event, stored renderings", next: single, samples: 5, env: { STORED_RENDERINGS: "1" }, prime: () => c.eventIds.map(id => `${NS}/events/${id}`) },
+    // the list pages answered from the stored renderings: the events' own and the records they link, one statement a page
+    { name: "default list, stored renderings", next: () => `${NS}/events`, samples: 1, env: { STORED_RENDERINGS: "1" }, prime: () => [`${NS}/events`] },
+    { name: "filtered list, stored renderings", next: filtered, samples: 5, env: { STORED_RENDERINGS: "1" }, prime: () => Array.from({ length: 100 }, () => filtered()) },
+    { name: "recurrence month, stored renderings", next: () => `${NS}/events?start_date=${from}&end_date=${to}&per_page=50`, samples: 1, env: { STORED_RENDERINGS: "1" }, prime: () => [`${NS}/events?start_date=${from}&end_date=${to}&per_page=50`] },
     { name: "search, single words", next: cycling(i => `${NS}/events?search=${encodeURIComponent(WORDS[i % WORDS.length])}`), samples: WORDS.length },
     { name: "search, a word and a number", next: cycling(i => `${NS}/events?search=${encodeURIComponent(`${WORDS[i % WORDS.length]} ${Math.floor(Math.random() * n)}`)}`), samples: 5 },
     { name: "recurrence month (50 a page)", next: () => `${NS}/events?start_date=${from}&end_date=${to}&per_page=50`, samples: 1 },
@@ -243,7 +247,7 @@ async function answers(base: string, defs: RowDef[]): Promise<unknown[][]> {
 }
 
 /** Reads each path once, CONNECTIONS at a time. */
-async function primed(base: string, paths: string[]): Promise<void> {
+export async function primed(base: string, paths: string[]): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < paths.length) {

@@ -157,7 +157,8 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       ownText: (ctx, doc) => !needsValues(doc, this.languageOf(ctx), settings().defaultLanguage),
       mark: () => stored().mark(currentSiteId()),
       keep: (variant, mark, r) => stored().keep(currentSiteId(), variant, mark, [{ kind: "events", ...r }]),
-      stitched: (variant, id) => stored().stitched(currentSiteId(), variant, "events", id)
+      stitched: (variant, id) => stored().stitched(currentSiteId(), variant, "events", id),
+      stitchedMany: (variant, ids) => stored().stitchedMany(currentSiteId(), variant, "events", ids)
     }));
     this.reader = new EventReader<Ctx>({ records, queries, embedder, posts, fields, renderings });
     const writer = new EventRecordWriter<Ctx>({ records, nextId: () => this.allocateId("posts", "event"), services, posts, counts, feed, fields });

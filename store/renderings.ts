@@ -28,6 +28,13 @@ export interface StoredRendering {
   body: string;
 }
 
+/** A record's own rendering and, in order, those it stitches in (`complete`: every one it refers to is there). */
+export interface Stitched {
+  own: StoredRendering;
+  refs: StoredRendering[];
+  complete: boolean;
+}
+
 export interface Renderings {
   /** The site's definitions mark: read before anything a rendering depends on beside its documents. */
   mark(site: number): Promise<number>;
@@ -37,5 +44,7 @@ export interface Renderings {
    * One statement: the rendering of `id` of `kind` and, in its `refs` order, those it stitches in;
    * undefined when the record has none or one of those it refers to has none.
    */
-  stitched(site: number, variant: string, kind: RenderedKind, id: number): Promise<{ own: StoredRendering; refs: StoredRendering[] } | undefined>;
+  stitched(site: number, variant: string, kind: RenderedKind, id: number): Promise<Stitched | undefined>;
+  /** As `stitched`, for several records in one statement: those whose own rendering is there, by id, complete or not. */
+  stitchedMany(site: number, variant: string, kind: RenderedKind, ids: readonly number[]): Promise<Map<number, Stitched>>;
 }

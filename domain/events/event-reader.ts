@@ -85,7 +85,7 @@ export class EventReader<C extends EventCall> {
     let total: number;
     if (p.orderby === "distance" && geo) ({ docs, total } = await this.pageByDistance(this.deps.queries.listQuery(filters), page, geo));
     else ({ docs, total } = await this.deps.posts.pagedFind(this.deps.queries.listQuery(filters), eventSort(!!filters.include), page, this.deps.queries.listCountParts(filters)));
-    let events = await this.answer(call, docs, { jsonLd: !!p.json_ld });
+    let events = await this.answerPage(call, docs, !!p.json_ld);
     if (geo) events = events.map(ev => withDistance(ev, distanceOf(ev, geo)));
     const sent = { ...(call.meta.query ?? {}) } as Record<string, unknown>;
     const envelope = this.deps.posts.listEnvelope(call, "events", EVENT_LINK_ORDER, sent, page, total);
@@ -125,15 +125,37 @@ export class EventReader<C extends EventCall> {
     const variant = this.deps.renderings?.storable(call, doc);
     const mark = variant !== undefined ? await this.deps.renderings!.mark() : undefined;
     const answer = (await this.answer(call, [doc], { jsonLd, editor: true }))[0];
-    if (variant !== undefined) await this.keepRendering(call, doc, variant, mark!);
+    if (variant !== undefined) await this.keepRenderings(call, [doc], variant, mark!);
     return answer;
   }
 
-  /** The event's stored rendering kept: its answer with nothing linked embedded (lib/events/event-fragment.ts). */
-  private async keepRendering(call: C, doc: EventDoc, variant: string, mark: number): Promise<void> {
-    const unlinked = { ...doc, venues: [], organizers: [], categories: [], tags: [] };
-    const { records, views } = await this.shaped(call, [unlinked], { jsonLd: true, editor: true }, true);
-    await this.deps.renderings!.keep(variant, mark, doc, records[0], views?.(doc).additional);
+  /**
+   * A list page's records: those the store keeps stitched from their renderings (one statement for the
+   * page), the others computed. Of these, the events the store may keep are kept for the next read, and
+   * the records they link are embedded once more as the stored renderings hold them (with their JSON-LD)
+   * when the page itself is read without it, so their renderings are kept too.
+   */
+  private async answerPage(call: C, docs: EventDoc[], jsonLd: boolean): Promise<Array<Record<string, unknown>>> {
+    const renderings = this.deps.renderings;
+    if (!renderings || !docs.length) return this.answer(call, docs, { jsonLd });
+    const stored = await renderings.answers(call, docs, jsonLd);
+    const missing = docs.filter(doc => !stored.records.has(doc._id));
+    const keep = missing.filter(doc => !stored.unlinked.has(doc._id) && renderings.storable(call, doc) !== undefined);
+    // the mark read before anything the kept renderings are made of (store/renderings.ts)
+    const mark = keep.length ? await renderings.mark() : undefined;
+    const computed = await this.answer(call, missing, { jsonLd });
+    if (keep.length) await this.keepRenderings(call, keep, renderings.storable(call, keep[0])!, mark!);
+    const linking = missing.filter(doc => stored.unlinked.has(doc._id) || keep.includes(doc));
+    if (!jsonLd && linking.length) await this.deps.embedder.embedsOf({ call, jsonLd: true }, linking);
+    const byId = new Map(missing.map((doc, k) => [doc._id, computed[k]]));
+    return docs.map(doc => stored.records.get(doc._id) ?? byId.get(doc._id)!);
+  }
+
+  /** The events' stored renderings kept: each one's answer with nothing linked embedded (lib/events/event-fragment.ts). */
+  private async keepRenderings(call: C, docs: EventDoc[], variant: string, mark: number): Promise<void> {
+    const unlinked = docs.map(doc => ({ ...doc, venues: [], organizers: [], categories: [], tags: [] }));
+    const { records, views } = await this.shaped(call, unlinked, { jsonLd: true, editor: true }, true);
+    await Promise.all(docs.map((doc, k) => this.deps.renderings!.keep(variant, mark, doc, records[k], views?.(doc).additional)));
   }
 
   /** The answer to a write: the event as stored, protected fields shown. */

@@ -7,6 +7,14 @@
 import type { EventDoc } from "../../lib/events/event-doc";
 import { eventFragment, eventRefs, stitchEvent, type LinkedKind } from "../../lib/events/event-fragment";
 
+/** An event's stored fragment and, in order, those of the records it links. */
+export interface StitchedEvent {
+  own: { body: string };
+  refs: Array<{ kind: string; id: number; body: string }>;
+  /** Whether every record it links has its rendering there. */
+  complete: boolean;
+}
+
 /** What the events service answers about the stored renderings (the store's, for the request's site). */
 export interface RenderingPort<C> {
   /** The variant the call reads, or undefined when its answer is computed (a caller, a password, `context=edit`, another language or format). */
@@ -15,7 +23,9 @@ export interface RenderingPort<C> {
   ownText(call: C, doc: EventDoc): boolean;
   mark(): Promise<number>;
   keep(variant: string, mark: number, rendering: { id: number; doc: EventDoc; body: string; refs: Array<[LinkedKind, number]> }): Promise<void>;
-  stitched(variant: string, id: number): Promise<{ own: { body: string }; refs: Array<{ kind: string; id: number; body: string }> } | undefined>;
+  stitched(variant: string, id: number): Promise<StitchedEvent | undefined>;
+  /** As `stitched`, for a page of events in one statement: those whose own rendering is there, by id, complete or not. */
+  stitchedMany(variant: string, ids: readonly number[]): Promise<Map<number, StitchedEvent>>;
 }
 
 export class EventRenderings<C> {
@@ -27,6 +37,25 @@ export class EventRenderings<C> {
     if (variant === undefined) return undefined;
     const stored = await this.port.stitched(variant, id);
     return stored ? stitchEvent(stored.own.body, stored.refs) : undefined;
+  }
+
+  /**
+   * The stored answers of a page's events, by id: those the call reads as stored (as `storable` says) whose
+   * renderings are all in the store; `jsonLd`: whether the page's records carry their JSON-LD. `unlinked`:
+   * the events whose own rendering is there but not that of every record they link.
+   */
+  async answers(call: C, docs: readonly EventDoc[], jsonLd: boolean): Promise<{ records: Map<number, Record<string, unknown>>; unlinked: Set<number> }> {
+    const records = new Map<number, Record<string, unknown>>();
+    const unlinked = new Set<number>();
+    const variant = this.port.variant(call);
+    if (variant === undefined) return { records, unlinked };
+    const ids = docs.filter(doc => this.storable(call, doc) !== undefined).map(doc => doc._id);
+    if (!ids.length) return { records, unlinked };
+    for (const [id, stored] of await this.port.stitchedMany(variant, ids)) {
+      if (stored.complete) records.set(id, stitchEvent(stored.own.body, stored.refs, jsonLd));
+      else unlinked.add(id);
+    }
+    return { records, unlinked };
   }
 
   /** Whether the event's answer in the call's variant may be stored: it moves with neither the clock nor the caller. */

@@ -51,17 +51,24 @@ export function linkedFragment(value: unknown): string {
   return value === undefined ? "" : JSON.stringify(value);
 }
 
-/** The event's answer from its fragment and those of the records it links (`refs`, as eventRefs named them). */
-export function stitchEvent(body: string, refs: ReadonlyArray<{ kind: string; id: number; body: string }>): Record<string, unknown> {
+/**
+ * The event's answer from its fragment and those of the records it links (`refs`, as eventRefs named them).
+ * `jsonLd` false: the answer of a list read without `json_ld`, which neither the event nor the records it
+ * embeds carry (the linked records' fragments are kept with theirs; nothing else differs).
+ */
+export function stitchEvent(body: string, refs: ReadonlyArray<{ kind: string; id: number; body: string }>, jsonLd = true): Record<string, unknown> {
   const fragment = JSON.parse(body) as Fragment;
   const embeds: EventEmbeds = { venues: {}, organizers: {}, terms: {}, images: new Map() };
   for (const ref of refs) {
     if (!ref.body) continue;
     const target = ref.kind === "venues" ? embeds.venues : ref.kind === "organizers" ? embeds.organizers : embeds.terms;
-    target[ref.id] = JSON.parse(ref.body) as Embedded;
+    const linked = JSON.parse(ref.body) as Embedded;
+    if (!jsonLd) delete (linked as Record<string, unknown>).json_ld;
+    target[ref.id] = linked;
   }
   const record = Object.assign(fragment.record, linkedValues(fragment.links, embeds));
+  if (!jsonLd) delete record.json_ld;
   // the record is the answer, so it holds every key the JSON-LD reads of an answer
-  if (fragment.ld) record.json_ld = withAdditional(eventJsonLd(record as unknown as Parameters<typeof eventJsonLd>[0], fragment.ld), fragment.additional ?? undefined);
+  else if (fragment.ld) record.json_ld = withAdditional(eventJsonLd(record as unknown as Parameters<typeof eventJsonLd>[0], fragment.ld), fragment.additional ?? undefined);
   return record;
 }

@@ -10,7 +10,7 @@
  * (No question mark in the trigger texts: the driver numbers each `?` as a parameter.)
  */
 import type { Doc } from "../collection";
-import type { Rendering, RenderedKind, Renderings, StoredRendering } from "../renderings";
+import type { Rendering, RenderedKind, Renderings, Stitched, StoredRendering } from "../renderings";
 import type { Dialect, SqlDriver } from "./driver";
 
 export const RENDERINGS = "renderings";
@@ -54,16 +54,25 @@ function postgresTriggers(): string[] {
   ];
 }
 
-/** The migration's statements: the tables and the triggers. */
+/**
+ * The migration's statements: the tables and the triggers. SQLite's table keeps its rows by rowid, not by
+ * its key: in a key-ordered table a row too large for its page (an answer of a few kilobytes) is read whole,
+ * overflow pages included, at every comparison of a lookup, which made one lookup cost several plain ones.
+ */
 export function renderingStatements(dialect: Dialect): string[] {
   const text = dialect === "sqlite" ? "TEXT" : 'TEXT COLLATE "C"';
   const bigint = dialect === "sqlite" ? "INTEGER" : "BIGINT";
   return [
     `CREATE TABLE IF NOT EXISTS ${RENDERINGS} (site INTEGER NOT NULL, kind ${text} NOT NULL, id ${bigint} NOT NULL, variant ${text} NOT NULL, ` +
-      `body TEXT NOT NULL, refs TEXT, PRIMARY KEY (site, kind, id, variant))${dialect === "sqlite" ? " WITHOUT ROWID" : ""}`,
+      `body TEXT NOT NULL, refs TEXT, PRIMARY KEY (site, kind, id, variant))`,
     `CREATE TABLE IF NOT EXISTS ${MARKS} (site INTEGER NOT NULL PRIMARY KEY, n ${bigint} NOT NULL)`,
     ...(dialect === "sqlite" ? sqliteTriggers() : postgresTriggers())
   ];
+}
+
+/** SQLite's table made again by rowid (its renderings are dropped: each is kept again by the read that next makes it). */
+export function renderingsByRowid(dialect: Dialect): string[] {
+  return dialect === "sqlite" ? [`DROP TABLE IF EXISTS ${RENDERINGS}`, ...renderingStatements(dialect)] : [];
 }
 
 /** A stored document's JSON as the collections write it (store/sql/collection.ts), to compare with the row's. */
@@ -72,7 +81,7 @@ function docBody(doc: Doc): string {
   return JSON.stringify(rest);
 }
 
-interface Row { kind: RenderedKind; id: number | string; body: string; refs: string | null; n: number | string }
+interface Row { owner: number | string; kind: RenderedKind; id: number | string; body: string; refs: string | null; n: number | string }
 
 export function sqlRenderings(driver: SqlDriver): Renderings {
   const sqlite = driver.dialect === "sqlite";
@@ -92,10 +101,34 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
     ? `json_each(e.refs) AS j CROSS JOIN ${RENDERINGS} AS r WHERE r.kind = json_extract(j.value, '$[0]') AND r.id = json_extract(j.value, '$[1]')`
     : `LATERAL jsonb_array_elements(e.refs::jsonb) WITH ORDINALITY AS j(v, k), ${RENDERINGS} AS r WHERE r.kind = j.v ->> 0 AND r.id = (j.v ->> 1)::bigint`;
   const position = sqlite ? "CAST(j.key AS INTEGER) + 1" : "j.k";
+  // the records asked for: their ids as one JSON array, so a page of them is one statement
+  const ids = sqlite ? "SELECT value FROM json_each(?)" : "SELECT jsonb_array_elements_text(?::jsonb)::bigint";
   const stitchedSql =
-    `SELECT kind, id, body, refs, 0 AS n FROM ${RENDERINGS} WHERE site = ? AND kind = ? AND id = ? AND variant = ? ` +
-    `UNION ALL SELECT r.kind, r.id, r.body, NULL, ${position} FROM ${RENDERINGS} AS e ${sqlite ? "CROSS JOIN" : ","} ${refsJoin} ` +
-    "AND e.site = ? AND e.kind = ? AND e.id = ? AND e.variant = ? AND r.site = e.site AND r.variant = e.variant";
+    `SELECT e.id AS owner, e.kind, e.id, e.body, e.refs, 0 AS n FROM ${RENDERINGS} AS e WHERE e.site = ? AND e.kind = ? AND e.variant = ? AND e.id IN (${ids}) ` +
+    `UNION ALL SELECT e.id, r.kind, r.id, r.body, NULL, ${position} FROM ${RENDERINGS} AS e ${sqlite ? "CROSS JOIN" : ","} ${refsJoin} ` +
+    `AND e.site = ? AND e.kind = ? AND e.variant = ? AND e.id IN (${ids}) AND r.site = e.site AND r.variant = e.variant`;
+  const stored = (r: Row): StoredRendering => ({ kind: r.kind, id: Number(r.id), body: r.body });
+  /** Each asked record's own rendering with those it refers to that are there, for the records whose own is there. */
+  const stitchedMany = async (site: number, variant: string, kind: RenderedKind, asked: readonly number[]) => {
+    const list = JSON.stringify(asked);
+    const rows = await driver.all<Row>(stitchedSql, [site, kind, variant, list, site, kind, variant, list]);
+    const byOwner = new Map<number, Row[]>();
+    for (const r of rows) {
+      const owner = Number(r.owner);
+      const mine = byOwner.get(owner);
+      if (mine) mine.push(r);
+      else byOwner.set(owner, [r]);
+    }
+    const found = new Map<number, Stitched>();
+    for (const [owner, mine] of byOwner) {
+      const own = mine.find(r => Number(r.n) === 0);
+      if (!own) continue;
+      const wanted = own.refs ? (JSON.parse(own.refs) as unknown[]).length : 0;
+      const refs = mine.filter(r => Number(r.n) > 0).sort((a, b) => Number(a.n) - Number(b.n));
+      found.set(owner, { own: stored(own), refs: refs.map(stored), complete: refs.length === wanted });
+    }
+    return found;
+  };
   return {
     async mark(site) {
       const [row] = await driver.all<{ n: number | string }>(`SELECT n FROM ${MARKS} WHERE site = ?`, [site]);
@@ -110,14 +143,9 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
         [site, r.kind, r.id, variant, r.body, r.refs ? JSON.stringify(r.refs) : null, site, r.id, docBody(r.doc), site, mark])));
     },
     async stitched(site, variant, kind, id) {
-      const rows = await driver.all<Row>(stitchedSql, [site, kind, id, variant, site, kind, id, variant]);
-      const own = rows.find(r => Number(r.n) === 0);
-      if (!own) return undefined;
-      const wanted = own.refs ? (JSON.parse(own.refs) as unknown[]).length : 0;
-      const refs = rows.filter(r => Number(r.n) > 0).sort((a, b) => Number(a.n) - Number(b.n));
-      if (refs.length !== wanted) return undefined;
-      const stored = (r: Row): StoredRendering => ({ kind: r.kind, id: Number(r.id), body: r.body });
-      return { own: stored(own), refs: refs.map(stored) };
-    }
+      const found = (await stitchedMany(site, variant, kind, [id])).get(id);
+      return found?.complete ? found : undefined;
+    },
+    stitchedMany
   };
 }

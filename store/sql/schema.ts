@@ -11,7 +11,7 @@ import { fieldExpr } from "./compile";
 import { FTS_SITE_STRIDE } from "./text-plans";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
-import { renderingStatements } from "./renderings";
+import { renderingsByRowid, renderingStatements } from "./renderings";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -555,6 +555,12 @@ export const MIGRATIONS: Migration[] = [
     // PostgreSQL's feed_id places a transaction's entries 64 apart instead of 1 024 (store/sql/term-counts.ts
     // FEED_ID_STEP): a batch of records in one transaction overflowed the 64 a transaction had room for.
     up: d => (d.dialect === "postgres" ? [feedIdFunction()] : [])
+  },
+  {
+    version: 29,
+    name: "stored renderings on SQLite kept by rowid",
+    // store/sql/renderings.ts renderingsByRowid: a lookup by key no longer reads each compared answer whole
+    up: d => renderingsByRowid(d.dialect)
   }
 ];
 

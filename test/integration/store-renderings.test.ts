@@ -33,10 +33,11 @@ describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind =
     const mark = await renderings.mark(SITE);
     const keepEvent = (m: number) => renderings.keep(SITE, VARIANT, m, [{ kind: "events", id: 9, doc: event, body: '{"e":1}', refs: [["venues", 7]] }]);
     await keepEvent(mark);
-    // the venue's rendering missing: no stitched answer
+    // the venue's rendering missing: no stitched answer (a page's read says the event's own is there, incomplete)
     expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toBeUndefined();
+    expect([...(await renderings.stitchedMany(SITE, VARIANT, "events", [9, 10]))]).toEqual([[9, { own: { kind: "events", id: 9, body: '{"e":1}' }, refs: [], complete: false }]]);
     await renderings.keep(SITE, VARIANT, mark, [{ kind: "venues", id: 7, doc: venue, body: '{"v":"Hall"}' }]);
-    expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toEqual({ own: { kind: "events", id: 9, body: '{"e":1}' }, refs: [{ kind: "venues", id: 7, body: '{"v":"Hall"}' }] });
+    expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toEqual({ own: { kind: "events", id: 9, body: '{"e":1}' }, refs: [{ kind: "venues", id: 7, body: '{"v":"Hall"}' }], complete: true });
     expect(await renderings.stitched(SITE, "another variant", "events", 9)).toBeUndefined();
 
     // a write of the venue removes its rendering; one made from the document before it is refused
@@ -61,6 +62,15 @@ describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind =
 
     // another site's rows are its own
     expect(await renderings.stitched(SITE + 1, VARIANT, "events", 9)).toBeUndefined();
+
+    // a page's events in one statement: each with its own references, in their order, by id
+    const second: Doc = { _id: 11, title: "Matinee", status: "publish", venues: [7] };
+    await events.insert(second);
+    await renderings.keep(SITE, VARIANT, moved, [{ kind: "events", id: 11, doc: second, body: '{"e":2}', refs: [["venues", 7], ["events", 9]] }]);
+    const page = await renderings.stitchedMany(SITE, VARIANT, "events", [11, 9, 12]);
+    expect([...page.keys()].sort((a, b) => a - b)).toEqual([9, 11]);
+    expect(page.get(9)).toEqual({ own: { kind: "events", id: 9, body: '{"e":1}' }, refs: [{ kind: "venues", id: 7, body: '{"v":"Grand Hall"}' }], complete: true });
+    expect(page.get(11)).toEqual({ own: { kind: "events", id: 11, body: '{"e":2}' }, refs: [{ kind: "venues", id: 7, body: '{"v":"Grand Hall"}' }, { kind: "events", id: 9, body: '{"e":1}' }], complete: true });
   });
 
   test("PostgreSQL: a keep beside a write not yet committed waits for it and then refuses the old document", async () => {

@@ -11,7 +11,7 @@ import { startService, succeed, Running } from "../helpers/harness";
 import { settings, useSettings } from "../../lib/settings";
 import type { Json } from "../helpers/json";
 
-interface SqlHandle { all<T>(sql: string, params?: unknown[]): Promise<T[]> }
+interface SqlHandle { all<T>(sql: string, params?: unknown[]): Promise<T[]>; run(sql: string, params?: unknown[]): Promise<number> }
 
 const day = (n: number) => `2031-0${1 + (n % 9)}-1${n % 10} 10:00:00`;
 const until = (n: number) => `2031-0${1 + (n % 9)}-1${n % 10} 12:00:00`;
@@ -31,6 +31,8 @@ describe("stored renderings: every stitched answer is the computed one", () => {
     for (const [kind, ref] of JSON.parse(own.refs ?? "[]") as Array<[string, number]>) if (!(await stored(kind, ref))) return false;
     return true;
   };
+  // the seeded events' year (the default list's window ends before it)
+  const years = "/events?start_date=2031-01-01&end_date=2031-12-31";
   const storedOn = (on: boolean) => useSettings({ ...settings(), storedRenderings: on });
   /** The answer computed (setting off), then read twice with it on: all the same bytes. Answers the text. */
   const same = async (path: string, as?: "admin"): Promise<string> => {
@@ -91,6 +93,29 @@ describe("stored renderings: every stitched answer is the computed one", () => {
   });
   afterAll(async () => { await svc.stop(); });
 
+  test("every list page, every variant: the same bytes computed and stored; a page's events are stitched from the store", async () => {
+    const lists = [
+      years, `${years}&json_ld=1`, `${years}&per_page=3&page=2`, `${years}&categories=${seeded.parent}`, `${years}&venue=${seeded.venue}`,
+      `${years}&_fields=title,venue,organizer,tags`, `${years}&search=jazz`, `${years}&i18n_language=fr`, `${years}&password=pw`
+    ];
+    for (const path of lists) {
+      await same(path);
+      await same(path, "admin");
+    }
+    expect(JSON.parse(await same(years)).events.length).toBe(9);
+    // the list reads alone kept the renderings: every published event without a password is stitched
+    const storedOnes = [];
+    for (const id of events) if (await stitched(id)) storedOnes.push(id);
+    expect(storedOnes.sort()).toEqual(events.filter(id => ![events[7], seeded.due, seeded.draft].includes(id)).sort());
+    // and a page is answered from them: a rendering changed in the store shows in the list
+    await sql.run("UPDATE renderings SET body = replace(body, '\"Plain\"', '\"Stitched\"') WHERE kind = 'events' AND id = ?", [events[0]]);
+    storedOn(true);
+    const titles = ((await svc.get(`${years}&per_page=50`)).body.events as Json[]).map(e => e.title);
+    expect(titles).toContain("Stitched");
+    await sql.run("DELETE FROM renderings WHERE kind = 'events' AND id = ?", [events[0]]);
+    expect(((await svc.get(`${years}&per_page=50`)).body.events as Json[]).map(e => e.title)).toContain("Plain");
+  });
+
   test("every event, every variant: the same bytes computed and stored; only the anonymous default-language view of published events is stored", async () => {
     for (const id of events) {
       await same(`/events/${id}`);
@@ -117,6 +142,9 @@ describe("stored renderings: every stitched answer is the computed one", () => {
     const renamed = await svc.get(`/events/${events[1]}`);
     expect(renamed.body.venue.venue).toBe("Grand Hall");
     expect(renamed.body.json_ld.location.name).toBe("Grand Hall");
+    const listed = (await svc.get(`${years}&per_page=50&json_ld=1`)).body.events as Json[];
+    expect(listed.find(e => e.id === events[1])!.venue.venue).toBe("Grand Hall");
+    await same(years);
     for (const id of events) await same(`/events/${id}`);
     expect(await stitched(events[1])).toBe(true);
     // a term's count moves with another event's write: the embedded term shows it
