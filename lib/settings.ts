@@ -38,8 +38,8 @@ export interface Settings {
   dueEventsJobMs: number;
   defaultLanguage: string;
   /**
-   * STORED_RENDERINGS (off by default): a single event read anonymously in `view` context and the default
-   * language answers from the stored renderings of the event and the records it links
+   * STORED_RENDERINGS (off by default): a single event or an events list page read anonymously in `view`
+   * context and the default language answers from the stored renderings of the events and the records they link
    * (docs/caching.md#stored-renderings), and the reads that compute such an answer keep them.
    */
   storedRenderings: boolean;
