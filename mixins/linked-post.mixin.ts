@@ -118,7 +118,8 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
       }) : undefined),
       ownText: (ctx, doc) => !needsValues(doc, self.languageOf(ctx), appSettings().defaultLanguage),
       mark: () => stored().mark(currentSiteId()),
-      keep: (variant, mark, kept) => stored().keep(currentSiteId(), variant, mark, kept.map(r => ({ kind: spec.plural as RenderedKind, ...r })))
+      keep: (variant, mark, kept) => stored().keep(currentSiteId(), variant, mark, kept.map(r => ({ kind: spec.plural as RenderedKind, ...r }))),
+      stored: async (variant, id) => (await stored().stitched(currentSiteId(), variant, spec.plural as RenderedKind, id))?.own.body
     };
     const reader = new LinkedReader<Ctx>({
       spec, records, request, language, events, presenter, fields, renderings,

@@ -74,7 +74,7 @@ export interface AnnouncePort {
 /** Venues: the radius search (C11); undefined when the list asked for none. */
 export type NearPort<R> = (request: R, p: NearInput) => Promise<Map<number, number> | undefined>;
 
-/** The stored renderings of the records an event embeds (store/renderings.ts), for the request's site. */
+/** The stored renderings of the records an event embeds, which a single read answers too (store/renderings.ts), for the request's site. */
 export interface LinkedRenderingPort<R> {
   /** The variant an embedding read asks for, or undefined when its records are computed for it alone. */
   variant(request: R, jsonLd: boolean, access: { password?: string; context?: string }): string | undefined;
@@ -82,4 +82,6 @@ export interface LinkedRenderingPort<R> {
   ownText(request: R, doc: LinkedDoc): boolean;
   mark(): Promise<number>;
   keep(variant: string, mark: number, renderings: Array<{ id: number; doc: LinkedDoc; body: string }>): Promise<void>;
+  /** The record's stored rendering in the variant (its answer as JSON; empty when the variant shows it nowhere), if kept. */
+  stored(variant: string, id: number): Promise<string | undefined>;
 }

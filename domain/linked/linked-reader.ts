@@ -107,7 +107,17 @@ export class LinkedReader<R> {
   /** Readable (publish, or read_post; trashed ones by editors), password blanking, `json_ld`. */
   async read(request: R, record: LinkedDoc, access: Access): Promise<Record<string, unknown>> {
     if (!this.mayRead(request, record)) throw new ApiError(this.codes.notAccessible, 403);
-    const out = await this.deps.presenter.one(request, record, { jsonLd: true, reveal: d => this.deps.passwordAccess(request, d, access) });
+    // a published record without a password answers as events embed it: from its stored rendering when
+    // kept, else computed and kept (its mark read before anything the rendering is made of, store/renderings.ts)
+    const stored = this.deps.renderings;
+    const variant = stored && record.status === "publish" && !record.post_password && stored.ownText(request, record) ? stored.variant(request, true, access) : undefined;
+    if (variant !== undefined) {
+      const body = await stored!.stored(variant, record._id);
+      if (body) return JSON.parse(body) as Record<string, unknown>;
+    }
+    const mark = variant !== undefined ? await stored!.mark() : undefined;
+    const out = await this.deps.presenter.one(request, record, { jsonLd: true, reveal: d => this.deps.passwordAccess(request, d, access), freshFields: variant !== undefined });
+    if (variant !== undefined) await stored!.keep(variant, mark!, [{ id: record._id, doc: record, body: linkedFragment(out) }]);
     // where an import brought it from (C64): in context=edit, to callers who may edit it, as events answer it
     if (record.import_source && access.context === "edit" && mayEdit(this.deps.request.caller(request), record, this.nowDb())) out.import_source = record.import_source;
     return out;

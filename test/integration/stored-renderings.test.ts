@@ -133,6 +133,28 @@ describe("stored renderings: every stitched answer is the computed one", () => {
     expect(await stored("venues", seeded.draftVenue)).toBe(1);
   });
 
+  test("venues and organizers read alone: the same bytes computed and stored; a published one without a password answers from its rendering", async () => {
+    const linked: Array<[string, number]> = [
+      ["venues", seeded.venue], ["venues", seeded.venue2], ["venues", seeded.draftVenue], ["venues", seeded.lockedVenue],
+      ["organizers", seeded.organizer], ["organizers", seeded.organizer2]
+    ];
+    for (const [kind, id] of linked) {
+      await same(`/${kind}/${id}`);
+      await same(`/${kind}/${id}?_fields=id,venue,organizer,json_ld`);
+      await same(`/${kind}/${id}?context=edit`, "admin");
+      await same(`/${kind}/${id}`, "admin");
+      await same(`/${kind}/${id}?i18n_language=fr`);
+      await same(`/${kind}/${id}?password=pw`);
+    }
+    // answered from the store: a rendering changed there shows, and a computed read keeps it again
+    await sql.run("UPDATE renderings SET body = replace(body, '\"Jazz Club\"', '\"Stored Club\"') WHERE kind = 'organizers' AND id = ?", [seeded.organizer]);
+    storedOn(true);
+    expect((await svc.get(`/organizers/${seeded.organizer}`)).body.organizer).toBe("Stored Club");
+    await sql.run("DELETE FROM renderings WHERE kind = 'organizers' AND id = ?", [seeded.organizer]);
+    expect((await svc.get(`/organizers/${seeded.organizer}`)).body.organizer).toBe("Jazz Club");
+    expect(await stored("organizers", seeded.organizer)).toBe(1);
+  });
+
   test("a write of a linked record shows at once in every event stitched from it", async () => {
     for (const id of events) await same(`/events/${id}`);
     expect(await stitched(events[1])).toBe(true);
