@@ -292,7 +292,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         const now = ctx.params.now ? new Date(ctx.params.now) : undefined;
         if (now && Number.isNaN(now.getTime())) throw ApiError.invalidParam("now");
         const run = () => this.series.horizon.extendHorizons(now, true);
-        const extended = this.storeHandle?.sql ? await this.storeHandle.sql.withLock(SERIES_JOB_LOCK, run) : await run();
+        const extended = this.storeHandle ? await this.storeHandle.withLock(SERIES_JOB_LOCK, run) : await run();
         return { extended };
       }
     },

@@ -36,7 +36,6 @@ import { ancestorIds, ancestorSlugs, loadAncestors, withDescendants } from "../l
 import { sent } from "../lib/params";
 import { producedBy } from "../lib/http/idempotency";
 import { FieldDefinitionsMixin } from "../mixins/field-definitions.mixin";
-import { KeyedQueue } from "../lib/queue";
 import { currentSiteId } from "../lib/sites/scope";
 import type { Ctx } from "../broker/context";
 import { renderingVariant } from "../lib/records/rendering-variant";
@@ -119,22 +118,10 @@ function termError(code: string, param: string, key: string, extra: Record<strin
  * The store's lock (held across nodes: mixins/store.mixin.ts `exclusive`) of the writes that read the tree
  * or the names before they write: a new parent checked not to be below the term it moves, a name checked
  * not to be taken. Two nodes moving A under B and B under A at once would each find no loop without it.
+ * A node's many writers (an import's parallel writes) take turns for it within the node first, so one of
+ * them at a time waits on the database (store/lock-turns.ts).
  */
 const TERMS_LOCK = "terms:tree";
-
-/** Each service instance's queue of the tree writes waiting for the store's lock (one waiter per site and node). */
-const treeQueues = new WeakMap<object, KeyedQueue>();
-
-/**
- * Runs `fn` under the store's tree lock. Within a node the writes queue first, so a node's many writers
- * (an import's parallel writes) send one waiter to the lock, not one each, and hold no connection while
- * they queue; across nodes the store's lock decides.
- */
-function underTreeLock<T>(service: { exclusive<R>(name: string, fn: () => Promise<R>): Promise<R> }, fn: () => Promise<T>): Promise<T> {
-  let queue = treeQueues.get(service);
-  if (!queue) treeQueues.set(service, (queue = new KeyedQueue()));
-  return queue.run(String(currentSiteId()), () => service.exclusive(TERMS_LOCK, fn));
-}
 
 /** Creates race only across processes (a slug taken meanwhile): try again with fresh lookups. */
 const INSERT_ATTEMPTS = 3;
@@ -217,7 +204,7 @@ const methods = {
     this.ensureMayManage(ctx, taxonomy);
     if (taxonomy === "tag" && sent(p.parent)) throw termError("rest_taxonomy_not_hierarchical", "parent", "param.invalid");
     const input: TermInput = { name: p.name!, slug: p.slug, description: p.description, parent: (p.parent as number | undefined) ?? 0 };
-    const doc = await underTreeLock(this, () => this.insertTerm(ctx, taxonomy, input, this.languageOf(ctx)));
+    const doc = await this.exclusive(TERMS_LOCK, () => this.insertTerm(ctx, taxonomy, input, this.languageOf(ctx)));
     const [record] = await this.records(ctx, [doc], this.roots(ctx));
     ctx.meta.$statusCode = 201;
     ctx.meta.$location = record.urls.self;
@@ -234,7 +221,7 @@ const methods = {
     throwIfInvalid(reasons);
     this.ensureMayManage(ctx, taxonomy);
     if (taxonomy === "tag" && sent(p.parent)) throw termError("rest_taxonomy_not_hierarchical", "parent", "param.invalid");
-    const updated = await underTreeLock(this, () => this.applyUpdate(ctx, current!, p));
+    const updated = await this.exclusive(TERMS_LOCK, () => this.applyUpdate(ctx, current!, p));
     await this.recordTermUpdate(current!, updated); // change feed (sync issue)
     return (await this.records(ctx, [updated], this.roots(ctx)))[0];
   },
@@ -244,7 +231,7 @@ const methods = {
     if (!current) throw ApiError.invalidParam("id", UNKNOWN);
     this.ensureMayManage(ctx, taxonomy);
     const below = await this.termDescendants(current); // change feed: their parent or path changes
-    const record = await underTreeLock(this, () => this.deleteTerm(ctx, current, this.roots(ctx)));
+    const record = await this.exclusive(TERMS_LOCK, () => this.deleteTerm(ctx, current, this.roots(ctx)));
     await this.recordTermDelete(current, below);
     // Events lose the term before the answer goes out (C16); outside the lock: events may call back.
     try {
@@ -309,7 +296,7 @@ const methods = {
       return uniqueIds(ids);
     };
     // Lookups and creations of names run under the write lock: two events naming the same new term get one.
-    return tokens.some(t => "text" in t) ? underTreeLock(this, resolveAll) : resolveAll();
+    return tokens.some(t => "text" in t) ? this.exclusive(TERMS_LOCK, resolveAll) : resolveAll();
   },
 
   async resolveFilter({ taxonomy, values, param }: ResolveFilterParams): Promise<number[]> {

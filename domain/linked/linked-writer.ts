@@ -13,7 +13,6 @@ import { canCreatePost, canDeletePost, canEditPost } from "../../lib/capabilitie
 import { codesOf, LinkedKindSpec } from "../../lib/linked/spec";
 import { LinkedDoc, matchesDuplicate, nameKey, nameKeyCondition, namedBy, writeChanges } from "../../lib/linked/record";
 import type { SlugHold } from "../../lib/posts/write-order";
-import { KeyedQueue } from "../../lib/queue";
 import type { PostRecords } from "../posts/post-records";
 import type { AnnouncePort, EventsPort, ImagePort, LanguagePort, RequestPort, WriteAction } from "./linked-ports";
 import type { LinkedInput } from "./linked-input";
@@ -32,7 +31,7 @@ export interface LinkedWriterDeps<R> {
   feed: AnnouncePort;
   /** A new id of the post sequence (D2), drawn for this kind. */
   newId(): Promise<number>;
-  /** Runs `fn` as the only holder of the store-wide lock `name` of the current site, on every node. */
+  /** Runs `fn` as the only holder of the store-wide lock `name` of the current site, on every node (mixins/store.mixin.ts `exclusive`). */
   exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
   logger: { error(...args: unknown[]): void };
   /** The kind's custom fields (domain/fields/record-fields.ts): `meta` in, the stored values out. */
@@ -41,8 +40,6 @@ export interface LinkedWriterDeps<R> {
 
 export class LinkedWriter<R> {
   private readonly codes;
-  /** Creates of one name key run one at a time in this process (duplicate avoidance). */
-  private readonly createsByName = new KeyedQueue();
 
   constructor(private readonly deps: LinkedWriterDeps<R>) {
     this.codes = codesOf(deps.spec.kind);
@@ -72,8 +69,8 @@ export class LinkedWriter<R> {
     const { spec } = this.deps;
     // per site: names are compared within one site (docs/sites.md)
     const key = `${currentSiteId()}:${nameKey(String(p[spec.nameField] ?? ""))}`;
-    // one at a time in this process, and across nodes under the store's lock of that name
-    return this.createsByName.run(key, () => this.deps.exclusive(`${spec.kind}:name:${key}`, () => this.createOrReuseNow(request, p)));
+    // one at a time across nodes, under the store's lock of that name
+    return this.deps.exclusive(`${spec.kind}:name:${key}`, () => this.createOrReuseNow(request, p));
   }
 
   private async createOrReuseNow(request: R, p: Record<string, unknown>): Promise<LinkedDoc> {
