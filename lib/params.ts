@@ -82,7 +82,7 @@ export function integer(o: RuleOptions & { positive?: boolean; min?: number }): 
   }, o.required);
 }
 
-/** Boolean (C5 words). */
+/** Boolean (C5: the boolean words). */
 export function boolean(o: RuleOptions): Rule {
   return rule(docOf(o, { type: "boolean" }), (v, fail) => {
     const b = parseBoolean(v);

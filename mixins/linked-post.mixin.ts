@@ -74,7 +74,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
     const request = {
       caller: (ctx: Ctx) => self.who(ctx),
       siteUrl: (ctx: Ctx) => self.siteOf(ctx),
-      // an idempotent create's claim is marked with this record in its transaction (C21, C41)
+      // an idempotent create's claim is marked with this record in its transaction (C21: idempotency keys; C41: invariants under concurrency)
       claimOf: (ctx: Ctx, id: number) => (ctx.meta.idempotencyRead === `${spec.plural}.get` ? producedBy(ctx.meta, id) : undefined),
       importSource: (ctx: Ctx) => importSourceOf(ctx.meta as ImportSourceMeta)
     };
@@ -123,7 +123,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
     const reader = new LinkedReader<Ctx>({
       spec, records, request, language, events, presenter, fields, renderings,
       passwordAccess: (ctx, record, access) => self.passwordAccess(ctx, record, access),
-      // Venues near a point (C11, lib/geo/near-query.ts): parameter errors first, then 400 geoloc-not-available.
+      // Venues near a point (C11: venues hold their coordinates; lib/geo/near-query.ts): parameter errors first, then 400 geoloc-not-available.
       near: spec.geo ? async (ctx, p) => {
         const { asked, near } = readNear(p);
         if (!asked) return undefined;
@@ -238,7 +238,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
        * POST (duplicate avoidance included) with the caller as author and no permission check of their own.
        */
       link: { params: linkParams, handler: handlers.link },
-      /** Internal: the records an event embeds, by id; only those the caller may read (C1), blanked per caller. */
+      /** Internal: the records an event embeds, by id; only those the caller may read (C1: embedded records follow visibility), blanked per caller. */
       embed: {
         params: {
           ids: { type: "array", items: "number" },

@@ -1,5 +1,5 @@
 /**
- * The imports service (docs/imports.md, C64, C65): optional, on any number of nodes.
+ * The imports service (docs/imports.md, C64: what an import brings; C65: outbound requests): optional, on any number of nodes.
  *
  * - `POST {ns}/imports` (`imports.create`) stores an import `queued` and answers 202 with its `Location`;
  *   `GET {ns}/imports`, `GET|DELETE {ns}/imports/{id}`. A site's administrators only.

@@ -107,7 +107,7 @@ const EVENT_TERM_FIELDS: ReadonlyArray<readonly ["categories" | "tags", Taxonomy
 
 /**
  * A handler-level 400 of the term rules (docs/errors.md#term-errors). It is caused by one parameter, so, like every
- * such 400, it names it in `data.params` (C17).
+ * such 400, it names it in `data.params` (C17: codes for the remaining statuses).
  */
 function termError(code: string, param: string, key: string, extra: Record<string, unknown> = {}): ApiError {
   return new ApiError(code, 400, {}, { ...extra, params: { [param]: { key } } });
@@ -191,9 +191,9 @@ const methods = {
   async getTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord> {
     const doc = await this.findTerm(taxonomy, ctx.params.id!);
     if (!doc) throw ApiError.invalidParam("id", UNKNOWN);
-    ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...lastModifiedHeader([doc.modified_utc]) }; // HTTP caching (C22)
+    ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...lastModifiedHeader([doc.modified_utc]) }; // HTTP caching (C22: caching headers and shaping)
     const record = (await this.records(ctx, [doc], this.roots(ctx)))[0];
-    // where an import brought it from (C64): in context=edit, to the term's managers
+    // where an import brought it from (C64: what an import brings): in context=edit, to the term's managers
     const imported = (doc as { import_source?: unknown }).import_source;
     return imported && (ctx.params as { context?: string }).context === "edit" && canManageTerms(ctx.meta.caller, taxonomy) ? { ...record, import_source: imported } : record;
   },
@@ -233,7 +233,7 @@ const methods = {
     const below = await this.termDescendants(current); // change feed: their parent or path changes
     const record = await this.exclusive(TERMS_LOCK, () => this.deleteTerm(ctx, current, this.roots(ctx)));
     await this.recordTermDelete(current, below);
-    // Events lose the term before the answer goes out (C16); outside the lock: events may call back.
+    // Events lose the term before the answer goes out (C16: read your writes); outside the lock: events may call back.
     try {
       await ctx.call("events.unlinkTerm", { taxonomy, id: current._id });
     } catch (err) {
@@ -319,7 +319,7 @@ const methods = {
       const stored = this.storeHandle?.renderings;
       const mark = variant !== undefined ? await stored!.mark(currentSiteId()) : undefined;
       const docs = await this.fetchByIds(missing);
-      // i18n: the embedding record's language (ctx.meta.language came along), language keys last (C9).
+      // i18n: the embedding record's language (ctx.meta.language came along), language keys last (C9: the i18n fields).
       const shown = await this.localized(ctx, docs);
       const values = docs.map((doc, i) => this.applyLanguage({ ...embeddedTerm(shown[i], roots) }, doc, ctx));
       if (variant !== undefined) {
@@ -347,7 +347,7 @@ const methods = {
   /** Standalone records, with the ancestors' slugs of categories loaded in one lookup per level. */
   async records(ctx: Ctx<unknown>, docs: TermDoc[], roots: Roots): Promise<TermRecord[]> {
     const [byId, shown] = await Promise.all([loadAncestors(docs, ids => this.fetchByIds(ids)), this.localized(ctx, docs)]);
-    // i18n: name and description in the asked language, language keys last (C9).
+    // i18n: name and description in the asked language, language keys last (C9: the i18n fields).
     return docs.map((doc, i) => this.applyLanguage(termRecord(shown[i], ancestorSlugs(doc, byId), roots), doc, ctx));
   },
 
@@ -402,11 +402,11 @@ const methods = {
       const doc: TermDoc = {
         _id: id, taxonomy, name, name_lc: nameKey(name), slug: unique, tax_slug: taxonomyKey({ taxonomy, slug: unique }),
         description: input.description ?? "", description_lc: (input.description ?? "").toLowerCase(), parent, count: 0, tree_count: 0, lang, translations: [lang], modified_utc: nowDb(),
-        // an import's create: the term's source identity (C64)
+        // an import's create: the term's source identity (C64: what an import brings)
         ...importSourceOf(ctx.meta as ImportSourceMeta)
       };
       try {
-        // an idempotent create's claim is marked with this term in its transaction (C21, C41)
+        // an idempotent create's claim is marked with this term in its transaction (C21: idempotency keys; C41: invariants under concurrency)
         const claim = ctx.meta.idempotencyRead === `taxonomy.${TAXONOMIES[taxonomy].collection}.get` ? producedBy(ctx.meta, id) : undefined;
         await this.store.insert(doc, { claim });
         await this.recordChanges([this.changeOf(termType(doc), "created", doc)], { emit: true }); // change feed

@@ -1,7 +1,7 @@
 /**
  * The webhooks service (optional; any number of nodes): a site's administrators' endpoints, and every
  * change of the change feed POSTed to each matching endpoint, signed as Standard Webhooks 1.0 says
- * (docs/webhooks.md, C63). The service wires the webhooks domain (domain/webhooks/) and runs its passes:
+ * (docs/webhooks.md, C63: what a webhook says). The service wires the webhooks domain (domain/webhooks/) and runs its passes:
  *
  * - Routes (lib/routes.ts): `POST|GET {ns}/webhooks`, `GET|POST|DELETE {ns}/webhooks/{id}`,
  *   `POST {ns}/webhooks/{id}/secret`, `GET {ns}/webhooks/{id}/deliveries`,

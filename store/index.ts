@@ -1,5 +1,5 @@
 /**
- * The store layer's front door: which backend the settings choose (C31, C38) — SQLite under DATA_DIR by
+ * The store layer's front door: which backend the settings choose (C31: store selection; C38: store misconfiguration) — SQLite under DATA_DIR by
  * default, PostgreSQL for DATABASE_URL, MongoDB for MONGO_URI — opened once per process and shared by
  * every service in it (one SQLite connection per database file, one PostgreSQL pool), its schema
  * migrated at open. Services reach their records through `collection(name)` and their ids through
@@ -81,7 +81,7 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
     const fresh = file === ":memory:" || !fs.existsSync(file);
     driver = openSqlite(file);
     await migrate(driver);
-    // A DATA_DIR of the NeDB version: its records are imported once, into the new database (C39).
+    // A DATA_DIR of the NeDB version: its records are imported once, into the new database (C39: migrations and upgrades).
     if (fresh && file !== ":memory:" && hasNedbData(config.dataDir)) {
       const counts = await importNedb(driver, config.dataDir);
       // the imported terms' counts and the imported events' triggers both counted: counted again from the events

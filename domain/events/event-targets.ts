@@ -1,6 +1,6 @@
 /**
  * The event a request names, found or refused as the contract says: by id (404, or 400 when the id is
- * another type's, D2), by slug (an unknown slug is a validation error), the target of an update or a
+ * another type's, D2: two id sequences), by slug (an unknown slug is a validation error), the target of an update or a
  * delete (permission first, docs/records.md#updating-an-event, #deleting-an-event), and the ids a list
  * filter or a write names checked to be records of one kind.
  */

@@ -54,7 +54,7 @@ export class LinkedPresenter<R> {
     const [images, values, views] = await Promise.all([this.deps.images.byId(docs.map(d => d.image)), language.localize(request, docs), this.deps.fields?.views(request, !!opts.freshFields)]);
     const site = this.deps.request.siteUrl(request);
     const now = nowDb(this.deps.now());
-    // i18n: the asked language's values field by field (one i18n call per page); the language keys last (C9).
+    // i18n: the asked language's values field by field (one i18n call per page); the language keys last (C9: the i18n fields).
     return docs.map(doc => language.applyLanguage(withFields(presentRecord(spec, mergeValues(doc, values.get(doc._id), this.translatable), {
       site,
       baseUrl: settings().baseUrl,

@@ -29,7 +29,7 @@ export interface LinkedWriterDeps<R> {
   images: ImagePort<R>;
   events: EventsPort<R>;
   feed: AnnouncePort;
-  /** A new id of the post sequence (D2), drawn for this kind. */
+  /** A new id of the post sequence (D2: two id sequences), drawn for this kind. */
   newId(): Promise<number>;
   /** Runs `fn` as the only holder of the store-wide lock `name` of the current site, on every node (mixins/store.mixin.ts `exclusive`). */
   exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
@@ -61,7 +61,7 @@ export class LinkedWriter<R> {
   }
 
   /**
-   * POST semantics with duplicate avoidance (docs/records.md#duplicates, D25, C3): the first readable, non-trashed record of the
+   * POST semantics with duplicate avoidance (docs/records.md#duplicates, D25: duplicate venues and organizers; C3: writing onto a found duplicate): the first readable, non-trashed record of the
    * same name (and description, when one is given) is answered instead of a new one; the other provided
    * fields are written onto it when the caller may edit it. Creates of one name run one at a time.
    */
@@ -122,10 +122,10 @@ export class LinkedWriter<R> {
           slug,
           image,
           ...inline,
-          // an import's create: the record's source identity (C64)
+          // an import's create: the record's source identity (C64: what an import brings)
           ...(this.deps.request.importSource?.(request) ?? {})
         };
-        // an idempotent create's claim is marked with this record in its transaction (C21, C41)
+        // an idempotent create's claim is marked with this record in its transaction (C21: idempotency keys; C41: invariants under concurrency)
         const claim = this.deps.request.claimOf(request, id);
         return await records.store.insert(doc, { change: records.feedEntryOf("created", doc), claim });
       } finally {
@@ -170,7 +170,7 @@ export class LinkedWriter<R> {
     });
   }
 
-  /** docs/records.md#deleting-venues-and-organizers: trash (never delete), unlinked from every event before the answer (C16). */
+  /** docs/records.md#deleting-venues-and-organizers: trash (never delete), unlinked from every event before the answer (C16: read your writes). */
   async remove(request: R, record: LinkedDoc): Promise<LinkedDoc> {
     const { spec, records } = this.deps;
     const who = this.deps.request.caller(request);
@@ -209,7 +209,7 @@ export class LinkedWriter<R> {
     return value === "" ? Promise.resolve(0) : this.deps.images.resolve(request, value);
   }
 
-  /** The slug after a status change (C13): trash suffix on and off, uniqueness when leaving draft/pending. */
+  /** The slug after a status change (C13: a due `future` post counts as published): trash suffix on and off, uniqueness when leaving draft/pending. */
   private async slugAfter(record: LinkedDoc, status: string, holds: SlugHold[]): Promise<{ slug?: string }> {
     if (!record.slug) return {};
     const wasTrash = record.status === "trash";

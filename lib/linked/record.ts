@@ -42,8 +42,8 @@ export interface Changes {
 }
 
 /**
- * `create`: every field (absent → empty; map flags → on). `update` (D3): only given fields; an empty
- * description leaves it unchanged. `duplicate` (D25): the provided fields other than name, description and
+ * `create`: every field (absent → empty; map flags → on). `update` (D3: updates are partial): only given fields; an empty
+ * description leaves it unchanged. `duplicate` (D25: duplicate venues and organizers): the provided fields other than name, description and
  * password are written onto the found record, map flags default to on.
  */
 export type WriteMode = "create" | "update" | "duplicate";
@@ -51,7 +51,7 @@ export type WriteMode = "create" | "update" | "duplicate";
 const MAP_FLAGS = ["show_map", "show_map_link"] as const;
 const REGION_INPUTS = ["state", "province", "country", "stateprovince"];
 
-/** The key a name is compared by (duplicates, D25): trimmed, lower-cased. */
+/** The key a name is compared by (duplicates, D25: duplicate venues and organizers): trimmed, lower-cased. */
 export function nameKey(name: string): string {
   return name.trim().toLowerCase();
 }

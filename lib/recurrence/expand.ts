@@ -122,7 +122,7 @@ export function expandSeries(series: Series, horizonUtc: string, opts: ExpandOpt
 }
 
 /**
- * How far occurrences are materialised (C55): the end of the default list window (in the site zone)
+ * How far occurrences are materialised (C55: horizon and ICS): the end of the default list window (in the site zone)
  * plus one day, as a UTC `YYYY-MM-DD HH:MM:SS`.
  */
 export function materialisationHorizon(siteZone: string, now: Date = new Date()): string {

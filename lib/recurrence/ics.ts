@@ -1,5 +1,5 @@
 /**
- * A series in iCalendar (C55): one VEVENT with DTSTART/DTEND, RRULE, RDATE and EXDATE, in the
+ * A series in iCalendar (C55: horizon and ICS): one VEVENT with DTSTART/DTEND, RRULE, RDATE and EXDATE, in the
  * event's zone under its TZID (the calendar then needs that zone's VTIMEZONE, lib/ics.ts `vtimezone`);
  * each exception a VEVENT of the same UID with a RECURRENCE-ID. Values are written as lib/ics.ts writes
  * DTSTART: `;TZID=<zone>` and the wall clock, `…Z` for UTC, `;VALUE=DATE` all-day (DTEND the day after

@@ -86,7 +86,7 @@ export async function uniqueTermSlug(slug: string, parentSlugs: readonly string[
 }
 
 /**
- * docs/records.md#updating-terms / C12 (`wp_check_term_hierarchy_for_loops`): a parent equal to the term itself or to one
+ * docs/records.md#updating-terms / C12 (cyclic term parents) (`wp_check_term_hierarchy_for_loops`): a parent equal to the term itself or to one
  * of its descendants becomes 0. `ancestorsOfParent` = the ids above `parent` (parent first).
  */
 export function loopSafeParent(termId: number, parent: number, ancestorsOfParent: readonly number[]): number {

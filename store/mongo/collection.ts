@@ -5,7 +5,7 @@
  * and literal patterns compared without case, which are asked of the documents' folded texts
  * (store/mongo/folded.ts).
  *
- * What must change together commits together (C42), in one multi-document transaction (`withTransaction`
+ * What must change together commits together (C42: one transaction per write), in one multi-document transaction (`withTransaction`
  * on a session; a replica set is required, store/mongo/store.ts): a record and its change-feed entry, an
  * insert and its `unlessTaken` check, a write and the derived keys of its status-dependent unique indexes.
  * A write with nothing of that is one statement, atomic on its own.

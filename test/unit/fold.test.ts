@@ -1,5 +1,5 @@
 /**
- * The one folding of text (lib/fold.ts, C37): what a search compares on every store.
+ * The one folding of text (lib/fold.ts, C37: search semantics): what a search compares on every store.
  */
 import { FOLDED_LETTERS, foldText, markRanges } from "../../lib/fold";
 

@@ -8,8 +8,9 @@
  *   exists, and a name a comment places in a file (lib/dates.ts `inUtc`) is in that file;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
  *   `#anchor` after it is a heading or an explicit anchor of that file;
- * - decisions: every decision code (C1…, D1…) a comment (or a test title) names is an entry of
- *   docs/decisions.md;
+ * - decisions: every decision code (a C or a D and its number) a comment (or a test title) names is an entry of
+ *   docs/decisions.md, and carries a few words of its meaning right after it: `C16 (read your writes)`,
+ *   `(C16: read your writes)`, or a range `C51 to C55: the recurrence decisions`;
  * - types: no function in services/ or mixins/ declares `this: any` (each service and mixin types its
  *   `this` through a Self interface, as services/taxonomy.service.ts does); the sources hold at most
  *   MAX_DOUBLE_CASTS `as unknown as` casts, each with a comment on the line above saying why; no file
@@ -538,7 +539,62 @@ function trackerWords(file: string): string[] {
   });
 }
 
+/**
+ * What follows a glossed decision code: `: ` or ` (` and a word (the few words of its meaning a newcomer
+ * reads without opening docs/decisions.md), or ` to ` and the code that ends a range glossed after it.
+ */
+const GLOSS_AFTER = /^(?::\s+[\w`"'/]| \([\w`"'/]| to [CD]\d{1,2}\b)/;
+
+/** How far before a code the sentence that states it may begin. */
+const STATED_WITHIN = 120;
+
+/** The words of each decision's title that carry its meaning (four letters or more): `C19` → authorization, header. */
+function decisionTitleWords(): Map<string, string[]> {
+  const markdown = fs.readFileSync(path.join(ROOT, DECISIONS), "utf8");
+  return new Map([...markdown.matchAll(/^###\s+([CD]\d+)\s+(.*)$/gm)].map(m => [m[1], m[2].toLowerCase().match(/[a-z]{4,}/g) ?? []]));
+}
+
+const TITLE_WORDS = decisionTitleWords();
+
+/**
+ * Every decision code a file's comments and test titles name without words of its meaning, as
+ * `file:line: code`. A code has them when a gloss follows it (GLOSS_AFTER) or when the sentence just
+ * before it states the decision: every word of four letters or more of its title stands there
+ * ("ignores the Authorization header (C19)").
+ */
+function bareDecisionCodes(file: string, titleWords = TITLE_WORDS): string[] {
+  return notesOf(sourceOf(file)).flatMap(note => {
+    const text = note.text.replace(URL, " ").replace(CODE_SPAN, " ");
+    const stated = (code: string, at: number) => {
+      const words = titleWords.get(code) ?? [];
+      const before = text.slice(Math.max(0, at - STATED_WITHIN), at).toLowerCase();
+      return words.length > 0 && words.every(w => before.includes(w));
+    };
+    return [...text.matchAll(DECISION_REF)]
+      .filter(m => !GLOSS_AFTER.test(text.slice(m.index + m[0].length)) && !stated(m[0], m.index))
+      .map(m => `${file}:${note.line}: ${m[0]}`);
+  });
+}
+
 describe("comments give reasons in words", () => {
+  test("every decision code a comment or test title names carries a few words of its meaning", () => {
+    expect(FILES.flatMap(f => bareDecisionCodes(f))).toEqual([]);
+  });
+
+  test("the gloss check sees a code alone, in a list or before other words, and passes glossed codes, ranges and codes after a sentence stating them", () => {
+    const code = [
+      "// answered before the write returns (C16)",
+      "/** lists (C16, D4) and D8 coordinates */",
+      "// C16 (read your writes); (D4: the path selects the record); `C13` in a code span",
+      "// C51 to C55: the recurrence decisions",
+      "// the page ignores the Authorization header (C19); the header (C19) alone says too little"
+    ].join("\n") + "\nexport const g = 1;\n";
+    parsed.set("virtual/g.ts", ts.createSourceFile("g.ts", code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+    const titles = new Map([["C16", ["read", "your", "writes"]], ["C19", ["authorization", "header"]]]);
+    expect(bareDecisionCodes("virtual/g.ts", titles)).toEqual(["virtual/g.ts:1: C16", "virtual/g.ts:2: C16", "virtual/g.ts:2: D4", "virtual/g.ts:2: D8"]);
+    expect(bareDecisionCodes("virtual/g.ts", new Map())).toContain("virtual/g.ts:5: C19");
+  });
+
   test("no comment or test title holds an issue, pull request or session number, or a measured timing", () => {
     expect(FILES.flatMap(trackerWords)).toEqual([]);
   });

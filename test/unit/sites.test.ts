@@ -1,6 +1,6 @@
 /**
  * The pure parts of sites (docs/sites.md): hosts (C49), site and key fields of the platform API (C48),
- * key hashing (C40), the site scope and the settings a site sees.
+ * key hashing (C40: the generated administrator key), the site scope and the settings a site sees.
  */
 import type { Json } from "../helpers/json";
 import { hostOfUrl, isSiteless, isValidHost, normalizeHost, requestHost } from "../../lib/sites/host";
@@ -100,7 +100,7 @@ describe("site fields of the platform API (C48)", () => {
   });
 });
 
-describe("keys (C40)", () => {
+describe("keys (C40: the generated administrator key)", () => {
   test("stored as a hash, compared in constant time, never equal to another key's", () => {
     const key = newApiKey();
     expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -110,7 +110,7 @@ describe("keys (C40)", () => {
     expect(keyMatches(newApiKey(), hashApiKey(key))).toBe(false);
     expect(keyMatches(key, "abc")).toBe(false);
   });
-  test("a key naming no user gets the smallest free id (D15)", () => {
+  test("a key naming no user gets the smallest free id (D15: users come from the API keys)", () => {
     expect(nextUserId([])).toBe(1);
     expect(nextUserId([1, 2, 4])).toBe(3);
   });
