@@ -116,7 +116,7 @@ export class EventCommands<C extends EventCall> {
   async publishDue(): Promise<void> {
     const now = nowDb(this.records.now());
     // Once a second per site (docs/sites.md).
-    if (this.lastPublication.here() === now) return;
+    if (this.lastPublication.current() === now) return;
     this.lastPublication.set(now);
     const due = await this.records.store.find({ status: "future", date_utc: { $lte: now } });
     for (const doc of due) {

@@ -81,7 +81,7 @@ export class PostRecords<D extends PostDoc = PostDoc> {
    * the write again, checked (retryOnSlugConflict).
    */
   holdSlug(base: string, excludeId?: number, unchecked = false): Promise<SlugHold> {
-    return this.slugHolds.here().hold(base, async candidate =>
+    return this.slugHolds.current().hold(base, async candidate =>
       !(unchecked && candidate === base) && (await this.store.idsWhere("slug", candidate)).some((id: unknown) => id !== excludeId));
   }
   /**

@@ -68,7 +68,7 @@ export class SiteLocal<T> {
   constructor(private readonly make: () => T) {}
 
   /** The current site's value. */
-  here(): T {
+  current(): T {
     const site = currentSiteId();
     let value = this.bySite.get(site);
     if (value === undefined) this.bySite.set(site, (value = this.make()));

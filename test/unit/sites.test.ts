@@ -176,11 +176,11 @@ describe("the site scope", () => {
   test("SiteLocal keeps one value per site", () => {
     let made = 0;
     const local = new SiteLocal(() => ({ n: ++made }));
-    const a = runInSite(site(2), () => local.here());
-    const b = runInSite(site(3), () => local.here());
+    const a = runInSite(site(2), () => local.current());
+    const b = runInSite(site(3), () => local.current());
     expect(a).not.toBe(b);
-    expect(runInSite(site(2), () => local.here())).toBe(a);
-    expect(local.here()).toEqual({ n: 3 });
+    expect(runInSite(site(2), () => local.current())).toBe(a);
+    expect(local.current()).toEqual({ n: 3 });
   });
   test("settings(): a site's base URL, zone, name and geolocation switch replace the environment's", () => {
     const env = readSettings({ BASE_URL: "http://main.example", SITE_TIMEZONE: "UTC", SITE_NAME: "Main" });
