@@ -12,7 +12,7 @@
  * An event that ends when it starts has `DURATION:PT0S` instead of a DTEND equal to its DTSTART.
  */
 import moment from "moment-timezone";
-import { plainText } from "./sanitize";
+import { plainText } from "./text/sanitize";
 import { icsStatus } from "./events/event-status";
 
 type Rec = Record<string, unknown>;

@@ -17,7 +17,7 @@ import type { Service, ServiceSchema } from "moleculer";
 import type { Doc } from "../store/collection";
 import type { StoreFace } from "./store.mixin";
 import type { Ctx } from "../broker/context";
-import { nowDb } from "../lib/dates";
+import { nowDb } from "../lib/time/dates";
 import { changeOf } from "../lib/changes/change-of";
 import { ChangeAction, ChangeInput, ChangeType, snapshotOf, visibleTo } from "../lib/changes/feed";
 import { withDescendants } from "../lib/terms/term-tree";

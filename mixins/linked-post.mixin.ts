@@ -17,7 +17,7 @@ import { importSourceOf, type ImportSourceMeta } from "../lib/imports/source";
 import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from "./translatable.mixin";
 import { TRANSLATABLE } from "../lib/i18n/types";
 import { ApiError } from "../lib/errors";
-import { nowDb } from "../lib/dates";
+import { nowDb } from "../lib/time/dates";
 import type { LinkedKindSpec } from "../lib/linked/spec";
 import { codesOf } from "../lib/linked/spec";
 import { LIST_LINK_ORDER, linkedSchemas } from "../lib/linked/params";

@@ -23,7 +23,7 @@ import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import type { Ctx } from "../broker/context";
 import { openKeyStore, KeyStore } from "../store/key-store";
 import { FEED_CARRY } from "../store/collection";
-import { nowDb } from "../lib/dates";
+import { nowDb } from "../lib/time/dates";
 import { CHANGES_PARAMS } from "../lib/changes/params";
 import {
   ChangeDoc, ChangeInput, ChangeOut, CHANGE_TYPES, feedEntry, contiguousPrefix, decide, Decision, decodeToken, encodeToken, feedPageSize,

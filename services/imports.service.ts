@@ -20,7 +20,7 @@ import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import type { Ctx } from "../broker/context";
 import type { Collection } from "../store/collection";
 import { ApiError } from "../lib/errors";
-import { nowDb } from "../lib/dates";
+import { nowDb } from "../lib/time/dates";
 import { settings as serviceSettings, NAMESPACE_PATH } from "../lib/settings";
 import { checkOutboundUrl } from "../lib/outbound/addresses";
 import { outboundRequest } from "../net/outbound";

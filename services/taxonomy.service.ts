@@ -22,7 +22,7 @@ import { lastModifiedHeader } from "../lib/http/etag";
 import { storedAs } from "../store/collection";
 import { ApiError, throwIfInvalid } from "../lib/errors";
 import { canManageTerms } from "../lib/capabilities";
-import { nowDb } from "../lib/dates";
+import { nowDb } from "../lib/time/dates";
 import { sanitizeSlug } from "../lib/slug";
 import { settings } from "../lib/settings";
 import { embeddedTerm, rootsOf, Roots, TAXONOMIES, Taxonomy, taxonomyKey, TermDoc, termRecord, TermRecord } from "../lib/terms/term-record";

@@ -8,7 +8,7 @@
 import { ApiError } from "../../lib/errors";
 import { SiteLocal } from "../../lib/sites/scope";
 import { canCreatePost, Who } from "../../lib/capabilities";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import type { EventDoc } from "../../lib/events/event-doc";
 import { isMember } from "../../lib/events/series";
 import { changeOf } from "../../lib/changes/change-of";

@@ -8,7 +8,7 @@ import { searchTerms, SearchTerm } from "../../lib/search";
 import { allChecks } from "../../lib/errors";
 import { settings } from "../../lib/settings";
 import { canEditPost, Capability, hasCap, REGISTERED_STATUSES, Who } from "../../lib/capabilities";
-import { listBound, nowDb } from "../../lib/dates";
+import { listBound, nowDb } from "../../lib/time/dates";
 import { buildEventQuery, eventSearchCondition, EventListFilters, readableCondition, SearchAccess } from "../../lib/events/event-query";
 import type { EventDoc } from "../../lib/events/event-doc";
 import type { Query } from "../../store/collection";

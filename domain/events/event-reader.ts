@@ -8,7 +8,7 @@
 import { ApiError } from "../../lib/errors";
 import { settings } from "../../lib/settings";
 import { canEditPost, canReadPost, effectiveStatus, Who } from "../../lib/capabilities";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { EVENT_LINK_ORDER } from "../../lib/events/event-params";
 import { eventRecord } from "../../lib/events/event-record";
 import type { EventDoc } from "../../lib/events/event-doc";

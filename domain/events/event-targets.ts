@@ -6,7 +6,7 @@
  */
 import { ApiError } from "../../lib/errors";
 import { canDeletePost, canEditPost, effectiveStatus, hasCap, Who } from "../../lib/capabilities";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import type { EventDoc } from "../../lib/events/event-doc";
 import type { PostRecords } from "../posts/post-records";
 

@@ -5,7 +5,7 @@
 import { buildEventQuery, EventListFilters } from "../../lib/events/event-query";
 import { inBounds } from "../../lib/events/series-window";
 import { expandSeries, occurrenceAt } from "../../lib/recurrence/expand";
-import { wallClockToUtc } from "../../lib/dates";
+import { wallClockToUtc } from "../../lib/time/dates";
 import { globalId } from "../../lib/posts/permalink";
 import { settings } from "../../lib/settings";
 import { isFirst, isMember, SeriesDoc, seriesOf, templateOf, WHOLE_SERIES } from "../../lib/events/series";

@@ -8,7 +8,7 @@ import { randomBytes } from "crypto";
 import type { Query } from "../../store/collection";
 import { ApiError } from "../../lib/errors";
 import { materialisationHorizon } from "../../lib/recurrence/expand";
-import { nowDb as dbTime } from "../../lib/dates";
+import { nowDb as dbTime } from "../../lib/time/dates";
 import { settings } from "../../lib/settings";
 import { trashedSlug, untrashedSlug } from "../../lib/slug";
 import { FLOATING_STATUSES } from "../../lib/posts/publication";

@@ -8,7 +8,7 @@
  */
 import type { EventDoc } from "../../lib/events/event-doc";
 import { termDeltas } from "../../lib/terms/term-counts";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 
 export interface TermCountNoticesDeps {
   /** Cleans the site's kept answers that show term counts (cache/staleness.ts termCountPatterns). */

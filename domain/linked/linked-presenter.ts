@@ -4,7 +4,7 @@
  * whom `reveal` says no (docs/authorization.md#password-protected-records), `json_ld` on asking.
  */
 import { effectiveStatus } from "../../lib/capabilities";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { mergeValues } from "../../lib/i18n/values";
 import { TRANSLATABLE } from "../../lib/i18n/types";
 import { settings } from "../../lib/settings";

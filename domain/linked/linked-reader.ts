@@ -6,7 +6,7 @@
 import type { Query } from "../../store/collection";
 import { ApiError } from "../../lib/errors";
 import { TRANSLATABLE } from "../../lib/i18n/types";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { isLooseTruthy } from "../../lib/query";
 import { hasCap, listStatuses, REGISTERED_STATUSES } from "../../lib/capabilities";
 import { codesOf, LinkedKindSpec } from "../../lib/linked/spec";

@@ -7,7 +7,7 @@ import { ApiError, throwIfInvalid } from "../../lib/errors";
 import { settings } from "../../lib/settings";
 import { currentSiteId } from "../../lib/sites/scope";
 import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/slug";
-import { nowDb, parseInZone, parseUtc } from "../../lib/dates";
+import { nowDb, parseInZone, parseUtc } from "../../lib/time/dates";
 import { FLOATING_STATUSES, resolvePublication } from "../../lib/posts/publication";
 import { canCreatePost, canDeletePost, canEditPost } from "../../lib/capabilities";
 import { codesOf, LinkedKindSpec } from "../../lib/linked/spec";

@@ -9,7 +9,7 @@ import { ApiError } from "../../lib/errors";
 import { isAdministrator } from "../../lib/capabilities";
 import { answerTotals } from "../../lib/http/list-totals";
 import { settings, deploymentSettings, NAMESPACE_PATH } from "../../lib/settings";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { changeKey, type ChangeDoc } from "../../lib/changes/feed";
 import { ALL_EVENTS, deliveredType, matchesEvent } from "../../lib/webhooks/events";
 import { newSecret, openSecret, sealSecret } from "../../lib/webhooks/signing";

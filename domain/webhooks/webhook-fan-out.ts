@@ -6,7 +6,7 @@
  * endpoint (unique per endpoint and change), then moves the cursor on.
  */
 import { settings } from "../../lib/settings";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { contiguousPrefix, GAP_GRACE_MS, ownerOf, changeKey, type ChangeDoc } from "../../lib/changes/feed";
 import { deliveredType, matchesEvent } from "../../lib/webhooks/events";
 import { deliveryKey, payloadOf, recordRestUrl } from "../../lib/webhooks/payload";

@@ -6,7 +6,7 @@
  * answer decides the delivery's next step and the endpoint's failing streak.
  */
 import { deploymentSettings } from "../../lib/settings";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { deliveryHeaders, openSecret } from "../../lib/webhooks/signing";
 import { attemptOutcome, shouldDisable } from "../../lib/webhooks/schedule";
 import { deliveryIdOfKey } from "../../lib/webhooks/payload";

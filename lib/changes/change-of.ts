@@ -4,7 +4,7 @@
  * write left it (kept with the entry: the record as of that change, C63: what a webhook says).
  */
 import type { Doc } from "../store-query";
-import { nowDb } from "../dates";
+import { nowDb } from "../time/dates";
 import { ChangeAction, ChangeInput, ChangeType, isTermType, snapshotOf } from "./feed";
 
 export function changeOf(type: ChangeType, action: ChangeAction, doc: Doc): ChangeInput {

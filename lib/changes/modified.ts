@@ -5,7 +5,7 @@
  * unless they carry their own offset. Terms compare their internal modified time.
  */
 import { dateTime, Rule } from "../params";
-import { parseUtc, toDb, utcToWallClock } from "../dates";
+import { parseUtc, toDb, utcToWallClock } from "../time/dates";
 
 /**
  * The two modification times every post record (event, venue, organizer) stores, written one way

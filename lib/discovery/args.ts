@@ -6,7 +6,7 @@
 import { describeSchema, ParamDoc } from "../params";
 import { schemaOf } from "../schemas";
 import { hasMessage, LANGUAGES, translate } from "../messages";
-import { parseInZone } from "../dates";
+import { parseInZone } from "../time/dates";
 
 export interface DocumentedArg {
   name: string;

@@ -7,13 +7,13 @@
  * translatable fields (lib/i18n/types.ts), the staleness sets (cache/staleness.ts) and the fields an import
  * copies as they are (lib/imports/tec.ts) are read from it.
  */
-import { autop } from "../autop";
+import { autop } from "../text/autop";
 import { costDetails, formatCost } from "../cost";
-import { dateDetails, isValidTimezone, timezoneAbbr } from "../dates";
+import { dateDetails, isValidTimezone, timezoneAbbr } from "../time/dates";
 import { boolean, dateTime, idList, integer, refine, string, stringList, untyped, type Rule } from "../params";
 import { REGISTERED_STATUSES } from "../capabilities";
 import { POST_PASSWORD_MAX } from "../posts/post-doc";
-import { escapeUrlForOutput, isValidUrl, sanitizeUrl } from "../sanitize";
+import { escapeUrlForOutput, isValidUrl, sanitizeUrl } from "../text/sanitize";
 import { knownUserIdsHere } from "../sites/callers";
 import { metaWriteRule } from "../fields/params";
 import type { FieldTable } from "../records/field-table";

@@ -6,7 +6,7 @@
  */
 import { createHash } from "crypto";
 import type { Caller } from "../callers";
-import { fromDb } from "../dates";
+import { fromDb } from "../time/dates";
 
 /** Who an answer was made for: `anon`, a caller `id:role`, or `internal` (no caller in meta). */
 export function callerScope(caller: Caller | null | undefined): string {

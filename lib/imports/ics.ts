@@ -18,7 +18,7 @@
  * Pure: no I/O. The feed's VTIMEZONEs are registered with ical.js only while one call runs (synchronously).
  */
 import ICAL from "ical.js";
-import { isValidTimezone, utcToWallClock, wallClockToUtc } from "../dates";
+import { isValidTimezone, utcToWallClock, wallClockToUtc } from "../time/dates";
 import { dateProperty } from "../recurrence/lines";
 import { windowsZone } from "./windows-zones";
 import { zoneMatchingVtimezone } from "./vtimezone-match";

@@ -8,7 +8,7 @@
  */
 import { KEY_PATTERN, LABEL_MAX, type Label } from "../fields/definition";
 import { TEXT_MAX } from "../fields/values";
-import { longerThan } from "../text-input";
+import { longerThan } from "../text/text-input";
 
 type Rec = Record<string, unknown>;
 

@@ -3,7 +3,7 @@
  * ids, `{id}`, a data object, or an array mixing these. Parsed into entries; what each entry names is
  * checked by domain/linked/linked-input.ts.
  */
-import { isPhpEmpty } from "../sanitize";
+import { isPhpEmpty } from "../text/sanitize";
 import { parsePositiveInteger } from "../query";
 
 export type LinkEntry = { id: number } | { data: Record<string, unknown> };

@@ -7,7 +7,7 @@
 import { knownUserIdsHere } from "../sites/callers";
 import { isRegisteredStatus } from "../capabilities";
 import { POST_PASSWORD_MAX } from "../posts/post-doc";
-import { isValidUrl } from "../sanitize";
+import { isValidUrl } from "../text/sanitize";
 import { allOptional, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../params";
 import type { ParamReason } from "../errors";
 import type { LinkedKindSpec } from "./spec";

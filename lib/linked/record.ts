@@ -2,15 +2,15 @@
  * Venue and organizer records: what is stored (one flat document per record), what a write changes,
  * duplicate matching, and the record as the API returns it (docs/records.md#venue-fields, #organizer-fields, #creating-venues-and-organizers, #updating-venues-and-organizers).
  */
-import { autop } from "../autop";
+import { autop } from "../text/autop";
 import { blankProtected } from "../posts/password";
 import { globalId, permalink } from "../posts/permalink";
-import { deriveStateProvince, isTruthyFlag, sanitizeTextField, stripEmptyKeys } from "../sanitize";
+import { deriveStateProvince, isTruthyFlag, sanitizeTextField, stripEmptyKeys } from "../text/sanitize";
 import { linkedJsonLd } from "./json-ld";
 import type { LinkedKindSpec } from "./spec";
 import type { PostDoc } from "../posts/post-doc";
 import { sent } from "../params";
-import { longerThan } from "../text-input";
+import { longerThan } from "../text/text-input";
 
 /** A stored venue or organizer (store `_id` = the record id). */
 export interface LinkedDoc extends PostDoc {

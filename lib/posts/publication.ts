@@ -5,7 +5,7 @@
  * becomes `future` (and back), and drafts created without a date float (D17: floating publication date).
  */
 import { resolveStatus, Who } from "../capabilities";
-import { fromDb, nowDb, utcToWallClock, wallClockToUtc, ZERO_DATE } from "../dates";
+import { fromDb, nowDb, utcToWallClock, wallClockToUtc, ZERO_DATE } from "../time/dates";
 
 export interface Publication {
   status: string;

@@ -5,7 +5,7 @@
  * DTSTART: `;TZID=<zone>` and the wall clock, `…Z` for UTC, `;VALUE=DATE` all-day (DTEND the day after
  * the last day). Pure line builders: lib/ics.ts folds and joins them.
  */
-import { wallClockToUtc } from "../dates";
+import { wallClockToUtc } from "../time/dates";
 import { escapeText } from "../ics";
 import { ruleGivesStart } from "./expand";
 import { formatRecurrence } from "./rule";

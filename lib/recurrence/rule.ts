@@ -21,7 +21,7 @@
 import { ApiError } from "../errors";
 import { expandSeries } from "./expand";
 import { basicDate, basicDateTime, dateProperty, icsZone, parseContentLine, readDate, readDateTime, wallFromUtc } from "./lines";
-import { wallClockToUtc } from "../dates";
+import { wallClockToUtc } from "../time/dates";
 import { ByDay, Frequency, Recurrence, RuleParts, SeriesContext, WeekdayCode } from "./types";
 
 export const MAX_LINES = 100;

@@ -4,9 +4,9 @@
  * duplicate-slug rule of `wp_update_term`, parent loop protection, and the reading of term input on
  * events. Pure: lookups the rules need are passed in as functions.
  */
-import { sanitizeTermName } from "../sanitize";
+import { sanitizeTermName } from "../text/sanitize";
 import { sanitizeSlug } from "../slug";
-import { longerThan } from "../text-input";
+import { longerThan } from "../text/text-input";
 import type { TermDoc } from "./term-record";
 
 /** D27: tags stripped, whitespace collapsed, trimmed, `&`, `<`, `>` as entities. */

@@ -2,7 +2,7 @@
  * Endpoints and deliveries as the routes answer them (docs/webhooks.md, C63: what a webhook says), from their stored
  * documents (store/webhooks.ts).
  */
-import { toDb } from "../dates";
+import { toDb } from "../time/dates";
 import { deliveryIdOfKey } from "./payload";
 
 /** An endpoint as stored. */

@@ -35,7 +35,7 @@ import { foldedQuery, foldedUpdate, withFolded, withoutFolded } from "./folded";
 import { UniqueViolation } from "../errors";
 import { termDeltas, type CountedDoc } from "../../lib/terms/term-counts";
 import { feedEntry } from "../../lib/changes/feed";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 
 /** A document-level `$not` is MongoDB's `$nor` with one clause. */
 export function toMongoQuery(query: Query): Query {

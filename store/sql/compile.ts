@@ -11,7 +11,7 @@
  */
 import type { Dialect, Param } from "./driver";
 import { anchoredLiteral, Query, Sort } from "../../lib/store-query";
-import { foldText } from "../../lib/fold";
+import { foldText } from "../../lib/text/fold";
 import { and, isPlain, negate, or, sqliteList, type Compiled } from "./compiled";
 import { linkMembership, LinkPlans, type LinkMembership, type LinkShape } from "./link-plans";
 import { ftsMember, type FtsShape } from "./text-plans";

@@ -13,7 +13,7 @@ import { AsyncLocalStorage } from "async_hooks";
 import { randomBytes } from "crypto";
 import Database from "better-sqlite3";
 import { Pool, PoolClient } from "pg";
-import { foldText } from "../../lib/fold";
+import { foldText } from "../../lib/text/fold";
 import { lockTurns } from "../lock-turns";
 import { StoreUnavailable, UniqueViolation } from "../errors";
 import { UPKEEP_EVERY_MS, vacuumWhereNeeded } from "./upkeep";

@@ -443,7 +443,7 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 12,
     name: "one folding of text on every store",
-    // A term and the texts it is compared with fold alike on every store (lib/fold.ts): SQLite's full-text
+    // A term and the texts it is compared with fold alike on every store (lib/text/fold.ts): SQLite's full-text
     // index is filled again with the new folding; PostgreSQL's fold() is replaced, its stored folded texts
     // computed again (the columns made anew) and the indexes of fold() expressions rebuilt.
     rewrites: Object.keys(FOLDED_COLUMNS),

@@ -15,7 +15,7 @@ import { acquireStore, releaseStore, StoreConfig } from "../../store";
 import { sqlCollection } from "../../store/sql/collection";
 import type { SqlDriver, SqlRunner } from "../../store/sql/driver";
 import { feedEntry } from "../../lib/changes/feed";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 
 const HOLD_MS = 30_000;
 

@@ -4,8 +4,8 @@
  *   folder above its own, and lib/ (the floor) imports neither the framework, the network nor a store
  *   driver (moleculer, moleculer-web, http, https, ioredis, pg…);
  * - folders: mixins/ holds only mixins, middlewares/ only broker middlewares;
- * - paths: every repository path a comment, README.md or docs/*.md names (`lib/dates.ts`, `store/sql/`)
- *   exists, and a name a comment places in a file (lib/dates.ts `inUtc`) is in that file;
+ * - paths: every repository path a comment, README.md or docs/*.md names (`lib/time/dates.ts`, `store/sql/`)
+ *   exists, and a name a comment places in a file (lib/time/dates.ts `inUtc`) is in that file;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
  *   `#anchor` after it is a heading or an explicit anchor of that file;
  * - decisions: every decision code (a C or a D and its number) a comment (or a test title) names is an entry of
@@ -303,7 +303,7 @@ const PURITY_EXCEPTIONS: Record<string, string> = {
   "lib/settings.ts": "the one reader of the environment, and the settings of the current site: every layer reads them, lib/ too (lib/sites/callers.ts, the params schemas); moving the reading up means handing settings to every lib/ function that reads one",
   "lib/sites/scope.ts": "the site the current work belongs to, carried across calls by an AsyncLocalStorage: lib/settings.ts and lib/sites/callers.ts read it, so it moves with them",
   "lib/api-keys.ts": "the generated administrator key's file and the keys read once: lib/sites/callers.ts asks them for the caller of a key, and the events' and linked records' params schemas (lib/events/event-params.ts, lib/linked/params.ts) for the known user ids, so it moves with them",
-  "lib/dates.ts": "locutus's strtotime reads dates in the process's zone, so each call runs with the zone set to UTC and put back (`inUtc`): the dates then never depend on the zone the process runs in (test/unit/other-zone.test.ts)"
+  "lib/time/dates.ts": "locutus's strtotime reads dates in the process's zone, so each call runs with the zone set to UTC and put back (`inUtc`): the dates then never depend on the zone the process runs in (test/unit/other-zone.test.ts)"
 };
 
 /**
@@ -427,7 +427,7 @@ describe("paths in comments exist", () => {
   });
 
   test("the check sees a path that does not exist", () => {
-    const sf = ts.createSourceFile("x.ts", "/** see mixins/store/id-registry.ts and lib/dates.ts */\nexport const x = 1;\n", ts.ScriptTarget.ES2022, true);
+    const sf = ts.createSourceFile("x.ts", "/** see mixins/store/id-registry.ts and lib/time/dates.ts */\nexport const x = 1;\n", ts.ScriptTarget.ES2022, true);
     parsed.set("virtual/x.ts", sf);
     expect(missingPaths("virtual/x.ts")).toEqual(["virtual/x.ts:1: mixins/store/id-registry.ts"]);
   });
@@ -436,7 +436,7 @@ describe("paths in comments exist", () => {
 /** A path a comment names followed by one of its names in backticks: "store/collection.ts `FEED_CARRY`". */
 const NAMED_IN_FILE = /(?<![\w./-])((?:lib|domain|broker|cache|gateway|middlewares|mixins|services|store|net|test|bench|scripts)\/(?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.ts)\s+`([A-Za-z_$][\w$]*)(?:\.[\w$]+)*(?:\(\))?`/g;
 
-/** Every name a file's comments place in another file (lib/dates.ts `inUtc`) that the other file does not hold, as `file:line: path name`. */
+/** Every name a file's comments place in another file (lib/time/dates.ts `inUtc`) that the other file does not hold, as `file:line: path name`. */
 function missingNames(file: string): string[] {
   const holds = (target: string, name: string) =>
     !fs.existsSync(target) || new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(fs.readFileSync(target, "utf8"));
@@ -444,14 +444,14 @@ function missingNames(file: string): string[] {
 }
 
 describe("names in comments exist", () => {
-  test("every name a comment places in a file (lib/dates.ts `inUtc`) is in that file", () => {
+  test("every name a comment places in a file (lib/time/dates.ts `inUtc`) is in that file", () => {
     expect(FILES.flatMap(missingNames)).toEqual([]);
   });
 
   test("the check sees a name the file does not hold", () => {
-    const sf = ts.createSourceFile("y.ts", "/** see lib/dates.ts `inUtc` and lib/dates.ts `noSuchFunction()` */\nexport const y = 1;\n", ts.ScriptTarget.ES2022, true);
+    const sf = ts.createSourceFile("y.ts", "/** see lib/time/dates.ts `inUtc` and lib/time/dates.ts `noSuchFunction()` */\nexport const y = 1;\n", ts.ScriptTarget.ES2022, true);
     parsed.set("virtual/y.ts", sf);
-    expect(missingNames("virtual/y.ts")).toEqual(["virtual/y.ts:1: lib/dates.ts noSuchFunction"]);
+    expect(missingNames("virtual/y.ts")).toEqual(["virtual/y.ts:1: lib/time/dates.ts noSuchFunction"]);
   });
 });
 

@@ -1,7 +1,7 @@
 import {
   IMAGE_EXTENSIONS, collapseWhitespace, deriveStateProvince, escapeUrlForOutput, imageUrlExtension, isPhpEmpty,
   isTruthyFlag, isValidUrl, sanitizeTermName, sanitizeTextField, sanitizeUrl, stripEmptyKeys, stripTags,
-} from "../../lib/sanitize";
+} from "../../lib/text/sanitize";
 
 describe("stripTags", () => {
   it.each([
