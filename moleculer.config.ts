@@ -15,7 +15,7 @@ import { SERVICE_SCHEMAS } from "./services";
 
 /**
  * Whether the metrics port can be listened on. Moleculer's Prometheus reporter stops the process when its
- * port is in use; server.ts asks first and, when it is taken, logs it and runs without metrics (C27).
+ * port is in use; server.ts asks first and, when it is taken, logs it and runs without metrics (C27: crash safety).
  */
 export function metricsPortFree(port: number): Promise<boolean> {
   return new Promise(resolve => {

@@ -17,7 +17,7 @@ const SHUTDOWN_TIMEOUT_MS = 10000;
 
 async function main(): Promise<void> {
   let s = readSettings();
-  // A metrics port in use is logged, not fatal (C27): the node runs without metrics.
+  // A metrics port in use is logged, not fatal (C27: crash safety): the node runs without metrics.
   if (s.metricsPort > 0 && !(await metricsPortFree(s.metricsPort))) {
     console.warn(`Metrics are not served: port ${s.metricsPort} is in use.`);
     s = { ...s, metricsPort: 0 };

@@ -1,7 +1,7 @@
 /**
  * What the benches share: a store of their own (a SQLite directory or a PostgreSQL database, dropped
  * afterwards), the service started from dist/ on a port, readiness, load through autocannon, the raw
- * node:http baseline of the same run (C47) and resident memory.
+ * node:http baseline of the same run (C47: what the bench measures) and resident memory.
  */
 import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
@@ -144,7 +144,7 @@ export function load(url: string, o: LoadOptions): Promise<Measure> {
   });
 }
 
-/** The baseline (C47): a raw node:http server of its own process answering `body` as JSON; the faster of two runs. */
+/** The baseline (C47: what the bench measures): a raw node:http server of its own process answering `body` as JSON; the faster of two runs. */
 export async function baseline(body: string, o: LoadOptions): Promise<Measure> {
   const file = path.join(os.tmpdir(), `bench-baseline-${process.pid}.json`);
   fs.writeFileSync(file, body);

@@ -1,6 +1,6 @@
 /**
  * What a row of the speed bench (bench/speed.ts) is measured against, each in a process of its own:
- * - `floor` (C60): a bare moleculer-web gateway of the project's installed versions, moleculer's defaults
+ * - `floor` (C60: the framework floor of the bench): a bare moleculer-web gateway of the project's installed versions, moleculer's defaults
  *   with metrics and tracing off (and warnings only in its log, as the benches run the service), one route
  *   `GET /r/:row` calling one local action that answers the row's own answer: the same JSON object each
  *   time, serialised per request by moleculer-web. A row with several answers (the read mix) has them

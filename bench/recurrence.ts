@@ -3,7 +3,7 @@
  * 1 000) weekly series without end, each materialised through the horizon (docs/recurrence.md#the-horizon:
  * about 105 occurrences each), then one month of it listed — `GET /events?start_date=…&end_date=…` — with
  * the response cache warm and with the cache off (a restart with CACHER=off), beside the raw node:http
- * baseline answering the same page's bytes (C47). On SQLite and on PostgreSQL (BENCH_STORES). Prints
+ * baseline answering the same page's bytes (C47: what the bench measures). On SQLite and on PostgreSQL (BENCH_STORES). Prints
  * req/s, p50, p99 and the ratio to the baseline; writes bench/results/recurrence-latest.json.
  *
  * Settings (environment): BENCH_SERIES, BENCH_STORES (default sqlite,postgres), BENCH_DURATION seconds per

@@ -4,13 +4,13 @@
  * categories and tags, seeded through the HTTP API):
  * - with the cache on: the default list; the read mix of a calendar site (40 % list pages, 30 % single
  *   events, 20 % filtered lists, 10 % venue pages) with 0, 5 and 50 writes per second beside it (writes:
- *   a random event's title updated, C47), the writes' own latency reported;
- * - after a restart with the cache off (C47's "uncached"): a single event, a filtered list (category +
+ *   a random event's title updated, C47: what the bench measures), the writes' own latency reported;
+ * - after a restart with the cache off ("uncached" as C47 (what the bench measures) defines it): a single event, a filtered list (category +
  *   venue + start date, values cycling), search (a fixed list of words, cycling) and the default list;
  *   beside them the gateway's floor, `/health/live` (one call of an action that does nothing), the most
  *   any uncached row can reach on this gateway.
  * Each row's ratio is to a raw node:http server answering one real events page's bytes, measured in the
- * same run for each N (C47), the faster of two measures taken while the service is stopped; each uncached
+ * same run for each N (C47: what the bench measures), the faster of two measures taken while the service is stopped; each uncached
  * row also as a share of the gateway floor's req/s (column "floor"). The read mix
  * runs at the smallest N only (the issue's 10 000).
  *

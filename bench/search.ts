@@ -1,6 +1,6 @@
 /**
  * `npm run bench:search`: uncached search at 10 000 and 100 000 events on each SQL store, beside
- * the gateway floor of the same run (`/health/live`, run.ts's floor column; C60).
+ * the gateway floor of the same run (`/health/live`, run.ts's floor column; C60: the framework floor of the bench).
  *
  * The calendar: venues, organizers, categories and tags made through the HTTP API (one per 100 events, 20
  * categories, 50 tags), then the events written straight into the store's tables through the store's own

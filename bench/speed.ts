@@ -1,5 +1,5 @@
 /**
- * `npm run bench:speed` (part of `npm run bench`): the speed table of docs/benchmarks.md, each row beside C60's framework floor.
+ * `npm run bench:speed` (part of `npm run bench`): the speed table of docs/benchmarks.md, each row beside the framework floor of C60 (a bare moleculer-web gateway).
  *
  * For each SQL store (BENCH_STORES) one calendar is seeded through the HTTP API, each event with a venue, an
  * organizer, a category and a tag (one venue and one organizer per 100 events, 20 categories, 50 tags; the
@@ -7,9 +7,9 @@
  * measured again (BENCH_SIZES, default 10 000 and 100 000). The seeding's create rate is recorded per tenth
  * of each stage ("creates with links": the last tenth is the rate on the way to that size).
  *
- * At each size, BENCH_ROUNDS rounds (default 3, C47's median of three), each with the machine's load
+ * At each size, BENCH_ROUNDS rounds (default 3, the median of three of C47 (what the bench measures)), each with the machine's load
  * (`uptime`) recorded and:
- * - after a restart with the cache off (C47's uncached): `/health/live`, the default list, a filtered list
+ * - after a restart with the cache off (uncached as C47 (what the bench measures) defines it): `/health/live`, the default list, a filtered list
  *   (category + venue, values cycling), the same with a filterable custom field's value beside the category
  *   (`meta[stage]`: a `choice` field of nine values the calendar's events hold, made before them), a single event by random id, search with single words (run.ts's
  *   list, cycling) and with a word and a number (`concert 4821`, the number an event's at random), the
@@ -81,7 +81,7 @@ interface Row {
   measure: Measure;
   floor: Measure;
   raw: Measure;
-  /** req/s over the floor's (C60). */
+  /** req/s over the floor's (C60: the framework floor of the bench). */
   ofFloor: number;
   /** req/s over the raw reference's. */
   ofRaw: number;

@@ -4,7 +4,7 @@
  * - creates/s: N events created through the HTTP API by 32 concurrent clients (each with its own title);
  * - start-up: the process restarted on the store now holding N events, until the namespace root answers 200;
  * - resident memory (VmRSS) after the restart and a short read load (default list, single events).
- * The raw node:http baseline of run.ts is not needed here: these are absolute figures (C47), read on
+ * The raw node:http baseline of run.ts is not needed here: these are absolute figures (C47: what the bench measures), read on
  * this machine kind.
  *
  * Settings: BENCH_STORE_N (default 100000), BENCH_STORES (default sqlite,postgres), PG_ADMIN_URL.

@@ -12,7 +12,7 @@
  *   every key; and `group:<group> <id>`: list bodies by the events they show (cache/staleness.ts
  *   `bodyIds`), so an event's write reads the bodies showing it, not every body.
  *
- * The guarantee (C16 with many gateways, C45): a writer's clean is one script that records its patterns
+ * The guarantee (C16: read your writes, with many gateways, C45: caches and many gateways): a writer's clean is one script that records its patterns
  * and deletes what they match; a reader's keep is one script that reads the log and sets the value (and
  * files its key) only if no clean since the reader's mark covered the key. Redis runs a script whole, so
  * a keep is either before a clean (which then deletes it) or after it (and sees its patterns, and keeps

@@ -5,7 +5,7 @@
  *
  * A waiting read takes the answer only when the computation's value was kept (cache/clean-mark.ts): a
  * keep succeeds only if no write's clean covered the key between the computation's mark and the keep, so
- * every write answered before the waiting read arrived (its clean comes before its answer, C16) is in the
+ * every write answered before the waiting read arrived (its clean comes before its answer, C16: read your writes) is in the
  * value. When the value was not kept (a write crossed it, or it is not kept at all), the waiting reads
  * compute again, sharing one new computation; a read that waited twice in vain computes alone, so writes
  * that keep crossing the computations cannot hold a read back for long.

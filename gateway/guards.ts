@@ -7,7 +7,7 @@
  * The gateway hooks it in once, in front of moleculer-web on Node's own HTTP server: the gateway hands
  * moleculer-web that server (its public `server` setting) and answers the server's requests with
  * `frontDoor`, which passes on to moleculer-web's public middleware handler (`express()`); see
- * docs/gateway.md. moleculer-web's own `rateLimit` cannot stand here (C58): it counts only routed
+ * docs/gateway.md. moleculer-web's own `rateLimit` cannot stand here (C58: `modified` in site time): it counts only routed
  * requests, after routing and so behind the kept answers, in one window for all callers, and names its
  * headers `X-Rate-Limit-*` without `Retry-After`.
  */

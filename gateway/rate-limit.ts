@@ -1,5 +1,5 @@
 /**
- * Rate limiting of the gateway (C18): off unless `RATE_LIMIT=<requests>/<seconds>` is set. Each caller has
+ * Rate limiting of the gateway (C18: limits): off unless `RATE_LIMIT=<requests>/<seconds>` is set. Each caller has
  * a fixed window of that many seconds, opened by its first request, in which it may send that many
  * requests; the next one is answered 429 `rest_too_many_requests` with `Retry-After`.
  *

@@ -1,5 +1,5 @@
 /**
- * The gateway's site door (docs/sites.md, C49): before the guards, each request is tied to the site its
+ * The gateway's site door (docs/sites.md, C49: hosts choose the site): before the guards, each request is tied to the site its
  * host names (`X-Forwarded-Host` only with TRUST_PROXY=1), and the rest of its handling runs as that
  * site's work (lib/sites/scope.ts): the guards' rate-limit bucket, kept answers, the caller's key, the
  * links and dates of the answers. A host no site has answers 404 `rest_site_not_found` once sites exist;

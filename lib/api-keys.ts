@@ -1,11 +1,11 @@
 /**
  * Where the callers come from: `API_KEYS`, or, on a first start without it, one generated administrator
  * key: kept under DATA_DIR on the embedded store, in the store itself (as its hash) on PostgreSQL, so
- * every node of a deployment agrees on it (C40); printed once, by the node that made it.
+ * every node of a deployment agrees on it (C40: the generated administrator key); printed once, by the node that made it.
  *
  * The key file holds the key alone, as a client sends it (`Authorization: Bearer $(cat …/admin-api-key.txt)`,
  * docs/contract.md#starting). A file written by an earlier version holds `key:role:id`; it is read and
- * rewritten as the bare key (C39).
+ * rewritten as the bare key (C39: migrations and upgrades).
  */
 import * as crypto from "crypto";
 import * as fs from "fs";
@@ -61,7 +61,7 @@ function generatedKeySpec(s: Settings, announce: (msg: string) => void): string 
 
 /**
  * The callers known to this deployment, by the SHA-256 hash of their key (lib/sites/keys.ts): a lookup
- * compares hashes, never the key itself, so its timing says nothing about a key (C40).
+ * compares hashes, never the key itself, so its timing says nothing about a key (C40: the generated administrator key).
  */
 export function loadApiKeys(s: Settings, announce: (msg: string) => void = msg => console.log(msg)): Map<string, Caller> {
   const source = s.apiKeys ?? `generated:${s.dataDir}`;

@@ -93,7 +93,7 @@ export function deniedStatus(who: Who): 401 | 403 {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Statuses (D28, docs/records.md#status-on-write, C13)
+// Statuses (D28: accepted statuses; docs/records.md#status-on-write, C13: a due `future` post counts as published)
 // ---------------------------------------------------------------------------------------------------------
 
 /** D28: WordPress's registered post statuses. */
@@ -306,7 +306,7 @@ const HIDDEN_FROM_DEFAULT_LIST: readonly string[] = ["trash", "auto-draft"];
 
 /**
  * The statuses a list shows to this caller. Without `requested`: `publish` for callers without
- * `edit_posts`, every registered status except `trash`/`auto-draft` for the others (all authors, D26).
+ * `edit_posts`, every registered status except `trash`/`auto-draft` for the others (all authors, D26: lists show everyone's non-public records to editors of the kind).
  * With `requested` (already split and trimmed): callers without `edit_posts` may only ask exactly
  * `["publish"]`; the others any non-empty list of registered statuses. `ok: false` → 400 for the caller.
  */

@@ -1,4 +1,4 @@
-// Event cost: storage, currency inference, `values` and the formatted string (docs/records.md#cost, D9).
+// Event cost: storage, currency inference, `values` and the formatted string (docs/records.md#cost, D9: cost parsing).
 import { sanitizeSlug } from "./slug";
 
 // Raw cost values as given: a string input is one value, an array input one value per element.

@@ -1,8 +1,8 @@
 /**
- * Events as iCalendar (RFC 5545), for `GET {ns}/events` with `format=ics` or `Accept: text/calendar` (C22:
+ * Events as iCalendar (RFC 5545), for `GET {ns}/events` with `format=ics` or `Accept: text/calendar` (C22 (caching headers and shaping):
  * every matching event, up to 1 000) and for one event (`GET {ns}/events/{id}` the same way). Built from the
  * event records exactly as the JSON answers them, so the caller's rights, password blanking and language
- * apply unchanged. The calendar's name (X-WR-CALNAME) is the site name (`SITE_NAME`, C57).
+ * apply unchanged. The calendar's name (X-WR-CALNAME) is the site name (`SITE_NAME`, C57: the site's home).
  *
  * Times: an event in an IANA zone is written in its wall-clock time with `TZID=<zone>`, and the calendar
  * carries a VTIMEZONE for each such zone, with one observance per UTC-offset change over the years the
@@ -12,7 +12,7 @@
  * An event that ends when it starts has `DURATION:PT0S` instead of a DTEND equal to its DTSTART.
  */
 import moment from "moment-timezone";
-import { plainText } from "./sanitize";
+import { plainText } from "./text/sanitize";
 import { icsStatus } from "./events/event-status";
 
 type Rec = Record<string, unknown>;

@@ -11,15 +11,15 @@ export interface CallMeta {
   language?: string;
   /** True when the language came from the `i18n_language` parameter (C8: kept in list links). */
   languageParam?: boolean;
-  /** The site the request belongs to (docs/sites.md, C48); absent: the default site (1). */
+  /** The site the request belongs to (docs/sites.md, C48: the platform API); absent: the default site (1). */
   site?: number;
   /** `{base_url}` plus the language path segment the request came in on. */
   siteUrl?: string;
   /** `{siteUrl}/{REST_PREFIX}`. */
   apiRoot?: string;
-  /** The query string as sent (GET requests): list links repeat it (D10). */
+  /** The query string as sent (GET requests): list links repeat it (D10: list links carry what the caller sent). */
   query?: Record<string, unknown>;
-  /** A `slug` sent in the body of a by-slug update: the new slug (D4). */
+  /** A `slug` sent in the body of a by-slug update: the new slug (D4: the path selects the record). */
   bodySlug?: string;
   /** An idempotent create's claim (lib/http/idempotency.ts `producedBy`): marked with its record in the create's transaction. */
   idempotencyClaim?: string;

@@ -8,8 +8,8 @@
  * 400 `rest_invalid_param` (or `rest_missing_callback_param` for fastest-validator's `required`).
  */
 import { parseBoolean, parseIdList, parseInteger, parseList, isLooseTruthy } from "./query";
-import { isValidDateInput } from "./dates";
-import { longerThan } from "./text-input";
+import { isValidDateInput } from "./time/dates";
+import { longerThan } from "./text/text-input";
 
 /** A parameter counts as sent unless it is absent or JSON null. */
 export const sent = (v: unknown): boolean => v !== undefined && v !== null;
@@ -82,7 +82,7 @@ export function integer(o: RuleOptions & { positive?: boolean; min?: number }): 
   }, o.required);
 }
 
-/** Boolean (C5 words). */
+/** Boolean (C5: the boolean words). */
 export function boolean(o: RuleOptions): Rule {
   return rule(docOf(o, { type: "boolean" }), (v, fail) => {
     const b = parseBoolean(v);

@@ -7,7 +7,7 @@
 const TRUE_WORDS = new Set(["true", "1", "yes"]);
 const FALSE_WORDS = new Set(["false", "0", "no"]);
 
-/** Typed boolean parameters (C5): true/false, 1/0, yes/no, case-insensitive. undefined when not a boolean. */
+/** Typed boolean parameters (C5: the boolean words): true/false, 1/0, yes/no, case-insensitive. undefined when not a boolean. */
 export function parseBoolean(v: unknown): boolean | undefined {
   if (typeof v === "boolean") return v;
   if (v === 1 || v === 0) return v === 1;

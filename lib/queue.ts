@@ -1,8 +1,8 @@
 /**
  * The one promise queue of the project: work run one after another per key, in this process. The record
- * writes of a post (lib/posts/write-order.ts), the creates of one venue or organizer name, the holders of
- * one lock of the SQLite store, the writes of one translation document and the geolocation sync all queue
- * through it.
+ * writes of a post (lib/posts/write-order.ts), the holders of one store lock within a process
+ * (store/lock-turns.ts, before the lock across processes), the writes of one translation document and the
+ * geolocation sync all queue through it. It orders work; exclusion across nodes is the store's lock.
  */
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();

@@ -105,7 +105,7 @@ export const ROUTES: RouteDef[] = [
   ...termRoutes("tags"),
   // The change feed (sync issue, C20): services/changes.service.ts.
   { pattern: "/changes", path: "changes", endpoints: [{ methods: ["GET"], action: "changes.list" }] },
-  // A series' occurrences (C54): services/events.service.ts with domain/events/series-planner.ts.
+  // A series' occurrences (C54: occurrence slugs and route): services/events.service.ts with domain/events/series-planner.ts.
   { pattern: "/events/(?P<id>\\d+)/occurrences", path: "events/:id/occurrences", endpoints: [{ methods: ["GET"], action: "events.occurrences" }] },
   // Webhooks: the optional services/webhooks.service.ts.
   // Their answers carry signing secrets, which a batch's answer (kept for its Idempotency-Key) must not hold.

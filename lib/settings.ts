@@ -27,7 +27,7 @@ export interface Settings {
   namespace: string;
   metricsPort: number;
   siteTimezone: string;
-  /** SITE_NAME: the calendar's name where the service names it (the iCalendar name); default BASE_URL's host name (C57). */
+  /** SITE_NAME: the calendar's name where the service names it (the iCalendar name); default BASE_URL's host name (C57: the site's home). */
   siteName: string;
   rateLimit?: { limit: number; windowMs: number };
   apiKeys?: string;
@@ -48,7 +48,7 @@ export interface Settings {
   corsOrigins: "*" | string[];
   /** PLATFORM_KEY: enables the platform API (sites, docs/sites.md); unset, it answers 404. */
   platformKey?: string;
-  /** TRUST_PROXY=1: a request's site is named by `X-Forwarded-Host` when present (C49). */
+  /** TRUST_PROXY=1: a request's site is named by `X-Forwarded-Host` when present (C49: hosts choose the site). */
   trustProxy: boolean;
   /** OUTBOUND_ALLOW_PRIVATE=1: webhook endpoints and import sources may be loopback or private addresses (lib/outbound/addresses.ts). */
   outboundAllowPrivate: boolean;
@@ -116,7 +116,7 @@ function parseCorsOrigins(v: string | undefined): Settings["corsOrigins"] {
   return list.length === 0 || list.includes("*") ? "*" : list;
 }
 
-/** The store settings, refused at start-up when they contradict each other (C38). */
+/** The store settings, refused at start-up when they contradict each other (C38: store misconfiguration). */
 function storeSettings(env: NodeJS.ProcessEnv): Pick<Settings, "databaseUrl" | "mongoUri"> {
   const databaseUrl = env.DATABASE_URL || undefined;
   const mongoUri = env.MONGO_URI || undefined;
@@ -149,7 +149,7 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
   };
 }
 
-/** BASE_URL's host name, without its port (C57); the whole value when it is not a URL. */
+/** BASE_URL's host name, without its port (C57: the site's home); the whole value when it is not a URL. */
 function hostNameOf(baseUrl: string): string {
   try {
     return new URL(baseUrl).hostname || baseUrl;

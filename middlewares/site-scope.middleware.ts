@@ -1,5 +1,5 @@
 /**
- * The broker middleware that carries a request's site (docs/sites.md, C48) across every hop:
+ * The broker middleware that carries a request's site (docs/sites.md, C48: the platform API) across every hop:
  *
  * - an action or event handler runs as work of the site its context names in `ctx.meta.site` (absent:
  *   the default site), resolved through the store's site directory (store/site-directory.ts); a site that

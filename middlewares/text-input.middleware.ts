@@ -1,5 +1,5 @@
 /**
- * The broker middleware that refuses text no store can keep alike (lib/text-input.ts,
+ * The broker middleware that refuses text no store can keep alike (lib/text/text-input.ts,
  * docs/errors.md#text-every-store-keeps) where input enters the calendar's services: calls from the gateway,
  * from other services on the bus, and without a service's context (`broker.call`). A parameter the action
  * declares that holds a NUL character or an unpaired surrogate, at any depth, is a Moleculer
@@ -9,7 +9,7 @@
 import { Errors } from "moleculer";
 import type { ActionSchema, Context, Middleware } from "moleculer";
 import { brokerMiddleware } from "../broker/middleware";
-import { unstorableParam } from "../lib/text-input";
+import { unstorableParam } from "../lib/text/text-input";
 
 type Handler = (ctx: Context) => Promise<unknown>;
 

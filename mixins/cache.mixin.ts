@@ -131,7 +131,7 @@ const cacheMethods = {
     return out;
   },
   /**
-   * After every write, before it is answered (C16): cleans `patterns` (what the write made stale,
+   * After every write, before it is answered (C16: read your writes): cleans `patterns` (what the write made stale,
    * cache/staleness.ts; by default all of the current site's kept answers).
    */
   async cleanCaches(patterns: string[] = sitePatterns(currentSiteId())): Promise<void> {

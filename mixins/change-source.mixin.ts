@@ -17,7 +17,7 @@ import type { Service, ServiceSchema } from "moleculer";
 import type { Doc } from "../store/collection";
 import type { StoreFace } from "./store.mixin";
 import type { Ctx } from "../broker/context";
-import { nowDb } from "../lib/dates";
+import { nowDb } from "../lib/time/dates";
 import { changeOf } from "../lib/changes/change-of";
 import { ChangeAction, ChangeInput, ChangeType, snapshotOf, visibleTo } from "../lib/changes/feed";
 import { withDescendants } from "../lib/terms/term-tree";
@@ -52,7 +52,7 @@ const changeSourceMethods = {
   /** Events service: the events whose `field` links one of `ids`, as `updated` changes. */
   async eventsLinking(field: string, ids: number[]): Promise<ChangeInput[]> {
     if (!ids.length) return [];
-    // whole documents: each entry keeps its record as it stands now (the record as of that change, C63)
+    // whole documents: each entry keeps its record as it stands now (the record as of that change, C63: what a webhook says)
     const docs: Doc[] = await this.store.find({ [field]: { $in: ids } }, { sort: { _id: 1 } });
     return docs.map(d => this.changeOf("event", "updated", d));
   },
@@ -161,7 +161,7 @@ export function ChangeSourceMixin(opts: { kind: SourceKind }): ServiceSchema {
     },
     /**
      * Records rendered from the stored documents given (trusted callers: the webhooks' fan-out renders each
-     * change's record from the document its feed entry kept, C63), in the order given, whatever their status.
+     * change's record from the document its feed entry kept, C63: what a webhook says), in the order given, whatever their status.
      */
     async renderDocs(ctx: Ctx<{ docs: Doc[] }>): Promise<readonly unknown[]> {
       if (!ctx.params.docs.length) return [];

@@ -2,14 +2,14 @@
  * The gateway's HTTP features beyond the reference (the sync issue), hooked into the namespace routes'
  * `onBeforeCall` / `onAfterCall` (services/api.service.ts):
  *
- * - `_fields` response shaping on every route (lib/http/fields.ts, C22);
+ * - `_fields` response shaping on every route (lib/http/fields.ts, C22: caching headers and shaping);
  * - strong per-caller, per-language ETags and `Last-Modified` on every GET (lib/http/etag.ts; moleculer-web
  *   answers 304 to a matching `If-None-Match` / `If-Modified-Since`), and `If-Match` on updates and deletes
  *   (412 `rest_precondition_failed` when the record as the caller would GET it has another ETag);
- * - `Idempotency-Key` on creates (lib/http/idempotency.ts, C21), the keys kept by the `changes` service: a
+ * - `Idempotency-Key` on creates (lib/http/idempotency.ts, C21: idempotency keys), the keys kept by the `changes` service: a
  *   repeated create is answered by the gateway's `onError` from a `ReplayAnswer` thrown before the call, and
  *   a claimed create's answer is kept before it is sent (`settleAnswer`, from `onAfterCall` or `onError`);
- * - the events list as iCalendar (`format=ics` or `Accept: text/calendar`, lib/ics.ts, C22), and one event
+ * - the events list as iCalendar (`format=ics` or `Accept: text/calendar`, lib/ics.ts, C22: caching headers and shaping), and one event
  *   (`GET /events/{id}` or `/events/by-slug/{slug}`) the same way; failures stay the contract's error JSON.
  */
 import type { IncomingMessage, ServerResponse } from "http";
@@ -163,7 +163,7 @@ const httpFeatures = {
     },
 
     /**
-     * The iCalendar text of event records: series as series (C55, lib/recurrence/calendar.ts) when some
+     * The iCalendar text of event records: series as series (C55: horizon and ICS; lib/recurrence/calendar.ts) when some
      * record belongs to one; `listParams` are the list query's (its window), undefined for one event (a
      * series' first event is then the whole series, another occurrence itself alone).
      */

@@ -1,6 +1,6 @@
 /**
  * The gateway's guards (gateway/guards.ts) in front of moleculer-web, whatever the route: security headers
- * and the rate limit (C18, C58), then a kept answer of the response cache, then moleculer-web.
+ * and the rate limit (C18: limits; C58: `modified` in site time), then a kept answer of the response cache, then moleculer-web.
  *
  * Only public hooks: the mixin makes the HTTP server itself (Node's `http.createServer`) and hands it to
  * moleculer-web through its `server` setting, which then listens on it and closes it; the server's

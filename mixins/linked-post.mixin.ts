@@ -17,7 +17,7 @@ import { importSourceOf, type ImportSourceMeta } from "../lib/imports/source";
 import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from "./translatable.mixin";
 import { TRANSLATABLE } from "../lib/i18n/types";
 import { ApiError } from "../lib/errors";
-import { nowDb } from "../lib/dates";
+import { nowDb } from "../lib/time/dates";
 import type { LinkedKindSpec } from "../lib/linked/spec";
 import { codesOf } from "../lib/linked/spec";
 import { LIST_LINK_ORDER, linkedSchemas } from "../lib/linked/params";
@@ -74,7 +74,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
     const request = {
       caller: (ctx: Ctx) => self.who(ctx),
       siteUrl: (ctx: Ctx) => self.siteOf(ctx),
-      // an idempotent create's claim is marked with this record in its transaction (C21, C41)
+      // an idempotent create's claim is marked with this record in its transaction (C21: idempotency keys; C41: invariants under concurrency)
       claimOf: (ctx: Ctx, id: number) => (ctx.meta.idempotencyRead === `${spec.plural}.get` ? producedBy(ctx.meta, id) : undefined),
       importSource: (ctx: Ctx) => importSourceOf(ctx.meta as ImportSourceMeta)
     };
@@ -124,7 +124,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
     const reader = new LinkedReader<Ctx>({
       spec, records, request, language, events, presenter, fields, renderings,
       passwordAccess: (ctx, record, access) => self.passwordAccess(ctx, record, access),
-      // Venues near a point (C11, lib/geo/near-query.ts): parameter errors first, then 400 geoloc-not-available.
+      // Venues near a point (C11: venues hold their coordinates; lib/geo/near-query.ts): parameter errors first, then 400 geoloc-not-available.
       near: spec.geo ? async (ctx, p) => {
         const { asked, near } = readNear(p);
         if (!asked) return undefined;
@@ -239,7 +239,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
        * POST (duplicate avoidance included) with the caller as author and no permission check of their own.
        */
       link: { params: linkParams, handler: handlers.link },
-      /** Internal: the records an event embeds, by id; only those the caller may read (C1), blanked per caller. */
+      /** Internal: the records an event embeds, by id; only those the caller may read (C1: embedded records follow visibility), blanked per caller. */
       embed: {
         params: {
           ids: { type: "array", items: "number" },

@@ -12,9 +12,9 @@ import type { ImageRecord, IdRegistry } from "../store/registry";
 import { ApiError } from "../lib/errors";
 import { settings, NAMESPACE_PATH } from "../lib/settings";
 import { canAccessPassword, listStatuses, Who, hasCap } from "../lib/capabilities";
-import { nowDb } from "../lib/dates";
+import { nowDb } from "../lib/time/dates";
 import { Page, listLinks, pagingHeaders, totalPages } from "../lib/posts/paging";
-import { imageUrlExtension } from "../lib/sanitize";
+import { imageUrlExtension } from "../lib/text/sanitize";
 import { parseInteger } from "../lib/query";
 import { PostRecords } from "../domain/posts/post-records";
 import { siteRegistry } from "../store/site-collection";
@@ -61,7 +61,7 @@ function postMethods(opts: PostOptions) {
     nowDb(): string {
       return nowDb(this.now());
     },
-    /** `modified` (site time) and `modified_utc` (UTC) of a write at `now` (C58). */
+    /** `modified` (site time) and `modified_utc` (UTC) of a write at `now` (C58: `modified` in site time). */
     modifiedAt(now: Date): { modified: string; modified_utc: string } {
       return this.postRecords.modifiedAt(now);
     },
@@ -91,7 +91,7 @@ function postMethods(opts: PostOptions) {
     },
 
     /**
-     * An `image` input (docs/records.md#images, D7): an existing image id, or an image URL the caller may
+     * An `image` input (docs/records.md#images, D7: images without downloads): an existing image id, or an image URL the caller may
      * upload (creates or reuses the image record). Returns the image id, or throws 400 on `param`.
      */
     async resolveImage(ctx: Ctx, value: unknown, param = "image"): Promise<number> {

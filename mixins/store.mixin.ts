@@ -80,11 +80,13 @@ const storeMethods = {
     return siteRegistry(this.storeHandle!).allocate(seq, type);
   },
   /**
-   * Runs `fn` as the only holder of the store-wide lock `name` of the current site on every node
-   * (PostgreSQL: an advisory lock; SQLite: its writers already take turns, so `fn` simply runs).
+   * Runs `fn` as the only holder of the store-wide lock `name` of the current site on every node: the one
+   * lock services take (PostgreSQL: an advisory lock; SQLite: a row of the file's lock table; MongoDB: this
+   * process alone). The holders of this process take turns in the order they asked, and `fn` taking the
+   * same lock again runs at once (store/lock-turns.ts).
    */
   exclusive<T>(this: StoreSelf, name: string, fn: () => Promise<T>): Promise<T> {
-    return this.storeHandle!.sql ? this.storeHandle!.sql.withLock(lockKey(`${currentSiteId()}:${name}`), fn) : fn();
+    return this.storeHandle!.withLock(lockKey(`${currentSiteId()}:${name}`), fn);
   },
   idRegistry(this: StoreSelf): Promise<IdRegistry> {
     return Promise.resolve(siteRegistry(this.storeHandle!));

@@ -187,7 +187,7 @@ function translatableMethods(opts: TranslatableOptions) {
 
     /**
      * Records whose name equals `name` (case-insensitively): in the asked language with the same fallback
-     * (duplicate checks, C9), or in any language. `originalCondition` matches the inline (original) name.
+     * (duplicate checks, C9: the i18n fields), or in any language. `originalCondition` matches the inline (original) name.
      */
     async nameQuery(ctx: CallOrNone, name: string, originalCondition: Query, o: NameQueryOptions = {}): Promise<Query> {
       if (o.anyLanguage) {

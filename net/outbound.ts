@@ -1,6 +1,6 @@
 /**
  * The service's own outgoing HTTP requests (webhook deliveries, import fetches): one request that obeys
- * the outbound address rules (lib/outbound/addresses.ts; docs/contract.md#webhooks-outgoing-notifications, C65) on the address it
+ * the outbound address rules (lib/outbound/addresses.ts; docs/contract.md#webhooks-outgoing-notifications, C65: outbound requests) on the address it
  * actually connects to. A name is resolved by the connection's own `lookup`, and only the resolved
  * addresses the rules allow are handed to the socket, so a name that resolves (or re-resolves later) to a
  * private address is refused. Built on node's `http`/`https` because `fetch` takes no lookup of its own.

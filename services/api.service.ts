@@ -112,7 +112,7 @@ function securityHeaders(res: Res): void {
   res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
 }
 
-/** A repeated create's kept answer, sent again as it was first sent (C21). */
+/** A repeated create's kept answer, sent again as it was first sent (C21: idempotency keys). */
 function replay(res: Res, answer: StoredAnswer): void {
   if (res.headersSent) return;
   securityHeaders(res);
@@ -158,7 +158,7 @@ function beforeCall(lang: string | undefined) {
     // A `__proto__` key in a body (JSON or form) re-parents the objects it is merged into: refuse it first.
     const pollutedBy = prototypeKeyOf(req.body) ?? prototypeKeyOf(params);
     if (pollutedBy) throw ApiError.invalidParam(pollutedBy, "param.operator");
-    // moleculer-web lets the query string override the body; the body wins, path parameters win over both (README, D4).
+    // moleculer-web lets the query string override the body; the body wins, path parameters win over both (README, D4: the path selects the record).
     if (typeof req.body === "string" && /(^|\/)imports$/.test(String(alias?.path)) && req.method === "POST") ctx.meta.icsBody = req.body;
     if (req.body && typeof req.body === "object" && !Array.isArray(req.body)) {
       const pathNames = new Set<string>((alias?.keys ?? []).map((k: { name: string }) => k.name));
@@ -176,7 +176,7 @@ function beforeCall(lang: string | undefined) {
     ctx.meta.languageParam = params.i18n_language !== undefined;
     ctx.meta.siteUrl = site;
     ctx.meta.apiRoot = `${site}/${s.restPrefix}`;
-    // Lists carry the parameters as sent in their links (D10); by-slug updates rename with a body slug (D4).
+    // Lists carry the parameters as sent in their links (D10: list links carry what the caller sent); by-slug updates rename with a body slug (D4: the path selects the record).
     if (req.method === "GET") ctx.meta.query = { ...(req.query ?? {}) };
     const bodySlug = req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>).slug : undefined;
     if (alias?.path?.includes(":slug") && typeof bodySlug === "string") ctx.meta.bodySlug = bodySlug;
@@ -262,7 +262,7 @@ function namespaceRoute(lang: string | undefined) {
         this.deprecationCounter?.count(currentSiteId(), req.$deprecations.map(d => d.id));
       }
       const out = await this.keepResponse(ctx, req, res, await this.httpAfter(ctx, req, res, data), data);
-      // a claimed create keeps its answer before it is sent (C21)
+      // a claimed create keeps its answer before it is sent (C21: idempotency keys)
       return this.settleSuccess(ctx, req, out);
     }
   };
@@ -418,7 +418,7 @@ export default function apiService(): ServiceSchema {
       if (unexpected) this.logger.error(`Request ${requestId ?? "-"} ${req.method} ${req.originalUrl ?? req.url} failed:`, err);
       const { status, body } = renderError(error, lang);
       const text = JSON.stringify(body);
-      // a claimed create keeps its error answer (or frees its key) before it is sent (C21)
+      // a claimed create keeps its error answer (or frees its key) before it is sent (C21: idempotency keys)
       await this.settleAnswer(req, { status, body: text, contentType: "application/json; charset=utf-8" });
       if (res.headersSent) return;
       securityHeaders(res);
@@ -487,7 +487,7 @@ export default function apiService(): ServiceSchema {
       return { id, fingerprint };
     },
     /**
-     * Two gateways each keeping answers in their own memory cannot promise read-your-writes (C16, C45):
+     * Two gateways each keeping answers in their own memory cannot promise read-your-writes (C16, C45: caches and many gateways):
      * of two such gateways that meet on the bus, the one whose node id sorts last stops, naming CACHER
      * (a shared Redis cacher, or none, keeps the promise; README "Scaling out").
      */
@@ -526,7 +526,7 @@ export default function apiService(): ServiceSchema {
     // node before the write's answer does (one NATS connection delivers a publisher's messages in order).
     this.keptAnswers = this.broker.cacher ? new KeptAnswers(this.broker.cacher, cleanLogOf(this.broker.cacher)) : undefined;
     // ...but with two gateways, the clean reaches the other one on another path than the write's answer
-    // reaches its client: that one could answer a kept, stale page after the write was answered (C16, C45).
+    // reaches its client: that one could answer a kept, stale page after the write was answered (C16: read your writes; C45: caches and many gateways).
     for (const node of this.broker.registry.getNodeList({ onlyAvailable: true, withServices: true })) this.refuseSecondGateway(node);
   },
   async stopped() {

@@ -6,7 +6,7 @@
  *   resumable from any token on any node.
  * - `changes.record({ changes })` (internal): changes recorded apart from a record's own write (a term
  *   updated with nothing to change, counts, derived changes of embedding events). A record write stores its
- *   entry itself, in the write's transaction (store/collection.ts `InsertOptions.change`, C42); every entry is
+ *   entry itself, in the write's transaction (store/collection.ts `InsertOptions.change`, C42: one transaction per write); every entry is
  *   numbered in that transaction (SQLite: the site's last number plus one, writers taking turns; PostgreSQL:
  *   the writing transaction's id and rank, store/sql/feed.ts; MongoDB: a counter document,
  *   store/mongo/collection.ts) and carries the state its record had before it (store/collection.ts `FEED_CARRY`).
@@ -23,7 +23,7 @@ import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import type { Ctx } from "../broker/context";
 import { openKeyStore, KeyStore } from "../store/key-store";
 import { FEED_CARRY } from "../store/collection";
-import { nowDb } from "../lib/dates";
+import { nowDb } from "../lib/time/dates";
 import { CHANGES_PARAMS } from "../lib/changes/params";
 import {
   ChangeDoc, ChangeInput, ChangeOut, CHANGE_TYPES, feedEntry, contiguousPrefix, decide, Decision, decodeToken, encodeToken, feedPageSize,

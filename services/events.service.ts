@@ -136,7 +136,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       eventsLinking: (field, ids) => this.eventsLinking(field, ids)
     };
     const counts = new TermCountNotices({ cleanCaches: () => this.cleanCaches(termCountPatterns(currentSiteId())), emit: feed.emit, now: () => this.now() });
-    // The linked records follow the caller's rights (C1) and the request's password / context (docs/authorization.md#password-protected-records).
+    // The linked records follow the caller's rights (C1: embedded records follow visibility) and the request's password / context (docs/authorization.md#password-protected-records).
     const access = (ctx: Ctx) => Object.fromEntries(["password", "context"].filter(k => typeof ctx.params?.[k] === "string").map(k => [k, ctx.params[k]]));
     const embedder = new EventEmbedder<EmbedRequest<Ctx>>({
       venues: ({ call, jsonLd }, ids) => call.call("venues.embed", { ids, jsonLd, ...access(call) }),
@@ -279,25 +279,25 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         return this.commands.unlinkFrom(field, ctx.params.id);
       }
     },
-    /** `GET /events/{id}/occurrences` (C54): a series' occurrences, paged, with `/events` visibility. */
+    /** `GET /events/{id}/occurrences` (C54: occurrence slugs and route): a series' occurrences, paged, with `/events` visibility. */
     occurrences: {
       params: EVENT_PARAMS.occurrences,
       async handler(ctx: Ctx<{ id: number }>) {
         return this.reader.occurrencesPage(ctx, await this.targets.byId(ctx.params.id));
       }
     },
-    /** Moves every series' horizon forward (the scheduled job, C46/C55); `now` states the time (tests, operators). */
+    /** Moves every series' horizon forward (the scheduled job, C46 (scheduled time: due posts published, answers expire on time)/C55); `now` states the time (tests, operators). */
     materialise: {
       params: { now: { type: "string", optional: true } },
       async handler(ctx: Ctx<{ now?: string }>) {
         const now = ctx.params.now ? new Date(ctx.params.now) : undefined;
         if (now && Number.isNaN(now.getTime())) throw ApiError.invalidParam("now");
         const run = () => this.series.horizon.extendHorizons(now, true);
-        const extended = this.storeHandle?.sql ? await this.storeHandle.sql.withLock(SERIES_JOB_LOCK, run) : await run();
+        const extended = this.storeHandle ? await this.storeHandle.withLock(SERIES_JOB_LOCK, run) : await run();
         return { extended };
       }
     },
-    /** What the iCalendar answer of a list needs of its events' series (C55), called with the list's own parameters. */
+    /** What the iCalendar answer of a list needs of its events' series (C55: horizon and ICS), called with the list's own parameters. */
     seriesCalendar: {
       params: { ...EVENT_PARAMS.list, ids: { type: "array", items: "number" }, whole: { type: "boolean", optional: true } },
       async handler(ctx: Ctx<ListParams & { ids: number[]; whole?: boolean }>) {
@@ -306,13 +306,13 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       }
     },
 
-    /** Publishes the due `future` events of the caller's site (the scheduled job, C13). */
+    /** Publishes the due `future` events of the caller's site (the scheduled job, C13: a due `future` post counts as published). */
     publishDue: {
       async handler() {
         await this.commands.publishDue();
       }
     },
-    /** Ticket state, set by a ticketing service on the bus (D33). */
+    /** Ticket state, set by a ticketing service on the bus (D33: the `ticketed` flag). */
     setTicketed: {
       params: { id: "number", ticketed: "boolean" },
       async handler(ctx: Ctx<{ id: number; ticketed: boolean }>) {
@@ -325,8 +325,8 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
 
   started() {
     // Scheduled jobs, on every node and for every site (an internal call names its site in meta, docs/sites.md):
-    // the series' horizon (C46, C55; the store's lock keeps one runner at a time), also once soon after
-    // start (a node that was down for a while); the publication of due events (C13; each event is
+    // the series' horizon (C46: scheduled time: due posts published, answers expire on time; C55; the store's lock keeps one runner at a time), also once soon after
+    // start (a node that was down for a while); the publication of due events (C13: a due `future` post counts as published; each event is
     // published by one atomic update, whichever node comes first).
     const everySite = (name: string, action: string, timeout?: number) => () => void (async () => {
       for (const site of await this.siteIds()) {

@@ -11,7 +11,7 @@
  * Each site (docs/sites.md) has its own copy, checkpoint and catch-up: venue events are gathered per site
  * and applied as that site's work, and the start-up catch-up visits every site.
  *
- * Radius queries read through an index on every store (C38): the cells covering the radius's bounding
+ * Radius queries read through an index on every store (C38: store misconfiguration): the cells covering the radius's bounding
  * box (one indexed array field, lib/geo/cells.ts); the exact great-circle distance decides.
  *
  * Needs from the venues service (internal actions, called without caller meta):

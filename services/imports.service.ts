@@ -1,5 +1,5 @@
 /**
- * The imports service (docs/imports.md, C64, C65): optional, on any number of nodes.
+ * The imports service (docs/imports.md, C64: what an import brings; C65: outbound requests): optional, on any number of nodes.
  *
  * - `POST {ns}/imports` (`imports.create`) stores an import `queued` and answers 202 with its `Location`;
  *   `GET {ns}/imports`, `GET|DELETE {ns}/imports/{id}`. A site's administrators only.
@@ -20,7 +20,7 @@ import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
 import type { Ctx } from "../broker/context";
 import type { Collection } from "../store/collection";
 import { ApiError } from "../lib/errors";
-import { nowDb } from "../lib/dates";
+import { nowDb } from "../lib/time/dates";
 import { settings as serviceSettings, NAMESPACE_PATH } from "../lib/settings";
 import { checkOutboundUrl } from "../lib/outbound/addresses";
 import { outboundRequest } from "../net/outbound";

@@ -38,12 +38,12 @@ export function checkTopology(s: Settings): string | undefined {
   if (unknown.length) return `SERVICES names unknown services: ${unknown.join(", ")} (known: ${Object.keys(SERVICE_SCHEMAS).join(", ")})`;
   const posts = POST_SERVICES.filter(name => s.services.includes(name));
   // Processes share a SQLite file (one host) or a PostgreSQL/MongoDB database; an in-memory database is
-  // one process's own, so the services drawing from one id sequence must then run together (C23, C38).
+  // one process's own, so the services drawing from one id sequence must then run together (C23: topology by store; C38: store misconfiguration).
   const inMemory = !s.mongoUri && !s.databaseUrl && s.dataDir === ":memory:";
   if (inMemory && posts.length > 0 && posts.length < POST_SERVICES.length)
     return `With DATA_DIR=:memory:, events, venues and organizers share one id sequence and must run in one process ` +
       `(SERVICES has only ${posts.join(", ")}). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.`;
-  // Their writes store their change-feed entries with them (C42): the feed's reader must read that database.
+  // Their writes store their change-feed entries with them (C42: one transaction per write): the feed's reader must read that database.
   if (inMemory && s.services.includes("changes") && posts.length < POST_SERVICES.length)
     return "With DATA_DIR=:memory:, the changes service reads the feed that events, venues and organizers write with their records " +
       "and must run in their process (SERVICES has changes without them). Run them together, or keep the store in a DATA_DIR on disk, or set DATABASE_URL.";

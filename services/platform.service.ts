@@ -1,5 +1,5 @@
 /**
- * The platform service: sites and their API keys (docs/sites.md, C48–C50), behind the gateway's
+ * The platform service: sites and their API keys (docs/sites.md, C48 to C50: the platform API, hosts, deleting a site), behind the gateway's
  * `{base_url}/platform/v1` route (PLATFORM_KEY). Sites live in the store's `sites` and `api_keys` tables
  * (store/sites.ts); every change moves the sites version, which each gateway checks before it uses what it
  * knows of a host, so a change through any node holds on every node at its next request.
@@ -178,7 +178,7 @@ const PlatformService: ServiceSchema<ServiceSettingSchema, PlatformMethods, Plat
         const id = pathId(ctx.params.id);
         if (id === DEFAULT_SITE_ID) throw new ApiError("rest_site_default", 409);
         await this.siteOr404(id);
-        // From here on its host answers 404 on every gateway (C50); its records go in the background.
+        // From here on its host answers 404 on every gateway (C50: deleting a site); its records go in the background.
         if (!(await this.sites().markDeleting(id))) throw new ApiError("rest_site_not_found", 404);
         void this.purge(id);
         return { id, deleted: true };

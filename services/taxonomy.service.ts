@@ -22,7 +22,7 @@ import { lastModifiedHeader } from "../lib/http/etag";
 import { storedAs } from "../store/collection";
 import { ApiError, throwIfInvalid } from "../lib/errors";
 import { canManageTerms } from "../lib/capabilities";
-import { nowDb } from "../lib/dates";
+import { nowDb } from "../lib/time/dates";
 import { sanitizeSlug } from "../lib/slug";
 import { settings } from "../lib/settings";
 import { embeddedTerm, rootsOf, Roots, TAXONOMIES, Taxonomy, taxonomyKey, TermDoc, termRecord, TermRecord } from "../lib/terms/term-record";
@@ -36,7 +36,6 @@ import { ancestorIds, ancestorSlugs, loadAncestors, withDescendants } from "../l
 import { sent } from "../lib/params";
 import { producedBy } from "../lib/http/idempotency";
 import { FieldDefinitionsMixin } from "../mixins/field-definitions.mixin";
-import { KeyedQueue } from "../lib/queue";
 import { currentSiteId } from "../lib/sites/scope";
 import type { Ctx } from "../broker/context";
 import { renderingVariant } from "../lib/records/rendering-variant";
@@ -108,7 +107,7 @@ const EVENT_TERM_FIELDS: ReadonlyArray<readonly ["categories" | "tags", Taxonomy
 
 /**
  * A handler-level 400 of the term rules (docs/errors.md#term-errors). It is caused by one parameter, so, like every
- * such 400, it names it in `data.params` (C17).
+ * such 400, it names it in `data.params` (C17: codes for the remaining statuses).
  */
 function termError(code: string, param: string, key: string, extra: Record<string, unknown> = {}): ApiError {
   return new ApiError(code, 400, {}, { ...extra, params: { [param]: { key } } });
@@ -119,22 +118,10 @@ function termError(code: string, param: string, key: string, extra: Record<strin
  * The store's lock (held across nodes: mixins/store.mixin.ts `exclusive`) of the writes that read the tree
  * or the names before they write: a new parent checked not to be below the term it moves, a name checked
  * not to be taken. Two nodes moving A under B and B under A at once would each find no loop without it.
+ * A node's many writers (an import's parallel writes) take turns for it within the node first, so one of
+ * them at a time waits on the database (store/lock-turns.ts).
  */
 const TERMS_LOCK = "terms:tree";
-
-/** Each service instance's queue of the tree writes waiting for the store's lock (one waiter per site and node). */
-const treeQueues = new WeakMap<object, KeyedQueue>();
-
-/**
- * Runs `fn` under the store's tree lock. Within a node the writes queue first, so a node's many writers
- * (an import's parallel writes) send one waiter to the lock, not one each, and hold no connection while
- * they queue; across nodes the store's lock decides.
- */
-function underTreeLock<T>(service: { exclusive<R>(name: string, fn: () => Promise<R>): Promise<R> }, fn: () => Promise<T>): Promise<T> {
-  let queue = treeQueues.get(service);
-  if (!queue) treeQueues.set(service, (queue = new KeyedQueue()));
-  return queue.run(String(currentSiteId()), () => service.exclusive(TERMS_LOCK, fn));
-}
 
 /** Creates race only across processes (a slug taken meanwhile): try again with fresh lookups. */
 const INSERT_ATTEMPTS = 3;
@@ -204,9 +191,9 @@ const methods = {
   async getTerm(ctx: Ctx<TermWriteParams>, taxonomy: Taxonomy): Promise<TermRecord> {
     const doc = await this.findTerm(taxonomy, ctx.params.id!);
     if (!doc) throw ApiError.invalidParam("id", UNKNOWN);
-    ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...lastModifiedHeader([doc.modified_utc]) }; // HTTP caching (C22)
+    ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...lastModifiedHeader([doc.modified_utc]) }; // HTTP caching (C22: caching headers and shaping)
     const record = (await this.records(ctx, [doc], this.roots(ctx)))[0];
-    // where an import brought it from (C64): in context=edit, to the term's managers
+    // where an import brought it from (C64: what an import brings): in context=edit, to the term's managers
     const imported = (doc as { import_source?: unknown }).import_source;
     return imported && (ctx.params as { context?: string }).context === "edit" && canManageTerms(ctx.meta.caller, taxonomy) ? { ...record, import_source: imported } : record;
   },
@@ -217,7 +204,7 @@ const methods = {
     this.ensureMayManage(ctx, taxonomy);
     if (taxonomy === "tag" && sent(p.parent)) throw termError("rest_taxonomy_not_hierarchical", "parent", "param.invalid");
     const input: TermInput = { name: p.name!, slug: p.slug, description: p.description, parent: (p.parent as number | undefined) ?? 0 };
-    const doc = await underTreeLock(this, () => this.insertTerm(ctx, taxonomy, input, this.languageOf(ctx)));
+    const doc = await this.exclusive(TERMS_LOCK, () => this.insertTerm(ctx, taxonomy, input, this.languageOf(ctx)));
     const [record] = await this.records(ctx, [doc], this.roots(ctx));
     ctx.meta.$statusCode = 201;
     ctx.meta.$location = record.urls.self;
@@ -234,7 +221,7 @@ const methods = {
     throwIfInvalid(reasons);
     this.ensureMayManage(ctx, taxonomy);
     if (taxonomy === "tag" && sent(p.parent)) throw termError("rest_taxonomy_not_hierarchical", "parent", "param.invalid");
-    const updated = await underTreeLock(this, () => this.applyUpdate(ctx, current!, p));
+    const updated = await this.exclusive(TERMS_LOCK, () => this.applyUpdate(ctx, current!, p));
     await this.recordTermUpdate(current!, updated); // change feed (sync issue)
     return (await this.records(ctx, [updated], this.roots(ctx)))[0];
   },
@@ -244,9 +231,9 @@ const methods = {
     if (!current) throw ApiError.invalidParam("id", UNKNOWN);
     this.ensureMayManage(ctx, taxonomy);
     const below = await this.termDescendants(current); // change feed: their parent or path changes
-    const record = await underTreeLock(this, () => this.deleteTerm(ctx, current, this.roots(ctx)));
+    const record = await this.exclusive(TERMS_LOCK, () => this.deleteTerm(ctx, current, this.roots(ctx)));
     await this.recordTermDelete(current, below);
-    // Events lose the term before the answer goes out (C16); outside the lock: events may call back.
+    // Events lose the term before the answer goes out (C16: read your writes); outside the lock: events may call back.
     try {
       await ctx.call("events.unlinkTerm", { taxonomy, id: current._id });
     } catch (err) {
@@ -309,7 +296,7 @@ const methods = {
       return uniqueIds(ids);
     };
     // Lookups and creations of names run under the write lock: two events naming the same new term get one.
-    return tokens.some(t => "text" in t) ? underTreeLock(this, resolveAll) : resolveAll();
+    return tokens.some(t => "text" in t) ? this.exclusive(TERMS_LOCK, resolveAll) : resolveAll();
   },
 
   async resolveFilter({ taxonomy, values, param }: ResolveFilterParams): Promise<number[]> {
@@ -332,7 +319,7 @@ const methods = {
       const stored = this.storeHandle?.renderings;
       const mark = variant !== undefined ? await stored!.mark(currentSiteId()) : undefined;
       const docs = await this.fetchByIds(missing);
-      // i18n: the embedding record's language (ctx.meta.language came along), language keys last (C9).
+      // i18n: the embedding record's language (ctx.meta.language came along), language keys last (C9: the i18n fields).
       const shown = await this.localized(ctx, docs);
       const values = docs.map((doc, i) => this.applyLanguage({ ...embeddedTerm(shown[i], roots) }, doc, ctx));
       if (variant !== undefined) {
@@ -360,7 +347,7 @@ const methods = {
   /** Standalone records, with the ancestors' slugs of categories loaded in one lookup per level. */
   async records(ctx: Ctx<unknown>, docs: TermDoc[], roots: Roots): Promise<TermRecord[]> {
     const [byId, shown] = await Promise.all([loadAncestors(docs, ids => this.fetchByIds(ids)), this.localized(ctx, docs)]);
-    // i18n: name and description in the asked language, language keys last (C9).
+    // i18n: name and description in the asked language, language keys last (C9: the i18n fields).
     return docs.map((doc, i) => this.applyLanguage(termRecord(shown[i], ancestorSlugs(doc, byId), roots), doc, ctx));
   },
 
@@ -415,11 +402,11 @@ const methods = {
       const doc: TermDoc = {
         _id: id, taxonomy, name, name_lc: nameKey(name), slug: unique, tax_slug: taxonomyKey({ taxonomy, slug: unique }),
         description: input.description ?? "", description_lc: (input.description ?? "").toLowerCase(), parent, count: 0, tree_count: 0, lang, translations: [lang], modified_utc: nowDb(),
-        // an import's create: the term's source identity (C64)
+        // an import's create: the term's source identity (C64: what an import brings)
         ...importSourceOf(ctx.meta as ImportSourceMeta)
       };
       try {
-        // an idempotent create's claim is marked with this term in its transaction (C21, C41)
+        // an idempotent create's claim is marked with this term in its transaction (C21: idempotency keys; C41: invariants under concurrency)
         const claim = ctx.meta.idempotencyRead === `taxonomy.${TAXONOMIES[taxonomy].collection}.get` ? producedBy(ctx.meta, id) : undefined;
         await this.store.insert(doc, { claim });
         await this.recordChanges([this.changeOf(termType(doc), "created", doc)], { emit: true }); // change feed

@@ -1,6 +1,6 @@
 /**
  * Venues (docs/records.md#venues-and-organizers, #venue-fields): a linked-post kind with address fields, map flags, a derived
- * `stateprovince` and optional coordinates (D8). Everything shared with organizers is in
+ * `stateprovince` and optional coordinates (D8: geolocation). Everything shared with organizers is in
  * mixins/linked-post.mixin.ts (the actions) and domain/linked/ (the reads and writes).
  */
 import type { Service, ServiceSchema } from "moleculer";

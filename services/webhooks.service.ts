@@ -1,7 +1,7 @@
 /**
  * The webhooks service (optional; any number of nodes): a site's administrators' endpoints, and every
  * change of the change feed POSTed to each matching endpoint, signed as Standard Webhooks 1.0 says
- * (docs/webhooks.md, C63). The service wires the webhooks domain (domain/webhooks/) and runs its passes:
+ * (docs/webhooks.md, C63: what a webhook says). The service wires the webhooks domain (domain/webhooks/) and runs its passes:
  *
  * - Routes (lib/routes.ts): `POST|GET {ns}/webhooks`, `GET|POST|DELETE {ns}/webhooks/{id}`,
  *   `POST {ns}/webhooks/{id}/secret`, `GET {ns}/webhooks/{id}/deliveries`,
@@ -51,7 +51,7 @@ const methods = {
   // The store -------------------------------------------------------------------------------------------
 
   /** The current site's webhook records. */
-  ws(): WebhookStore {
+  webhookRecords(): WebhookStore {
     if (!this.webhookStore) throw new ApiError("rest_service_unavailable", 503);
     return this.webhookStore;
   },
@@ -133,7 +133,7 @@ const methods = {
   /** The site's endpoints, kept a few seconds. */
   async endpointsOf(site: number): Promise<EndpointDoc[]> {
     const w = this.work(site);
-    if (!w.endpoints || Date.now() - w.endpoints.at > ENDPOINTS_TTL_MS) w.endpoints = { at: Date.now(), list: await this.ws().allEndpoints() };
+    if (!w.endpoints || Date.now() - w.endpoints.at > ENDPOINTS_TTL_MS) w.endpoints = { at: Date.now(), list: await this.webhookRecords().allEndpoints() };
     return w.endpoints.list;
   },
 
@@ -151,7 +151,7 @@ const methods = {
 
   /** Hands the fan-out leases this node holds over (a graceful stop). */
   async releaseLeases(): Promise<void> {
-    for (const site of this.sites.keys()) await this.inSite(site, () => this.ws().releaseCursor(this.owner)).catch(() => undefined);
+    for (const site of this.sites.keys()) await this.inSite(site, () => this.webhookRecords().releaseCursor(this.owner)).catch(() => undefined);
   },
 
   /**
@@ -160,13 +160,13 @@ const methods = {
    */
   async retain(site: number): Promise<void> {
     const cfg = deploymentSettings().webhooks;
-    const ws = this.ws();
-    if (!(await ws.claimRetention(this.owner, Date.now(), cfg.retentionJobMs))) return;
+    const records = this.webhookRecords();
+    if (!(await records.claimRetention(this.owner, Date.now(), cfg.retentionJobMs))) return;
     const cutoff = Date.now() - cfg.retentionDays * 86_400_000;
     let removed = 0;
     for (;;) {
       if (this.stopping) return;
-      const n = await ws.removeOlder(cutoff, RETENTION_BATCH);
+      const n = await records.removeOlder(cutoff, RETENTION_BATCH);
       removed += n;
       if (n === 0) break;
     }
@@ -225,7 +225,7 @@ const lifecycle = {
     this.stopping = false;
     this.sealing = sealingKey(deploymentSettings().webhooks.secretKey);
     const passes: SitePasses = {
-      store: () => this.ws(),
+      store: () => this.webhookRecords(),
       work: site => this.work(site),
       endpointsOf: site => this.endpointsOf(site),
       wake: (site, fanOut) => this.wake(site, fanOut),

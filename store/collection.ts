@@ -20,7 +20,7 @@ export const FEED_COLLECTION = "changes";
 export const FEED_CARRY: Carry = { match: "key", from: "after", into: "before" };
 
 /**
- * What a record write stores with it, in the same transaction (C42): the change-feed entry that
+ * What a record write stores with it, in the same transaction (C42: one transaction per write): the change-feed entry that
  * describes it (appended to the feed with FEED_CARRY), so a write is never stored without its entry.
  */
 export interface InsertOptions {
@@ -34,7 +34,7 @@ export interface InsertOptions {
   /**
    * The idempotency claim this insert answers (store/key-store.ts): the document `id` of collection
    * `collection` gets `produced` (the new record's kind and id) in the same transaction, so a create whose
-   * answer was never kept (its node died) is answered from its record on a retry, never run twice (C21, C41).
+   * answer was never kept (its node died) is answered from its record on a retry, never run twice (C21: idempotency keys; C41: invariants under concurrency).
    */
   claim?: { collection: string; id: string; produced: Doc };
 }
@@ -52,7 +52,7 @@ export interface UpdateOptions<T extends Doc = Doc> {
 
 export interface CountOptions {
   /**
-   * The query names the present moment (e.g. C13's "`date_utc` already passed"): its total changes with
+   * The query names the present moment (e.g. C13 (a due `future` post counts as published): "`date_utc` already passed"): its total changes with
    * the clock as well as with writes, so a store that keeps totals (store/sql/collection.ts) counts it each time.
    */
   moving?: boolean;

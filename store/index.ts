@@ -1,5 +1,5 @@
 /**
- * The store layer's front door: which backend the settings choose (C31, C38) — SQLite under DATA_DIR by
+ * The store layer's front door: which backend the settings choose (C31: store selection; C38: store misconfiguration) — SQLite under DATA_DIR by
  * default, PostgreSQL for DATABASE_URL, MongoDB for MONGO_URI — opened once per process and shared by
  * every service in it (one SQLite connection per database file, one PostgreSQL pool), its schema
  * migrated at open. Services reach their records through `collection(name)` and their ids through
@@ -81,7 +81,7 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
     const fresh = file === ":memory:" || !fs.existsSync(file);
     driver = openSqlite(file);
     await migrate(driver);
-    // A DATA_DIR of the NeDB version: its records are imported once, into the new database (C39).
+    // A DATA_DIR of the NeDB version: its records are imported once, into the new database (C39: migrations and upgrades).
     if (fresh && file !== ":memory:" && hasNedbData(config.dataDir)) {
       const counts = await importNedb(driver, config.dataDir);
       // the imported terms' counts and the imported events' triggers both counted: counted again from the events
@@ -115,11 +115,11 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
   // A link field (store/sql/schema.ts) is an array field whatever the caller lists; the link table answers it.
   const linksOf = (name: string) => new Set(Object.hasOwn(LINK_FIELDS, name) ? LINK_FIELDS[name] : []);
   const arraysOf = (name: string, indexes: readonly IndexSpec[]) => new Set([...indexes.filter(i => i.array).map(i => i.field), ...linksOf(name)]);
-  let ddlQueue: Promise<unknown> = Promise.resolve();
   return {
     kind,
     location,
     sql: driver,
+    withLock: (key, fn) => driver.withLock(key, fn),
     renderings: sqlRenderings(driver),
     sites: sqlSites(driver),
     collection(name, indexes, site = DEFAULT_SITE) {
@@ -135,9 +135,10 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
     ensureIndexes(name, indexes) {
       // Under the store-wide lock, as migrations are: PostgreSQL's `IF NOT EXISTS` does not hold between
       // nodes creating the same table or index at once (one of them fails on the catalog's unique key).
-      // The services of one process queue theirs, so a process waits on that lock with one connection.
+      // The services of one process take turns for it (store/lock-turns.ts), so a process waits on that
+      // lock with one connection.
       // An index new to a large table takes as long as it takes: neither the wait nor the build has a deadline.
-      const made = ddlQueue.then(() => driver.withLock(MIGRATION_LOCK, () => driver.transaction(async tx => {
+      return driver.withLock(MIGRATION_LOCK, () => driver.transaction(async tx => {
         // A collection the schema does not list (a test's own) gets a table of the same shape.
         if (!RECORD_TABLES[name]) await tx.run(recordTable(driver, tableName(name), {}));
         // Link fields are answered from the link table (store/sql/schema.ts), not from an index of the document.
@@ -146,9 +147,7 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
           if (index.array && links.has(index.field)) continue;
           for (const statement of indexStatements(driver, tableName(name), index.field, index)) await tx.run(statement);
         }
-      }, { unbounded: true }), { unbounded: true }));
-      ddlQueue = made.catch(() => undefined);
-      return made;
+      }, { unbounded: true }), { unbounded: true });
     },
     registry: (site = DEFAULT_SITE) => sqlRegistry(driver, site, sequences)
   };

@@ -1,5 +1,5 @@
 /**
- * The idempotency-key records of safe retries (C21, lib/http/idempotency.ts), in the store's
+ * The idempotency-key records of safe retries (C21: idempotency keys; lib/http/idempotency.ts), in the store's
  * `idempotency_keys` collection of the site. Claims are atomic on every store: an insert of the record id
  * (a primary key), and conditional updates to take over an expired record or a lapsed lease.
  */

@@ -67,7 +67,7 @@ export class SiteDirectory {
     return config;
   }
 
-  /** The site of a request's host; `defaultHost` is the host of BASE_URL (C49). */
+  /** The site of a request's host; `defaultHost` is the host of BASE_URL (C49: hosts choose the site). */
   async forHost(host: string | undefined, defaultHost: string | undefined): Promise<HostAnswer> {
     const sites = await this.current();
     if (!sites || (host !== undefined && host === defaultHost)) return { kind: "default" };

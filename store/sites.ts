@@ -2,7 +2,7 @@
  * Sites and their API keys on SQL (tables of migration 2, store/sql/schema.ts; docs/sites.md). Every
  * change of a site or of its keys moves the `sites` version (a row of `sequences` under site 0) in the
  * same transaction, so a reader on any node that finds the version unchanged knows its copy is current
- * (the gateways' host lookup, C50). Unique hosts and key hashes are constraints of the tables.
+ * (the gateways' host lookup, C50: deleting a site). Unique hosts and key hashes are constraints of the tables.
  *
  * Readers may go on using a version they read for `leaseMs` (counted from before the read), and every
  * change is answered only after `leaseMs` more: once a change is answered, no reader anywhere still
@@ -19,7 +19,7 @@ import type { SiteFields } from "../lib/sites/site-input";
 
 export interface SiteRow extends SiteFields {
   id: number;
-  /** Being removed (C50): its host answers 404 and stays taken until its records are gone. */
+  /** Being removed (C50: deleting a site): its host answers 404 and stays taken until its records are gone. */
   deleting?: boolean;
 }
 

@@ -38,6 +38,12 @@ export interface Store {
   /** Makes the indexes a service lists (idempotent; safe when many nodes start at once). */
   ensureIndexes(name: string, indexes: readonly IndexSpec[]): Promise<void>;
   registry(site?: number): IdRegistry;
+  /**
+   * Runs `fn` holding the store-wide lock `key`: on the SQL stores one holder across every node (the
+   * driver's `withLock`); on MongoDB one holder in this process only. Re-entrant by call context
+   * (store/lock-turns.ts).
+   */
+  withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
   /** The SQL driver (undefined on MongoDB). */
   readonly sql?: SqlDriver;
   /** Sites and their keys (docs/sites.md): SQL tables (store/sites.ts) or MongoDB collections (store/mongo/sites.ts). */

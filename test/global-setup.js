@@ -5,7 +5,7 @@ const path = require("path");
 
 module.exports = async () => {
   // The tests' own expectations are computed in UTC: the test processes (started after this) run in it.
-  // The service itself runs in any zone (lib/dates.ts; test/unit/other-zone.test.ts runs the date logic
+  // The service itself runs in any zone (lib/time/dates.ts; test/unit/other-zone.test.ts runs the date logic
   // in another one). Set here, in jest's own process: a test file gets a copy of process.env.
   process.env.TZ = "UTC";
   const root = path.resolve(__dirname, "..");

@@ -1,14 +1,14 @@
 /**
  * The writes of events, each as a request asks for it: create (a rule starts a series), update and
  * delete by id or slug (the target checked, then the writer or the series planner; the writes of one
- * event one after another), the publication of due `future` events (C13) and what runs before every
- * write (docs/decisions.md "Reads never write"), the ticket state (D33) and the removal of a linked record
+ * event one after another), the publication of due `future` events (C13: a due `future` post counts as published) and what runs before every
+ * write (docs/decisions.md "Reads never write"), the ticket state (D33: the `ticketed` flag) and the removal of a linked record
  * from every event. The parameter checks (domain/events/write-checks.ts) run before these, in the action.
  */
 import { ApiError } from "../../lib/errors";
 import { SiteLocal } from "../../lib/sites/scope";
 import { canCreatePost, Who } from "../../lib/capabilities";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import type { EventDoc } from "../../lib/events/event-doc";
 import { isMember } from "../../lib/events/series";
 import { changeOf } from "../../lib/changes/change-of";
@@ -33,7 +33,7 @@ export interface EventCommandsDeps<C> {
   feed: EventFeed;
 }
 
-/** Updating to `trash` is a delete (C13): it needs delete_post as well as edit_post. */
+/** Updating to `trash` is a delete (C13: a due `future` post counts as published): it needs delete_post as well as edit_post. */
 export function writeAction(p: Params): Exclude<TargetAction, "delete"> {
   return p.status === "trash" ? "trash" : "edit";
 }
@@ -47,7 +47,7 @@ export class EventCommands<C extends EventCall> {
     this.records = deps.records;
   }
 
-  /** POST /events: the caller may create, the event is written, and a `recurrence` starts its series (C51). */
+  /** POST /events: the caller may create, the event is written, and a `recurrence` starts its series (C51: recurrence fields). */
   async create(call: C, p: Params): Promise<EventDoc> {
     const who: Who = call.meta?.caller;
     if (!canCreatePost(who)) throw ApiError.forbidden(who === null);
@@ -62,7 +62,7 @@ export class EventCommands<C extends EventCall> {
       return this.deps.series.update(call, doc, p);
     });
   }
-  /** PUT /events/by-slug/{slug}: D5, an unknown slug is judged like an unknown id (general capability, then 404 with id 0). */
+  /** PUT /events/by-slug/{slug}: D5 (by-slug writes check the record's own permissions), an unknown slug is judged like an unknown id (general capability, then 404 with id 0). */
   async updateBySlug(call: C, slug: string, p: Params): Promise<EventDoc> {
     const found = await this.records.findBySlug(slug);
     const write = async () => {
@@ -116,7 +116,7 @@ export class EventCommands<C extends EventCall> {
   async publishDue(): Promise<void> {
     const now = nowDb(this.records.now());
     // Once a second per site (docs/sites.md).
-    if (this.lastPublication.here() === now) return;
+    if (this.lastPublication.current() === now) return;
     this.lastPublication.set(now);
     const due = await this.records.store.find({ status: "future", date_utc: { $lte: now } });
     for (const doc of due) {
@@ -126,7 +126,7 @@ export class EventCommands<C extends EventCall> {
     }
   }
 
-  /** Ticket state, set by a ticketing service on the bus (D33). */
+  /** Ticket state, set by a ticketing service on the bus (D33: the `ticketed` flag). */
   async setTicketed(id: number, ticketed: boolean): Promise<EventDoc> {
     const doc = (await this.records.store.updateOne({ _id: id }, { $set: { ticketed, ...this.records.modifiedAt(this.records.now()) } },
       { change: after => this.records.feedEntryOf("updated", after) }));

@@ -1,14 +1,14 @@
 /**
  * What a list of events asks for, turned into store queries: the filters of `GET /events` read from its
  * params (terms and linked records resolved, the search in the asked language, the `geoloc*` filters,
- * docs/lists.md#event-filters), the list's query with its statuses as C13 reads them (a due `future` event
+ * docs/lists.md#event-filters), the list's query with its statuses read as C13 (a due `future` post counts as published) says (a due `future` event
  * as published: reads never write, lib/events/due-events.ts), and the occurrences route's conditions.
  */
 import { searchTerms, SearchTerm } from "../../lib/search";
 import { allChecks } from "../../lib/errors";
 import { settings } from "../../lib/settings";
 import { canEditPost, Capability, hasCap, REGISTERED_STATUSES, Who } from "../../lib/capabilities";
-import { listBound, nowDb } from "../../lib/dates";
+import { listBound, nowDb } from "../../lib/time/dates";
 import { buildEventQuery, eventSearchCondition, EventListFilters, readableCondition, SearchAccess } from "../../lib/events/event-query";
 import type { EventDoc } from "../../lib/events/event-doc";
 import type { Query } from "../../store/collection";
@@ -100,7 +100,7 @@ export class EventListQueries<C extends EventCall> {
   }
 
   /**
-   * Whose protected fields a search may look into (D34, docs/authorization.md#password-protected-records): the trusted caller all; with
+   * Whose protected fields a search may look into (D34: search never matches through hidden fields; docs/authorization.md#password-protected-records): the trusted caller all; with
    * `context=edit`, every event the caller may edit (all for editors, own ones by status otherwise);
    * and the events whose password was sent.
    */
@@ -116,7 +116,7 @@ export class EventListQueries<C extends EventCall> {
   }
 
   /**
-   * The `geoloc*` filters (D8, C11), answered by the geolocation service: parameter errors first, then
+   * The `geoloc*` filters (D8: geolocation; C11: venues hold their coordinates), answered by the geolocation service: parameter errors first, then
    * 400 geoloc-not-available when that service is not running. The radius search's distances are left
    * in `call.locals.geo` (the page's order and `distance`).
    */
@@ -141,7 +141,7 @@ export class EventListQueries<C extends EventCall> {
     return out;
   }
 
-  /** A list's query, its statuses read as C13 reads them (a due `future` event as published). */
+  /** A list's query, its statuses read as C13 (a due `future` post counts as published) says. */
   listQuery(filters: EventListFilters): Query {
     const due = dueStatuses(filters.statuses, nowDb(this.deps.now()));
     return withDueStatuses(buildEventQuery({ ...filters, statuses: due.statuses }), due.condition);
@@ -153,10 +153,10 @@ export class EventListQueries<C extends EventCall> {
     return dueCountParts(statuses => buildEventQuery({ ...filters, statuses }), due);
   }
 
-  /** The occurrences route's conditions: the series, the statuses as C13 reads them, the date bounds. */
+  /** The occurrences route's conditions: the series, the statuses read as C13 (a due `future` post counts as published) says, the date bounds. */
   occurrencesQuery(call: C, doc: EventDoc): Query {
     const p = call.params as { status?: string[]; strict_dates?: boolean; start_date?: unknown; end_date?: unknown };
-    // statuses as C13 reads them (a due `future` occurrence as published, lib/events/due-events.ts)
+    // statuses read as C13 (a due `future` post counts as published) says (lib/events/due-events.ts)
     const due = dueStatuses(this.deps.posts.listStatusFilter(call, p.status), nowDb(this.deps.now()));
     const and: Query[] = [{ series_id: doc.series_id }, { status: { $in: due.statuses } }, ...(due.condition ? [due.condition] : [])];
     for (const [kind, op] of [["start_date", "$gte"], ["end_date", "$lte"]] as const) {

@@ -31,7 +31,7 @@ export interface NeighbourServices<C> {
    * made, the categories' first): one call for both.
    */
   termsForEvent(call: C, input: { categories?: unknown; tags?: unknown }): Promise<{ categories?: number[]; tags?: number[] }>;
-  /** Venue or organizer ids an event write links (records given inline are made or found, D25). */
+  /** Venue or organizer ids an event write links (records given inline are made or found, D25: duplicate venues and organizers). */
   link(call: C, kind: "venues" | "organizers", value: unknown): Promise<number[]>;
   /** The check of `link` without its side effect: a 400 when the value names no usable record. */
   validateLinks(call: C, kind: "venues" | "organizers", value: unknown): Promise<unknown>;

@@ -1,5 +1,5 @@
 /**
- * The reads of events: a page of the list (docs/lists.md), the occurrences of a series (C54), one event
+ * The reads of events: a page of the list (docs/lists.md), the occurrences of a series (C54: occurrence slugs and route), one event
  * (docs/records.md#reading-an-event), the records as answered (embedded venues, organizers, terms and
  * images fetched once per page, domain/events/event-embeds.ts; the asked language's texts), and what
  * other services learn of the events' links. Reads never write: a due `future` event is read as
@@ -8,7 +8,7 @@
 import { ApiError } from "../../lib/errors";
 import { settings } from "../../lib/settings";
 import { canEditPost, canReadPost, effectiveStatus, Who } from "../../lib/capabilities";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { EVENT_LINK_ORDER } from "../../lib/events/event-params";
 import { eventRecord } from "../../lib/events/event-record";
 import type { EventDoc } from "../../lib/events/event-doc";
@@ -102,7 +102,7 @@ export class EventReader<C extends EventCall> {
     return { docs, total: all.length };
   }
 
-  /** `GET /events/{id}/occurrences` (C54): a series' occurrences, paged, with `/events` visibility. */
+  /** `GET /events/{id}/occurrences` (C54: occurrence slugs and route): a series' occurrences, paged, with `/events` visibility. */
   async occurrencesPage(call: C, doc: EventDoc): Promise<Record<string, unknown>> {
     if (!isMember(doc)) throw new ApiError("rest_event_not_recurring", 404, { id: doc._id });
     const page = pageOf(call.params as { page?: number; per_page?: number });
@@ -180,7 +180,7 @@ export class EventReader<C extends EventCall> {
       const blank = !opts.editor && !posts.passwordAccess(call, doc, params);
       // C13: a due `future` event reads as published before a write publishes it
       const record = eventRecord(asRead(doc, now), rc, embeds, { jsonLd: opts.jsonLd, blank, text: texts.get(textSource(doc)._id), fields: views?.(doc) });
-      // an imported event's source identity, to those who may edit it (C64, docs/imports.md#idempotency)
+      // an imported event's source identity, to those who may edit it (C64: what an import brings; docs/imports.md#idempotency)
       if (doc.import_source && params.context === "edit" && canEditPost(call.meta?.caller, doc)) record.import_source = doc.import_source;
       return posts.applyLanguage(record, doc, call);
     });
@@ -218,7 +218,7 @@ export class EventReader<C extends EventCall> {
     if (q.hasEvents !== undefined) and.push({ status: { $nin: ["draft", "pending"] } });
     if (q.upcoming) {
       and.push({ start_date: { $gte: this.nowDb() } }, { hide_from_listings: { $ne: true } });
-      // statuses as C13 reads them (a due `future` event as published)
+      // statuses as C13 (a due `future` post counts as published) reads them (a due `future` event as published)
       if (q.statuses) {
         const due = dueStatuses(q.statuses, this.nowDb());
         and.push({ status: { $in: due.statuses } }, ...(due.condition ? [due.condition] : []));

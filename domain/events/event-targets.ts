@@ -1,12 +1,12 @@
 /**
  * The event a request names, found or refused as the contract says: by id (404, or 400 when the id is
- * another type's, D2), by slug (an unknown slug is a validation error), the target of an update or a
+ * another type's, D2: two id sequences), by slug (an unknown slug is a validation error), the target of an update or a
  * delete (permission first, docs/records.md#updating-an-event, #deleting-an-event), and the ids a list
  * filter or a write names checked to be records of one kind.
  */
 import { ApiError } from "../../lib/errors";
 import { canDeletePost, canEditPost, effectiveStatus, hasCap, Who } from "../../lib/capabilities";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import type { EventDoc } from "../../lib/events/event-doc";
 import type { PostRecords } from "../posts/post-records";
 

@@ -7,7 +7,7 @@
 import { ApiError } from "../../lib/errors";
 import { settings } from "../../lib/settings";
 import { Who } from "../../lib/capabilities";
-import { parseUtc, parseWallClock } from "../../lib/dates";
+import { parseUtc, parseWallClock } from "../../lib/time/dates";
 import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/slug";
 import { FLOATING_STATUSES, resolvePublication } from "../../lib/posts/publication";
 import { plainEventFields, resolveSchedule } from "../../lib/events/event-input";
@@ -32,7 +32,7 @@ export type EventInput = Record<string, unknown> & { slug?: unknown };
 
 export interface EventRecordWriterDeps<C> {
   records: PostRecords<EventDoc>;
-  /** A new id of the post sequence, recorded as an event's (D2). */
+  /** A new id of the post sequence, recorded as an event's (D2: two id sequences). */
   nextId(): Promise<number>;
   services: NeighbourServices<C>;
   posts: PostServices<C>;
@@ -109,7 +109,7 @@ export class EventRecordWriter<C extends EventCall> implements EventWriter<C> {
           // the stored fields (status, dates, slug…) are the write's own, computed above
           const created = { ...defaults, ...inline };
           const unique = !FLOATING_STATUSES.has(String(created.status)) && created.status !== "trash";
-          // an idempotent create's claim is marked with this record in its transaction (C21, C41)
+          // an idempotent create's claim is marked with this record in its transaction (C21: idempotency keys; C41: invariants under concurrency)
           const claim = call.meta.idempotencyRead === "events.get" ? producedBy(call.meta, id) : undefined;
           return await records.store.insert(created, { change: records.feedEntryOf("created", created), unlessTaken: unique ? "slug" : undefined, claim });
         }
@@ -127,7 +127,7 @@ export class EventRecordWriter<C extends EventCall> implements EventWriter<C> {
   }
 
   /**
-   * Slug rules (docs/records.md#event-slugs, D16) and trash by status (C13): entering the trash suffixes the slug
+   * Slug rules (docs/records.md#event-slugs, D16: drafts created without a slug keep an empty slug) and trash by status (C13: a due `future` post counts as published): entering the trash suffixes the slug
    * (an event created in the trash gets its would-be slug suffixed); leaving it removes the suffix and
    * makes the slug unique again. A slug taken is held (`holds`) until the write is stored.
    */

@@ -1,17 +1,17 @@
 /**
- * What the iCalendar answer of a list needs of the series its events belong to (C55): read from the
+ * What the iCalendar answer of a list needs of the series its events belong to (C55: horizon and ICS): read from the
  * stored rows of recurring events (lib/events/series.ts), written by nothing here.
  */
 import { buildEventQuery, EventListFilters } from "../../lib/events/event-query";
 import { inBounds } from "../../lib/events/series-window";
 import { expandSeries, occurrenceAt } from "../../lib/recurrence/expand";
-import { wallClockToUtc } from "../../lib/dates";
+import { wallClockToUtc } from "../../lib/time/dates";
 import { globalId } from "../../lib/posts/permalink";
 import { settings } from "../../lib/settings";
 import { isFirst, isMember, SeriesDoc, seriesOf, templateOf, WHOLE_SERIES } from "../../lib/events/series";
 import type { PostRecords } from "../posts/post-records";
 
-/** How many exceptions past its records an iCalendar answer fetches (the answer's own cap, C22). */
+/** How many exceptions past its records an iCalendar answer fetches (the answer's own cap, C22: caching headers and shaping). */
 const ICS_MORE_LIMIT = 1000;
 /** How many occurrences of one series an iCalendar answer looks at past the horizon. */
 const ICS_EXPANSION_LIMIT = 5000;
@@ -20,7 +20,7 @@ export class SeriesCalendar {
   constructor(private readonly records: PostRecords<SeriesDoc>) {}
 
   /**
-   * What the iCalendar answer of a list needs of the series its events belong to (C55), for the list's
+   * What the iCalendar answer of a list needs of the series its events belong to (C55: horizon and ICS), for the list's
    * filters: for each listed member its series, identity and whether it is an exception; for each series
    * its first start, end, zone, lines, UID and the identities within the query's window that the query
    * does not match (EXDATEs); and `more`, the exceptions the query matches that the answer's records do

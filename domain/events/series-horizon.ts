@@ -44,7 +44,7 @@ export const SERIES_JOB_TIMEOUT_MS = 120_000;
 const OCCURRENCE_WRITES_AT_ONCE = 4;
 
 export interface MaterialiseOptions {
-  /** The series' first start moved (C53 identities move with it). */
+  /** The series' first start moved (the identities of C53 (occurrence identity, exceptions and scope) move with it). */
   move?: { from: string; to: string };
   /** Materialise through this UTC instant (default: the horizon now). */
   horizon?: string;
@@ -68,10 +68,10 @@ export class SeriesHorizon {
   }
 
   /**
-   * Plans a series' stored occurrences against its expansion through the horizon (C53, C55): kept ids
+   * Plans a series' stored occurrences against its expansion through the horizon (C53: occurrence identity, exceptions and scope; C55): kept ids
    * get their new identity and times (unless an exception set its own), new occurrences are stored with
    * ids from the post sequence, the others are removed. Trashed occurrences stay as they are (an
-   * exclusion's trashed occurrence, C53). Counts and the change feed follow every row changed. The
+   * exclusion's trashed occurrence, C53: occurrence identity, exceptions and scope). Counts and the change feed follow every row changed. The
    * series' lines are read from the store; when they change while this runs (another node), it runs
    * again on the new ones, unless that change's writer now holds the series' claim: it plans them itself.
    * The claim `headIn` holds is this run's (the change or the job's claim that made it).
@@ -185,7 +185,7 @@ export class SeriesHorizon {
     const at = now ?? this.rows.records.now();
     const horizon = this.rows.seriesHorizon(at);
     // On demand (before a write), only the series behind what today's default window needs wait: a horizon
-    // one day old still covers it (C55's extra day), and the job moves the others. The job looks at all
+    // one day old still covers it (the extra day of C55: horizon and ICS), and the job moves the others. The job looks at all
     // (a start another node left unfinished too).
     const needed = always ? horizon : this.rows.seriesHorizon(new Date(at.getTime() - 86_400_000));
     if (!always && this.horizonDone !== undefined && this.horizonDone >= needed) return 0;

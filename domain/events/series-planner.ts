@@ -1,5 +1,5 @@
 /**
- * The writes of recurring events (C34, C51–C54) as a plain class, built once by the events service
+ * The writes of recurring events (C34: occurrence ids; C51 to C54: the recurrence decisions) as a plain class, built once by the events service
  * (services/events.service.ts) with what it depends on passed in (the events' records, the writer of one
  * event known by its interface, the feed, the term counts' notices). It checks the series' part of a write,
  * starts, changes and ends series, and runs the `this` / `following` / `all` scopes of updates and deletes.
@@ -72,7 +72,7 @@ export class SeriesPlanner<C> {
   }
 
   /**
-   * Checks of a write that need the series (C51, C52, C53), as 400s collected with the other parameter
+   * Checks of a write that need the series (C51: recurrence fields; C52: the recurrence rules accepted; C53: occurrence identity, exceptions and scope), as 400s collected with the other parameter
    * checks: `recurrence` read in the context the write leaves, and `post_parent` refused on a series.
    */
   async checkWrite(p: Params, currentId?: number): Promise<Record<string, ParamReason>> {
@@ -120,7 +120,7 @@ export class SeriesPlanner<C> {
     return this.horizon.materialise(head!);
   }
 
-  /** After a create: the event starts a series when the write sent `recurrence` (C51). */
+  /** After a create: the event starts a series when the write sent `recurrence` (C51: recurrence fields). */
   async afterCreate(ctx: C, doc: SeriesDoc, p: Params): Promise<SeriesDoc> {
     if (!present(p.recurrence)) return doc;
     const asked = readRecurrenceParam(p.recurrence, contextOf(doc), this.rows.seriesHorizon());
@@ -154,7 +154,7 @@ export class SeriesPlanner<C> {
     }
   }
 
-  /** Ends a series (`recurrence: []`, C51): the other occurrences are removed, the first event stays alone. */
+  /** Ends a series (`recurrence: []`, C51: recurrence fields): the other occurrences are removed, the first event stays alone. */
   async endSeries(head: SeriesDoc): Promise<SeriesDoc> {
     const others = (await this.records.store.find({ series_id: head._id })).filter(d => d._id !== head._id);
     const pairs: Array<[EventDoc | null, EventDoc | null]> = [];
@@ -175,7 +175,7 @@ export class SeriesPlanner<C> {
   }
 
   /**
-   * An update of a series member (C53). Answers the stored member as the write left it.
+   * An update of a series member (C53: occurrence identity, exceptions and scope). Answers the stored member as the write left it.
    */
   async update(ctx: C, doc: SeriesDoc, p: Params): Promise<SeriesDoc> {
     if (!isMember(doc)) {
@@ -199,7 +199,7 @@ export class SeriesPlanner<C> {
     return (await this.records.findById(doc._id)) ?? doc;
   }
 
-  /** `scope=this`: the occurrence alone; the groups it changes become its own (an exception, C53). */
+  /** `scope=this`: the occurrence alone; the groups it changes become its own (an exception, C53: occurrence identity, exceptions and scope). */
   async updateThis(ctx: C, doc: SeriesDoc, p: Params): Promise<SeriesDoc> {
     const before = doc;
     const first = isFirst(doc);
@@ -224,7 +224,7 @@ export class SeriesPlanner<C> {
       if (first) update.$set = { series_shared: { ...groupValues(before, ["status"]), ...((await this.records.findById(doc._id))?.series_shared ?? {}) } };
       after = (await this.records.store.updateOne({ _id: doc._id }, update)) ?? after;
     }
-    // trash and restore by status (C13, C53): the exclusion follows
+    // trash and restore by status (C13: a due `future` post counts as published; C53: occurrence identity, exceptions and scope): the exclusion follows
     const head = await this.rows.seriesHead(after);
     const enteringTrash = before.status !== "trash" && after.status === "trash";
     const leavingTrash = before.status === "trash" && after.status !== "trash";
@@ -245,7 +245,7 @@ export class SeriesPlanner<C> {
   }
 
   /**
-   * `scope=all` (C53): the write goes to the series (its first event, or the series' own values of what
+   * `scope=all` (C53: occurrence identity, exceptions and scope): the write goes to the series (its first event, or the series' own values of what
    * the first event overrides) and to every occurrence in the groups it did not override; a change of the
    * first start, zone or rule plans the occurrences again (surviving ids kept). `from` is the member the
    * write was sent to: its time change moves the series by the same wall-clock distance.
@@ -307,7 +307,7 @@ export class SeriesPlanner<C> {
   }
 
   /**
-   * An occurrence takes the series' new values of the groups it did not override (`all`, C53); answers
+   * An occurrence takes the series' new values of the groups it did not override (`all`, C53: occurrence identity, exceptions and scope); answers
    * it before and after, or null when nothing changed. The update holds only while none of those groups
    * became its own meanwhile (a `this` write on another node): then it is read again and retried.
    */
@@ -337,7 +337,7 @@ export class SeriesPlanner<C> {
   }
 
   /**
-   * `scope=following` (C53): the series is split at the member, which becomes the first event of a new
+   * `scope=following` (C53: occurrence identity, exceptions and scope): the series is split at the member, which becomes the first event of a new
    * series holding it and every later occurrence (their ids kept); the old series' rule ends before it.
    * Answers the new series' first event, or null when the member is the first (then `all`).
    */
@@ -370,7 +370,7 @@ export class SeriesPlanner<C> {
     return (await this.records.findById(doc._id))!;
   }
 
-  /** Trashes one member (C13 slug suffix, counts, feed); answers it trashed. */
+  /** Trashes one member (C13: trash as DELETE does it, slug suffix, counts, feed); answers it trashed. */
   async trashMember(doc: SeriesDoc): Promise<SeriesDoc> {
     const trashed = await this.records.trash(doc);
     await this.deps.counts.afterWrites([[doc, trashed]]);
@@ -379,7 +379,7 @@ export class SeriesPlanner<C> {
   }
 
   /**
-   * DELETE of a series member (C53): `this` trashes it and adds its EXDATE (the first event keeps the
+   * DELETE of a series member (C53: occurrence identity, exceptions and scope): `this` trashes it and adds its EXDATE (the first event keeps the
    * rule); `following` ends the series before it and trashes it and every later occurrence; `all` trashes
    * every occurrence. Answers the member trashed.
    */

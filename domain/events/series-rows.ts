@@ -1,14 +1,14 @@
 /**
  * The rows of a recurring event's series as both the series' writes (domain/events/series-planner.ts) and
  * the horizon (domain/events/series-horizon.ts) write them: one member updated or one occurrence stored with
- * its change-feed entry in the same transaction (C42) and told to the bus, the first event of a member's
+ * its change-feed entry in the same transaction (C42: one transaction per write) and told to the bus, the first event of a member's
  * series, a claim on a series' planning, a free occurrence slug, and the horizon and clock of the store.
  */
 import { randomBytes } from "crypto";
 import type { Query } from "../../store/collection";
 import { ApiError } from "../../lib/errors";
 import { materialisationHorizon } from "../../lib/recurrence/expand";
-import { nowDb as dbTime } from "../../lib/dates";
+import { nowDb as dbTime } from "../../lib/time/dates";
 import { settings } from "../../lib/settings";
 import { trashedSlug, untrashedSlug } from "../../lib/slug";
 import { FLOATING_STATUSES } from "../../lib/posts/publication";
@@ -34,7 +34,7 @@ export class SeriesRows {
     return materialisationHorizon(settings().siteTimezone, now ?? this.records.now());
   }
 
-  /** Updates one member with its change-feed entry in the same transaction (C42), and tells the bus. */
+  /** Updates one member with its change-feed entry in the same transaction (C42: one transaction per write), and tells the bus. */
   async updateRecorded(query: Query, update: Record<string, unknown>): Promise<SeriesDoc | null> {
     const change = await this.records.store.updateOneChange(query, update, { change: after => this.records.feedEntryOf("updated", after) });
     if (!change) return null;
@@ -43,7 +43,7 @@ export class SeriesRows {
     return after;
   }
 
-  /** Stores a new occurrence with its change-feed entry in the same transaction (C42), and tells the bus. */
+  /** Stores a new occurrence with its change-feed entry in the same transaction (C42: one transaction per write), and tells the bus. */
   async insertRecorded(row: SeriesDoc): Promise<SeriesDoc> {
     const created = await this.records.store.insert(row, { change: this.records.feedEntryOf("created", row) });
     this.feed.emit("calendar.event.created", { id: created._id, status: created.status, modified_utc: created.modified_utc });
@@ -63,7 +63,7 @@ export class SeriesRows {
     return seriesClaim(now ?? this.records.now(), randomBytes(6).toString("hex"));
   }
 
-  /** A free slug `{series slug}-{YYYY-MM-DD}` (then `-2`…, C54); empty while the series is a draft. */
+  /** A free slug `{series slug}-{YYYY-MM-DD}` (then `-2`…, C54: occurrence slugs and route); empty while the series is a draft. */
   async occurrenceSlugFor(template: SeriesDoc, identity: string, id: number): Promise<string> {
     const base = occurrenceSlug(untrashedSlug(template.slug ?? ""), identity);
     if (!base || FLOATING_STATUSES.has(template.status)) return base;

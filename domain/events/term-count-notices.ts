@@ -2,13 +2,13 @@
  * What follows writes of events that moved term counts (docs/records.md#term-counts): the counts
  * themselves moved with each write, in its transaction (store/sql/term-counts.ts; MongoDB:
  * store/mongo/store.ts); here the kept answers that show counts are cleaned (terms, their lists and the
- * events embedding them; C16; cache/staleness.ts termCountPatterns) and each term's update is told on the bus, before the write is
+ * events embedding them; C16: read your writes; cache/staleness.ts termCountPatterns) and each term's update is told on the bus, before the write is
  * answered. Shared by the writer of one event (domain/events/event-writer.ts), the series planner
  * (domain/events/series-planner.ts) and the other writes of events (domain/events/event-commands.ts).
  */
 import type { EventDoc } from "../../lib/events/event-doc";
 import { termDeltas } from "../../lib/terms/term-counts";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 
 export interface TermCountNoticesDeps {
   /** Cleans the site's kept answers that show term counts (cache/staleness.ts termCountPatterns). */

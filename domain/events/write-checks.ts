@@ -1,6 +1,6 @@
 /**
  * The checks of an event write that need the store or other services (an image, a parent event, venues
- * and organizers, the series' rule): all are 400s before any permission check (D23), reported together
+ * and organizers, the series' rule): all are 400s before any permission check (D23: validation before permission), reported together
  * in one `rest_invalid_param` with the checks of the input itself (lib/events/event-input.ts).
  */
 import { ApiError, ParamReason, throwIfInvalid } from "../../lib/errors";

@@ -10,7 +10,7 @@
  * from it, and the run that last saw it: any import of the same source, again or anew, finds it. The row
  * is stored after the record's write; an event created by a run that died before storing its row carries
  * its source identity (`import_source`), so the next run finds it instead of creating it again. Venues,
- * organizers and terms are found again by name as every create finds them (D25, `term_exists`).
+ * organizers and terms are found again by name as every create finds them (D25: duplicate venues and organizers; `term_exists`).
  */
 import { createHash } from "crypto";
 import type { Collection, Doc } from "../../store/collection";
@@ -33,7 +33,7 @@ export interface FetchAnswer {
   url: string;
 }
 
-/** The source identity stored with an imported record (C64); `key` names the source and the record in it. */
+/** The source identity stored with an imported record (C64: what an import brings); `key` names the source and the record in it. */
 export interface ImportSource {
   import: number;
   source_id: string;
@@ -97,7 +97,7 @@ export interface RunJob {
 const WRITE_WIDTH = 8;
 /** How long a run waits for another run that reserved a source record to write it before taking it over. */
 const RESERVATION_WAIT_MS = 30_000;
-/** The most occurrences an imported unbounded series keeps up to the horizon (C52's cap, with room for the horizon's move). */
+/** The most occurrences an imported unbounded series keeps up to the horizon (the cap of C52 (the recurrence rules accepted), with room for the horizon's move). */
 const SERIES_KEPT = 990;
 /** Feed events whose rows are read in one query. */
 const TEC_PER_PAGE_AHEAD = 50;
@@ -288,7 +288,7 @@ export class ImportRun {
         if (!isLaterOccurrence(r, series)) wanted.push(r);
       }
       await this.readRowsAhead("events", wanted.map(r => String(r.id)));
-      // the source's custom fields (TEC Pro's, or another deployment's) as text fields named by their labels (C69)
+      // the source's custom fields (TEC Pro's, or another deployment's) as text fields named by their labels (C69: custom fields everywhere their record goes)
       const texts = wanted.map(sourceFieldTexts);
       await this.textFields(texts.flat());
       await this.writeAll(wanted.map((r, k) => ({
@@ -366,7 +366,7 @@ export class ImportRun {
     for (const e of feed.warnings) this.fail(e.source, e.message, false);
     for (const e of feed.errors) {
       this.fail(e.source, e.message, true);
-      // present but unreadable: not missing (C66), its record left as it is
+      // present but unreadable: not missing (C66: what `trash_missing` trashes), its record left as it is
       if (!e.source.startsWith("VEVENT #")) await this.markSeen("events", e.source);
     }
     this.counts.skipped += feed.skipped;
@@ -397,7 +397,7 @@ export class ImportRun {
     }
   }
 
-  /** The occurrence of a series whose start is `identity` (its original local start, C53). */
+  /** The occurrence of a series whose start is `identity` (its original local start, C53: occurrence identity, exceptions and scope). */
   private async occurrenceAt(series: number, identity: string): Promise<number | undefined> {
     const day = identity.slice(0, 10);
     for (let page = 1; page <= 40; page++) {
@@ -476,8 +476,8 @@ export class ImportRun {
 
   /**
    * An iCalendar event's venue and organizers (data: a name, an address, a position) as the ids of the
-   * records of those names (C64). Each name is resolved once per run (resolveLinked), not by every event
-   * naming it: a create of an existing name writes its fields onto it (D25), and every write of a venue or
+   * records of those names (C64: what an import brings). Each name is resolved once per run (resolveLinked), not by every event
+   * naming it: a create of an existing name writes its fields onto it (D25: duplicate venues and organizers), and every write of a venue or
    * organizer records a change of each event it links, so one write per event made the run's cost grow
    * with the number of events at the venue (docs/imports.md#measured).
    */
@@ -550,7 +550,7 @@ export class ImportRun {
   /**
    * The venue or organizer of that name: the one the row `{source}|{kind}|name:{name}` holds while it
    * still has that name and the data written from this source did not change (a read, no write), else
-   * the create's (the record of that exact name, case aside, D25, or a new one), the row updated.
+   * the create's (the record of that exact name, case aside, D25: duplicate venues and organizers; or a new one), the row updated.
    */
   private async resolveLinked(kind: "venues" | "organizers", nameField: string, name: string, data: Rec): Promise<number> {
     const key = `${this.source}|${kind}|name:${name}`;
@@ -576,7 +576,7 @@ export class ImportRun {
 
   /**
    * One source record: created when the import never wrote it, updated when it changed since (overwrite)
-   * or when the import had trashed it and it came back (C66), left alone otherwise; answers our id
+   * or when the import had trashed it and it came back (C66: what `trash_missing` trashes), left alone otherwise; answers our id
    * (undefined when it failed). See the header for the mapping row, and `reserve` for two runs at once.
    * A dry run reads the same and counts the same, and writes nothing.
    */
@@ -699,7 +699,7 @@ export class ImportRun {
     }
   }
 
-  /** Marks a source record's row seen by this run without writing it (an entry present but unreadable, C66). */
+  /** Marks a source record's row seen by this run without writing it (an entry present but unreadable, C66: what `trash_missing` trashes). */
   private async markSeen(kind: string, sourceId: string): Promise<void> {
     const key = `${this.source}|${kind}|${sourceId}`;
     this.seenKeys.add(key);
@@ -735,7 +735,7 @@ export class ImportRun {
 
   /**
    * Events imported before that this run did not see: trashed (trash_missing). Only after a complete run:
-   * a run that could not read its source throws before this (C66).
+   * a run that could not read its source throws before this (C66: what `trash_missing` trashes).
    */
   private async trashMissing(): Promise<void> {
     const rows = await this.ports.mappings.find({ feed: this.feed, kind: "events" });

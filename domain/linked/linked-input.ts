@@ -1,6 +1,6 @@
 /**
  * The input checks of venue and organizer writes that the params schema cannot make (after it, before
- * permission; docs/errors.md#order-of-checks): coordinate pairs (D8), the image (no side effect), and the
+ * permission; docs/errors.md#order-of-checks): coordinate pairs (D8: geolocation), the image (no side effect), and the
  * entries of an event's `venue` / `organizer` input (docs/records.md#venue-and-organizer-input).
  */
 import type { Collection } from "../../store/collection";
@@ -26,7 +26,7 @@ export class LinkedInput<R> {
     this.codes = codesOf(deps.spec.kind);
   }
 
-  /** Input problems the params schema cannot see: coordinate pairs (D8), the image. */
+  /** Input problems the params schema cannot see: coordinate pairs (D8: geolocation), the image. */
   async problems(request: R, p: Record<string, unknown>): Promise<Record<string, ParamReason> | undefined> {
     const problems: Record<string, ParamReason> = { ...(this.deps.spec.geo ? geoPairProblems(p) : undefined) };
     if (p.image !== undefined && p.image !== null && p.image !== "") {

@@ -20,13 +20,13 @@ export interface RequestPort<R> {
   caller(request: R): Who;
   /** `{site}`: the base URL plus the language root the request came in on. */
   siteUrl(request: R): string;
-  /** What a create stores with its record when the request is an idempotent create (C21, C41). */
+  /** What a create stores with its record when the request is an idempotent create (C21: idempotency keys; C41: invariants under concurrency). */
   claimOf(request: R, id: number): InsertOptions["claim"];
-  /** The source identity an import's create stores with the record (C64, lib/imports/source.ts); none otherwise. */
+  /** The source identity an import's create stores with the record (C64: what an import brings; lib/imports/source.ts); none otherwise. */
   importSource?(request: R): Record<string, unknown>;
 }
 
-/** Images (docs/records.md#images, D7): an `image` input checked, resolved, and images by id. */
+/** Images (docs/records.md#images, D7: images without downloads): an `image` input checked, resolved, and images by id. */
 export interface ImagePort<R> {
   /** Throws 400 on `image` when the input names no usable image; no side effect. */
   check(request: R, value: unknown): Promise<void>;
@@ -60,7 +60,7 @@ export interface LanguagePort<R> {
 
 /** The events service, as far as linked records go. */
 export interface EventsPort<R> {
-  /** Removes the record from every event linking it (before a trash is answered, C16). */
+  /** Removes the record from every event linking it (before a trash is answered, C16: read your writes). */
   unlink(request: R, id: number): Promise<unknown>;
   /** The ids of this kind the events filter names (docs/lists.md#venue-and-organizer-filters); null: no such event. */
   linkedIds(request: R, conditions: Record<string, unknown>): Promise<number[] | null>;
@@ -71,7 +71,7 @@ export interface AnnouncePort {
   announce(action: WriteAction, record: LinkedDoc): Promise<void>;
 }
 
-/** Venues: the radius search (C11); undefined when the list asked for none. */
+/** Venues: the radius search (C11: venues hold their coordinates); undefined when the list asked for none. */
 export type NearPort<R> = (request: R, p: NearInput) => Promise<Map<number, number> | undefined>;
 
 /** The stored renderings of the records an event embeds, which a single read answers too (store/renderings.ts), for the request's site. */

@@ -4,7 +4,7 @@
  * whom `reveal` says no (docs/authorization.md#password-protected-records), `json_ld` on asking.
  */
 import { effectiveStatus } from "../../lib/capabilities";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { mergeValues } from "../../lib/i18n/values";
 import { TRANSLATABLE } from "../../lib/i18n/types";
 import { settings } from "../../lib/settings";
@@ -54,7 +54,7 @@ export class LinkedPresenter<R> {
     const [images, values, views] = await Promise.all([this.deps.images.byId(docs.map(d => d.image)), language.localize(request, docs), this.deps.fields?.views(request, !!opts.freshFields)]);
     const site = this.deps.request.siteUrl(request);
     const now = nowDb(this.deps.now());
-    // i18n: the asked language's values field by field (one i18n call per page); the language keys last (C9).
+    // i18n: the asked language's values field by field (one i18n call per page); the language keys last (C9: the i18n fields).
     return docs.map(doc => language.applyLanguage(withFields(presentRecord(spec, mergeValues(doc, values.get(doc._id), this.translatable), {
       site,
       baseUrl: settings().baseUrl,

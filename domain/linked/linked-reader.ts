@@ -6,7 +6,7 @@
 import type { Query } from "../../store/collection";
 import { ApiError } from "../../lib/errors";
 import { TRANSLATABLE } from "../../lib/i18n/types";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { isLooseTruthy } from "../../lib/query";
 import { hasCap, listStatuses, REGISTERED_STATUSES } from "../../lib/capabilities";
 import { codesOf, LinkedKindSpec } from "../../lib/linked/spec";
@@ -85,7 +85,7 @@ export class LinkedReader<R> {
     this.sharedSearch = this.searchFields.filter(f => !translatable.includes(f));
   }
 
-  /** The record of this kind with that id, else 400 `params.id` (ids of other kinds included, D2). */
+  /** The record of this kind with that id, else 400 `params.id` (ids of other kinds included, D2: two id sequences). */
   async byId(id: number): Promise<LinkedDoc> {
     const record = id > 0 ? await this.deps.records.findById(id) : null;
     if (!record) throw ApiError.invalidParam("id", "param.unknown_id");
@@ -118,12 +118,12 @@ export class LinkedReader<R> {
     const mark = variant !== undefined ? await stored!.mark() : undefined;
     const out = await this.deps.presenter.one(request, record, { jsonLd: true, reveal: d => this.deps.passwordAccess(request, d, access), freshFields: variant !== undefined });
     if (variant !== undefined) await stored!.keep(variant, mark!, [{ id: record._id, doc: record, body: linkedFragment(out) }]);
-    // where an import brought it from (C64): in context=edit, to callers who may edit it, as events answer it
+    // where an import brought it from (C64: what an import brings): in context=edit, to callers who may edit it, as events answer it
     if (record.import_source && access.context === "edit" && mayEdit(this.deps.request.caller(request), record, this.nowDb())) out.import_source = record.import_source;
     return out;
   }
 
-  /** The records an event embeds, by id: only those the caller may read (C1), each with its `keep` (a scheduled one's status moves with the clock). */
+  /** The records an event embeds, by id: only those the caller may read (C1: embedded records follow visibility), each with its `keep` (a scheduled one's status moves with the clock). */
   async embedded(request: R, ids: number[], jsonLd: boolean, access: Access): Promise<Map<number, { value: unknown; keep: boolean }>> {
     // a variant the store keeps: its mark read before anything the renderings are made of (store/renderings.ts)
     const stored = this.deps.renderings;

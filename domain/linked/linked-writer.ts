@@ -7,13 +7,12 @@ import { ApiError, throwIfInvalid } from "../../lib/errors";
 import { settings } from "../../lib/settings";
 import { currentSiteId } from "../../lib/sites/scope";
 import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/slug";
-import { nowDb, parseInZone, parseUtc } from "../../lib/dates";
+import { nowDb, parseInZone, parseUtc } from "../../lib/time/dates";
 import { FLOATING_STATUSES, resolvePublication } from "../../lib/posts/publication";
 import { canCreatePost, canDeletePost, canEditPost } from "../../lib/capabilities";
 import { codesOf, LinkedKindSpec } from "../../lib/linked/spec";
 import { LinkedDoc, matchesDuplicate, nameKey, nameKeyCondition, namedBy, writeChanges } from "../../lib/linked/record";
 import type { SlugHold } from "../../lib/posts/write-order";
-import { KeyedQueue } from "../../lib/queue";
 import type { PostRecords } from "../posts/post-records";
 import type { AnnouncePort, EventsPort, ImagePort, LanguagePort, RequestPort, WriteAction } from "./linked-ports";
 import type { LinkedInput } from "./linked-input";
@@ -30,9 +29,9 @@ export interface LinkedWriterDeps<R> {
   images: ImagePort<R>;
   events: EventsPort<R>;
   feed: AnnouncePort;
-  /** A new id of the post sequence (D2), drawn for this kind. */
+  /** A new id of the post sequence (D2: two id sequences), drawn for this kind. */
   newId(): Promise<number>;
-  /** Runs `fn` as the only holder of the store-wide lock `name` of the current site, on every node. */
+  /** Runs `fn` as the only holder of the store-wide lock `name` of the current site, on every node (mixins/store.mixin.ts `exclusive`). */
   exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
   logger: { error(...args: unknown[]): void };
   /** The kind's custom fields (domain/fields/record-fields.ts): `meta` in, the stored values out. */
@@ -41,8 +40,6 @@ export interface LinkedWriterDeps<R> {
 
 export class LinkedWriter<R> {
   private readonly codes;
-  /** Creates of one name key run one at a time in this process (duplicate avoidance). */
-  private readonly createsByName = new KeyedQueue();
 
   constructor(private readonly deps: LinkedWriterDeps<R>) {
     this.codes = codesOf(deps.spec.kind);
@@ -64,7 +61,7 @@ export class LinkedWriter<R> {
   }
 
   /**
-   * POST semantics with duplicate avoidance (docs/records.md#duplicates, D25, C3): the first readable, non-trashed record of the
+   * POST semantics with duplicate avoidance (docs/records.md#duplicates, D25: duplicate venues and organizers; C3: writing onto a found duplicate): the first readable, non-trashed record of the
    * same name (and description, when one is given) is answered instead of a new one; the other provided
    * fields are written onto it when the caller may edit it. Creates of one name run one at a time.
    */
@@ -72,8 +69,8 @@ export class LinkedWriter<R> {
     const { spec } = this.deps;
     // per site: names are compared within one site (docs/sites.md)
     const key = `${currentSiteId()}:${nameKey(String(p[spec.nameField] ?? ""))}`;
-    // one at a time in this process, and across nodes under the store's lock of that name
-    return this.createsByName.run(key, () => this.deps.exclusive(`${spec.kind}:name:${key}`, () => this.createOrReuseNow(request, p)));
+    // one at a time across nodes, under the store's lock of that name
+    return this.deps.exclusive(`${spec.kind}:name:${key}`, () => this.createOrReuseNow(request, p));
   }
 
   private async createOrReuseNow(request: R, p: Record<string, unknown>): Promise<LinkedDoc> {
@@ -125,10 +122,10 @@ export class LinkedWriter<R> {
           slug,
           image,
           ...inline,
-          // an import's create: the record's source identity (C64)
+          // an import's create: the record's source identity (C64: what an import brings)
           ...(this.deps.request.importSource?.(request) ?? {})
         };
-        // an idempotent create's claim is marked with this record in its transaction (C21, C41)
+        // an idempotent create's claim is marked with this record in its transaction (C21: idempotency keys; C41: invariants under concurrency)
         const claim = this.deps.request.claimOf(request, id);
         return await records.store.insert(doc, { change: records.feedEntryOf("created", doc), claim });
       } finally {
@@ -173,7 +170,7 @@ export class LinkedWriter<R> {
     });
   }
 
-  /** docs/records.md#deleting-venues-and-organizers: trash (never delete), unlinked from every event before the answer (C16). */
+  /** docs/records.md#deleting-venues-and-organizers: trash (never delete), unlinked from every event before the answer (C16: read your writes). */
   async remove(request: R, record: LinkedDoc): Promise<LinkedDoc> {
     const { spec, records } = this.deps;
     const who = this.deps.request.caller(request);
@@ -212,7 +209,7 @@ export class LinkedWriter<R> {
     return value === "" ? Promise.resolve(0) : this.deps.images.resolve(request, value);
   }
 
-  /** The slug after a status change (C13): trash suffix on and off, uniqueness when leaving draft/pending. */
+  /** The slug after a status change (C13: a due `future` post counts as published): trash suffix on and off, uniqueness when leaving draft/pending. */
   private async slugAfter(record: LinkedDoc, status: string, holds: SlugHold[]): Promise<{ slug?: string }> {
     if (!record.slug) return {};
     const wasTrash = record.status === "trash";

@@ -65,7 +65,7 @@ export class PostRecords<D extends PostDoc = PostDoc> {
     if (!normalised) return Promise.resolve(null);
     return this.store.findOne({ slug: normalised });
   }
-  /** The post type owning an id in the shared id space (D2). */
+  /** The post type owning an id in the shared id space (D2: two id sequences). */
   kindOfId(id: number): Promise<string | undefined> {
     return this.deps.registry().typeOf(id);
   }
@@ -81,7 +81,7 @@ export class PostRecords<D extends PostDoc = PostDoc> {
    * the write again, checked (retryOnSlugConflict).
    */
   holdSlug(base: string, excludeId?: number, unchecked = false): Promise<SlugHold> {
-    return this.slugHolds.here().hold(base, async candidate =>
+    return this.slugHolds.current().hold(base, async candidate =>
       !(unchecked && candidate === base) && (await this.store.idsWhere("slug", candidate)).some((id: unknown) => id !== excludeId));
   }
   /**
@@ -118,7 +118,7 @@ export class PostRecords<D extends PostDoc = PostDoc> {
     return parts ? this.store.countParts(parts) : this.store.count(query);
   }
 
-  /** `modified` (site time) and `modified_utc` (UTC) of a write at `now` (C58). */
+  /** `modified` (site time) and `modified_utc` (UTC) of a write at `now` (C58: `modified` in site time). */
   modifiedAt(now: Date): { modified: string; modified_utc: string } {
     return modifiedStamp(now, settings().siteTimezone);
   }

@@ -1,5 +1,5 @@
 /**
- * The routed operations of webhooks (docs/webhooks.md#endpoints, C63), administrators only: the endpoints
+ * The routed operations of webhooks (docs/webhooks.md#endpoints, C63: what a webhook says), administrators only: the endpoints
  * (create, list, read, update, delete, a new secret), their delivery log, a ping, a replay of past changes
  * and the retry of one delivery. A change of an endpoint wakes every webhooks node; a delivery added here is
  * sent by the site's next pass (domain/webhooks/webhook-sender.ts).
@@ -9,7 +9,7 @@ import { ApiError } from "../../lib/errors";
 import { isAdministrator } from "../../lib/capabilities";
 import { answerTotals } from "../../lib/http/list-totals";
 import { settings, deploymentSettings, NAMESPACE_PATH } from "../../lib/settings";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { changeKey, type ChangeDoc } from "../../lib/changes/feed";
 import { ALL_EVENTS, deliveredType, matchesEvent } from "../../lib/webhooks/events";
 import { newSecret, openSecret, sealSecret } from "../../lib/webhooks/signing";
@@ -78,7 +78,7 @@ export class WebhookEndpoints {
     const ws = this.passes.store();
     const secret = p.secret ?? newSecret();
     const end = await ws.feedEnd();
-    // the site's fan-out starts at the first endpoint: earlier changes are no endpoint's (C63)
+    // the site's fan-out starts at the first endpoint: earlier changes are no endpoint's (C63: what a webhook says)
     await ws.ensureCursor(end);
     const doc = await ws.createEndpoint({
       url: p.url, events: p.events ?? ALL_EVENTS, description: p.description ?? "", active: true, secret: sealSecret(secret, this.deps.sealing),
@@ -236,7 +236,7 @@ export class WebhookEndpoints {
     const endpoint = await this.findEndpoint(ctx.params.id);
     const named = parseDeliveryId(ctx.params.delivery_id);
     const found = named && named.endpoint === endpoint._id ? await this.passes.store().delivery(endpoint._id, named.sequence, named.tag) : undefined;
-    // a delivery id is opaque (C63): one that names no delivery of this endpoint, whatever its spelling, is unknown
+    // a delivery id is opaque (C63: what a webhook says): one that names no delivery of this endpoint, whatever its spelling, is unknown
     if (!found) throw ApiError.noRoute();
     const queued = await this.passes.store().requeue(found, Date.now());
     if (!queued) throw ApiError.noRoute();

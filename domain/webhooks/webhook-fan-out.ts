@@ -1,12 +1,12 @@
 /**
- * The fan-out of webhooks (docs/webhooks.md#how-deliveries-are-made, C63): the change feed is the outbox
- * (each write stores its entry in its own transaction, C42). Per site, one node at a time (a lease in the
+ * The fan-out of webhooks (docs/webhooks.md#how-deliveries-are-made, C63: what a webhook says): the change feed is the outbox
+ * (each write stores its entry in its own transaction, C42: one transaction per write). Per site, one node at a time (a lease in the
  * store) reads the entries after the fan-out cursor, stops at a young gap as `/changes` does, renders each
  * changed record once (its owner's `renderDocs` or `changeRecords`) and adds one delivery per matching
  * endpoint (unique per endpoint and change), then moves the cursor on.
  */
 import { settings } from "../../lib/settings";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { contiguousPrefix, GAP_GRACE_MS, ownerOf, changeKey, type ChangeDoc } from "../../lib/changes/feed";
 import { deliveredType, matchesEvent } from "../../lib/webhooks/events";
 import { deliveryKey, payloadOf, recordRestUrl } from "../../lib/webhooks/payload";
@@ -111,7 +111,7 @@ export class WebhookFanOut {
   }
 
   /**
-   * The record of each change as it stood right after that change (C63), as the site's administrator
+   * The record of each change as it stood right after that change (C63: what a webhook says), as the site's administrator
    * reads it (context=edit: the trusted reader, who sees every field), in the site's default language, by
    * feed sequence: rendered by the owning service from the document the change's feed entry kept (written
    * in the write's transaction), so neither the fan-out's delay nor later changes alter it. An entry

@@ -1,12 +1,12 @@
 /**
- * The sending of webhooks (docs/webhooks.md#how-deliveries-are-made, C63): due deliveries are claimed one
+ * The sending of webhooks (docs/webhooks.md#how-deliveries-are-made, C63: what a webhook says): due deliveries are claimed one
  * attempt at a time by a compare-and-set in the store; a delivery waits while an earlier one of the same
  * record to the same endpoint is pending; attempts in flight are bounded per node and per endpoint, so a
  * slow endpoint holds only its own share. Each attempt is signed as Standard Webhooks 1.0 says, and its
  * answer decides the delivery's next step and the endpoint's failing streak.
  */
 import { deploymentSettings } from "../../lib/settings";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 import { deliveryHeaders, openSecret } from "../../lib/webhooks/signing";
 import { attemptOutcome, shouldDisable } from "../../lib/webhooks/schedule";
 import { deliveryIdOfKey } from "../../lib/webhooks/payload";

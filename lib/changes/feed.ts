@@ -10,7 +10,7 @@
  * - otherwise the change with the record as the caller reads it now (rendered when the feed is read, in
  *   the caller's language); when the record is not readable any more, a later entry says so and this one
  *   is left out.
- * "Readable" is what the caller's lists show (status visibility, C13 included); terms always are.
+ * "Readable" is what the caller's lists show (status visibility, with C13 (a due `future` post counts as published)); terms always are.
  */
 import { effectiveStatus, listStatuses, Who } from "../capabilities";
 
@@ -34,7 +34,7 @@ export interface ChangeInput {
   snapshot: Snapshot | null;
   /**
    * The record's stored document as the write left it (absent for a record that is gone): kept with the
-   * entry, in the write's transaction, so the record as of this change can be rendered later (C63,
+   * entry, in the write's transaction, so the record as of this change can be rendered later (C63: what a webhook says;
    * docs/webhooks.md#payload).
    */
   doc?: Record<string, unknown>;

@@ -1,15 +1,15 @@
 /**
- * `modified_after` / `modified_before` (the sync issue, C20): every list (events, venues, organizers,
+ * `modified_after` / `modified_before` (the sync issue, C20: the change feed): every list (events, venues, organizers,
  * categories, tags) keeps the records whose `modified_utc` lies strictly after / before the given instant.
  * Values are read as list date filters are (docs/dates.md#how-each-parameter-is-read): a Unix timestamp or a strtotime string, in UTC
  * unless they carry their own offset. Terms compare their internal modified time.
  */
 import { dateTime, Rule } from "../params";
-import { parseUtc, toDb, utcToWallClock } from "../dates";
+import { parseUtc, toDb, utcToWallClock } from "../time/dates";
 
 /**
  * The two modification times every post record (event, venue, organizer) stores, written one way
- * (C58, docs/records.md): `modified` in the site's time zone, `modified_utc` in UTC.
+ * (C58: `modified` in site time; docs/records.md): `modified` in the site's time zone, `modified_utc` in UTC.
  */
 export function modifiedStamp(now: Date, siteZone: string): { modified: string; modified_utc: string } {
   const utc = toDb(now);

@@ -6,7 +6,7 @@
 import { describeSchema, ParamDoc } from "../params";
 import { schemaOf } from "../schemas";
 import { hasMessage, LANGUAGES, translate } from "../messages";
-import { parseInZone } from "../dates";
+import { parseInZone } from "../time/dates";
 
 export interface DocumentedArg {
   name: string;
@@ -14,7 +14,7 @@ export interface DocumentedArg {
   required: boolean;
 }
 
-/** Added by the translation layer to every route (D19); never part of an action's own schema. */
+/** Added by the translation layer to every route (D19: the `i18n_language` argument); never part of an action's own schema. */
 export const I18N_PARAM = "i18n_language";
 
 /** The documented params of `action` ([] when it has no schema), without `i18n_language`. */
@@ -36,7 +36,7 @@ export function isDocumented(action: string): boolean {
   return schemaOf(action) !== undefined;
 }
 
-/** The D19 argument, as the namespace index prints it (last on every endpoint). */
+/** The `i18n_language` argument (D19: the `i18n_language` argument), as the namespace index prints it (last on every endpoint). */
 export function i18nArg(): { type: string; enum: string[]; required: false } {
   return { type: "string", enum: [...LANGUAGES], required: false };
 }

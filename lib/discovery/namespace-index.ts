@@ -34,7 +34,7 @@ export function indexArg(arg: DocumentedArg, clock: Clock, lang = "en"): Record<
 
 /**
  * The args of an endpoint: the action's documented args in declaration order, then `i18n_language`
- * (D19) unless `withI18n` is false. An endpoint with no args prints `[]` (an empty PHP array).
+ * (D19: the `i18n_language` argument) unless `withI18n` is false. An endpoint with no args prints `[]` (an empty PHP array).
  */
 export function endpointArgs(args: DocumentedArg[], clock: Clock, withI18n = true, lang = "en"): IndexArgs {
   const out: Record<string, Record<string, unknown>> = {};

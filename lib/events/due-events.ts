@@ -1,5 +1,5 @@
 /**
- * C13 in a read's arithmetic: a `future` event whose `date_utc` has passed is read as `publish` before
+ * C13 (a due `future` post counts as published), in a read's arithmetic: a `future` event whose `date_utc` has passed is read as `publish` before
  * any write has published it (the events service publishes due events on its writes and in a scheduled
  * job, never on a read: docs/decisions.md "Reads never write").
  *
@@ -26,7 +26,7 @@ export function dueStatuses(statuses: readonly string[], nowDb: string): DueStat
   return { statuses: [...statuses] };
 }
 
-/** A list's query with its status condition read as C13 reads statuses (see dueStatuses). */
+/** A list's query with its status condition read as C13 (a due `future` post counts as published) says (see dueStatuses). */
 export function withDueStatuses(query: Query, condition: Query | undefined): Query {
   if (!condition) return query;
   const and = Array.isArray(query.$and) ? (query.$and as Query[]) : [];

@@ -7,13 +7,13 @@
  * translatable fields (lib/i18n/types.ts), the staleness sets (cache/staleness.ts) and the fields an import
  * copies as they are (lib/imports/tec.ts) are read from it.
  */
-import { autop } from "../autop";
+import { autop } from "../text/autop";
 import { costDetails, formatCost } from "../cost";
-import { dateDetails, isValidTimezone, timezoneAbbr } from "../dates";
+import { dateDetails, isValidTimezone, timezoneAbbr } from "../time/dates";
 import { boolean, dateTime, idList, integer, refine, string, stringList, untyped, type Rule } from "../params";
 import { REGISTERED_STATUSES } from "../capabilities";
 import { POST_PASSWORD_MAX } from "../posts/post-doc";
-import { escapeUrlForOutput, isValidUrl, sanitizeUrl } from "../sanitize";
+import { escapeUrlForOutput, isValidUrl, sanitizeUrl } from "../text/sanitize";
 import { knownUserIdsHere } from "../sites/callers";
 import { metaWriteRule } from "../fields/params";
 import type { FieldTable } from "../records/field-table";
@@ -42,7 +42,7 @@ export interface EventShaping {
 const validZone = (v: string) => (v === "" || isValidTimezone(v) ? undefined : "param.timezone");
 /** `website`: empty, or an absolute URL once the characters URLs cannot hold are removed. */
 const validWebsite = (v: unknown) => (v === "" || (typeof v === "string" && isValidUrl(sanitizeUrl(v))) ? undefined : "param.url");
-/** `author`: one of the users API_KEYS names (D15). */
+/** `author`: one of the users API_KEYS names (D15: users come from the API keys). */
 const knownAuthor = (v: number) => (knownUserIdsHere().has(v) ? undefined : "param.unknown_id");
 /** `online_url`: empty (none), or an http(s) URL. */
 const validOnlineUrl = (v: unknown) => (isOnlineUrl(v) ? undefined : "param.url");
@@ -50,7 +50,7 @@ const validOnlineUrl = (v: unknown) => (isOnlineUrl(v) ? undefined : "param.url"
 /** A list filter of values from `values` (array or comma list): any other value is refused. */
 const oneOfList = (values: readonly string[]) => (v: string[]) => (v.every(x => values.includes(x)) ? undefined : "param.invalid");
 
-/** `scope` of a write to an occurrence (C53, recurring series). */
+/** `scope` of a write to an occurrence (C53: occurrence identity, exceptions and scope; recurring series). */
 export function scopeRule(): Rule {
   return string({ description: "On an occurrence of a series: this (default on an occurrence), following or all (default on the first event) (extension).", enum: ["this", "following", "all"] });
 }

@@ -1,11 +1,11 @@
 /**
  * From validated write parameters to stored event fields (docs/records.md#start-end-and-time-zone, #presentation-flags, #cost, #updating-an-event): time zone,
  * start/end wall clocks and their UTC instants, all-day normalisation, cost, website, flags and text.
- * Absent means unchanged on update (D3). Pure: no store, no broker.
+ * Absent means unchanged on update (D3: updates are partial). Pure: no store, no broker.
  */
-import { dayEnd, dayStart, parseWallClock, wallClockToUtc } from "../dates";
+import { dayEnd, dayStart, parseWallClock, wallClockToUtc } from "../time/dates";
 import { normaliseCostInput, costCurrency } from "../cost";
-import { sanitizeUrl } from "../sanitize";
+import { sanitizeUrl } from "../text/sanitize";
 import type { ParamReason } from "../errors";
 import { sent } from "../params";
 

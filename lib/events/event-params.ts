@@ -53,7 +53,7 @@ export const EVENT_PARAMS = {
     attendance_mode: filters.attendance_mode,
     password: string({ description: "Reveals the protected fields of events with this password.", nonEmpty: true }),
     context: string({ description: "Request context: view or edit." }),
-    // Beyond the reference (sync issue, C20/C22): incremental sync, JSON-LD in lists, iCalendar.
+    // Beyond the reference (sync issue, C20 (the change feed)/C22 (caching headers and shaping)): incremental sync, JSON-LD in lists, iCalendar.
     ...modifiedRules("events"),
     json_ld: boolean({ description: "Whether each listed event carries its json_ld (schema.org Event)." }),
     meta: metaFilterRule(),
@@ -79,7 +79,7 @@ export const EVENT_PARAMS = {
   updateBySlug: schema({ ...(() => { const { slug: _s, ...rest } = eventWriteRules(false); return { slug: slugRule(false), ...rest }; })() })
 };
 
-/** Order of the parameters carried in list links (D10; `i18n_language` last when sent as a parameter, C8). */
+/** Order of the parameters carried in list links (D10: list links carry what the caller sent; `i18n_language` last when sent as a parameter, C8: language in built URLs). */
 export const EVENT_LINK_ORDER = ["page", "per_page", "start_date", "end_date", "search", "categories", "tags", "venue", "organizer", "featured",
   "geoloc", "geoloc_lat", "geoloc_lng", "geoloc_radius", "geoloc_unit", "orderby", "status", "post_parent", "include", "starts_before", "starts_after",
   "ends_before", "ends_after", "strict_dates", "ticketed", "event_status", "attendance_mode", "modified_after", "modified_before", "json_ld", "format", "meta", "i18n_language"] as const;

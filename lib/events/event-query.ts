@@ -10,7 +10,7 @@ import { containsRegex, SearchTerm, searchTerms } from "../search";
 import { modifiedCondition, ModifiedRange } from "../changes/modified";
 import { DEFAULT_ATTENDANCE_MODE, DEFAULT_EVENT_STATUS } from "./event-status";
 
-/** Who may read the protected fields of which events, for `search` (D34). */
+/** Who may read the protected fields of which events, for `search` (D34: search never matches through hidden fields). */
 export type SearchAccess =
   | "all"
   | {
@@ -28,7 +28,7 @@ export interface EventListFilters {
   search?: string;
   /** The `search` condition built in the asked language (translatable mixin); used instead of `search`. */
   searchQuery?: Query;
-  /** Protected events match a search only through their title unless this says otherwise (D34). */
+  /** Protected events match a search only through their title unless this says otherwise (D34: search never matches through hidden fields). */
   searchAccess: SearchAccess;
   categoryIds?: number[];
   tagIds?: number[];
@@ -68,7 +68,7 @@ function anyText(text: string): Query {
 }
 
 /**
- * A term matches an event's title, or its excerpt or description when the caller may read those (D34):
+ * A term matches an event's title, or its excerpt or description when the caller may read those (D34: search never matches through hidden fields):
  * `title ∨ (readable ∧ body)`, written as the same condition `(title ∨ body) ∧ (title ∨ readable)`. Its
  * first half is one test of the three texts, which a store's text index answers at once; the second reads
  * the document only where the title does not hold the term (docs/lists.md#search).

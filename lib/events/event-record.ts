@@ -3,8 +3,8 @@
  * embedded venue / organizers / terms, password blanking and JSON-LD. Pure: the service hands in the
  * stored document and what it fetched for the page (embeds).
  */
-import { isoWithOffset } from "../dates";
-import { stripTags } from "../sanitize";
+import { isoWithOffset } from "../time/dates";
+import { stripTags } from "../text/sanitize";
 import { blankProtected } from "../posts/password";
 import { globalId, permalink } from "../posts/permalink";
 import { protectedBlanks, shapedFields, shapeRecord } from "../records/field-table";

@@ -7,8 +7,8 @@
  * `event_status` is not the post `status`: a canceled event keeps its dates and stays in lists, feeds and
  * searches; clients leave it out with the `event_status` list filter.
  */
-import { isValidUrl, sanitizeUrl } from "../sanitize";
-import { isoWithOffset, utcToWallClock } from "../dates";
+import { isValidUrl, sanitizeUrl } from "../text/sanitize";
+import { isoWithOffset, utcToWallClock } from "../time/dates";
 import { sent } from "../params";
 import type { ParamReason } from "../errors";
 

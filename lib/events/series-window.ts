@@ -3,7 +3,7 @@
  * the default window when none of the `starts_*`/`ends_*` ones is sent. The list and the iCalendar of a
  * series (C55: within the query's window the file expands to exactly the listed occurrences) read it alike.
  */
-import { defaultListWindow, listBound, ListBoundKind } from "../dates";
+import { defaultListWindow, listBound, ListBoundKind } from "../time/dates";
 import type { EventListFilters } from "./event-query";
 
 export const DATE_FILTERS: ListBoundKind[] = ["start_date", "end_date", "starts_before", "starts_after", "ends_before", "ends_after"];

@@ -1,17 +1,17 @@
 /**
- * Recurring events as stored event rows (C34, C51–C55): what a series member stores besides the
+ * Recurring events as stored event rows (C34: occurrence ids; C51 to C55: the recurrence decisions): what a series member stores besides the
  * event fields, the series' template, the fields an occurrence copies from it, the field groups an exception
  * overrides, and the row of a new occurrence. Pure: the series planner (domain/events/series-planner.ts) reads and writes the store.
  *
- * Every member of a series (its first event included, C34) stores:
- * - `series_id`: the first event's id (membership, its own field; C51);
- * - `series_identity`: its original local start (RECURRENCE-ID, C53);
+ * Every member of a series (its first event included, C34: occurrence ids) stores:
+ * - `series_id`: the first event's id (membership, its own field; C51: recurrence fields);
+ * - `series_identity`: its original local start (RECURRENCE-ID, C53: occurrence identity, exceptions and scope);
  * - `series_key`: `{series_id}@{identity}`, unique by the store's constraint, so two nodes materialising the
  *   same occurrence store it once;
- * - `series_overrides`: the field groups changed on that occurrence alone (an exception, C53).
+ * - `series_overrides`: the field groups changed on that occurrence alone (an exception, C53: occurrence identity, exceptions and scope).
  * The first event also stores the series: `series_lines` (the normal-form recurrence lines),
  * `series_shared` (the series' values of the groups the first event overrides) and `series_horizon` (the
- * UTC instant through which its occurrences are materialised, C55). Other occurrences carry `post_parent` =
+ * UTC instant through which its occurrences are materialised, C55: horizon and ICS). Other occurrences carry `post_parent` =
  * the first event's id.
  */
 import { readRecurrenceParam } from "../recurrence/rule";
@@ -170,10 +170,10 @@ export function linesOf(recurrence: Recurrence, template: Pick<EventDoc, "timezo
   return formatRecurrence(recurrence, template.timezone, !!template.all_day);
 }
 
-/** `recurrence` of a write read against a context (C52): the 400 naming `recurrence` when it is bad. */
+/** `recurrence` of a write read against a context (C52: the recurrence rules accepted): the 400 naming `recurrence` when it is bad. */
 export { readRecurrenceParam };
 
-/** The slug of an occurrence (C54): `{series slug}-{YYYY-MM-DD}`; empty while the series has none. */
+/** The slug of an occurrence (C54: occurrence slugs and route): `{series slug}-{YYYY-MM-DD}`; empty while the series has none. */
 export function occurrenceSlug(seriesSlug: string, identity: string): string {
   const base = seriesSlug.replace(/__trashed$/, "");
   return base ? `${base}-${identity.slice(0, 10)}` : "";
@@ -187,7 +187,7 @@ export function scheduleOf(o: Occurrence, template: Pick<EventDoc, "timezone" | 
   };
 }
 
-/** The row of a new occurrence of a series (its slug is chosen by the caller, C54). */
+/** The row of a new occurrence of a series (its slug is chosen by the caller, C54: occurrence slugs and route). */
 export function occurrenceRow(template: SeriesDoc, o: Occurrence, id: number, slug: string, modified: string): SeriesDoc {
   // What a new occurrence does not copy from its series' template: its identity and the series' own fields.
   const {
@@ -203,13 +203,13 @@ export function occurrenceRow(template: SeriesDoc, o: Occurrence, id: number, sl
   };
 }
 
-/** Scopes of a write to a series member (C53). */
+/** Scopes of a write to a series member (C53: occurrence identity, exceptions and scope). */
 export type Scope = "this" | "following" | "all";
 
 /** The scope of a write: the sent one, else `this` on an occurrence and `all` on the first event. */
 export function scopeOf(sent: unknown, doc: SeriesDoc): Scope {
   if (sent === "this" || sent === "following" || sent === "all") {
-    // `following` on the first event is `all` (C53).
+    // `following` on the first event is `all` (C53: occurrence identity, exceptions and scope).
     return sent === "following" && isFirst(doc) ? "all" : sent;
   }
   return isFirst(doc) ? "all" : "this";

@@ -6,7 +6,7 @@
  */
 import type { ParamReason } from "../errors";
 import { isLanguage, LANGUAGES } from "../messages";
-import { longerThan } from "../text-input";
+import { longerThan } from "../text/text-input";
 
 export const FIELD_TYPES = ["text", "textarea", "url", "number", "boolean", "choice", "multi_choice"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];

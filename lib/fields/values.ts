@@ -10,8 +10,8 @@
 import { createHash } from "crypto";
 import type { ParamReason } from "../errors";
 import { parseBoolean, parseList } from "../query";
-import { escapeUrlForOutput, isValidUrl } from "../sanitize";
-import { longerThan } from "../text-input";
+import { escapeUrlForOutput, isValidUrl } from "../text/sanitize";
+import { longerThan } from "../text/text-input";
 import { FieldDef, isChoice, labelIn } from "./definition";
 
 /** The most characters of a `text` or `url` value, and of a `textarea` value. */

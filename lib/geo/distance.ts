@@ -36,7 +36,7 @@ export function distance(a: LatLng, b: LatLng, unit: DistanceUnit): number {
   return fromKm(distanceKm(a, b), unit);
 }
 
-/** Two decimals, as `distance` is reported (C11). */
+/** Two decimals, as `distance` is reported (C11: venues hold their coordinates). */
 export function round2(n: number): number {
   return Math.round(n * 100) / 100;
 }

@@ -1,10 +1,10 @@
 /**
- * The radius search of the lists (D8, C11), one rule for every list that has it (`/events`, and `/venues`
+ * The radius search of the lists (D8: geolocation; C11: venues hold their coordinates), one rule for every list that has it (`/events`, and `/venues`
  * near-search): the parameters `geoloc_lat`, `geoloc_lng`, `geoloc_radius` (default 25), `geoloc_unit`
  * (`mi` by default, or `km`) and `orderby=distance`, answered by the geolocation service's `near` action
  * (published venues within the inclusive radius, with their distance in the unit, two decimals).
  *
- * Order of failures (C11): the values themselves are checked by the params schemas (non-numeric or
+ * Order of failures (C11: venues hold their coordinates): the values themselves are checked by the params schemas (non-numeric or
  * out-of-range coordinates, an unknown unit, a radius ≤ 0: 400 `rest_invalid_param`), then the pairing here
  * (`geoloc_lat` without `geoloc_lng` or the reverse, `orderby=distance` without them), and only then 400
  * `geoloc-not-available` when no geolocation service runs (broker/geolocation.ts asks the bus).
@@ -63,7 +63,7 @@ export function readNear(p: NearInput): { asked: boolean; near?: NearParams } {
   };
 }
 
-/** The record with `distance` added before the language keys, which stay last (C9). */
+/** The record with `distance` added before the language keys, which stay last (C9: the i18n fields). */
 export function withDistance<T extends Record<string, unknown>>(record: T, distance: number | undefined): T {
   if (distance === undefined) return record;
   const out = { ...record };

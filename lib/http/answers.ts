@@ -21,7 +21,7 @@ export class QuietError extends Error {
 /**
  * A kept answer to send again instead of calling the action: thrown from the route's hooks before the call,
  * and written by the gateway's `onError` (moleculer-web's public error hook) as it was first sent, with
- * `Idempotent-Replayed: true` (C21).
+ * `Idempotent-Replayed: true` (C21: idempotency keys).
  */
 export class ReplayAnswer extends Error {
   readonly code = 409;

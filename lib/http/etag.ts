@@ -1,12 +1,12 @@
 /**
- * HTTP caching (C22): strong ETags that vary with the caller and the language, `Last-Modified` from the
+ * HTTP caching (C22: caching headers and shaping): strong ETags that vary with the caller and the language, `Last-Modified` from the
  * records' `modified_utc`, and the `If-Match` precondition of updates and deletes (412
  * `rest_precondition_failed` when the record moved on). `If-None-Match` / `If-Modified-Since` → 304 is
  * moleculer-web's freshness check on the headers set here.
  */
 import { createHash } from "crypto";
 import type { Caller } from "../callers";
-import { fromDb } from "../dates";
+import { fromDb } from "../time/dates";
 
 /** Who an answer was made for: `anon`, a caller `id:role`, or `internal` (no caller in meta). */
 export function callerScope(caller: Caller | null | undefined): string {

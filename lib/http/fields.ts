@@ -1,5 +1,5 @@
 /**
- * `_fields` (WordPress's response field selection, C22) on every route: a comma list (or array) of keys;
+ * `_fields` (WordPress's response field selection, C22: caching headers and shaping) on every route: a comma list (or array) of keys;
  * a dotted path (`venue.city`) keeps only that key of a nested object, of every object of a nested array
  * (`categories.name`), and a key named whole keeps its whole value. Keys keep the record's order; unknown
  * keys are ignored.

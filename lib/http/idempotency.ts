@@ -1,5 +1,5 @@
 /**
- * Safe retries of creates (C21): an `Idempotency-Key` on a POST to a collection. The first request with a
+ * Safe retries of creates (C21: idempotency keys): an `Idempotency-Key` on a POST to a collection. The first request with a
  * key claims it; its answer (status, body, Location) is kept 24 hours and replayed to a repeat with the same
  * key and the same request; the same key with another request is 422 `rest_idempotency_mismatch`; a repeat
  * while the first is still running is 409 `rest_idempotency_in_progress`. Keys are scoped per caller and

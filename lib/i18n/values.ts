@@ -1,7 +1,7 @@
 /**
  * Translated values and records (the i18n issue): which fields of a write are translated, merging a
  * language's values over the original ones field by field, and the two language keys every record ends
- * with (C9). Pure: the services hand in stored documents and the values the i18n service answered.
+ * with (C9: the i18n fields). Pure: the services hand in stored documents and the values the i18n service answered.
  */
 import { orderLanguages } from "./languages";
 
@@ -56,7 +56,7 @@ export function splitFields(
 }
 
 /**
- * `record` with `i18n_language` and `translations` as its last two keys (C9), a new object. A record without
+ * `record` with `i18n_language` and `translations` as its last two keys (C9: the i18n fields), a new object. A record without
  * them is spread with them after its keys: the records of every kind pass here, and adding two keys to each
  * in place (a new hidden class per kind at one site) cost more a record in the single event's profile than
  * the spread (docs/benchmarks.md "The request path" has the measures). One that has them is copied without them first

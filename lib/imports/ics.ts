@@ -1,6 +1,6 @@
 /**
  * An iCalendar feed read into the inputs of event writes (docs/imports.md#icalendar), with ical.js (a
- * maintained RFC 5545 parser that also serves the tests as an independent expander, C55):
+ * maintained RFC 5545 parser that also serves the tests as an independent expander, C55: horizon and ICS):
  *
  * - each VEVENT without RECURRENCE-ID → one event (SUMMARY, DESCRIPTION, DTSTART, DTEND or DURATION, a
  *   DATE value as all-day, URL, CATEGORIES, LOCATION/GEO → venue, ORGANIZER → organizer);
@@ -18,7 +18,7 @@
  * Pure: no I/O. The feed's VTIMEZONEs are registered with ical.js only while one call runs (synchronously).
  */
 import ICAL from "ical.js";
-import { isValidTimezone, utcToWallClock, wallClockToUtc } from "../dates";
+import { isValidTimezone, utcToWallClock, wallClockToUtc } from "../time/dates";
 import { dateProperty } from "../recurrence/lines";
 import { windowsZone } from "./windows-zones";
 import { zoneMatchingVtimezone } from "./vtimezone-match";
@@ -26,7 +26,7 @@ import { memoOfObject } from "../memo";
 
 /** One event of the feed, as the import writes it. */
 export interface IcsEvent {
-  /** `UID` (the source identity, C64). */
+  /** `UID` (the source identity, C64: what an import brings). */
   sourceId: string;
   /** The params of `events.create` / `events.update` (venue and organizer as data, categories as names). */
   input: Record<string, unknown>;
@@ -37,7 +37,7 @@ export interface IcsEvent {
 export interface IcsException {
   /** `UID|RECURRENCE-ID` (the RECURRENCE-ID as its wall clock in the series' zone). */
   sourceId: string;
-  /** The occurrence's original local start in the series' zone (its identity, C53). */
+  /** The occurrence's original local start in the series' zone (its identity, C53: occurrence identity, exceptions and scope). */
   identity: string;
   /** The fields the exception changes. */
   input: Record<string, unknown>;

@@ -1,5 +1,5 @@
 /**
- * The body of `POST {ns}/imports` (docs/imports.md#routes, C64): checked into an import's settings, every
+ * The body of `POST {ns}/imports` (docs/imports.md#routes, C64: what an import brings): checked into an import's settings, every
  * bad parameter named in one 400 `rest_invalid_param`. Pure.
  */
 import { ApiError, ParamReason } from "../errors";
@@ -9,7 +9,7 @@ import { integer, schema, untyped } from "../params";
 export type ImportType = "tec" | "ics";
 export type UpdateMode = "overwrite" | "new-only";
 
-/** Credentials for a TEC source (C64): Basic (WordPress application passwords) or a bearer token. */
+/** Credentials for a TEC source (C64: what an import brings): Basic (WordPress application passwords) or a bearer token. */
 export type ImportAuth = { username: string; password: string } | { bearer: string };
 
 export interface ImportSettings {
@@ -31,7 +31,7 @@ export const ICS_MAX_BYTES = 10 * 1024 * 1024;
 const BOOL_TRUE = new Set(["true", "1", "yes"]);
 const BOOL_FALSE = new Set(["false", "0", "no"]);
 
-/** C5 booleans. */
+/** C5 (the boolean words): a flag. */
 export function flag(v: unknown): boolean | undefined {
   if (typeof v === "boolean") return v;
   if (typeof v === "number") return v === 1 ? true : v === 0 ? false : undefined;
@@ -70,7 +70,7 @@ export function guessType(url: string | undefined, ics: string | undefined): Imp
   return "tec";
 }
 
-/** Whether a create body asks for a dry run (`dry_run`, a C5 boolean); throws 400 naming it when it is not one. */
+/** Whether a create body asks for a dry run (`dry_run`, a boolean of C5 (the boolean words)); throws 400 naming it when it is not one. */
 export function isDryRun(body: Record<string, unknown>): boolean {
   if (!sent(body.dry_run)) return false;
   const f = flag(body.dry_run);

@@ -1,5 +1,5 @@
 /**
- * The source identity an import stores with each event it creates (C64, docs/imports.md#idempotency):
+ * The source identity an import stores with each event it creates (C64: what an import brings; docs/imports.md#idempotency):
  * passed by the imports service in the call's meta (never from a request: the gateway does not copy
  * request data into meta), stored on the event as `import_source` `{import, source_id}` and `import_key`
  * (the source and the record's id in it, what a run that lost track of a create looks it up by).

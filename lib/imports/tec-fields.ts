@@ -1,5 +1,5 @@
 /**
- * A TEC-type source's custom fields kept by an import (C69, docs/imports.md#the-events-calendar): The
+ * A TEC-type source's custom fields kept by an import (C69: custom fields everywhere their record goes; docs/imports.md#the-events-calendar): The
  * Events Calendar Pro answers an event's additional fields as `custom_fields` `{label: display text}`
  * (this service answers the same shape beside its typed `meta`), so each label becomes a text field of
  * the site's events named by that label, and the display text its value. A field of the site whose label
@@ -8,7 +8,7 @@
  */
 import { KEY_PATTERN, LABEL_MAX, type Label } from "../fields/definition";
 import { TEXT_MAX } from "../fields/values";
-import { longerThan } from "../text-input";
+import { longerThan } from "../text/text-input";
 
 type Rec = Record<string, unknown>;
 

@@ -19,7 +19,7 @@ export const TEC_PER_PAGE = 50;
 /** Explicit dates spanning every event: the source's default list window is not the whole calendar. */
 export const TEC_WINDOW = { start_date: "1900-01-01 00:00:00", end_date: "2999-12-31 23:59:59" };
 
-/** Statuses asked for (what the credentials may read of them is the source's decision, C64). */
+/** Statuses asked for (what the credentials may read of them is the source's decision, C64: what an import brings). */
 export const TEC_STATUSES = "publish,future,draft,pending,private";
 
 type Rec = Record<string, unknown>;
@@ -123,7 +123,7 @@ export function termInput(r: Rec, parent: number | undefined): Rec {
   return out;
 }
 
-/** `&amp;` `&lt;` `&gt;` `&quot;` `&#039;` as the characters: names are stored escaped (D27) and answered so. */
+/** `&amp;` `&lt;` `&gt;` `&quot;` `&#039;` as the characters: names are stored escaped (D27: term names are sanitised) and answered so. */
 export function decodeEntities(s: string): string {
   return s.replace(/&(amp|lt|gt|quot|#0?39);/g, (_m, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: "\"" } as Record<string, string>)[e] ?? "'");
 }

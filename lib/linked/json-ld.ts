@@ -1,8 +1,8 @@
 /**
  * The `json_ld` of a venue (schema.org Place) or an organizer (Person), without `@context`
- * (docs/records.md#json-ld, D22). Built from the record as the caller sees it, so blanked fields never leak here.
+ * (docs/records.md#json-ld, D22: the JSON-LD shape). Built from the record as the caller sees it, so blanked fields never leak here.
  */
-import { collapseWhitespace, isPhpEmpty, plainText } from "../sanitize";
+import { collapseWhitespace, isPhpEmpty, plainText } from "../text/sanitize";
 import type { LinkedKindSpec } from "./spec";
 
 type View = Record<string, unknown>;

@@ -1,9 +1,9 @@
 /**
- * The `venue` / `organizer` input of an event (docs/records.md#venue-and-organizer-input, D6, C2): empty, an id, a comma list of
+ * The `venue` / `organizer` input of an event (docs/records.md#venue-and-organizer-input, D6: shapes of `venue` and `organizer` on events; C2: several venues): empty, an id, a comma list of
  * ids, `{id}`, a data object, or an array mixing these. Parsed into entries; what each entry names is
  * checked by domain/linked/linked-input.ts.
  */
-import { isPhpEmpty } from "../sanitize";
+import { isPhpEmpty } from "../text/sanitize";
 import { parsePositiveInteger } from "../query";
 
 export type LinkEntry = { id: number } | { data: Record<string, unknown> };

@@ -1,13 +1,13 @@
 /**
  * Params schemas of the venue and organizer actions, built from a kind description. The documented
  * rules are exactly the plugin's arguments (docs/discovery.md#namespace-index) and are what the namespace index shows;
- * the extensions (`post_password` C4/D32, `geo_lat`/`geo_lng` D8, read-time `password`/`context` C15,
+ * the extensions (`post_password` C4 (passwords on venues and organizers)/D32 (setting a password), `geo_lat`/`geo_lng` D8 (geolocation), read-time `password`/`context` C15 (password by slug),
  * docs/authorization.md#password-protected-records) are accepted by the actions but, like the events' extensions, not listed in the index.
  */
 import { knownUserIdsHere } from "../sites/callers";
 import { isRegisteredStatus } from "../capabilities";
 import { POST_PASSWORD_MAX } from "../posts/post-doc";
-import { isValidUrl } from "../sanitize";
+import { isValidUrl } from "../text/sanitize";
 import { allOptional, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../params";
 import type { ParamReason } from "../errors";
 import type { LinkedKindSpec } from "./spec";
@@ -60,7 +60,7 @@ export function isKnownUser(id: number): boolean {
 // Rules
 // ---------------------------------------------------------------------------------------------------------
 
-/** `author`: a user of API_KEYS (D15). */
+/** `author`: a user of API_KEYS (D15: users come from the API keys). */
 export const authorRule = (o: RuleOptions) => refine(integer(o), (n, fail) => (isKnownUser(n as number) ? n : fail("param.unknown_id")));
 /** `status`: a registered post status. */
 export const statusRule = (o: RuleOptions) => refine(string(o), (s, fail) => (isRegisteredStatus(s as string) ? s : fail("param.status")));
@@ -70,12 +70,12 @@ export const urlRule = (o: RuleOptions) => refine(string(o), (s, fail) => ((s as
 export const mapFlagRule = (o: RuleOptions) => recheck(string(o), (v, fail) => (isScalar(v) ? v : fail("param.type", { expected: "string" })));
 /** Declared as a string; D30: a numeric image id is accepted too. Resolved (and checked) by the mixin. */
 export const imageRule = (o: RuleOptions) => recheck(string(o), (v, fail) => (typeof v === "string" || typeof v === "number" ? v : fail("param.type", { expected: "string" })));
-/** D8 coordinate: a number within ±limit, or "" (both empty: clear the coordinates). */
+/** A coordinate of D8 (geolocation): a number within ±limit, or "" (both empty: clear the coordinates). */
 const coordinate = (o: RuleOptions, limit: number): Rule => {
   const base = number({ ...o, min: -limit, max: limit });
   return { ...base, custom: (value, errors) => (value === "" ? "" : base.custom(value, errors)) };
 };
-/** Untyped loose flag (`has_events`, `only_with_upcoming`): any scalar, kept as sent (D10 links). */
+/** Untyped loose flag (`has_events`, `only_with_upcoming`): any scalar, kept as sent (D10: list links carry what the caller sent). */
 const looseScalar = (o: RuleOptions) => recheck(untyped(o), (v, fail) => (isScalar(v) ? v : fail("param.invalid")));
 
 // ---------------------------------------------------------------------------------------------------------
@@ -91,7 +91,7 @@ export interface LinkedSchemas {
   create: ParamsSchema;
 }
 
-/** Link order of the list envelope (D10). */
+/** Link order of the list envelope (D10: list links carry what the caller sent). */
 export const LIST_LINK_ORDER = ["page", "per_page", "search", "event", "has_events", "only_with_upcoming", "status", "geoloc_lat", "geoloc_lng",
   "geoloc_radius", "geoloc_unit", "orderby", "modified_after", "modified_before", "meta"] as const;
 
@@ -110,7 +110,7 @@ function listRules(spec: LinkedKindSpec): Record<string, Rule> {
 }
 
 /**
- * Venues: the near-search (C11), the events list's radius search (lib/geo/near-query.ts) on the venues
+ * Venues: the near-search (C11: venues hold their coordinates), the events list's radius search (lib/geo/near-query.ts) on the venues
  * themselves; an extension, like the events' own, accepted but not in the plugin's documented arguments.
  */
 function nearSearchRules(spec: LinkedKindSpec): Record<string, Rule> {

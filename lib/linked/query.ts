@@ -1,6 +1,6 @@
 /**
  * Store queries of the venue and organizer lists (docs/lists.md#venue-and-organizer-filters), in the operator subset both stores
- * understand: status visibility (with C13), the search of `find_like`, and the id sets that the event
+ * understand: status visibility (with C13 (a due `future` post counts as published)), the search of `find_like`, and the id sets that the event
  * filters (`event`, `has_events`, `only_with_upcoming`) produce.
  */
 import type { Query } from "../store-query";
@@ -37,7 +37,7 @@ export function searchQuery(search: string, fields: readonly string[], protected
 }
 
 /**
- * Records whose status is one of `statuses`, C13 included: a `future` record whose `date_utc` has passed
+ * Records whose status is one of `statuses`, with C13 (a due `future` post counts as published): a `future` record whose `date_utc` has passed
  * counts as `publish` (listed with `publish`, not with `future`).
  */
 export function statusCondition(statuses: readonly string[], nowDb: string): Query {

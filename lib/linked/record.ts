@@ -2,15 +2,15 @@
  * Venue and organizer records: what is stored (one flat document per record), what a write changes,
  * duplicate matching, and the record as the API returns it (docs/records.md#venue-fields, #organizer-fields, #creating-venues-and-organizers, #updating-venues-and-organizers).
  */
-import { autop } from "../autop";
+import { autop } from "../text/autop";
 import { blankProtected } from "../posts/password";
 import { globalId, permalink } from "../posts/permalink";
-import { deriveStateProvince, isTruthyFlag, sanitizeTextField, stripEmptyKeys } from "../sanitize";
+import { deriveStateProvince, isTruthyFlag, sanitizeTextField, stripEmptyKeys } from "../text/sanitize";
 import { linkedJsonLd } from "./json-ld";
 import type { LinkedKindSpec } from "./spec";
 import type { PostDoc } from "../posts/post-doc";
 import { sent } from "../params";
-import { longerThan } from "../text-input";
+import { longerThan } from "../text/text-input";
 
 /** A stored venue or organizer (store `_id` = the record id). */
 export interface LinkedDoc extends PostDoc {
@@ -42,8 +42,8 @@ export interface Changes {
 }
 
 /**
- * `create`: every field (absent → empty; map flags → on). `update` (D3): only given fields; an empty
- * description leaves it unchanged. `duplicate` (D25): the provided fields other than name, description and
+ * `create`: every field (absent → empty; map flags → on). `update` (D3: updates are partial): only given fields; an empty
+ * description leaves it unchanged. `duplicate` (D25: duplicate venues and organizers): the provided fields other than name, description and
  * password are written onto the found record, map flags default to on.
  */
 export type WriteMode = "create" | "update" | "duplicate";
@@ -51,7 +51,7 @@ export type WriteMode = "create" | "update" | "duplicate";
 const MAP_FLAGS = ["show_map", "show_map_link"] as const;
 const REGION_INPUTS = ["state", "province", "country", "stateprovince"];
 
-/** The key a name is compared by (duplicates, D25): trimmed, lower-cased. */
+/** The key a name is compared by (duplicates, D25: duplicate venues and organizers): trimmed, lower-cased. */
 export function nameKey(name: string): string {
   return name.trim().toLowerCase();
 }

@@ -13,7 +13,7 @@ export interface LinkedKindSpec {
   kind: LinkedKind;
   /** Service name, collection name, list envelope key and URL segment (`venues`). */
   plural: string;
-  /** Post type name of non-public permalinks (D29). */
+  /** Post type name of non-public permalinks (D29: WordPress names kept in output). */
   postType: PostTypeName;
   /** The name parameter and output key (`venue`, `organizer`). */
   nameField: string;
@@ -27,7 +27,7 @@ export interface LinkedKindSpec {
   searchFields: readonly string[];
   /** Venues: `show_map` / `show_map_link` flags. */
   mapFlags: boolean;
-  /** Venues: optional `geo_lat` / `geo_lng` extension fields (D8). */
+  /** Venues: optional `geo_lat` / `geo_lng` extension fields (D8: geolocation). */
   geo: boolean;
   /** Venues: `stateprovince` derived from state/province/country when not given. */
   stateProvince: boolean;

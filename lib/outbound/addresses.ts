@@ -1,5 +1,5 @@
 /**
- * The outbound address rules (docs/contract.md#webhooks-outgoing-notifications, C65): where the service may send a
+ * The outbound address rules (docs/contract.md#webhooks-outgoing-notifications, C65: outbound requests): where the service may send a
  * request of its own (a webhook delivery, an import's fetch). Pure: which addresses are refused, and
  * whether a URL may be asked for at all before anything is resolved. The request itself, which applies
  * these rules to every address it connects to, is net/outbound.ts.

@@ -1,5 +1,5 @@
 /**
- * The platform API's own OpenAPI document, `GET {base_url}/platform/v1/doc` (C33, C48): not part of a
+ * The platform API's own OpenAPI document, `GET {base_url}/platform/v1/doc` (C33: sites and the default site; C48): not part of a
  * site's /doc. Written out here, beside the answers it describes (lib/platform/present.ts).
  */
 const error = { $ref: "#/components/schemas/Error" };

@@ -1,5 +1,5 @@
 /**
- * Paging of the post lists (events, venues, organizers): page/per_page rules, the envelope links of D10
+ * Paging of the post lists (events, venues, organizers): page/per_page rules, the envelope links of D10 (list links carry what the caller sent)
  * (every recognised parameter the caller sent, in a fixed order) and the paging headers (D35).
  */
 import { totalHeaders } from "../http/list-totals";

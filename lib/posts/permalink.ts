@@ -1,5 +1,5 @@
 /**
- * Permalinks of posts (D20, C7) and the global id of a record.
+ * Permalinks of posts (D20, C7: which records get a query-string permalink) and the global id of a record.
  */
 import { memoOfText } from "../memo";
 

@@ -2,10 +2,10 @@
  * Status and publication date of a post on create and update (docs/records.md#status-on-write,
  * docs/dates.md#publication-date-and-status):
  * the caller's status is scaled back to what it may publish, `publish` with a date at least 60 s ahead
- * becomes `future` (and back), and drafts created without a date float (D17).
+ * becomes `future` (and back), and drafts created without a date float (D17: floating publication date).
  */
 import { resolveStatus, Who } from "../capabilities";
-import { fromDb, nowDb, utcToWallClock, wallClockToUtc, ZERO_DATE } from "../dates";
+import { fromDb, nowDb, utcToWallClock, wallClockToUtc, ZERO_DATE } from "../time/dates";
 
 export interface Publication {
   status: string;
@@ -21,7 +21,7 @@ export interface PublicationInput {
   date_utc?: string;
 }
 
-/** Statuses whose slug and date float: no unique slug, no publication date until set (docs/records.md#event-slugs, D17). */
+/** Statuses whose slug and date float: no unique slug, no publication date until set (docs/records.md#event-slugs, D17: floating publication date). */
 export const FLOATING_STATUSES: ReadonlySet<string> = new Set(["draft", "pending", "auto-draft"]);
 
 function utcMs(dateUtc: string): number | null {

@@ -64,7 +64,7 @@ export function postFields(kind: string): Record<string, JsonSchema> {
   };
 }
 
-/** Where an import brought a record from (`context=edit`, C64). */
+/** Where an import brought a record from (`context=edit`, C64: what an import brings). */
 export function importSourceSchema(what: string): JsonSchema {
   return {
     type: "object", description: `Where an import brought the ${what} from (context=edit, C64)`, additionalProperties: false,

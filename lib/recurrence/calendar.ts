@@ -1,5 +1,5 @@
 /**
- * The iCalendar answer of events that include occurrences of series (C55): each series whose occurrences
+ * The iCalendar answer of events that include occurrences of series (C55: horizon and ICS): each series whose occurrences
  * are listed is one VEVENT with its first start, RRULE/RDATE/EXDATE (lib/recurrence/ics.ts) and the
  * VTIMEZONE of its zone; listed exceptions are VEVENTs of the same UID with a RECURRENCE-ID; the
  * occurrences within the query's window that the answer does not list are written as EXDATEs, so a

@@ -3,7 +3,7 @@
  *
  * Time zones: the rule runs on "floating" wall clocks — each local `YYYY-MM-DD HH:MM:SS` is handed to
  * rrule as a Date whose UTC fields are that wall clock, without `tzid` — and each occurrence is converted
- * to UTC afterwards with the event's zone, as lib/dates.ts converts (lines.ts `zoneConverter`). So a 19:00
+ * to UTC afterwards with the event's zone, as lib/time/dates.ts converts (lines.ts `zoneConverter`). So a 19:00
  * Europe/Rome meeting stays 19:00 in Rome across DST, whatever the process zone. rrule's own `tzid` option is not used: it returns instants
  * shifted by the offset of the process zone, and reads the target zone's offset at the wrong instant
  * near a change (see test/unit/recurrence-expand.test.ts).
@@ -14,11 +14,11 @@
  * as an RDATE so any reader agrees). RDATEs add, EXDATEs remove (the first start too); the result is
  * sorted and distinct. Durations: a timed occurrence lasts the first one's exact
  * duration (its end is start + that many seconds); an all-day one spans the same wall-clock days.
- * A start in a spring-forward gap falls on the wall clock after the gap (lib/dates.ts), its identity
+ * A start in a spring-forward gap falls on the wall clock after the gap (lib/time/dates.ts), its identity
  * stays the rule's wall clock.
  */
 import { RRule, Weekday, Frequency as RRuleFrequency, Options } from "rrule";
-import { defaultListWindow, wallClockToUtc } from "../dates";
+import { defaultListWindow, wallClockToUtc } from "../time/dates";
 import { wallFromMs, wallMs, zoneConverter, ZoneConverter } from "./lines";
 import { Frequency, Occurrence, RuleParts, Series, WeekdayCode } from "./types";
 
@@ -122,7 +122,7 @@ export function expandSeries(series: Series, horizonUtc: string, opts: ExpandOpt
 }
 
 /**
- * How far occurrences are materialised (C55): the end of the default list window (in the site zone)
+ * How far occurrences are materialised (C55: horizon and ICS): the end of the default list window (in the site zone)
  * plus one day, as a UTC `YYYY-MM-DD HH:MM:SS`.
  */
 export function materialisationHorizon(siteZone: string, now: Date = new Date()): string {

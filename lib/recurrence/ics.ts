@@ -1,11 +1,11 @@
 /**
- * A series in iCalendar (C55): one VEVENT with DTSTART/DTEND, RRULE, RDATE and EXDATE, in the
+ * A series in iCalendar (C55: horizon and ICS): one VEVENT with DTSTART/DTEND, RRULE, RDATE and EXDATE, in the
  * event's zone under its TZID (the calendar then needs that zone's VTIMEZONE, lib/ics.ts `vtimezone`);
  * each exception a VEVENT of the same UID with a RECURRENCE-ID. Values are written as lib/ics.ts writes
  * DTSTART: `;TZID=<zone>` and the wall clock, `…Z` for UTC, `;VALUE=DATE` all-day (DTEND the day after
  * the last day). Pure line builders: lib/ics.ts folds and joins them.
  */
-import { wallClockToUtc } from "../dates";
+import { wallClockToUtc } from "../time/dates";
 import { escapeText } from "../ics";
 import { ruleGivesStart } from "./expand";
 import { formatRecurrence } from "./rule";

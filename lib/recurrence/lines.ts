@@ -5,7 +5,7 @@
  * `…Z`, all-day as `;VALUE=DATE`.
  */
 import moment from "moment-timezone";
-import { plainWallClock, utcToWallClock, wallClockToUtc } from "../dates";
+import { plainWallClock, utcToWallClock, wallClockToUtc } from "../time/dates";
 import { fixedOffsetMinutes } from "../ics";
 
 /** How lib/ics.ts writes a zone: in UTC, or under a TZID (an IANA zone or a fixed-offset VTIMEZONE). */
@@ -93,21 +93,21 @@ export function wallFromUtc(utcWall: string, zone: string): string {
   return utcToWallClock(utcWall, zone);
 }
 
-/** Conversions between a zone's wall clocks and UTC, as lib/dates.ts does them, for many values. */
+/** Conversions between a zone's wall clocks and UTC, as lib/time/dates.ts does them, for many values. */
 export interface ZoneConverter {
   toUtc(wall: string): string;
   toWall(utc: string): string;
 }
 
 const HOUR_MS = 3_600_000;
-/** Offset changes closer than this to a value send it to lib/dates.ts (gaps, overlaps, both sides). */
+/** Offset changes closer than this to a value send it to lib/time/dates.ts (gaps, overlaps, both sides). */
 const NEAR_CHANGE_MS = 36 * HOUR_MS;
 
 /**
- * A converter for one zone. lib/dates.ts parses each value with moment-timezone, which is slow for
- * a thousand occurrences; for an IANA zone (a name with `/`, which lib/dates.ts reads as IANA) a value
+ * A converter for one zone. lib/time/dates.ts parses each value with moment-timezone, which is slow for
+ * a thousand occurrences; for an IANA zone (a name with `/`, which lib/time/dates.ts reads as IANA) a value
  * far from any offset change has one offset, read from the zone's table directly. Values near a change
- * (where gaps and overlaps need lib/dates.ts's rules) and every other zone go through lib/dates.ts.
+ * (where gaps and overlaps need lib/time/dates.ts's rules) and every other zone go through lib/time/dates.ts.
  */
 export function zoneConverter(zone: string): ZoneConverter {
   const data = zone.includes("/") ? moment.tz.zone(zone) : null;

@@ -1,9 +1,9 @@
 /**
- * What a change to a series does to its stored occurrences (C53), and the recurrence edits of the scopes:
+ * What a change to a series does to its stored occurrences (C53: occurrence identity, exceptions and scope), and the recurrence edits of the scopes:
  * splitting a series for `scope=following`, and the EXDATE a `scope=this` delete adds (and a restore
  * removes). Pure: the caller reads and writes the store.
  *
- * Identity (C53): an occurrence is its original local start. A rule or time change keeps the id of each
+ * Identity (C53: occurrence identity, exceptions and scope): an occurrence is its original local start. A rule or time change keeps the id of each
  * stored occurrence whose identity survives. When the series' start moves, identities move with it, so
  * stored occurrences are matched to the new expansion in three passes, each over what is still unmatched:
  *   1. the same identity;
@@ -100,12 +100,12 @@ export function planOccurrences<Id>(
 // Scope edits
 // ---------------------------------------------------------------------------------------------------------
 
-/** The recurrence with `identity` excluded (a `scope=this` delete, C53). */
+/** The recurrence with `identity` excluded (a `scope=this` delete, C53: occurrence identity, exceptions and scope). */
 export function withExdate(recurrence: Recurrence, identity: string): Recurrence {
   return { ...recurrence, exdates: [...new Set([...recurrence.exdates, identity])].sort() };
 }
 
-/** The recurrence without that exclusion (the trashed occurrence restored, C53). */
+/** The recurrence without that exclusion (the trashed occurrence restored, C53: occurrence identity, exceptions and scope). */
 export function withoutExdate(recurrence: Recurrence, identity: string): Recurrence {
   return { ...recurrence, exdates: recurrence.exdates.filter(d => d !== identity) };
 }

@@ -1,5 +1,5 @@
 /**
- * The `recurrence` field of event writes (C51, C52): an array of iCalendar (RFC 5545) property
+ * The `recurrence` field of event writes (C51: recurrence fields; C52: the recurrence rules accepted): an array of iCalendar (RFC 5545) property
  * lines as Google Calendar API v3's field — `RRULE:…`, `RDATE…`, `EXDATE…`, with `;TZID=<zone>` or
  * `;VALUE=DATE` values. Parsed into a `Recurrence` (local wall clocks) and written back in one normal form:
  *
@@ -9,7 +9,7 @@
  *
  * UNTIL is written in UTC (`…Z`) for timed series, as a DATE for all-day ones.
  *
- * Rules (C52): at most one RRULE, any RDATE/EXDATE lines, no DTSTART/DTEND (the start is `start_date`);
+ * Rules (C52: the recurrence rules accepted): at most one RRULE, any RDATE/EXDATE lines, no DTSTART/DTEND (the start is `start_date`);
  * a TZID must be the event's zone; FREQ DAILY or coarser; COUNT 1–1 000; UNTIL not before the start;
  * at most 100 lines and 1 000 occurrences up to the horizon. Also refused, each with its reason: BYHOUR,
  * BYMINUTE and BYSECOND (they make more than one occurrence a day or move the start's time), COUNT with
@@ -21,7 +21,7 @@
 import { ApiError } from "../errors";
 import { expandSeries } from "./expand";
 import { basicDate, basicDateTime, dateProperty, icsZone, parseContentLine, readDate, readDateTime, wallFromUtc } from "./lines";
-import { wallClockToUtc } from "../dates";
+import { wallClockToUtc } from "../time/dates";
 import { ByDay, Frequency, Recurrence, RuleParts, SeriesContext, WeekdayCode } from "./types";
 
 export const MAX_LINES = 100;
@@ -220,7 +220,7 @@ export function formatRule(rule: RuleParts, zone: string, allDay: boolean): stri
 const sortedDistinct = (values: readonly string[]): string[] => [...new Set(values)].sort();
 
 /**
- * Parses and checks recurrence lines against the series' context. Throws the 400 of C52. The occurrence
+ * Parses and checks recurrence lines against the series' context. Throws the 400 of C52 (the recurrence rules accepted). The occurrence
  * cap is checked when `horizonUtc` (a UTC `YYYY-MM-DD HH:MM:SS`) is given.
  */
 export function parseRecurrence(lines: readonly unknown[], ctx: SeriesContext, horizonUtc?: string): Recurrence {
@@ -281,7 +281,7 @@ export type RecurrenceParam =
   | { action: "set"; recurrence: Recurrence; lines: string[] };
 
 /**
- * The `recurrence` parameter of a write (C51, C52): `null` or absent → keep; `[]` → end the recurrence;
+ * The `recurrence` parameter of a write (C51: recurrence fields; C52: the recurrence rules accepted): `null` or absent → keep; `[]` → end the recurrence;
  * an array of lines → the parsed recurrence and its normal-form lines. Anything else → the 400.
  */
 export function readRecurrenceParam(value: unknown, ctx: SeriesContext, horizonUtc?: string): RecurrenceParam {

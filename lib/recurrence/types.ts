@@ -1,5 +1,5 @@
 /**
- * The shapes of a recurring series (C51–C55), shared by the recurrence modules. Every date-time
+ * The shapes of a recurring series (C51 to C55: the recurrence decisions), shared by the recurrence modules. Every date-time
  * here is a local wall clock `YYYY-MM-DD HH:MM:SS` in the event's time zone (all-day: `… 00:00:00`),
  * except where a name says `Utc`.
  */
@@ -56,7 +56,7 @@ export interface Series extends SeriesContext {
 
 /** One occurrence of a series. */
 export interface Occurrence {
-  /** The original local start the rule gives (RECURRENCE-ID, C53): the occurrence's identity. */
+  /** The original local start the rule gives (RECURRENCE-ID, C53: occurrence identity, exceptions and scope): the occurrence's identity. */
   identity: string;
   /** Local start and end (a start in a spring-forward gap is the wall clock it really falls on). */
   start: string;

@@ -16,7 +16,7 @@ export function callerForKey(key: string): Caller | undefined {
   return { id: bearer.caller.id, role: bearer.caller.role };
 }
 
-/** The user ids the current site's keys name (the `author` parameter must name one, D15). */
+/** The user ids the current site's keys name (the `author` parameter must name one, D15: users come from the API keys). */
 export function knownUserIdsHere(): Set<number> {
   const site = currentSite();
   return site ? new Set(site.userIds) : knownUserIds(loadApiKeys(deploymentSettings()));

@@ -46,7 +46,7 @@ export const hostOfUrl: (url: string) => string | undefined = memoOfText(url => 
   }
 });
 
-/** Paths answered on any host: health, metrics and the platform API (C49). */
+/** Paths answered on any host: health, metrics and the platform API (C49: hosts choose the site). */
 export function isSiteless(path: string): boolean {
   return /^\/(health|metrics|platform\/v1)(\/|\?|$)/.test(path);
 }

@@ -1,5 +1,5 @@
 /**
- * API keys of sites (C40, C48): made here, stored only as their SHA-256 hash, compared in constant time.
+ * API keys of sites (C40: the generated administrator key; C48: the platform API): made here, stored only as their SHA-256 hash, compared in constant time.
  */
 import { createHash, randomBytes, timingSafeEqual } from "crypto";
 
@@ -20,7 +20,7 @@ export function keyMatches(key: string, hash: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The smallest positive user id not in `used` (D15's rule for keys that name no user). */
+/** The smallest positive user id not in `used` (the rule of D15 (users come from the API keys) for keys that name no user). */
 export function nextUserId(used: Iterable<number>): number {
   const taken = new Set(used);
   let id = 1;

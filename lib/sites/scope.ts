@@ -1,6 +1,6 @@
 /**
  * The site a piece of work belongs to (docs/sites.md). A request's site travels on the bus in
- * `ctx.meta.site` (a site id, C48); inside one process it is held for the work's whole asynchronous
+ * `ctx.meta.site` (a site id, C48: the platform API); inside one process it is held for the work's whole asynchronous
  * chain by Node's AsyncLocalStorage, entered where the site becomes known (the gateway's front door, the
  * broker middleware that runs each action and event handler). Work outside any scope belongs to the
  * default site (id 1), configured by the environment, as before sites existed.
@@ -17,7 +17,7 @@ export interface SiteConfig {
   baseUrl: string;
   timezone: string;
   geolocation: boolean;
-  /** The user ids its API keys name (the `author` parameter must name one, D15). */
+  /** The user ids its API keys name (the `author` parameter must name one, D15: users come from the API keys). */
   userIds: readonly number[];
 }
 
@@ -68,7 +68,7 @@ export class SiteLocal<T> {
   constructor(private readonly make: () => T) {}
 
   /** The current site's value. */
-  here(): T {
+  current(): T {
     const site = currentSiteId();
     let value = this.bySite.get(site);
     if (value === undefined) this.bySite.set(site, (value = this.make()));

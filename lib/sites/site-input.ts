@@ -1,6 +1,6 @@
 /**
  * The platform API's site fields (docs/sites.md): checks and defaults of `POST /sites` and
- * `POST /sites/{id}`. Errors are 400 `rest_invalid_param` naming each bad field (C48).
+ * `POST /sites/{id}`. Errors are 400 `rest_invalid_param` naming each bad field (C48: the platform API).
  */
 import moment from "moment-timezone";
 import { ApiError, ParamReason } from "../errors";

@@ -27,7 +27,7 @@ function listParams(taxonomy: Taxonomy): ParamsSchema {
     post: integer({ description: "Limit result set to terms assigned to this event" }),
     event: integer({ description: "Limit result set to terms assigned to this event (alias of post; wins over it)" }),
     slug: string({ description: "Limit result set to the term with this slug", nonEmpty: true }),
-    // Beyond the reference (sync issue, C20): terms compare their internal modified time.
+    // Beyond the reference (sync issue, C20: the change feed): terms compare their internal modified time.
     ...modifiedRules(taxonomy === "category" ? "categories" : "tags")
   });
 }

@@ -162,7 +162,7 @@ function linkValue(v: unknown): string {
 }
 
 /**
- * D35 headers: `X-TEC-Total`, `X-TEC-TotalPages`, `X-WP-Total`, `X-WP-TotalPages`, and `Link` with
+ * D35 (paging headers) headers: `X-TEC-Total`, `X-TEC-TotalPages`, `X-WP-Total`, `X-WP-TotalPages`, and `Link` with
  * `rel="prev"` (page > 1, clamped to the last page) and `rel="next"` (page < total_pages). Unlike the
  * body's bare links, the `Link` URLs carry the filters the caller sent, so clients paging through the
  * header keep their filter (as WordPress's own `Link` does).

@@ -9,7 +9,7 @@ import { NAMESPACE_PATH } from "../settings";
 export type { Taxonomy } from "../capabilities";
 
 export interface TaxonomyTraits {
-  /** Name printed in `taxonomy` (D29). */
+  /** Name printed in `taxonomy` (D29: WordPress names kept in output). */
   wpName: "tribe_events_cat" | "post_tag";
   /** Route segment: `{ns}/{collection}`; also the list envelope's key. */
   collection: "categories" | "tags";
@@ -21,11 +21,11 @@ export const TAXONOMIES: Readonly<Record<Taxonomy, TaxonomyTraits>> = {
   tag: { wpName: "post_tag", collection: "tags", hierarchical: false }
 };
 
-/** A term as stored (`terms` collection). `_id` is the integer term id (one sequence for both taxonomies, D2). */
+/** A term as stored (`terms` collection). `_id` is the integer term id (one sequence for both taxonomies, D2: two id sequences). */
 export interface TermDoc {
   _id: number;
   taxonomy: Taxonomy;
-  /** As stored after normalisation (D27). */
+  /** As stored after normalisation (D27: term names are sanitised). */
   name: string;
   /** Lower-cased `name`: case-insensitive duplicate checks, lookups and name order. */
   name_lc: string;
@@ -86,7 +86,7 @@ export function termUrls(doc: Pick<TermDoc, "_id" | "taxonomy" | "parent">, root
 }
 
 /**
- * The term archive page (D20): `{site}/events/category/{ancestors…}/{slug}/` (root first) or
+ * The term archive page (D20: permalinks): `{site}/events/category/{ancestors…}/{slug}/` (root first) or
  * `{site}/tag/{slug}/`.
  */
 export function termUrl(doc: Pick<TermDoc, "taxonomy" | "slug">, ancestorSlugs: readonly string[], roots: Roots): string {

@@ -4,9 +4,9 @@
  * duplicate-slug rule of `wp_update_term`, parent loop protection, and the reading of term input on
  * events. Pure: lookups the rules need are passed in as functions.
  */
-import { sanitizeTermName } from "../sanitize";
+import { sanitizeTermName } from "../text/sanitize";
 import { sanitizeSlug } from "../slug";
-import { longerThan } from "../text-input";
+import { longerThan } from "../text/text-input";
 import type { TermDoc } from "./term-record";
 
 /** D27: tags stripped, whitespace collapsed, trimmed, `&`, `<`, `>` as entities. */
@@ -86,7 +86,7 @@ export async function uniqueTermSlug(slug: string, parentSlugs: readonly string[
 }
 
 /**
- * docs/records.md#updating-terms / C12 (`wp_check_term_hierarchy_for_loops`): a parent equal to the term itself or to one
+ * docs/records.md#updating-terms / C12 (cyclic term parents) (`wp_check_term_hierarchy_for_loops`): a parent equal to the term itself or to one
  * of its descendants becomes 0. `ancestorsOfParent` = the ids above `parent` (parent first).
  */
 export function loopSafeParent(termId: number, parent: number, ancestorsOfParent: readonly number[]): number {

@@ -86,7 +86,7 @@ export const WEBHOOK_PARAMS: Record<"list" | "create" | "get" | "update" | "remo
   }),
   retry: schema({
     id: id(),
-    // opaque (C63): one that names no delivery is 404, as an unknown one is
+    // opaque (C63: what a webhook says): one that names no delivery is 404, as an unknown one is
     delivery_id: string({ description: "The delivery's id.", required: true, in: "path" })
   })
 };

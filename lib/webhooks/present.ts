@@ -1,8 +1,8 @@
 /**
- * Endpoints and deliveries as the routes answer them (docs/webhooks.md, C63), from their stored
+ * Endpoints and deliveries as the routes answer them (docs/webhooks.md, C63: what a webhook says), from their stored
  * documents (store/webhooks.ts).
  */
-import { toDb } from "../dates";
+import { toDb } from "../time/dates";
 import { deliveryIdOfKey } from "./payload";
 
 /** An endpoint as stored. */
@@ -15,7 +15,7 @@ export interface EndpointDoc {
   /** The secret, sealed (lib/webhooks/signing.ts). */
   secret: string;
   created_utc: string;
-  /** Changes numbered above this are delivered to it (the feed's end when it was made, C63). */
+  /** Changes numbered above this are delivered to it (the feed's end when it was made, C63: what a webhook says). */
   after_seq: number;
   /** Why the service made it inactive (410, failing too long); cleared when it is made active again. */
   failure_reason?: string;

@@ -5,7 +5,7 @@
  * and literal patterns compared without case, which are asked of the documents' folded texts
  * (store/mongo/folded.ts).
  *
- * What must change together commits together (C42), in one multi-document transaction (`withTransaction`
+ * What must change together commits together (C42: one transaction per write), in one multi-document transaction (`withTransaction`
  * on a session; a replica set is required, store/mongo/store.ts): a record and its change-feed entry, an
  * insert and its `unlessTaken` check, a write and the derived keys of its status-dependent unique indexes.
  * A write with nothing of that is one statement, atomic on its own.
@@ -35,7 +35,7 @@ import { foldedQuery, foldedUpdate, withFolded, withoutFolded } from "./folded";
 import { UniqueViolation } from "../errors";
 import { termDeltas, type CountedDoc } from "../../lib/terms/term-counts";
 import { feedEntry } from "../../lib/changes/feed";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 
 /** A document-level `$not` is MongoDB's `$nor` with one clause. */
 export function toMongoQuery(query: Query): Query {

@@ -2,13 +2,13 @@
  * Folded copies of the texts of MongoDB documents, so that a literal pattern with the `i` flag compares
  * case- and accent-insensitively there as on the SQL stores (C37: `cafe` finds `Café`;
  * docs/lists.md#search). Every stored document carries `_folded`: its string fields, nested objects'
- * included (arrays not: no service searches one), folded by lib/fold.ts `foldText`, at the same paths.
+ * included (arrays not: no service searches one), folded by lib/text/fold.ts `foldText`, at the same paths.
  * A query's `{field: /literal/i}` is asked of `_folded.field` with the literal folded; a pattern without
  * the flag, or one that is not a literal, stays on the field itself. Writes keep the copies with the
  * fields: a replacement gets them anew, `$set` and `$unset` of a field set or unset its copy in the
  * same operation.
  */
-import { foldText } from "../../lib/fold";
+import { foldText } from "../../lib/text/fold";
 import { escapeRegex } from "../../lib/search";
 import { anchoredLiteral, type Doc, type Query } from "../../lib/store-query";
 

@@ -22,6 +22,7 @@ import { createIndexes, deriveStoredKeys, FEED_INDEXES, mongoCollection, type Si
 import { FOLDED, withFolded } from "./folded";
 import { FEED_COLLECTION } from "../collection";
 import { mongoSites, SITES_DB_SITE } from "./sites";
+import { lockTurns } from "../lock-turns";
 
 export type { MongoDb } from "./driver";
 
@@ -170,6 +171,7 @@ export function mongoStore(client: MongoClientLike, base: string, location: stri
     }
     return made;
   };
+  const turns = lockTurns();
   const scope = (site: number): SiteScope => ({ client, db: client.db(siteDatabase(base, site)), site, prepared: (name, indexes) => prepare(site, name, indexes) });
   const sites = mongoSites(client, client.db(base), {
     dropSite: async site => {
@@ -192,6 +194,8 @@ export function mongoStore(client: MongoClientLike, base: string, location: stri
       await prepare(DEFAULT_SITE, name, indexes);
     },
     registry: (site = DEFAULT_SITE) => registry(client.db(siteDatabase(base, site)), site),
+    // this process's turns alone: the MongoDB store holds no lock across nodes
+    withLock: (key, fn) => turns.hold(key, fn),
     sites,
     close
   };

@@ -11,7 +11,7 @@
  */
 import type { Dialect, Param } from "./driver";
 import { anchoredLiteral, Query, Sort } from "../../lib/store-query";
-import { foldText } from "../../lib/fold";
+import { foldText } from "../../lib/text/fold";
 import { and, isPlain, negate, or, sqliteList, type Compiled } from "./compiled";
 import { linkMembership, LinkPlans, type LinkMembership, type LinkShape } from "./link-plans";
 import { ftsMember, type FtsShape } from "./text-plans";
@@ -187,7 +187,7 @@ export class QueryCompiler {
     if (start) return { sql: `${prefix} = ?`, params: [value.length, value] };
     if (end) return { sql: `(length(${text}) >= ? AND ${suffix} = ?)`, params: [value.length, value.length, value] };
     // PostgreSQL: LIKE, which the trigram indexes of the searched fields (or of their folded columns) answer
-    // (store/sql/schema.ts, C37)
+    // (store/sql/schema.ts, C37: search semantics)
     if (this.dialect === "postgres") return { sql: `${text} LIKE ?`, params: [`%${value.replace(/[\\%_]/g, c => `\\${c}`)}%`] };
     return { sql: `instr(${text}, ?) > 0`, params: [value] };
   }

@@ -13,8 +13,8 @@ import { AsyncLocalStorage } from "async_hooks";
 import { randomBytes } from "crypto";
 import Database from "better-sqlite3";
 import { Pool, PoolClient } from "pg";
-import { foldText } from "../../lib/fold";
-import { KeyedQueue } from "../../lib/queue";
+import { foldText } from "../../lib/text/fold";
+import { lockTurns } from "../lock-turns";
 import { StoreUnavailable, UniqueViolation } from "../errors";
 import { UPKEEP_EVERY_MS, vacuumWhereNeeded } from "./upkeep";
 import { timedAsync, timedSync } from "./statement-times";
@@ -49,7 +49,11 @@ export interface LockOptions {
 export interface SqlDriver extends SqlRunner {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: SqlRunner) => Promise<T>, opts?: TransactionOptions): Promise<T>;
-  /** Runs `fn` holding the store-wide lock `key` (migrations, scheduled jobs): one holder across all nodes. */
+  /**
+   * Runs `fn` holding the store-wide lock `key` (migrations, scheduled jobs, the writes of services through
+   * mixins/store.mixin.ts `exclusive`): one holder across all nodes. The holders of this process take
+   * turns in the order they asked; work holding `key` that asks for it again runs at once (store/lock-turns.ts).
+   */
   withLock<T>(key: number, fn: () => Promise<T>, opts?: LockOptions): Promise<T>;
   close(): Promise<void>;
   /**
@@ -159,8 +163,8 @@ export function openSqlite(filename: string): SqlDriver {
     }
     return st;
   };
-  const holders = new KeyedQueue();
-  // an in-memory database is one process's own: its queue of holders is the lock
+  const turns = lockTurns();
+  // an in-memory database is one process's own: its turns (store/lock-turns.ts) are the lock
   const locks = filename === ":memory:" ? undefined : fileLocks(statement => driver.run(statement.sql, statement.params));
   const sync: SyncRunner = {
     all<T>(sql: string, params: Param[] = []) {
@@ -274,9 +278,10 @@ export function openSqlite(filename: string): SqlDriver {
         }
       });
     },
-    // The holders of one lock in this process take turns (every service of the process shares the
-    // connection); across the processes sharing the file, the lock is a row of `store_locks` (fileLocks).
-    withLock: (key, fn, o) => holders.run(String(key), () => (locks ? locks.hold(key, fn, o) : fn())),
+    // The holders of one lock in this process take turns (store/lock-turns.ts; every service of the
+    // process shares the connection); across the processes sharing the file, the lock is a row of
+    // `store_locks` (fileLocks).
+    withLock: (key, fn, o) => turns.hold(key, fn, locks ? work => locks.hold(key, work, o) : undefined),
     async close() {
       clearInterval(upkeep);
       db.close();
@@ -526,6 +531,32 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
     held.session.keys.add(key);
     return underLock(client, held, key, true, fn);
   });
+  /** The advisory lock `key` across nodes, around `fn` (this process's turn already taken). */
+  const advisoryLock = async <T>(key: number, fn: () => Promise<T>, o: LockOptions): Promise<T> => {
+    // The lock is held by a connection of a pool of its own, so work under a lock never waits for the
+    // connection its own lock holds; a lock taken inside that work uses the same connection (`holding`).
+    // A bounded waiter holds none of that pool's connections while it waits: it tries the lock, gives
+    // the connection back when another holds it, and tries again after a short pause. The pool's
+    // connections are then held by holders alone, so many writers waiting for one lock never leave its
+    // holder (or a holder of another lock) without a connection. Inside a holder's work every wait is of
+    // this kind (a blocking wait would stop the connection the holder's other work shares).
+    const nested = holding.getStore()?.open === true;
+    if (o.unbounded && !nested) return blockingLock(key, fn, o);
+    const deadline = o.unbounded ? Infinity : Date.now() + lockTimeoutMs;
+    let told = false;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      const got = await onLockClient(async (client, held) => {
+        const taken = await tryLock(client, held, key);
+        if (!taken) return { held: false as const };
+        return { held: true as const, value: await underLock(client, held, key, taken === "own", fn) };
+      });
+      if (got.held) return got.value;
+      if (!told) { told = true; o.onWait?.(); }
+      if (Date.now() >= deadline) throw new StoreUnavailable(`lock timeout: the store's lock ${key} was held elsewhere for ${lockTimeoutMs} ms`);
+      await new Promise(resolve => setTimeout(resolve, pause + Math.random() * pause));
+    }
+  };
+  const turns = lockTurns();
   const driver: SqlDriver = {
     ...runner,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
@@ -566,32 +597,13 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
         return out;
       });
     },
-    async withLock<T>(key: number, fn: () => Promise<T>, o: LockOptions = {}): Promise<T> {
+    withLock<T>(key: number, fn: () => Promise<T>, o: LockOptions = {}): Promise<T> {
       // Work under a lock runs outside a shared transaction (store/sql/shared-transaction.ts): what it wrote
       // is committed before the lock is let go, as the next holder expects.
       if (sharedScopeOf(owner)) return outsideShared(() => this.withLock(key, fn, o));
-      // The lock is held by a connection of a pool of its own, so work under a lock never waits for the
-      // connection its own lock holds; a lock taken inside that work uses the same connection (`holding`).
-      // A bounded waiter holds none of that pool's connections while it waits: it tries the lock, gives
-      // the connection back when another holds it, and tries again after a short pause. The pool's
-      // connections are then held by holders alone, so many writers waiting for one lock never leave its
-      // holder (or a holder of another lock) without a connection. Inside a holder's work every wait is of
-      // this kind (a blocking wait would stop the connection the holder's other work shares).
-      const nested = holding.getStore()?.open === true;
-      if (o.unbounded && !nested) return blockingLock(key, fn, o);
-      const deadline = o.unbounded ? Infinity : Date.now() + lockTimeoutMs;
-      let told = false;
-      for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
-        const got = await onLockClient(async (client, held) => {
-          const taken = await tryLock(client, held, key);
-          if (!taken) return { held: false as const };
-          return { held: true as const, value: await underLock(client, held, key, taken === "own", fn) };
-        });
-        if (got.held) return got.value;
-        if (!told) { told = true; o.onWait?.(); }
-        if (Date.now() >= deadline) throw new StoreUnavailable(`lock timeout: the store's lock ${key} was held elsewhere for ${lockTimeoutMs} ms`);
-        await new Promise(resolve => setTimeout(resolve, pause + Math.random() * pause));
-      }
+      // The holders of one lock in this process take turns first (store/lock-turns.ts): one of them at a
+      // time asks the database, and a holder asking again for its own lock runs at once.
+      return turns.hold(key, fn, work => advisoryLock(key, work, o));
     },
     close: async () => {
       clearInterval(upkeep);

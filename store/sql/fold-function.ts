@@ -1,5 +1,5 @@
 /**
- * PostgreSQL's `fold()`: lib/fold.ts's `foldText` in SQL, built from its tables (the marks' code points,
+ * PostgreSQL's `fold()`: lib/text/fold.ts's `foldText` in SQL, built from its tables (the marks' code points,
  * the folded letters), so the stored folded texts and their trigram indexes hold what a term folded in
  * JavaScript is compared with (docs/lists.md#search). Until migration 12 it was `lower(unaccent(t))`, which
  * folded otherwise: "ß" to "ss" but not the final sigma, the Japanese voicing marks or the ligatures, so a
@@ -9,7 +9,7 @@
  * a `collation` (one whose case mapping is Unicode's, FOLD_COLLATIONS), the non-ASCII branch lower-cases
  * under it instead, whatever the database's LC_CTYPE (migration 13, store/sql/schema.ts).
  */
-import { FOLDED_LETTERS, markRanges } from "../../lib/fold";
+import { FOLDED_LETTERS, markRanges } from "../../lib/text/fold";
 
 /** A code point as a regular-expression escape of PostgreSQL (`\uXXXX`, `\UXXXXXXXX`). */
 function escape(cp: number): string {

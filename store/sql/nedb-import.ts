@@ -1,6 +1,6 @@
 /**
  * A DATA_DIR written by the NeDB version (one `<collection>.db` file of JSON lines per collection, plus
- * `ids.db`) is imported once into the SQLite database at the first start (C39); the old files are kept,
+ * `ids.db`) is imported once into the SQLite database at the first start (C39: migrations and upgrades); the old files are kept,
  * renamed `<file>.imported`. A file is read as NeDB wrote it: one document per line, a later line for the
  * same `_id` replacing the earlier one, `$$deleted` lines removing it, `$$indexCreated` lines ignored and
  * `{"$$date": ms}` values read as the number of milliseconds.

@@ -81,10 +81,10 @@ const WINDOW_COLUMNS: readonly ListColumn[] = [
   { field: "start_date", kind: "text" },
   { field: "end_date", kind: "text" }
 ];
-/** Migration 10's: the password, which tells whose excerpt and description an anonymous search reads (D34). */
+/** Migration 10's: the password, which tells whose excerpt and description an anonymous search reads (D34: search never matches through hidden fields). */
 const PASSWORD_COLUMN: ListColumn = { field: "post_password", kind: "text" };
 /**
- * Migration 15's: the publication date, which tells a due `future` event (read as published, C13) from one
+ * Migration 15's: the publication date, which tells a due `future` event (read as published, C13: a due `future` post counts as published) from one
  * not yet due. Without it a list's status condition (lib/events/due-events.ts) read each document of the
  * window, and its count scanned every event (docs/lists.md#counting-a-list).
  */
@@ -366,7 +366,7 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 3,
     name: "trigram indexes of the searched texts (PostgreSQL)",
-    // `search` compares folded text by substring (C37); on PostgreSQL a trigram index of each searched
+    // `search` compares folded text by substring (C37: search semantics); on PostgreSQL a trigram index of each searched
     // field narrows the rows to those that can hold the term, the exact condition still decides. SQLite
     // compares the rows of the list's other conditions (docs/lists.md#search).
     up: d => (d.dialect === "postgres"
@@ -427,7 +427,7 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 10,
     name: "the password among the window columns",
-    // An anonymous search's count tells readable events from the window index, reading no document (D34).
+    // An anonymous search's count tells readable events from the window index, reading no document (D34: search never matches through hidden fields).
     rewrites: ["events"],
     up: d => windowColumns(d, "events", [PASSWORD_COLUMN], [...WINDOW_COLUMNS, PASSWORD_COLUMN])
   },
@@ -443,7 +443,7 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 12,
     name: "one folding of text on every store",
-    // A term and the texts it is compared with fold alike on every store (lib/fold.ts): SQLite's full-text
+    // A term and the texts it is compared with fold alike on every store (lib/text/fold.ts): SQLite's full-text
     // index is filled again with the new folding; PostgreSQL's fold() is replaced, its stored folded texts
     // computed again (the columns made anew) and the indexes of fold() expressions rebuilt.
     rewrites: Object.keys(FOLDED_COLUMNS),
@@ -470,13 +470,13 @@ export const MIGRATIONS: Migration[] = [
     name: "term counts kept by triggers in the event write's transaction, the feed numbered by transaction (PostgreSQL)",
     // Counts can no longer fall behind their events after a crash (store/sql/term-counts.ts);
     // every count is recomputed once from the events. PostgreSQL's feed entries take their transaction's
-    // id (feed_id), so a reader never passes a change still being committed (store/sql/feed.ts, C43).
+    // id (feed_id), so a reader never passes a change still being committed (store/sql/feed.ts, C43: the change feed on PostgreSQL).
     up: d => termCountStatements(d.dialect)
   },
   {
     version: 15,
     name: "the publication date among the window columns",
-    // A list's status as C13 reads it (a due `future` event as published) is tested on the window index,
+    // A list's status as C13 (a due `future` post counts as published) reads it (a due `future` event as published) is tested on the window index,
     // and its total counted from that index alone again (DATE_UTC_COLUMN, docs/lists.md#counting-a-list).
     rewrites: ["events"],
     up: d => [

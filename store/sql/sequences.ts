@@ -3,7 +3,7 @@
  * per site and name, `seq_<site>_<name>`, made on first use. A counter row would be locked from the
  * statement that moves it until its transaction commits, so every writer would wait for the previous
  * one's commit to reach the disk; a sequence hands out numbers without a lock, and writers commit side by
- * side (the change feed's readers wait at numbers not yet committed, docs/sync.md#the-change-feed, C43).
+ * side (the change feed's readers wait at numbers not yet committed, docs/sync.md#the-change-feed, C43: the change feed on PostgreSQL).
  *
  * A sequence starts past every number drawn before it existed: the `sequences` row of the same name (the
  * counters of the first schema) and the highest id of the table it numbers. SQLite keeps numbering by

@@ -1,7 +1,7 @@
 /**
- * Term counts derived by the database (C41, C42): a term's `count` is the number of published
+ * Term counts derived by the database (C41: invariants under concurrency; C42: one transaction per write): a term's `count` is the number of published
  * events carrying it (docs/records.md#term-counts; each published occurrence of a series is an event row,
- * C35), and its `tree_count` that count plus its descendants' (what `hide_empty` reads). Triggers on the
+ * C35 (recurrence leaves other events unchanged)), and its `tree_count` that count plus its descendants' (what `hide_empty` reads). Triggers on the
  * `events` table move both, set the term's `modified_utc` and append the term's `updated` change-feed
  * entry, in the transaction of the event write itself, whatever statement or node made it; triggers on
  * `terms` carry a term's `tree_count` from its old ancestors to its new ones when its parent changes, and
@@ -96,7 +96,7 @@ function sqliteTriggers(): string[] {
  * PostgreSQL: the next id of the change feed for a site and record key `k` in the current transaction:
  * in the transaction's own slot (its id, xid8, times FEED_ID_STRIDE; its entries FEED_ID_STEP apart), or
  * just past the record's newest entry when that lies higher (its writer had a later transaction id but
- * committed first: the record's changes stay in commit order, C43). Either way an entry's id is at least
+ * committed first: the record's changes stay in commit order, C43: the change feed on PostgreSQL). Either way an entry's id is at least
  * its transaction's id times the stride, so a reader that passes only entries below the oldest
  * transaction of the database still running (store/sql/feed.ts) never skips one still being committed,
  * however long its transaction ran.

@@ -1,5 +1,5 @@
 /**
- * Write marks (C62): a number per site and counted table that every write of the rows a count
+ * Write marks (C62: totals from maintained counts): a number per site and counted table that every write of the rows a count
  * reads moves on, in the write's own transaction (triggers, whatever statement or node made the write).
  * A total read in the same statement as the mark stays the total for as long as the mark reads the same:
  * a committed write always moves it on, a rolled-back one takes its move back with it, and nothing takes

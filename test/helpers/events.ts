@@ -5,7 +5,7 @@ import moment from "moment-timezone";
 import type { Answer, KeyName, Running } from "./harness";
 import type { Json } from "./json";
 
-/** Keys of an event record, in the order docs/records.md#event-fields gives them (plus D33 `ticketed`, the event status fields, C9 i18n keys last). */
+/** Keys of an event record, in the order docs/records.md#event-fields gives them (plus `ticketed` of D33 (the `ticketed` flag), the event status fields, and C9 last). */
 export const EVENT_KEYS = [
   "id", "global_id", "global_id_lineage", "author", "status", "date", "date_utc", "modified", "modified_utc", "url", "rest_url",
   "title", "description", "excerpt", "slug", "image", "all_day", "start_date", "start_date_details", "end_date", "end_date_details",

@@ -1,6 +1,6 @@
 /**
  * Helpers of the recurring-events HTTP tests (test/integration/recurrence-*.test.ts): every page of a
- * list, and the independent expander of C55 — ical.js reads the service's own iCalendar answer of a
+ * list, and the independent expander of C55 (horizon and ICS) — ical.js reads the service's own iCalendar answer of a
  * query and expands each series (master VEVENT with RRULE/RDATE/EXDATE, exceptions by RECURRENCE-ID);
  * the tests compare what it gives inside the query's window with what the JSON list answers.
  */

@@ -1,6 +1,6 @@
 /**
  * Small record services built on the translatable mixin, for tests: one per shape of the real record
- * services (events: any-field search with D34; venues: one-field search, duplicate avoidance by name in
+ * services (events: any-field search with D34 (search never matches through hidden fields); venues: one-field search, duplicate avoidance by name in
  * the request's language; terms: names resolved in any language, permanent delete). They use the same
  * hooks the real services use (see the i18n integration notes): splitWrite before the store write,
  * localize + applyLanguage when building records, searchQuery / nameQuery in list and lookup queries.
@@ -79,7 +79,7 @@ function fakeBase(name: string, type: keyof typeof TRANSLATABLE, derived?: Recor
   };
 }
 
-/** Like events: title/description/excerpt; every search term in one of them; D34 for protected ones. */
+/** Like events: title/description/excerpt; every search term in one of them; D34 (search never matches through hidden fields) for protected ones. */
 export function fakeEvents(name = "fakeevents"): ServiceSchema {
   const base = fakeBase(name, "event");
   const readable = (password?: string): Query => ({ post_password: { $in: ["", ...(password ? [password] : [])] } });
@@ -137,7 +137,7 @@ export function fakeVenues(name = "fakevenues"): ServiceSchema {
   const schema: FakeSchema = {
     ...base,
     actions: {
-      /** D25-like: a venue with that name in the request's language is answered instead of a new one. */
+      /** Like D25 (duplicate venues and organizers): a venue with that name in the request's language is answered instead of a new one. */
       create: {
         params: { name: "string", address: text, city: text, phone: text },
         async handler(ctx: FakeCtx) {

@@ -1,7 +1,7 @@
-// Prints, as JSON, what the compiled date logic (dist/lib/dates.js, built by test/global-setup.js) answers
+// Prints, as JSON, what the compiled date logic (dist/lib/time/dates.js, built by test/global-setup.js) answers
 // for the cases test/unit/other-zone.test.ts passes on stdin; that test runs it in another process zone.
 const path = require("path");
-const dates = require(path.join(__dirname, "..", "..", "dist", "lib", "dates.js"));
+const dates = require(path.join(__dirname, "..", "..", "dist", "lib", "time", "dates.js"));
 
 let input = "";
 process.stdin.on("data", chunk => (input += chunk));

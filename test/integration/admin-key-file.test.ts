@@ -1,5 +1,5 @@
 /**
- * The generated administrator key (docs/contract.md#starting, C39): a first start without API_KEYS keeps
+ * The generated administrator key (docs/contract.md#starting, C39: migrations and upgrades): a first start without API_KEYS keeps
  * the key alone in DATA_DIR/admin-api-key.txt, and `Authorization: Bearer <the file's content>` is an
  * administrator (the README's curl example); a key file of the old `key:role:id` form is rewritten as the
  * bare key and keeps working. Real processes from the compiled entry point, as `npm start` runs.

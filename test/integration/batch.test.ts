@@ -110,7 +110,7 @@ describe("validation", () => {
     expect((await svc.get(`/venues?search=${word}`, "admin")).body.venues ?? []).toHaveLength(0);
   });
 
-  test("require-all-validate with every request valid runs them all; normal runs the valid ones (not a transaction, C70)", async () => {
+  test("require-all-validate with every request valid runs them all; normal runs the valid ones (not a transaction, C70: a batch is not a transaction)", async () => {
     const word = token("rav-ok");
     const ok = await batch({ validation: "require-all-validate", requests: [0, 1].map(i => ({ path: `${NS}/events`, body: eventBody(`${word} ${i}`) })) });
     expect(ok.status).toBe(207);

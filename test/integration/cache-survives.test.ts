@@ -2,7 +2,7 @@
  * Kept answers survive the writes that do not touch them (docs/caching.md): a write cleans the pages of
  * what it wrote (with the event pages a venue is embedded in) and the list bodies that show it, the plain
  * list pages only when it changed what they select by, and leaves every other record's page kept, while
- * every read after the write still sees it (C16).
+ * every read after the write still sees it (C16: read your writes).
  */
 import { startService, succeed, Running } from "../helpers/harness";
 import type { Json } from "../helpers/json";

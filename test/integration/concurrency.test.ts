@@ -96,7 +96,7 @@ describe("concurrent writes", () => {
     const renamed = await Promise.all(evs.map(e => patch(`/events/${e.body.id}`, { slug: target })));
     expect(renamed.every(r => r.status === 200)).toBe(true);
     expect(new Set(renamed.map(r => r.body.slug)).size).toBe(10);
-    // drafts may share a slug (D16 / docs/records.md#event-slugs); publishing them together makes them unique
+    // drafts may share a slug (D16 (drafts created without a slug keep an empty slug) / docs/records.md#event-slugs); publishing them together makes them unique
     const draftSlug = `draft-share-${Date.now()}`;
     const drafts = await parallel(8, i => post("/events", event(`Draft ${i}`, { status: "draft", slug: draftSlug })));
     expect(drafts.every(d => d.body.slug === draftSlug)).toBe(true);
@@ -105,7 +105,7 @@ describe("concurrent writes", () => {
     expect(new Set(published.map(p => p.body.slug)).size).toBe(8);
   });
 
-  test("parallel creates of one venue, organizer or term name make one record (D25, term_exists)", async () => {
+  test("parallel creates of one venue, organizer or term name make one record (D25: duplicate venues and organizers; term_exists)", async () => {
     const name = `Twin ${Date.now()}`;
     const venues = await parallel(PARALLEL, () => post("/venues", { venue: name }));
     expect(venues.every(v => v.status === 201)).toBe(true);

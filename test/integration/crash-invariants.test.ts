@@ -182,7 +182,7 @@ describe(`crash-proof invariants on ${onPostgres ? "PostgreSQL" : "SQLite"} (SIG
     const cutAfterCommit = unanswered.filter(c => committed.has(c.body.title)).length;
     await start();
     // every create that got no answer, again with its key, until it is answered (409 while its first
-    // request's lease runs: C21)
+    // request's lease runs: C21 (idempotency keys))
     const answers = new Map<string, number>();
     const until = Date.now() + 120_000;
     let pending = unanswered;

@@ -155,7 +155,7 @@ describe("durability of the embedded store across kill -9", () => {
     expect(acked.length).toBeGreaterThan(KILL_CYCLES * 15);
   }, 120_000);
 
-  test("a damaged database file stops the start-up with a message naming the file; nothing is changed (C27, C44)", async () => {
+  test("a damaged database file stops the start-up with a message naming the file; nothing is changed (C27: crash safety; C44: damaged embedded database)", async () => {
     // A clean stop folds the write-ahead log into the file (SQLite reads a page from the log while it holds one).
     await node!.stop("SIGTERM");
     node = undefined;

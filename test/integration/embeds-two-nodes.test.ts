@@ -1,5 +1,5 @@
 /**
- * Read-your-writes through embeds on two nodes (C16, C61): two nodes over NATS on one PostgreSQL
+ * Read-your-writes through embeds on two nodes (C16, C61: stored renderings): two nodes over NATS on one PostgreSQL
  * database, each with its own gateway and the record services, their kept answers in the Redis they share
  * (several gateways run that way, docs/caching.md#many-nodes). A venue renamed through node A; then 32
  * concurrent reads of events at it through node B (their pages and the venue's list), every one of them

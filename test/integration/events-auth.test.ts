@@ -1,7 +1,7 @@
 /**
  * Who may do what to events, through HTTP (docs/authorization.md#per-record-rules for events,
  * #list-visibility, #password-protected-records; docs/records.md#password-protected-records,
- * #reading-an-event; D26, D34): reads by status and ownership, updates and deletes own vs others', anonymous 401 vs
+ * #reading-an-event; D26: lists show everyone's non-public records to editors of the kind; D34: search never matches through hidden fields): reads by status and ownership, updates and deletes own vs others', anonymous 401 vs
  * 403, list visibility per role, and password-protected events.
  */
 import { startService, Running, KeyName, USER_IDS } from "../helpers/harness";
@@ -103,7 +103,7 @@ describe("events: permissions", () => {
     });
   });
 
-  describe("list visibility (docs/authorization.md#list-visibility, D26)", () => {
+  describe("list visibility (docs/authorization.md#list-visibility, D26: lists show everyone's non-public records to editors of the kind)", () => {
     let tok: string;
     const evs: Record<string, number> = {};
     beforeAll(async () => {
@@ -126,7 +126,7 @@ describe("events: permissions", () => {
       }
     });
 
-    test("contributors and above see every status but trash and auto-draft, from all authors (D26)", async () => {
+    test("contributors and above see every status but trash and auto-draft, from all authors (D26: lists show everyone's non-public records to editors of the kind)", async () => {
       const all = [evs.publish, evs.draft, evs.pending, evs.private, evs.future].sort();
       for (const who of ["contributor", "author", "editor", "admin"] as Who[]) expect(await listed(who)).toEqual(all);
       expect(await listed("contributor", "&status=draft, pending")).toEqual([evs.draft, evs.pending].sort());
@@ -137,7 +137,7 @@ describe("events: permissions", () => {
     });
   });
 
-  describe("password-protected events (docs/records.md#password-protected-records, docs/authorization.md#password-protected-records, D32, D34)", () => {
+  describe("password-protected events (docs/records.md#password-protected-records, docs/authorization.md#password-protected-records, D32: setting a password; D34: search never matches through hidden fields)", () => {
     let tok: string;
     let locked: Json;
     let open: Json;

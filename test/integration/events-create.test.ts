@@ -1,7 +1,7 @@
 /**
  * Creating events through HTTP (docs/records.md#creating-an-event, docs/dates.md): required fields, validation before permission,
  * status per role and the 60 s rule, slugs, dates in every accepted format, all-day, start>end, types,
- * images (D7), post_password (D32), post_parent (D31), parameter sources.
+ * images (D7: images without downloads), post_password (D32: setting a password), post_parent (D31), parameter sources.
  */
 import moment from "moment-timezone";
 import { startService, Running, USER_IDS } from "../helpers/harness";
@@ -105,7 +105,7 @@ describe("events: create", () => {
     });
   });
 
-  describe("status (docs/records.md#status-on-write) and the publication date (docs/dates.md#publication-date-and-status, D17)", () => {
+  describe("status (docs/records.md#status-on-write) and the publication date (docs/dates.md#publication-date-and-status, D17: floating publication date)", () => {
     test.each([
       ["admin", undefined, "publish"], ["editor", "private", "private"], ["author", "draft", "draft"], ["author", "pending", "pending"],
       ["author", "publish", "publish"], ["contributor", undefined, "draft"], ["contributor", "publish", "pending"],
@@ -160,7 +160,7 @@ describe("events: create", () => {
     });
   });
 
-  describe("slugs (docs/records.md#event-slugs, D16)", () => {
+  describe("slugs (docs/records.md#event-slugs, D16: drafts created without a slug keep an empty slug)", () => {
     test("normalised from the title or the given slug", async () => {
       expect((await createEvent(svc, { title: "Café & Bär: Night / Out!" })).slug).toBe("cafe-bar-night-out");
       expect((await createEvent(svc, { title: "x", slug: "  My <b>Given</b> Slug " })).slug).toBe("my-given-slug");
@@ -177,7 +177,7 @@ describe("events: create", () => {
       expect((await createEvent(svc, { title: "Embed" })).slug).toBe("embed-3");
     });
 
-    test("drafts and pending events without a slug keep it empty (D16) and get one when published", async () => {
+    test("drafts and pending events without a slug keep it empty (D16: drafts created without a slug keep an empty slug) and get one when published", async () => {
       const draft = await createEvent(svc, { title: "Same Title", status: "draft" });
       expect(draft.slug).toBe("");
       expect(draft.url).toMatch(/\/\?post_type=tribe_events&p=\d+$/);
@@ -293,7 +293,7 @@ describe("events: create", () => {
     });
   });
 
-  describe("images (docs/records.md#images, D7)", () => {
+  describe("images (docs/records.md#images, D7: images without downloads)", () => {
     test("a URL by a caller who may upload makes an image record; the same URL reuses it; the id works for everyone", async () => {
       const a = await createEvent(svc, { image: "https://cdn.example.org/photos/Concert.JPG" }, "author");
       expect(a.image).toEqual({ url: "https://cdn.example.org/photos/Concert.JPG", id: expect.any(Number), extension: "jpg" });
@@ -322,7 +322,7 @@ describe("events: create", () => {
     });
   });
 
-  describe("extensions: post_password (D32), post_parent (D31)", () => {
+  describe("extensions: post_password (D32: setting a password), post_parent (D31)", () => {
     test("post_password protects the event; creator's answer is not blanked; never returned", async () => {
       const ev = await createEvent(svc, { title: "Locked", description: "secret", post_password: "pw" });
       expect(ev.description).toBe("<p>secret</p>");

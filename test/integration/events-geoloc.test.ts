@@ -1,5 +1,5 @@
 /**
- * The `geoloc*` list filters while no geolocation service runs (docs/lists.md#geolocation-filters, D8, C11): parameter errors
+ * The `geoloc*` list filters while no geolocation service runs (docs/lists.md#geolocation-filters, D8, C11: venues hold their coordinates): parameter errors
  * first, then 400 geoloc-not-available, never silently ignored.
  */
 import { startService, Running } from "../helpers/harness";
@@ -18,7 +18,7 @@ describe("events: geolocation filters without the geolocation service", () => {
     expectError(await list(query), 400, "geoloc-not-available");
   });
 
-  test("parameter errors come first (C11)", async () => {
+  test("parameter errors come first (C11: venues hold their coordinates)", async () => {
     expectInvalid(await list("geoloc_lat=45"), "geoloc_lng");
     expectInvalid(await list("geoloc_lng=9"), "geoloc_lat");
     expectInvalid(await list("geoloc_lat=95&geoloc_lng=9"), "geoloc_lat");

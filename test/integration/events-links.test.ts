@@ -1,7 +1,7 @@
 /**
  * Events with venues, organizers, categories and tags, through HTTP (docs/records.md#embedded-terms,
  * #embedded-venues-and-organizers, #json-ld, #categories-and-tags-on-events, #venue-and-organizer-input,
- * #updating-an-event, #term-counts, #deleting-venues-and-organizers; docs/lists.md#event-filters; D6, C1, C2). These checks depend on the
+ * #updating-an-event, #term-counts, #deleting-venues-and-organizers; docs/lists.md#event-filters; D6: shapes of `venue` and `organizer` on events; C1: embedded records follow visibility; C2: several venues). These checks depend on the
  * venues, organizers and taxonomy services (`venues|organizers.validateLinks|link|embed`,
  * `taxonomy.resolveForEvent|resolveFilter|embed|adjustCounts`).
  */
@@ -89,7 +89,7 @@ describe("events: venues, organizers, categories and tags", () => {
     });
   });
 
-  describe("venue (docs/records.md#venue-and-organizer-input, #embedded-venues-and-organizers, D6, C1, C2)", () => {
+  describe("venue (docs/records.md#venue-and-organizer-input, #embedded-venues-and-organizers, D6: shapes of venue and organizer on events; C1: embedded records follow visibility; C2: several venues)", () => {
     test("by id, {id}, a one-element array, or inline data (created like POST /venues, duplicates reused)", async () => {
       const v = await post("/venues", { venue: "Blue Room", address: "Via Roma 1", city: "Rome", country: "Italy", zip: "00100" });
       for (const venue of [v.id, String(v.id), { id: v.id }, [v.id]]) {
@@ -179,7 +179,7 @@ describe("events: venues, organizers, categories and tags", () => {
     });
   });
 
-  describe("organizer (docs/records.md#venue-and-organizer-input, #embedded-venues-and-organizers, D6)", () => {
+  describe("organizer (docs/records.md#venue-and-organizer-input, #embedded-venues-and-organizers, D6: shapes of venue and organizer on events)", () => {
     test("id, CSV of ids, {id}, inline data, or an array mixing them, in order; always an array", async () => {
       const a = await post("/organizers", { organizer: "Org A", email: "a@example.org" });
       const b = await post("/organizers", { organizer: "Org B" });

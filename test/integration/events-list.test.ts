@@ -1,5 +1,5 @@
 /**
- * GET /events through HTTP (docs/lists.md#paging, #events-list; D10, D34, D35): envelope and links, paging headers,
+ * GET /events through HTTP (docs/lists.md#paging, #events-list; D10: list links carry what the caller sent; D34: search never matches through hidden fields; D35: paging headers): envelope and links, paging headers,
  * paging rules, the default date window, whole-day vs strict bounds, every filter, ordering.
  */
 import { startService, Running } from "../helpers/harness";
@@ -14,7 +14,7 @@ describe("events: the list", () => {
 
   const list = (query: string, as?: Json) => svc.get(`/events?${query}`, as);
 
-  describe("envelope, links and headers (docs/lists.md#envelope-and-links, #paging, D10, D35)", () => {
+  describe("envelope, links and headers (docs/lists.md#envelope-and-links, #paging, D10: list links carry what the caller sent; D35)", () => {
     let tok: string;
     const made: number[] = [];
     beforeAll(async () => {
@@ -22,7 +22,7 @@ describe("events: the list", () => {
       for (let d = 1; d <= 3; d++) made.push((await createEvent(svc, { title: `${tok} ${d}`, start_date: `2031-03-0${d} 10:00`, end_date: `2031-03-0${d} 11:00` })).id);
     });
 
-    test("a middle page: key order, links in the D10 order, totals and headers", async () => {
+    test("a middle page: key order, links in the D10 (list links carry what the caller sent) order, totals and headers", async () => {
       const q = `start_date=2031-03-01&end_date=2031-03-31&search=${tok}`;
       const res = await list(`page=2&per_page=1&${q}`);
       expect(res.status).toBe(200);
@@ -55,7 +55,7 @@ describe("events: the list", () => {
       expect(only.headers.get("link")).toBeNull();
     });
 
-    test("links carry what was sent, normalised and URL-encoded, in the fixed order; i18n_language last when sent (C8)", async () => {
+    test("links carry what was sent, normalised and URL-encoded, in the fixed order; i18n_language last when sent (C8: language in built URLs)", async () => {
       const res = await list(`ticketed=false&featured=false&include[]=${made[0]}&include[]=${made[1]}&search=${encodeURIComponent(`${tok} 1`)}&strict_dates=yes&i18n_language=en&per_page=5`);
       expect(res.body.rest_url).toBe(`${NS}/events/?page=1&per_page=5&search=${tok}%201&featured=false&include=${made[0]}%2C${made[1]}&strict_dates=yes&ticketed=false&i18n_language=en`);
       const fr = await svc.get(`${svc.base}/fr/wp-json/calendar/events/v1/events?search=${tok}&start_date=2031-03-01`);
@@ -215,7 +215,7 @@ describe("events: the list", () => {
       for (const bad of ["foo-bar", "23456", "0"]) expectInvalid(await list(`post_parent=${bad}`), "post_parent");
     });
 
-    test("ticketed: state set by internal callers (D33)", async () => {
+    test("ticketed: state set by internal callers (D33: the ticketed flag)", async () => {
       const tok = token("tix");
       const t = (await createEvent(svc, { title: tok })).id;
       const n = (await createEvent(svc, { title: tok })).id;

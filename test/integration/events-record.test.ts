@@ -225,7 +225,7 @@ describe("events: the record", () => {
     });
   });
 
-  test("ticketed is false unless an internal caller sets it (D33)", async () => {
+  test("ticketed is false unless an internal caller sets it (D33: the ticketed flag)", async () => {
     const ev = await createEvent(svc, { title: "Tickets", start_date: dayAt(3) , end_date: dayAt(3, "11:00:00") });
     expect(ev.ticketed).toBe(false);
     const set: Json = await svc.broker.call("events.setTicketed", { id: ev.id, ticketed: true });

@@ -1,5 +1,5 @@
 /**
- * The events list at scale (C30): with 10 000 events in the embedded store (SQLite), a list page is one
+ * The events list at scale (C30: speed targets): with 10 000 events in the embedded store (SQLite), a list page is one
  * query answered through an index of the events table, never a scan of every event.
  *
  * The events are seeded straight into the events service's store (no HTTP). Every statement the store

@@ -1,5 +1,5 @@
 /**
- * Updating and deleting events through HTTP (docs/records.md#updating-an-event, #deleting-an-event, #events-by-slug, D3-D5, C13): the three update methods,
+ * Updating and deleting events through HTTP (docs/records.md#updating-an-event, #deleting-an-event, #events-by-slug; D3 to D5: partial updates, the path selects the record, by-slug permissions; C13: trash as DELETE): the three update methods,
  * partial updates, dates and time zones on update, slugs, status changes, trash through update and
  * DELETE, by-slug operations, and the error codes of these operations.
  */
@@ -140,7 +140,7 @@ describe("events: update and delete", () => {
       expectError(await update(ev.id, { title: "ok" }, null), 401, "rest_forbidden");
     });
 
-    test("post_password is set and cleared by whoever may edit the event (D32); post_parent can change (D31)", async () => {
+    test("post_password is set and cleared by whoever may edit the event (D32: setting a password); post_parent can change (D31)", async () => {
       const ev = await createEvent(svc, { title: "Lockable" }, "author");
       expect((await update(ev.id, { post_password: "pw" }, "author")).status).toBe(200);
       expectError(await svc.get(`/events/${ev.id}`), 403, "event-password-protected");
@@ -153,7 +153,7 @@ describe("events: update and delete", () => {
     });
   });
 
-  describe("trash (docs/records.md#deleting-an-event, C13)", () => {
+  describe("trash (docs/records.md#deleting-an-event, C13: a due future post counts as published)", () => {
     test("DELETE moves to the trash: status, suffixed slug and permalink, links kept; then 410; GET 403 for everyone", async () => {
       const ev = await createEvent(svc, { title: "To Trash", featured: true });
       const del = await svc.request("DELETE", `/events/${ev.id}`, { as: "admin" });
@@ -210,7 +210,7 @@ describe("events: update and delete", () => {
     });
   });
 
-  describe("by slug (docs/records.md#events-by-slug, D4, D5)", () => {
+  describe("by slug (docs/records.md#events-by-slug, D4: the path selects the record; D5: by-slug writes check the record's own permissions)", () => {
     test("GET by slug: normalised lookup, any status by permission, unknown slug 400", async () => {
       const ev = await createEvent(svc, { title: "Slug Read" });
       expect((await svc.get("/events/by-slug/Slug-Read")).body.id).toBe(ev.id);
@@ -225,7 +225,7 @@ describe("events: update and delete", () => {
       expectError(venueLike, 404, "rest_no_route");
     });
 
-    test.each(["POST", "PUT", "PATCH"])("%s by slug: the path selects, a body slug renames (D4)", async method => {
+    test.each(["POST", "PUT", "PATCH"])("%s by slug: the path selects, a body slug renames (D4: the path selects the record)", async method => {
       const ev = await createEvent(svc, { title: `Rename Me ${method}` });
       const res = await svc.request(method, `/events/by-slug/${ev.slug}`, { as: "admin", body: { slug: `renamed-${method}`, title: "Renamed" } });
       expect(res.status).toBe(200);
@@ -236,7 +236,7 @@ describe("events: update and delete", () => {
       expect([plain.body.slug, plain.body.title]).toEqual([`renamed-${method.toLowerCase()}`, "Only title"]);
     });
 
-    test("a body slug taken by another event is made unique; an empty one is 400; the body cannot retarget (D4)", async () => {
+    test("a body slug taken by another event is made unique; an empty one is 400; the body cannot retarget (D4: the path selects the record)", async () => {
       const a = await createEvent(svc, { title: "Slug Target A" });
       const b = await createEvent(svc, { title: "Slug Target B" });
       const res = await svc.request("POST", `/events/by-slug/${b.slug}`, { as: "admin", body: { slug: a.slug } });

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL's change feed never skips a committed change however long its transaction ran (C43,
+ * PostgreSQL's change feed never skips a committed change however long its transaction ran (C43;
  * store/sql/feed.ts): one writer's transaction — an event's update and its feed entry, written the way the
  * store writes them — is held open for 30 s while other writes go through the API, and a reader resuming
  * from token to token through the whole window sees every one of them, the held change included once it
@@ -15,7 +15,7 @@ import { acquireStore, releaseStore, StoreConfig } from "../../store";
 import { sqlCollection } from "../../store/sql/collection";
 import type { SqlDriver, SqlRunner } from "../../store/sql/driver";
 import { feedEntry } from "../../lib/changes/feed";
-import { nowDb } from "../../lib/dates";
+import { nowDb } from "../../lib/time/dates";
 
 const HOLD_MS = 30_000;
 

@@ -1,5 +1,5 @@
 /**
- * `_fields` response shaping through HTTP (WordPress's field selection, C22) on every route: a single
+ * `_fields` response shaping through HTTP (WordPress's field selection, C22: caching headers and shaping) on every route: a single
  * record keeps the selected keys; a list keeps its envelope and selects the keys of each listed record;
  * dotted paths select inside nested objects and arrays of objects (`venue.city`, `categories.name`).
  */

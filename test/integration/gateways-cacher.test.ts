@@ -1,5 +1,5 @@
 /**
- * Read-your-writes through any gateway (C16, C45): two gateways that each keep answers in their
+ * Read-your-writes through any gateway (C16, C45: caches and many gateways): two gateways that each keep answers in their
  * own memory cannot promise it (the clean reaches the other gateway on another path than the write's
  * answer reaches its client), so that configuration is refused: of two such gateways on one bus, one
  * stops with a message naming CACHER (services/api.service.ts `refuseSecondGateway`). Without kept

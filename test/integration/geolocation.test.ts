@@ -150,7 +150,7 @@ describe("geolocation: radius filters, distance, geocoding, following venue chan
     expect(titles(await svc.get("/events?geoloc=true&geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=50&geoloc_unit=km"))).toEqual(["Versailles event", "Paris event"]);
   });
 
-  test("the 400s of C11", async () => {
+  test("the 400s of C11 (venues hold their coordinates)", async () => {
     expectInvalid(await svc.get("/events?geoloc_lat=48.8"), "geoloc_lng");
     expectInvalid(await svc.get("/events?geoloc_lng=2.3"), "geoloc_lat");
     expectInvalid(await svc.get("/events?geoloc_lat=91&geoloc_lng=2"), "geoloc_lat");

@@ -1,5 +1,5 @@
 /**
- * HTTP caching through the real gateway (C22): a strong ETag on every GET (items and list pages), varying
+ * HTTP caching through the real gateway (C22: caching headers and shaping): a strong ETag on every GET (items and list pages), varying
  * with the caller and the language; `If-None-Match` → 304; `Last-Modified` (a list page's = the newest
  * `modified_utc` among its records) and `If-Modified-Since`; `If-Match` on updates and deletes → 412
  * `rest_precondition_failed` once the record moved on.

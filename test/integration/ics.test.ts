@@ -1,5 +1,5 @@
 /**
- * Calendar formats through HTTP (C22): any events list query as iCalendar (RFC 5545) with `format=ics` or
+ * Calendar formats through HTTP (C22: caching headers and shaping): any events list query as iCalendar (RFC 5545) with `format=ics` or
  * `Accept: text/calendar` — every matching event up to 1 000, not one page — that a standard parser
  * (ical.js) reads back with the same events, instants and zones; and `json_ld=1` on the JSON list.
  */
@@ -154,7 +154,7 @@ describe("events that end when they start; the calendar's name", () => {
     expect(hour.endDate.toJSDate().getTime() - hour.startDate.toJSDate().getTime()).toBe(3_600_000);
   });
 
-  test("X-WR-CALNAME is the site name: by default BASE_URL's host name, without its port (C57)", async () => {
+  test("X-WR-CALNAME is the site name: by default BASE_URL's host name, without its port (C57: the site's home)", async () => {
     const ics = await svc.get(`/events?search=${token("none")}&format=ics`);
     const calendar = new ICAL.Component(ICAL.parse(ics.text));
     expect(calendar.getFirstPropertyValue("x-wr-calname")).toBe("localhost");

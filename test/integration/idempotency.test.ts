@@ -1,5 +1,5 @@
 /**
- * Safe retries through HTTP (C21): `Idempotency-Key` on every create. A repeat with the same key and body
+ * Safe retries through HTTP (C21: idempotency keys): `Idempotency-Key` on every create. A repeat with the same key and body
  * replays the first answer (status, body, Location) and creates nothing; the same key with another body is
  * 422 `rest_idempotency_mismatch`; a repeat while the first still runs is 409 `rest_idempotency_in_progress`;
  * keys are scoped per caller and route. (Across gateway nodes: sync-nodes.test.ts.)

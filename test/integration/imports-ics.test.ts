@@ -3,7 +3,7 @@
  * Outlook/Exchange with Windows zone names, Apple iCloud, Meetup, The Events Calendar's export) with
  * series, exceptions, cancellations, all-day events and time zones. The instants the service lists after
  * importing each equal ical.js's own expansion of the fixture (test/helpers/recurrence.ts `icalSeen`, an
- * expander other than the service's, C55). Then: a second run creates nothing, a changed feed updates,
+ * expander other than the service's, C55: horizon and ICS). Then: a second run creates nothing, a changed feed updates,
  * venues are matched by name, the routes' rules (administrators only, every_minutes ≥ 15, bad feeds fail).
  */
 import * as fs from "fs";

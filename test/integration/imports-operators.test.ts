@@ -1,9 +1,9 @@
 /**
- * Imports as operators and producers meet them (C64, C66): `trash_missing` that trashes only what
+ * Imports as operators and producers meet them (C64: what an import brings; C66: what `trash_missing` trashes): `trash_missing` that trashes only what
  * left a source read whole and brings back what returned; Outlook's own VTIMEZONEs; every ORGANIZER;
  * CLASS:PRIVATE; an unbounded rule older than a series may hold; one unreadable line; a TEC source's
  * worded costs and `import_source` on every record it brings; a TEC Pro source's custom fields kept as
- * text fields named by their labels (C69); the dry run (its counts equal the run that
+ * text fields named by their labels (C69: custom fields everywhere their record goes); the dry run (its counts equal the run that
  * follows, on a TEC source and on a feed), a run asked for now and the run history. The TEC source is a
  * stub on 127.0.0.1 serving The Events Calendar's list shapes. Runs on SQLite and (TEST_STORE=postgres)
  * PostgreSQL.
@@ -25,7 +25,7 @@ const calendar = (name: string, ...lines: string[]) => ["BEGIN:VCALENDAR", "VERS
 const vevent = (uid: string, ...lines: string[]) => ["BEGIN:VEVENT", `UID:${uid}`, "DTSTAMP:20261101T000000Z", ...lines, "END:VEVENT"];
 
 
-describe("trash_missing (C66)", () => {
+describe("trash_missing (C66: what trash_missing trashes)", () => {
   const A = vevent("keep@c66", "DTSTART:20270301T100000Z", "DTEND:20270301T110000Z", "SUMMARY:C66 stays");
   const B = vevent("flaky@c66", "DTSTART:20270302T100000Z", "DTEND:20270302T110000Z", "SUMMARY:C66 comes and goes");
   const bWithoutStart = B.filter(l => !l.startsWith("DTSTART"));
@@ -211,7 +211,7 @@ describe("a TEC source", () => {
     expect(byTitle.get("Ops TEC event 3").cost).toBe("$10");
   });
 
-  test("import_source is answered on every record it brought (C64)", async () => {
+  test("import_source is answered on every record it brought (C64: what an import brings)", async () => {
     const imports = (await httpJson("GET", `${svc.ns}/imports?per_page=100`, ADMIN)).body as Json[];
     const ours = new Set(imports.filter(i => i.url === stub.url).map(i => i.id));
     // each record as its administrator reads it in context=edit
@@ -236,7 +236,7 @@ describe("a TEC source", () => {
   });
 });
 
-describe("a TEC Pro source's custom fields (C69)", () => {
+describe("a TEC Pro source's custom fields (C69: custom fields everywhere their record goes)", () => {
   const link = '<a href="https://example.org/rules" target="_self">https://example.org/rules</a>';
   const source: TecSource = {
     categories: [], tags: [], venues: [], organizers: [],

@@ -378,7 +378,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       expectInvalid(await env.svc.get(`/${k.plural}/by-slug/100%25`), "slug");
     });
 
-    test("C15: ?password= by slug as by id", async () => {
+    test("C15 (password by slug): ?password= by slug as by id", async () => {
       const r = await make("admin", named({ post_password: "s3cret", phone: "123" }));
       const path = `/${k.plural}/by-slug/${r.slug}`;
       expect((await env.svc.get(path)).body.phone).toBe("");
@@ -421,7 +421,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
   });
 
   describe(`${k.plural}: list`, () => {
-    test("statuses per caller: anonymous sees published only, contributors see all authors' drafts (D26)", async () => {
+    test("statuses per caller: anonymous sees published only, contributors see all authors' drafts (D26: lists show everyone's non-public records to editors of the kind)", async () => {
       const word = token();
       const pub = await make("admin", { [k.nameField]: `${word} pub` });
       const draft = await make("admin", { [k.nameField]: `${word} draft`, status: "draft" });
@@ -455,7 +455,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       expect(res.body[k.plural].map((r: Json) => r.id)).toEqual([newer.id, same2.id, same1.id, old.id]);
     });
 
-    test("paging: envelope, links (D10), headers (D35), 404 past the end, per_page at most 50", async () => {
+    test("paging: envelope, links (D10: list links carry what the caller sent), headers (D35), 404 past the end, per_page at most 50", async () => {
       const word = token();
       for (let i = 0; i < 3; i++) await make("admin", { [k.nameField]: `${word} ${i}` });
       const ns = `${linkNs()}/${k.plural}/`;
@@ -574,7 +574,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
     const call = (action: string, params: unknown, caller?: KeyName | null) =>
       env.svc.broker.call(`${k.plural}.${action}`, params, caller === undefined ? {} : { meta: { caller: caller === null ? null : { id: USER_IDS[caller], role: roleOf(caller) } } });
 
-    test("validateLinks accepts every D6/C2 shape and empties; rejects the rest with 400 on the input name", async () => {
+    test("validateLinks accepts every D6 (shapes of venue and organizer on events)/C2 (several venues) shape and empties; rejects the rest with 400 on the input name", async () => {
       const a = await make("admin", named());
       const b = await make("admin", named());
       const valid = [null, "", 0, "0", [], [null, ""], a.id, String(a.id), `${a.id}, ${b.id}`, { id: a.id }, { id: String(b.id) },
@@ -611,7 +611,7 @@ export function linkedSuite(env: LinkedEnv, k: KindConfig): void {
       expect(shape.type).toBe("rest_invalid_param");
     });
 
-    test("embed: only readable records (C1), blanked per caller, json_ld on request", async () => {
+    test("embed: only readable records (C1: embedded records follow visibility), blanked per caller, json_ld on request", async () => {
       const pub = await make("admin", named({ phone: "1" }));
       const draft = await make("admin", named({ status: "draft" }));
       const locked = await make("admin", named({ phone: "777", post_password: "pw" }));

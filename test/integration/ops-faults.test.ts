@@ -1,5 +1,5 @@
 /**
- * Bus faults become the contract's 503/504 (C17): the Moleculer errors of a missing, stopping or
+ * Bus faults become the contract's 503/504 (C17: codes for the remaining statuses): the Moleculer errors of a missing, stopping or
  * rejecting service → 503 `rest_service_unavailable`, a timed-out (or skipped for lack of time) call →
  * 504 `rest_gateway_timeout` — as thrown on this node and as rebuilt after crossing the transporter
  * (where a foreign error may keep only its name or type). And moleculer-web's own 503 for a route whose

@@ -38,7 +38,7 @@ describe("the record services' process stops under load", () => {
     bus = { TRANSPORTER: nats.url, NAMESPACE: `ops-outage-${process.pid}`, REQUEST_TIMEOUT: String(REQUEST_TIMEOUT), BASE_URL: "http://calendar.test" };
     records = await startRecords();
     gateway = await startNode({ ...bus, SERVICES: "api" }, { http: true });
-    // geolocation runs nowhere: it is optional, so the gateway is ready without it (C24)
+    // geolocation runs nowhere: it is optional, so the gateway is ready without it (C24: readiness)
     await waitForHttp(`${gateway.base}/health/ready`, 200, 30000);
     const first = await call(gateway.base!, "POST", "/events", { title: "Known event", start_date: "tomorrow 10:00", end_date: "tomorrow 11:00" });
     expect(first.status).toBe(201);

@@ -1,7 +1,7 @@
 /**
  * The hosted topology with its shared cache: two gateway processes and the record services' process over
  * a real nats-server, Redis (127.0.0.1:6379, a namespace of this run's own) as the action cache. A write
- * through one gateway is visible through the other at once (C16), embedded records included (a venue or
+ * through one gateway is visible through the other at once (C16: read your writes), embedded records included (a venue or
  * a category renamed shows in the next events list on every gateway). The reads are shown to come from
  * Redis (the cached answers are there under the namespace's prefix, and an answer altered in Redis is
  * what the gateways serve) so the test proves invalidation, not the absence of caching. Each kind of kept

@@ -36,7 +36,7 @@ maybe("reads never write", () => {
     const tag = await succeed(svc, "POST", "/tags", { name: "Read Tag" });
     const due = await createEvent(svc, { title: "Due read", date: "+1 day", venue: venue.id, organizer: organizer.id, categories: [category.id], tags: [tag.id] });
     expect(due.status).toBe("future");
-    // its date passes without a write of the service (C13)
+    // its date passes without a write of the service (C13: a due `future` post counts as published)
     const events = svc.broker.getLocalService("events") as unknown as { store: { updateOne(q: Json, u: Json): Promise<unknown> } };
     await events.store.updateOne({ _id: due.id }, { $set: { date_utc: "2020-01-01 00:00:00", date: "2020-01-01 00:00:00" } });
     const series = await createEvent(svc, { title: "Read series", start_date: "2030-01-06 10:00:00", end_date: "2030-01-06 11:00:00", recurrence: ["RRULE:FREQ=WEEKLY;COUNT=4"] });

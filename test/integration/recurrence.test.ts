@@ -1,5 +1,5 @@
 /**
- * Recurring events through HTTP (C34, C51–C55): series made with weekly, monthly and yearly
+ * Recurring events through HTTP (C34: occurrence ids; C51 to C55: the recurrence decisions): series made with weekly, monthly and yearly
  * rules (COUNT, UNTIL, BYDAY, BYMONTHDAY, BYSETPOS, EXDATE, RDATE) in Europe/Rome and America/New_York
  * across DST changes and all-day; the occurrences `/events` lists in a window are compared with what
  * ical.js (not the rrule library the service expands with) expands from the service's own iCalendar
@@ -165,7 +165,7 @@ describe("series against ical.js", () => {
   });
 });
 
-describe("one event as iCalendar (C55)", () => {
+describe("one event as iCalendar (C55: horizon and ICS)", () => {
   test("the first event's file is the whole series; another occurrence's is that occurrence alone", async () => {
     const { first, tok } = await series({
       start_date: `${Y}-10-20 19:00:00`, end_date: `${Y}-10-20 20:00:00`, timezone: "Europe/Rome", recurrence: ["RRULE:FREQ=WEEKLY;COUNT=4"]
@@ -194,7 +194,7 @@ describe("records, the occurrences route and validation", () => {
     occurrences = await listAll(svc, `search=${tok}&${WINDOW}`);
   });
 
-  test("the first event carries `recurrence`, the others `post_parent`, both right before the i18n keys (C51)", async () => {
+  test("the first event carries `recurrence`, the others `post_parent`, both right before the i18n keys (C51: recurrence fields)", async () => {
     const keys = Object.keys(first);
     expect(keys.slice(-3)).toEqual(["recurrence", "i18n_language", "translations"]);
     const other = occurrences.find(e => e.id !== first.id);
@@ -204,7 +204,7 @@ describe("records, the occurrences route and validation", () => {
     expect(plain).not.toHaveProperty("post_parent");
   });
 
-  test("occurrences have their own ids and slugs `{series slug}-{date}` (C54)", () => {
+  test("occurrences have their own ids and slugs `{series slug}-{date}` (C54: occurrence slugs and route)", () => {
     expect(occurrences).toHaveLength(5);
     expect(new Set(occurrences.map(e => e.id)).size).toBe(5);
     const second = occurrences.find(e => e.start_date === `${Y}-03-04 12:00:00`);
@@ -239,14 +239,14 @@ describe("records, the occurrences route and validation", () => {
     [["RRULE:FREQ=DAILY;INTERVAL=0"]],
     ["RRULE:FREQ=WEEKLY"],
     [["RRULE:FREQ=WEEKLY;UNTIL=20000101T000000Z"]]
-  ])("a bad recurrence %j is a 400 naming `recurrence` (C52)", async recurrence => {
+  ])("a bad recurrence %j is a 400 naming `recurrence` (C52: the recurrence rules accepted)", async recurrence => {
     const res = await svc.request("POST", "/events", { as: "admin", body: { title: "Bad", start_date: `${Y}-01-01 10:00:00`, end_date: `${Y}-01-01 11:00:00`, timezone: "Europe/Rome", recurrence } });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("rest_invalid_param");
     expect(Object.keys(res.body.data.params)).toEqual(["recurrence"]);
   });
 
-  test("more than 1 000 occurrences up to the horizon is a 400 (C52)", async () => {
+  test("more than 1 000 occurrences up to the horizon is a 400 (C52: the recurrence rules accepted)", async () => {
     // a daily rule that started 1 200 days ago gives about 1 930 occurrences up to the horizon, every third day about 640
     const day = new Date(Date.now() - 1200 * 86_400_000).toISOString().slice(0, 10);
     const body = (rule: string) => ({ title: `Many ${token("m")}`, start_date: `${day} 10:00:00`, end_date: `${day} 11:00:00`, recurrence: [rule] });
@@ -266,7 +266,7 @@ describe("records, the occurrences route and validation", () => {
     expect(Object.keys(scope.body.data.params)).toContain("scope");
   });
 
-  test("term counts count each published occurrence (C35)", async () => {
+  test("term counts count each published occurrence (C35: recurrence leaves other events unchanged)", async () => {
     const cat = await ok("POST", "/categories", { name: `Cat ${tok}` });
     const { first: f } = await series({
       start_date: `${Y}-09-01 10:00:00`, end_date: `${Y}-09-01 11:00:00`, categories: [cat.id], recurrence: ["RRULE:FREQ=WEEKLY;COUNT=4"]
@@ -278,7 +278,7 @@ describe("records, the occurrences route and validation", () => {
   });
 });
 
-describe("scopes of updates and deletes (C53)", () => {
+describe("scopes of updates and deletes (C53: occurrence identity, exceptions and scope)", () => {
   /** A weekly series of 6 Tuesdays at 19:00 Rome; answers its members by start. */
   async function weekly(): Promise<{ first: Json; tok: string; byStart: Record<string, number> }> {
     const { first, tok } = await series({
@@ -552,7 +552,7 @@ describe("the horizon (C55)", () => {
   });
 });
 
-describe("the change feed (C34)", () => {
+describe("the change feed (C34: occurrence ids)", () => {
   test.each([["admin"], [null]] as const)("replaying the feed from nothing gives %s the same lists as the lists themselves", async as => {
     const copy: Copy = new Map();
     await syncFeed(svc, copy, { as: as ?? undefined, perPage: 500 });

@@ -56,7 +56,7 @@ const WRITE: Record<Own, Record<State, Role[]>> = {
   others: { publish: EDITORS, protected: EDITORS, future: EDITORS, trash: EDITORS, draft: EDITORS, pending: EDITORS, private: EDITORS }
 };
 
-/** Default lists (docs/authorization.md#list-visibility, D26): callers with edit_posts see every status but trash, from all authors. */
+/** Default lists (docs/authorization.md#list-visibility, D26: lists show everyone's non-public records to editors of the kind): callers with edit_posts see every status but trash, from all authors. */
 const LISTED: Record<State, Role[]> = {
   publish: ALL, protected: ALL, future: WRITERS, draft: WRITERS, pending: WRITERS, private: WRITERS, trash: NOBODY
 };
@@ -264,7 +264,7 @@ describe("authorization matrix (docs/authorization.md)", () => {
     expect(failures).toEqual([]);
   });
 
-  test("default lists and searches show each status to the roles of docs/authorization.md#list-visibility, from every author (D26)", async () => {
+  test("default lists and searches show each status to the roles of docs/authorization.md#list-visibility, from every author (D26: lists show everyone's non-public records to editors of the kind)", async () => {
     const failures: string[] = [];
     await pool(KINDS.flatMap(kind => ROLES.map(role => ({ kind, role }))), 6, async ({ kind, role }) => {
       const listed = new Set<number>();

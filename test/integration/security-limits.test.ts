@@ -1,5 +1,5 @@
 /**
- * Limits and hardening of the gateway through HTTP: the 1 MB body limit (C18), the `per_page` maximum,
+ * Limits and hardening of the gateway through HTTP: the 1 MB body limit (C18: limits), the `per_page` maximum,
  * rate limiting per key and per address (C18) with its headers, shared through Redis between gateway
  * nodes, time limits (504), security headers on every answer, configurable CORS, malformed paths, and
  * no internal names in any answer.
@@ -136,7 +136,7 @@ describe("limits and headers (rate limit off)", () => {
     expect(res.headers.get("x-ratelimit-limit")).toBeNull(); // off unless RATE_LIMIT is set
   });
 
-  test("HTML in text fields: events keep it as sent (D24), venue/organizer address fields and term names are cleaned (D27)", async () => {
+  test("HTML in text fields: events keep it as sent (D24: text rendering), venue/organizer address fields and term names are cleaned (D27: term names are sanitised)", async () => {
     const xss = "<script>alert(1)</script><b onmouseover=\"x()\">Bold</b> & co";
     const ev = await svc.request("POST", "/events", { as: "admin", body: { title: xss, description: xss, excerpt: xss, start_date: "tomorrow 10:00", end_date: "tomorrow 11:00" } });
     expect(ev.status).toBe(201);

@@ -1,6 +1,6 @@
 /**
- * Non-public records never show through another door: embedded venues and organizers (C1), searches
- * (D34), term counts (docs/records.md#term-counts) and the list filters that name an event (`event`/`post` on terms,
+ * Non-public records never show through another door: embedded venues and organizers (C1: embedded records follow visibility), searches
+ * (D34: search never matches through hidden fields), term counts (docs/records.md#term-counts) and the list filters that name an event (`event`/`post` on terms,
  * `event` on venues and organizers). Password-protected records stay blanked wherever they appear, for
  * every role, unless the password is sent (docs/authorization.md#password-protected-records). Expectations are written out from docs/authorization.md.
  */
@@ -42,7 +42,7 @@ describe("non-public and protected records through embeds, searches, counts and 
     ...(state === "protected" ? { post_password: PASSWORD } : {})
   });
 
-  describe("embedded venues and organizers (C1)", () => {
+  describe("embedded venues and organizers (C1: embedded records follow visibility)", () => {
     const venues: Record<string, number> = {};
     const organizers: Record<string, number> = {};
     let event: Json;
@@ -89,7 +89,7 @@ describe("non-public and protected records through embeds, searches, counts and 
     });
   });
 
-  describe("searches never match through a field the caller cannot see (D34)", () => {
+  describe("searches never match through a field the caller cannot see (D34: search never matches through hidden fields)", () => {
     const made: Record<string, Record<string, number>> = { events: {}, venues: {}, organizers: {} };
     beforeAll(async () => {
       for (const state of ["publish", "protected", "draft", "private"]) {

@@ -1,7 +1,7 @@
 /**
  * Sites in the store (store/sites.ts, store/mongo/sites.ts) and what gateways know of them
  * (store/site-directory.ts), on SQLite, on PostgreSQL and on the MongoDB store's code: two directories over one database stand for two gateways, so a change made through
- * one is seen by the other at its next lookup (C50), and the constraints hold under parallel writers.
+ * one is seen by the other at its next lookup (C50: deleting a site), and the constraints hold under parallel writers.
  */
 import * as fs from "fs";
 import * as os from "os";

@@ -1,5 +1,5 @@
 /**
- * Sites (docs/sites.md, C48–C50): 50 sites in one running deployment, reached by their Host headers,
+ * Sites (docs/sites.md, C48 to C50: the platform API, hosts, deleting a site): 50 sites in one running deployment, reached by their Host headers,
  * each with its own records, keys, settings and geolocation switch; nothing crosses sites. Runs on the
  * embedded store, (TEST_STORE=postgres, package.json `test:postgres`) on PostgreSQL, and on the MongoDB
  * store's code over the driver stand-in (test/integration/sites-mongo.test.ts runs this file).
@@ -111,7 +111,7 @@ describe("sites: 50 calendars in one deployment", () => {
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(["/sites", "/sites/{id}", "/sites/{id}/keys", "/sites/{id}/keys/{key_id}"]));
-    // not in the site's own /doc (C33)
+    // not in the site's own /doc (C33: sites and the default site)
     const siteDoc = await svc.get("/doc");
     expect(Object.keys(siteDoc.body.paths).some(p => p.includes("platform"))).toBe(false);
 
@@ -324,7 +324,7 @@ describe("sites: 50 calendars in one deployment", () => {
     expect(author.body.user_id).toBe(7);
     expect((await platform("POST", `/sites/${s.id}/keys`, { role: "overlord" })).status).toBe(400);
     expect((await on({ host: s.host, key: made.body.key }, "POST", `/events/${s.event}`, { title: "Edited by the editor" })).status).toBe(200);
-    // the site's users are its keys' users (D15): author 7 exists here, 3 does not
+    // the site's users are its keys' users (D15: users come from the API keys): author 7 exists here, 3 does not
     expect((await on(s, "POST", `/events/${s.event}`, { author: 7 })).status).toBe(200);
     expect((await on(s, "POST", `/events/${s.event}`, { author: 3 })).status).toBe(400);
     expect((await platform("DELETE", `/sites/${s.id}/keys/${made.body.id}`)).status).toBe(200);

@@ -262,7 +262,7 @@ function contract(name: string, make: () => Promise<Backend>, gaps: Record<strin
       expect(await q({ bounds: { ends_after: "2030-01-11 23:30:00" } })).toEqual([3]);
       expect(await q({ include: [3, 1, 5] })).toEqual([3, 1]);
       expect(await q({ search: "jazz" })).toEqual([1, 3]);
-      expect(await q({ search: "jazz", searchAccess: {} })).toEqual([1]); // the protected event matches by its title only (D34)
+      expect(await q({ search: "jazz", searchAccess: {} })).toEqual([1]); // the protected event matches by its title only (D34: search never matches through hidden fields)
       expect(await q({ search: "jazz", searchAccess: { password: "pw" } })).toEqual([1, 3]);
       expect(await q({ search: "-jazz" })).toEqual([2]);
       expect(await q({ search: "night -rock" })).toEqual([1]);
@@ -278,7 +278,7 @@ function contract(name: string, make: () => Promise<Backend>, gaps: Record<strin
 
     check("status, search and term queries of the other services", async () => {
       const q = async (query: Doc) => sorted(await events.find(query));
-      expect(await q(statusCondition(["publish"], "2029-06-01 00:00:00"))).toEqual([1, 2, 3, 5, 6]); // future, date passed (C13)
+      expect(await q(statusCondition(["publish"], "2029-06-01 00:00:00"))).toEqual([1, 2, 3, 5, 6]); // future, date passed (C13: a due `future` post counts as published)
       expect(await q(statusCondition(["future"], "2029-06-01 00:00:00"))).toEqual([]);
       expect(await q(searchQuery("jazz", ["title", "description"], ["description"], false))).toEqual([1, 6]);
       expect(await q(searchQuery("jazz", ["title", "description"], ["description"], true))).toEqual([1, 3, 6]);
@@ -366,7 +366,7 @@ function contract(name: string, make: () => Promise<Backend>, gaps: Record<strin
       await venues.updateOne({ _id: 2 }, { $set: { slug: "gig-2" } });
       await venues.insert({ _id: 5, slug: "gig", status: "publish" });
       await expect(venues.updateOne({ _id: 5 }, { $set: { slug: "gig-2" } })).rejects.toThrow(/slug/);
-      // empty slugs (D16's drafts; any status) never collide; records without the sparse unique field neither
+      // empty slugs (drafts of D16 (drafts created without a slug keep an empty slug); any status) never collide; records without the sparse unique field neither
       await venues.insert({ _id: 6, slug: "", status: "publish" });
       await venues.insert({ _id: 7, slug: "", status: "publish" });
       await venues.insert({ _id: 8, slug: "x", status: "publish", code: "A" });

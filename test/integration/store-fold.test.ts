@@ -1,5 +1,5 @@
 /**
- * One folding of text on every store (lib/fold.ts, migration 12, docs/lists.md#search): a search term and
+ * One folding of text on every store (lib/text/fold.ts, migration 12, docs/lists.md#search): a search term and
  * the texts it is compared with fold alike on SQLite (its full-text index) and PostgreSQL (its `fold()`,
  * the stored folded texts and their indexes), as `foldText` folds them: ligatures, full-width forms, "ß",
  * the final sigma, Japanese voicing marks. Before, "strasse" found "Straße" on PostgreSQL only and
@@ -13,7 +13,7 @@ import { openPostgres, openSqlite, SqlDriver } from "../../store/sql/driver";
 import { FTS_TABLES, migrate } from "../../store/sql/schema";
 import { acquireStore, releaseStore, StoreConfig } from "../../store";
 import { buildEventQuery } from "../../lib/events/event-query";
-import { foldText } from "../../lib/fold";
+import { foldText } from "../../lib/text/fold";
 import { createTestDatabase, postgresReachable } from "../helpers/postgres";
 
 const TITLES = ["Straße Fest", "ﬁnance night", "ΣΊΣΥΦΟΣ live", "東京 イベント", "ＡＢＣ expo", "Øresund bridge", "Café Noir", "Plain jazz"];

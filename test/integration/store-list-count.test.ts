@@ -36,7 +36,7 @@ function documents(): Doc[] {
     if (hide !== undefined) doc.hide_from_listings = hide;
     docs.push(doc);
   }
-  // `future` events due or not yet due at NOW (C13), and publication dates of every shape
+  // `future` events due or not yet due at NOW (C13: a due `future` post counts as published), and publication dates of every shape
   for (const dateUtc of ["2030-01-01 08:00:00", "2030-02-01 00:00:00", "2030-06-01 08:00:00", 20300101, null, undefined]) for (const status of ["future", "publish"]) {
     id++;
     const doc: Doc = { _id: id, categories: [id % 3], venues: [10 + (id % 4)], tags: [], organizers: [], status, start_date: "2030-03-01 09:00:00", end_date: "2030-03-01 23:00:00" };
@@ -48,7 +48,7 @@ function documents(): Doc[] {
 
 /** The reading time of the lists that read due `future` events as published. */
 const NOW = "2030-02-01 00:00:00";
-/** A list as the service asks for it: its statuses as C13 reads them (domain/events/event-list-filters.ts `listQuery`). */
+/** A list as the service asks for it: its statuses read as C13 (a due `future` post counts as published) says (domain/events/event-list-filters.ts `listQuery`). */
 function asRead(f: Partial<EventListFilters> & { statuses: string[] }): Query {
   const due = dueStatuses(f.statuses, NOW);
   return withDueStatuses(filters({ ...f, statuses: due.statuses }), due.condition);
@@ -162,7 +162,7 @@ function suite(kind: "sqlite" | "postgres") {
         (await store.sql!.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, [SITE, ...params] as never[])).map(r => r.detail).join("\n");
       expect(await plan(`SELECT COUNT(*) FROM events INDEXED BY ix_events_window WHERE site = ? AND (${window.sql})`, window.params))
         .toMatch(/USING (COVERING )?INDEX ix_events_window \(site=\? AND c_hide_from_listings=\? AND c_status=\? AND c_start_date>\? AND c_start_date<\?\)/);
-      // the window as the service asks for it (due `future` events read as published, C13): the same index
+      // the window as the service asks for it (due `future` events read as published, C13: a due `future` post counts as published): the same index
       // alone (migration 15's date_utc among its columns), never a scan of the events
       const due = new QueryCompiler(kind, shape).where(QUERIES.find(([name]) => name.startsWith("the default window, due"))![1]);
       expect(due.docFree).toBe(true);

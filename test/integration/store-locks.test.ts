@@ -70,6 +70,33 @@ describe(`the store's lock across two connections (${onPostgres ? "PostgreSQL" :
     await expect(drivers[1].withLock(41_000_003, async () => "taken")).resolves.toBe("taken");
   });
 
+  /** `work`, or a rejection naming `what` when it has not settled within `ms` (a holder waiting on itself never does). */
+  const within = <T>(ms: number, what: string, work: Promise<T>): Promise<T> =>
+    Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms).unref())]);
+
+  test("the lock asked for again inside its own work is its own: taken at once, not waited for", async () => {
+    const inner = drivers[0].withLock(41_000_040, async () => drivers[0].withLock(41_000_040, async () => "again"));
+    await expect(within(3000, "the inner call", inner)).resolves.toBe("again");
+    await expect(drivers[1].withLock(41_000_040, async () => "free")).resolves.toBe("free");
+  });
+
+  test("work started under a lock that asks for it after the lock was let go waits for the next holder like any other", async () => {
+    const { work, most } = overlapCounter(60);
+    let late: Promise<void> | undefined;
+    await drivers[0].withLock(41_000_041, async () => {
+      // runs in the holder's call context, but after its holder has let the lock go
+      late = new Promise(resolve => setTimeout(resolve, 20)).then(() => drivers[0].withLock(41_000_041, work));
+    });
+    await Promise.all([drivers[0].withLock(41_000_041, work), late]);
+    expect(most()).toBe(1);
+  });
+
+  test("the holders of one lock in one process take it in the order they asked", async () => {
+    const order: number[] = [];
+    await Promise.all(Array.from({ length: 8 }, (_, i) => drivers[0].withLock(41_000_042, async () => { order.push(i); await sleep(5); })));
+    expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
   (onPostgres ? test.skip : test)("SQLite: the lock row of a holder that died is taken over once its lease has ended", async () => {
     // a holder that is gone: its row stays, its lease ended a moment ago
     await drivers[0].run("INSERT INTO store_locks (key, holder, until) VALUES (?, ?, ?)", [41_000_004, "a process that died", Date.now() - 1]);

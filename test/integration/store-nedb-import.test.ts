@@ -1,5 +1,5 @@
 /**
- * A DATA_DIR written by the NeDB version is imported once into SQLite at the first start (C39): records,
+ * A DATA_DIR written by the NeDB version is imported once into SQLite at the first start (C39: migrations and upgrades): records,
  * later lines replacing earlier ones, deletions, id counters and image records; the old files kept.
  */
 import * as fs from "fs";

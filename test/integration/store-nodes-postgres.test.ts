@@ -6,7 +6,7 @@
  * - 500 creates with one title → 500 distinct ids and 500 distinct slugs;
  * - 200 parallel re-taggings → every term's `count` equals the published events carrying it;
  * - 100 pairs of parallel updates of different fields of one event → both fields kept;
- * - parallel creates of one venue or organizer name → one record (D25, under the store's lock of that name);
+ * - parallel creates of one venue or organizer name → one record (D25: duplicate venues and organizers; under the store's lock of that name);
  * - kill -9 of one record node mid-burst → every create answered 201 is there, none stored twice.
  */
 import { Client } from "pg";
@@ -137,7 +137,7 @@ describe("many nodes on one PostgreSQL database", () => {
     expect(lost).toEqual([]);
   }, 120_000);
 
-  test("parallel creates of one venue and one organizer name through both gateways: one record each (D25)", async () => {
+  test("parallel creates of one venue and one organizer name through both gateways: one record each (D25: duplicate venues and organizers)", async () => {
     for (const [path, field] of [["/venues", "venue"], ["/organizers", "organizer"]]) {
       const name = `Twin ${field} ${Date.now()}`;
       const answers = await pool(24, Array.from({ length: 48 }, (_, i) => () => call(via(i), "POST", path, { [field]: name })));

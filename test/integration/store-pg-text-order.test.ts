@@ -22,7 +22,7 @@ async function openAndOrder(db: TestDatabase | undefined): Promise<{ notices: Ar
     for (const [i, name] of NAMES.entries()) await terms.insert({ _id: i + 1, name });
     const order = (await terms.find({}, { sort: { name: 1 } })).map(d => d.name as string);
     await terms.insert({ _id: NAMES.length + 1, name: "ДЖАЗ вечер" });
-    // a folded search, as an events or terms `search` asks the store (lib/fold.ts folds the asked text)
+    // a folded search, as an events or terms `search` asks the store (lib/text/fold.ts folds the asked text)
     const found = (await terms.find({ name: /джаз/i })).map(d => d.name as string);
     return { notices, order, found };
   } finally {

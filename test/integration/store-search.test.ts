@@ -1,5 +1,5 @@
 /**
- * Search on the SQL stores (docs/lists.md#search, C37): the text indexes (PostgreSQL: trigram indexes of
+ * Search on the SQL stores (docs/lists.md#search, C37: search semantics): the text indexes (PostgreSQL: trigram indexes of
  * the folded texts' stored columns, migration 9; SQLite: the FTS5 trigram table of migration 7, kept by
  * triggers) narrow an events search
  * to the rows that can hold the term, and the exact comparison still decides, so the matches (and totals)
@@ -38,7 +38,7 @@ function suite(kind: "sqlite" | "postgres") {
     const values = Array.from({ length: 3000 }, (_, i) => {
       const doc: Record<string, unknown> = { title: `Evening ${i} ${WORDS[i % WORDS.length]}`, excerpt: i % 5 === 0 ? "with a CAFE on site" : "", description: `Night number ${i}`, status: "publish", start_date: "2030-01-01 10:00:00" };
       // as the API stores them, no password is ""; some protected: an anonymous search matches their title
-      // only (D34); and odd values (absent: readable; null or a number: not), which the stores tell apart
+      // only (D34: search never matches through hidden fields); and odd values (absent: readable; null or a number: not), which the stores tell apart
       doc.post_password = i % 17 === 0 ? "secret" : i % 19 === 0 ? null : i % 23 === 0 ? 7 : "";
       if (i % 29 === 0) delete doc.post_password;
       docs.push({ _id: i + 1, ...doc });

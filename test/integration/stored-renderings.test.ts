@@ -75,7 +75,7 @@ describe("stored renderings: every stitched answer is the computed one", () => {
       { title: "Protected", post_password: "pw", venue: seeded.venue }
     ];
     for (const [i, input] of inputs.entries()) events.push((await succeed(svc, "POST", "/events", { status: "publish", start_date: day(i), end_date: until(i), ...input })).id as number);
-    // a due `future` event: its date passed without a write (C13, read as published)
+    // a due `future` event: its date passed without a write (C13: a due `future` post counts as published; read as published)
     const due = await succeed(svc, "POST", "/events", { title: "Due", status: "future", date: "+1 day", start_date: day(9), end_date: until(9), venue: seeded.venue });
     seeded.due = due.id as number;
     events.push(seeded.due);

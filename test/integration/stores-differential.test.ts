@@ -2,7 +2,7 @@
  * The same behaviour on every store: one random sequence of requests (test/helpers/differential.ts) sent to
  * a service on SQLite and to one on PostgreSQL, on two sites of each; every answer must be the same on both. Written after the
  * text no store kept alike (docs/errors.md#text-every-store-keeps) and the folding of searches
- * (lib/fold.ts) were found by other means; it found that records made inline by one event write drew their
+ * (lib/text/fold.ts) were found by other means; it found that records made inline by one event write drew their
  * ids in whatever order their parallel creates reached the sequence (now one order,
  * docs/records.md#venue-and-organizer-input), and that an events list with unknown categories and tags
  * named whichever was refused first (now both, lib/errors.ts `allChecks`). DIFF_SEED=<n> replays a run,

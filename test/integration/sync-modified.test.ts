@@ -1,5 +1,5 @@
 /**
- * `modified_after` / `modified_before` on every list (C20): events, venues, organizers, categories and tags
+ * `modified_after` / `modified_before` on every list (C20: the change feed): events, venues, organizers, categories and tags
  * (terms by their internal modified time), validated like the other date filters, carried in the list
  * links, and documented in the namespace index.
  */

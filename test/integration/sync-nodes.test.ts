@@ -33,7 +33,7 @@ describe("across nodes", () => {
     nats = await startNats();
     // One deployment: one BASE_URL for every gateway (README).
     const bus = { TRANSPORTER: nats.url, NAMESPACE: `sync-${process.pid}`, BASE_URL: "http://calendar.test" };
-    // (the change feed is read where the records write it: one process on an in-memory store, C42)
+    // (the change feed is read where the records write it: one process on an in-memory store, C42: one transaction per write)
     nodes.push(await startNode({ ...bus, SERVICES: "events,venues,organizers,taxonomy,i18n,changes" }));
     // two gateways keep no answers of their own (one would refuse the in-process cache: CACHER, README "Scaling out")
     a = await startNode({ ...bus, SERVICES: "api", CACHER: "off" }, { http: true });

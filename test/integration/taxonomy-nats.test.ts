@@ -1,7 +1,7 @@
 /**
  * Term counts across processes: the taxonomy service runs in its own process, the record services in
  * another and the gateway in a third, over a real nats-server. After a sequence of event creates, term
- * changes, trashes and deletes, `count` and `hide_empty` are right at once (C16).
+ * changes, trashes and deletes, `count` and `hide_empty` are right at once (C16: read your writes).
  */
 import * as fs from "fs";
 import * as os from "os";

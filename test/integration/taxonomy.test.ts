@@ -47,7 +47,7 @@ async function boot(fakeEvents: boolean) {
   const publish = async (categories: number[]) => {
     const id = nextEvent++;
     await events().insert({ _id: id, status: "publish", categories, tags: [] });
-    await svc.broker.cacher?.clean(); // (the events service cleans after its writes: C16)
+    await svc.broker.cacher?.clean(); // (the events service cleans after its writes: C16 (read your writes))
     return id;
   };
   const unpublish = async (id: number) => {
@@ -78,7 +78,7 @@ describe("term records, reads, creates and updates", () => {
   beforeAll(async () => { env = await boot(true); ({ svc, site, ns } = env); });
   afterAll(async () => { await svc.stop(); });
 
-  test("create answers 201 with the record and a Location header (D13)", async () => {
+  test("create answers 201 with the record and a Location header (D13: terms without _links)", async () => {
     const res = await svc.request("POST", "/categories", { as: "admin", body: { name: "Music", description: "Live <b>shows</b>" } });
     expect(res.status).toBe(201);
     const id = res.body.id;
@@ -117,7 +117,7 @@ describe("term records, reads, creates and updates", () => {
     expect((await svc.get(`/tags/${res.body.id}`)).body).toEqual(res.body);
   });
 
-  test("categories and tags share one id sequence (D2) and URLs follow the language root", async () => {
+  test("categories and tags share one id sequence (D2: two id sequences) and URLs follow the language root", async () => {
     const c = await env.create("categories", { name: "Seq cat" });
     const t = await env.create("tags", { name: "Seq tag" });
     expect(t.id).toBeGreaterThan(c.id);
@@ -157,7 +157,7 @@ describe("term records, reads, creates and updates", () => {
     expectInvalid(await svc.request("POST", "/categories", { as: "subscriber", body: { name: "P", parent: 2389 } }), "parent");
   });
 
-  test("names are cleaned (D27); a name empty after cleaning is 400 empty_term_name (D14)", async () => {
+  test("names are cleaned (D27: term names are sanitised); a name empty after cleaning is 400 empty_term_name (D14: term errors get a status)", async () => {
     const t = await env.create("tags", { name: "  Rock   & <b>Roll</b>  <  > " });
     expect(t.name).toBe("Rock &amp; Roll &lt; &gt;");
     expect(t.slug).toBe("rock-roll");
@@ -190,7 +190,7 @@ describe("term records, reads, creates and updates", () => {
     expect(item.endpoints[0].args.id).toEqual({ description: expect.any(String), type: "integer", required: true });
   });
 
-  test("handler-level 400s name the parameter that caused them (C17)", async () => {
+  test("handler-level 400s name the parameter that caused them (C17: codes for the remaining statuses)", async () => {
     const t = await env.create("tags", { name: "c17" });
     await env.create("tags", { name: "c17 other" });
     const cases: Array<[Promise<Json>, string, string]> = [
@@ -265,7 +265,7 @@ describe("term records, reads, creates and updates", () => {
     const noop = await svc.request("PATCH", `/categories/${t.id}`, { as: "admin", body: {} });
     expect(noop.status).toBe(200);
     expect(noop.body).toEqual(reslugged.body);
-    // path id wins over a body id (D4)
+    // path id wins over a body id (D4: the path selects the record)
     const other = await env.create("categories", { name: "Untouched" });
     const viaPath = await svc.request("PATCH", `/categories/${t.id}`, { as: "admin", body: { id: other.id, description: "path wins" } });
     expect(viaPath.body.id).toBe(t.id);
@@ -294,7 +294,7 @@ describe("term records, reads, creates and updates", () => {
     expectInvalid(await svc.request("PATCH", "/categories/2389", { as: "admin", body: { parent: 2390 } }), "id", "parent");
   });
 
-  test("update of parent: must exist, a taken slug is made unique when the parent moves, loops become 0 (C12)", async () => {
+  test("update of parent: must exist, a taken slug is made unique when the parent moves, loops become 0 (C12: cyclic term parents)", async () => {
     const root = await env.create("categories", { name: "Root cat" });
     const child = await env.create("categories", { name: "Child cat", parent: root.id });
     const grand = await env.create("categories", { name: "Grand cat", parent: child.id });
@@ -601,7 +601,7 @@ describe("lists (docs/lists.md#category-and-tag-lists)", () => {
     expect(names(await svc.get(`/categories?hide_empty=0&search=e&exclude=${ids.e}&whatever=1`))).toEqual(["d-empty"]);
   });
 
-  test("links keep the path root and carry i18n_language when sent (C8)", async () => {
+  test("links keep the path root and carry i18n_language when sent (C8: language in built URLs)", async () => {
     const res = await svc.get(`${svc.base}/fr/wp-json/calendar/events/v1/tags?per_page=20&page=2&i18n_language=de`);
     const frNs = `${site}/fr/wp-json/calendar/events/v1`;
     expect(res.body.rest_url).toBe(`${frNs}/tags/?i18n_language=de`);

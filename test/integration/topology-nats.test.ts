@@ -1,7 +1,7 @@
 /**
  * One process or many, same code: the gateway in one process and the record services in another, over a
  * real nats-server, answer byte-identically to the one-process service (after removing the values that
- * depend on the clock, C29). And ids stay unique when two gateways create at once through the bus.
+ * depend on the clock, C29: identical answers across topologies). And ids stay unique when two gateways create at once through the bus.
  */
 import { startNats, startNode, waitForHttp, Nats, Node } from "../helpers/processes";
 import { KEYS } from "../helpers/harness";

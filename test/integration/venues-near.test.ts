@@ -1,5 +1,5 @@
 /**
- * Venue near-search (C11): `GET /venues` with `geoloc_lat`/`geoloc_lng`/`geoloc_radius`/`geoloc_unit` and
+ * Venue near-search (C11: venues hold their coordinates): `GET /venues` with `geoloc_lat`/`geoloc_lng`/`geoloc_radius`/`geoloc_unit` and
  * `orderby=distance` lists the venues within the (inclusive) radius with their `distance` in the asked unit
  * (two decimals); parameter errors are 400 `rest_invalid_param` before 400 `geoloc-not-available`, which
  * is the answer while no geolocation service runs. The real venues and geolocation services, over HTTP.
@@ -109,7 +109,7 @@ describe("venue near-search with the geolocation service", () => {
     expect(far.status).toBe(404);
   });
 
-  test("distance sits before the language keys, which stay last (C9); a list without geoloc has none", async () => {
+  test("distance sits before the language keys, which stay last (C9: the i18n fields); a list without geoloc has none", async () => {
     const res = await svc.get(`/venues?${AT_PARIS}&geoloc_radius=1&geoloc_unit=km`);
     expect(names(res)).toEqual(["Paris Hall"]);
     expect(Object.keys(res.body.venues[0]).slice(-3)).toEqual(["distance", "i18n_language", "translations"]);
@@ -181,7 +181,7 @@ describe("venue near-search without the geolocation service", () => {
     expectError(await svc.get(`/venues?${query}`), 400, "geoloc-not-available");
   });
 
-  test("parameter errors come first (C11); lists without geoloc work", async () => {
+  test("parameter errors come first (C11: venues hold their coordinates); lists without geoloc work", async () => {
     expectInvalid(await svc.get("/venues?geoloc_lat=abc&geoloc_lng=2"), "geoloc_lat");
     expectInvalid(await svc.get("/venues?geoloc_lat=-91&geoloc_lng=2"), "geoloc_lat");
     expectInvalid(await svc.get(`/venues?${AT_PARIS}&geoloc_unit=parsec`), "geoloc_unit");

@@ -1,6 +1,6 @@
 /**
  * Venues through HTTP and the bus: the behaviour shared with organizers (linked-suite.ts) and what only
- * venues have: map flags, the derived stateprovince, coordinates (D8), the address in json_ld, images.
+ * venues have: map flags, the derived stateprovince, coordinates (D8: geolocation), the address in json_ld, images.
  */
 import { linkedSuite, useLinkedService, token, KindConfig } from "./linked-suite";
 import type { Json } from "../helpers/json";
@@ -29,7 +29,7 @@ describe("venues: what only venues have", () => {
   };
   const patch = (id: number, body: Record<string, unknown>) => env.svc.request("PATCH", `/venues/${id}`, { as: "admin", body });
 
-  test("show_map / show_map_link: on by default, truthy words, JSON booleans and numbers (D30)", async () => {
+  test("show_map / show_map_link: on by default, truthy words, JSON booleans and numbers (D30: JSON types of parameters)", async () => {
     const plain = (await create({})).body;
     expect(plain).toMatchObject({ show_map: true, show_map_link: true });
     expect(Object.keys(plain).slice(-8)).toEqual(["show_map", "show_map_link", "global_id", "global_id_lineage", "custom_fields", "meta", "i18n_language", "translations"]);
@@ -80,7 +80,7 @@ describe("venues: what only venues have", () => {
     expect((await create({ website: "https://example.org/a?b=c&d=e" })).body.website).toBe("https://example.org/a?b=c&d=e");
   });
 
-  test("coordinates (D8): both or neither, ranges, shown when set, cleared with empty strings", async () => {
+  test("coordinates (D8: geolocation): both or neither, ranges, shown when set, cleared with empty strings", async () => {
     const r = (await create({ city: "Rome", geo_lat: 41.9, geo_lng: "12.5" })).body;
     expect(r).toMatchObject({ geo_lat: 41.9, geo_lng: 12.5 });
     expect(Object.keys(r).slice(Object.keys(r).indexOf("slug"))).toEqual(["slug", "city", "geo_lat", "geo_lng", "show_map", "show_map_link", "global_id", "global_id_lineage", "custom_fields", "meta", "i18n_language", "translations"]);
@@ -113,7 +113,7 @@ describe("venues: what only venues have", () => {
     expect((await env.svc.get(`/venues/${bare.id}`)).body.json_ld).toEqual({ "@type": "Place", name: bare.venue, url: bare.url, telephone: "", sameAs: "" });
   });
 
-  test("images (D7): URL for uploaders, existing image ids for all, empty removes", async () => {
+  test("images (D7: images without downloads): URL for uploaders, existing image ids for all, empty removes", async () => {
     const url = `http://img.example.org/${token()}.JPG?x=1`;
     const r = (await create({ image: url })).body;
     expect(r.image).toEqual({ url, id: expect.any(Number), extension: "jpg" });

@@ -1,7 +1,7 @@
 /**
  * Webhooks as receivers and operators meet them (docs/webhooks.md): an endpoint made inactive is sent
  * nothing more; any 2xx delivers whatever its body; the record of each delivery is the record as of its
- * change (C63) whatever the fan-out's delay (the receiver down, the webhooks service stopped); an address
+ * change (C63: what a webhook says) whatever the fan-out's delay (the receiver down, the webhooks service stopped); an address
  * refused only after resolution fails at once; an idempotent create keeps no secret in the idempotency
  * store; secret rotation with an overlap (a `standardwebhooks` receiver holding either secret); ping, the
  * log's filters and replay; the retention of deliveries and payloads; a site made through the platform API

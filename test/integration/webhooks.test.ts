@@ -1,5 +1,5 @@
 /**
- * Webhooks through HTTP (docs/webhooks.md, C63), every delivery verified by a
+ * Webhooks through HTTP (docs/webhooks.md, C63: what a webhook says), every delivery verified by a
  * receiver built on the `standardwebhooks` package: the routes and who may call them, the payload of
  * each record type's create, update and delete, `events` filters, retries on the (shortened) schedule,
  * `Retry-After`, 410, the manual retry, and the outbound address rules (loopback refused without

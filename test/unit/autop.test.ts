@@ -1,4 +1,4 @@
-import { autop } from "../../lib/autop";
+import { autop } from "../../lib/text/autop";
 
 describe("autop", () => {
   it("wraps plain text in a paragraph", () => {

@@ -340,10 +340,10 @@ describe("canAccessPassword (docs/authorization.md#password-protected-records)",
 });
 
 // -------------------------------------------------------------------------------------------------------
-// Statuses: D28, docs/lists.md, C13
+// Statuses: D28 (accepted statuses), docs/lists.md, C13 (a due `future` post counts as published)
 // -------------------------------------------------------------------------------------------------------
 describe("statuses", () => {
-  it("REGISTERED_STATUSES is the D28 list", () => {
+  it("REGISTERED_STATUSES is the D28 (accepted statuses) list", () => {
     expect([...REGISTERED_STATUSES]).toEqual([
       "publish",
       "future",
@@ -383,7 +383,7 @@ describe("statuses", () => {
     ["draft", "2024-12-31 23:59:59", "2025-01-15 12:00:00", "draft"],
     ["publish", "2026-01-01 00:00:00", "2025-01-15 12:00:00", "publish"],
     ["private", "2024-01-01 00:00:00", "2025-01-15 12:00:00", "private"],
-  ])("effectiveStatus(%s, date_utc %s, now %s) → %s (C13)", (status, dateUtc, now, expected) => {
+  ])("effectiveStatus(%s, date_utc %s, now %s) → %s (C13: a due future post counts as published)", (status, dateUtc, now, expected) => {
     expect(effectiveStatus({ status, date_utc: dateUtc }, now)).toBe(expected);
   });
 });

@@ -163,7 +163,7 @@ describe("docker-compose.yml", () => {
     expect(wanted).toBeLessThanOrEqual(room);
   });
 
-  test("each container's settings pass the start-up checks (C23 topology) and the key holders get API_KEYS", () => {
+  test("each container's settings pass the start-up checks (C23 (topology by store) topology) and the key holders get API_KEYS", () => {
     for (const [name, svc] of appContainers) {
       const env = containerEnv(svc);
       expect({ name, problem: checkTopology(readSettings(env)) }).toEqual({ name, problem: undefined });
@@ -254,7 +254,7 @@ describe("Dockerfile", () => {
   });
 });
 
-describe("start-up topology checks on an in-memory store (C38)", () => {
+describe("start-up topology checks on an in-memory store (C38: store misconfiguration)", () => {
   const problem = (env: Record<string, string>) => checkTopology(readSettings({ API_KEYS: "k:administrator:1", ...env }));
   test("the post services together, the change feed's reader with its writers, taxonomy with the events", () => {
     expect(problem({ DATA_DIR: ":memory:", SERVICES: "events,venues,organizers,changes" })).toBeUndefined();

@@ -1,6 +1,6 @@
 // The plain date-time fast path gives what strtotime gives, and leaves everything else to it.
 import { strtotime } from "locutus/php/datetime/strtotime";
-import { plainWallClock, parseWallClock, toDb } from "../../lib/dates";
+import { plainWallClock, parseWallClock, toDb } from "../../lib/time/dates";
 
 const NOW = new Date(Date.UTC(2025, 5, 9, 22, 30, 15));
 const viaStrtotime = (s: string): string | null => {

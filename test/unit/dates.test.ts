@@ -2,7 +2,7 @@ import {
   ZERO_DATE, addMonthsDb, compareDb, dateDetails, dayEnd, dayStart, defaultListWindow, fromDb,
   isValidDateInput, isValidTimezone, isoWithOffset, listBound, nowDb, parseInZone, parseUtc,
   parseWallClock, timezoneAbbr, toDb, utcToWallClock, wallClockToUtc, zoneOffset,
-} from "../../lib/dates";
+} from "../../lib/time/dates";
 
 // Fixed "now": Monday 2025-06-09 14:30:15 UTC.
 const NOW = new Date("2025-06-09T14:30:15Z");

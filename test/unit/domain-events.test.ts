@@ -14,7 +14,7 @@ import { EventEmbedder } from "../../domain/events/event-embeds";
 import { TermCountNotices } from "../../domain/events/term-count-notices";
 import type { SeriesDoc } from "../../lib/events/series";
 import type { ChangeInput } from "../../lib/changes/feed";
-import { wallClockToUtc } from "../../lib/dates";
+import { wallClockToUtc } from "../../lib/time/dates";
 import { sanitizeSlug } from "../../lib/slug";
 import { dayAt } from "../helpers/events";
 

@@ -2,7 +2,7 @@
  * The linked records (venues and organizers, domain/linked/) built without a broker: the
  * input checks, writer, reader and presenter on an in-memory SQLite store, their ports answered by
  * small fakes (one language, no i18n service, images by number, an events service that records what it
- * is asked). Covers create, duplicate-by-name reuse (D25), update, trash (by DELETE and by
+ * is asked). Covers create, duplicate-by-name reuse (D25: duplicate venues and organizers), update, trash (by DELETE and by
  * `status=trash`), lookups, reads by rights, lists and the link input's checks.
  */
 import Validator from "fastest-validator";
@@ -136,7 +136,7 @@ describe("the linked records without a broker", () => {
     expect(reused.city).toBe("Sofia");
   });
 
-  test("update: absent fields unchanged (D3), the record announced; a draft's slug left as it is and made unique when published (C13)", async () => {
+  test("update: absent fields unchanged (D3: updates are partial), the record announced; a draft's slug left as it is and made unique when published (C13: a due future post counts as published)", async () => {
     const { writer, records, announced } = build(store, VENUE);
     const hall = await writer.create(admin, { venue: "Hall", city: "Sofia", zip: "1000" });
     const updated = await writer.inOrderOf(hall, current => writer.update(admin, current, { city: "Varna" }));

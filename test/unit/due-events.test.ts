@@ -1,5 +1,5 @@
 /**
- * C13 in a read's arithmetic (lib/events/due-events.ts): what a list's statuses ask of the store, run on
+ * C13 (a due `future` post counts as published), in a read's arithmetic (lib/events/due-events.ts): what a list's statuses ask of the store, run on
  * the embedded store so the conditions are the store's own.
  */
 import { asRead, dueStatuses, withDueStatuses } from "../../lib/events/due-events";

@@ -144,7 +144,7 @@ const LINKED_WRITE_EXTENSIONS: Record<string, string[]> = { venue: ["post_passwo
 
 /** The event list's parameters a link of a page does not carry: they change what the caller may read, not which page it is. */
 const UNLINKED_LIST_PARAMS = ["password", "context"];
-/** A link carries the language it was asked in (C8), which no list rule names: the language step reads it. */
+/** A link carries the language it was asked in (C8: language in built URLs), which no list rule names: the language step reads it. */
 const LINK_ONLY_PARAMS = ["i18n_language"];
 
 describe("the event list's parameters and the imports", () => {

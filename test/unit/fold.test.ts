@@ -1,7 +1,7 @@
 /**
- * The one folding of text (lib/fold.ts, C37): what a search compares on every store.
+ * The one folding of text (lib/text/fold.ts, C37: search semantics): what a search compares on every store.
  */
-import { FOLDED_LETTERS, foldText, markRanges } from "../../lib/fold";
+import { FOLDED_LETTERS, foldText, markRanges } from "../../lib/text/fold";
 
 describe("foldText", () => {
   test.each([
@@ -49,7 +49,7 @@ describe("markRanges", () => {
   });
 });
 
-describe("ASCII texts fold by lower-casing alone (lib/fold.ts fast path)", () => {
+describe("ASCII texts fold by lower-casing alone (lib/text/fold.ts fast path)", () => {
   /** The folding without the fast path, step by step. */
   const fullFold = (text: string) => text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().replace(/[ßæœþøđðłħıĸŋŧƒς]/g, c => FOLDED_LETTERS[c]);
 

@@ -1,6 +1,6 @@
 /**
  * gateway/guards.ts `frontDoor`, the gateway's one middleware in front of moleculer-web (docs/gateway.md):
- * security headers on every answer, the rate limit with `X-RateLimit-*` and `Retry-After` (C18, C58) in
+ * security headers on every answer, the rate limit with `X-RateLimit-*` and `Retry-After` (C18: limits; C58: `modified` in site time) in
  * front of the kept answers, then a kept answer or the next handler. Served by a plain Node server.
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from "http";

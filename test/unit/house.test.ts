@@ -4,12 +4,13 @@
  *   folder above its own, and lib/ (the floor) imports neither the framework, the network nor a store
  *   driver (moleculer, moleculer-web, http, https, ioredis, pg…);
  * - folders: mixins/ holds only mixins, middlewares/ only broker middlewares;
- * - paths: every repository path a comment, README.md or docs/*.md names (`lib/dates.ts`, `store/sql/`)
- *   exists, and a name a comment places in a file (lib/dates.ts `inUtc`) is in that file;
+ * - paths: every repository path a comment, README.md or docs/*.md names (`lib/time/dates.ts`, `store/sql/`)
+ *   exists, and a name a comment places in a file (lib/time/dates.ts `inUtc`) is in that file;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
  *   `#anchor` after it is a heading or an explicit anchor of that file;
- * - decisions: every decision code (C1…, D1…) a comment (or a test title) names is an entry of
- *   docs/decisions.md;
+ * - decisions: every decision code (a C or a D and its number) a comment (or a test title) names is an entry of
+ *   docs/decisions.md, and carries a few words of its meaning right after it: `C16 (read your writes)`,
+ *   `(C16: read your writes)`, or a range `C51 to C55: the recurrence decisions`;
  * - types: no function in services/ or mixins/ declares `this: any` (each service and mixin types its
  *   `this` through a Self interface, as services/taxonomy.service.ts does); the sources hold at most
  *   MAX_DOUBLE_CASTS `as unknown as` casts, each with a comment on the line above saying why; no file
@@ -302,7 +303,7 @@ const PURITY_EXCEPTIONS: Record<string, string> = {
   "lib/settings.ts": "the one reader of the environment, and the settings of the current site: every layer reads them, lib/ too (lib/sites/callers.ts, the params schemas); moving the reading up means handing settings to every lib/ function that reads one",
   "lib/sites/scope.ts": "the site the current work belongs to, carried across calls by an AsyncLocalStorage: lib/settings.ts and lib/sites/callers.ts read it, so it moves with them",
   "lib/api-keys.ts": "the generated administrator key's file and the keys read once: lib/sites/callers.ts asks them for the caller of a key, and the events' and linked records' params schemas (lib/events/event-params.ts, lib/linked/params.ts) for the known user ids, so it moves with them",
-  "lib/dates.ts": "locutus's strtotime reads dates in the process's zone, so each call runs with the zone set to UTC and put back (`inUtc`): the dates then never depend on the zone the process runs in (test/unit/other-zone.test.ts)"
+  "lib/time/dates.ts": "locutus's strtotime reads dates in the process's zone, so each call runs with the zone set to UTC and put back (`inUtc`): the dates then never depend on the zone the process runs in (test/unit/other-zone.test.ts)"
 };
 
 /**
@@ -426,7 +427,7 @@ describe("paths in comments exist", () => {
   });
 
   test("the check sees a path that does not exist", () => {
-    const sf = ts.createSourceFile("x.ts", "/** see mixins/store/id-registry.ts and lib/dates.ts */\nexport const x = 1;\n", ts.ScriptTarget.ES2022, true);
+    const sf = ts.createSourceFile("x.ts", "/** see mixins/store/id-registry.ts and lib/time/dates.ts */\nexport const x = 1;\n", ts.ScriptTarget.ES2022, true);
     parsed.set("virtual/x.ts", sf);
     expect(missingPaths("virtual/x.ts")).toEqual(["virtual/x.ts:1: mixins/store/id-registry.ts"]);
   });
@@ -435,7 +436,7 @@ describe("paths in comments exist", () => {
 /** A path a comment names followed by one of its names in backticks: "store/collection.ts `FEED_CARRY`". */
 const NAMED_IN_FILE = /(?<![\w./-])((?:lib|domain|broker|cache|gateway|middlewares|mixins|services|store|net|test|bench|scripts)\/(?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.ts)\s+`([A-Za-z_$][\w$]*)(?:\.[\w$]+)*(?:\(\))?`/g;
 
-/** Every name a file's comments place in another file (lib/dates.ts `inUtc`) that the other file does not hold, as `file:line: path name`. */
+/** Every name a file's comments place in another file (lib/time/dates.ts `inUtc`) that the other file does not hold, as `file:line: path name`. */
 function missingNames(file: string): string[] {
   const holds = (target: string, name: string) =>
     !fs.existsSync(target) || new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(fs.readFileSync(target, "utf8"));
@@ -443,14 +444,14 @@ function missingNames(file: string): string[] {
 }
 
 describe("names in comments exist", () => {
-  test("every name a comment places in a file (lib/dates.ts `inUtc`) is in that file", () => {
+  test("every name a comment places in a file (lib/time/dates.ts `inUtc`) is in that file", () => {
     expect(FILES.flatMap(missingNames)).toEqual([]);
   });
 
   test("the check sees a name the file does not hold", () => {
-    const sf = ts.createSourceFile("y.ts", "/** see lib/dates.ts `inUtc` and lib/dates.ts `noSuchFunction()` */\nexport const y = 1;\n", ts.ScriptTarget.ES2022, true);
+    const sf = ts.createSourceFile("y.ts", "/** see lib/time/dates.ts `inUtc` and lib/time/dates.ts `noSuchFunction()` */\nexport const y = 1;\n", ts.ScriptTarget.ES2022, true);
     parsed.set("virtual/y.ts", sf);
-    expect(missingNames("virtual/y.ts")).toEqual(["virtual/y.ts:1: lib/dates.ts noSuchFunction"]);
+    expect(missingNames("virtual/y.ts")).toEqual(["virtual/y.ts:1: lib/time/dates.ts noSuchFunction"]);
   });
 });
 
@@ -538,7 +539,62 @@ function trackerWords(file: string): string[] {
   });
 }
 
+/**
+ * What follows a glossed decision code: `: ` or ` (` and a word (the few words of its meaning a newcomer
+ * reads without opening docs/decisions.md), or ` to ` and the code that ends a range glossed after it.
+ */
+const GLOSS_AFTER = /^(?::\s+[\w`"'/]| \([\w`"'/]| to [CD]\d{1,2}\b)/;
+
+/** How far before a code the sentence that states it may begin. */
+const STATED_WITHIN = 120;
+
+/** The words of each decision's title that carry its meaning (four letters or more): `C19` → authorization, header. */
+function decisionTitleWords(): Map<string, string[]> {
+  const markdown = fs.readFileSync(path.join(ROOT, DECISIONS), "utf8");
+  return new Map([...markdown.matchAll(/^###\s+([CD]\d+)\s+(.*)$/gm)].map(m => [m[1], m[2].toLowerCase().match(/[a-z]{4,}/g) ?? []]));
+}
+
+const TITLE_WORDS = decisionTitleWords();
+
+/**
+ * Every decision code a file's comments and test titles name without words of its meaning, as
+ * `file:line: code`. A code has them when a gloss follows it (GLOSS_AFTER) or when the sentence just
+ * before it states the decision: every word of four letters or more of its title stands there
+ * ("ignores the Authorization header (C19)").
+ */
+function bareDecisionCodes(file: string, titleWords = TITLE_WORDS): string[] {
+  return notesOf(sourceOf(file)).flatMap(note => {
+    const text = note.text.replace(URL, " ").replace(CODE_SPAN, " ");
+    const stated = (code: string, at: number) => {
+      const words = titleWords.get(code) ?? [];
+      const before = text.slice(Math.max(0, at - STATED_WITHIN), at).toLowerCase();
+      return words.length > 0 && words.every(w => before.includes(w));
+    };
+    return [...text.matchAll(DECISION_REF)]
+      .filter(m => !GLOSS_AFTER.test(text.slice(m.index + m[0].length)) && !stated(m[0], m.index))
+      .map(m => `${file}:${note.line}: ${m[0]}`);
+  });
+}
+
 describe("comments give reasons in words", () => {
+  test("every decision code a comment or test title names carries a few words of its meaning", () => {
+    expect(FILES.flatMap(f => bareDecisionCodes(f))).toEqual([]);
+  });
+
+  test("the gloss check sees a code alone, in a list or before other words, and passes glossed codes, ranges and codes after a sentence stating them", () => {
+    const code = [
+      "// answered before the write returns (C16)",
+      "/** lists (C16, D4) and D8 coordinates */",
+      "// C16 (read your writes); (D4: the path selects the record); `C13` in a code span",
+      "// C51 to C55: the recurrence decisions",
+      "// the page ignores the Authorization header (C19); the header (C19) alone says too little"
+    ].join("\n") + "\nexport const g = 1;\n";
+    parsed.set("virtual/g.ts", ts.createSourceFile("g.ts", code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+    const titles = new Map([["C16", ["read", "your", "writes"]], ["C19", ["authorization", "header"]]]);
+    expect(bareDecisionCodes("virtual/g.ts", titles)).toEqual(["virtual/g.ts:1: C16", "virtual/g.ts:2: C16", "virtual/g.ts:2: D4", "virtual/g.ts:2: D8"]);
+    expect(bareDecisionCodes("virtual/g.ts", new Map())).toContain("virtual/g.ts:5: C19");
+  });
+
   test("no comment or test title holds an issue, pull request or session number, or a measured timing", () => {
     expect(FILES.flatMap(trackerWords)).toEqual([]);
   });

@@ -48,7 +48,7 @@ describe("pickFields / hasValue", () => {
   });
 });
 
-describe("withLanguageKeys (C9)", () => {
+describe("withLanguageKeys (C9: the i18n fields)", () => {
   it("appends i18n_language and translations as the last two keys, spec order", () => {
     const record = withLanguageKeys({ id: 1, title: "x", custom_fields: [] }, "fr", ["fr", "en"]);
     expect(Object.keys(record)).toEqual(["id", "title", "custom_fields", "i18n_language", "translations"]);

@@ -1,5 +1,5 @@
 /**
- * A TEC-type source's custom fields as an import keeps them (lib/imports/tec-fields.ts, C69): the values
+ * A TEC-type source's custom fields as an import keeps them (lib/imports/tec-fields.ts, C69: custom fields everywhere their record goes): the values
  * read from `custom_fields`, the keys made from labels, the site's text fields of the same label reused.
  */
 import { keyFromLabel, metaOfTexts, planTextFields, sourceFieldTexts } from "../../lib/imports/tec-fields";

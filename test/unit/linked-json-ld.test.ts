@@ -21,7 +21,7 @@ describe("linkedJsonLd (docs/records.md#json-ld)", () => {
     expect(linkedJsonLd(VENUE, { venue: "X", url: "u", state: "NY" }).address).toEqual({ "@type": "PostalAddress", addressRegion: "NY" });
   });
 
-  test("the description follows the one plain-text rule (lib/sanitize.ts plainText), on one line", () => {
+  test("the description follows the one plain-text rule (lib/text/sanitize.ts plainText), on one line", () => {
     const ld = linkedJsonLd(ORGANIZER, { organizer: "O", description: "<p>Fish &amp; Chips</p><p>Tom&#39;s <b>bar</b></p>" });
     expect(ld.description).toBe("Fish & Chips Tom's bar");
   });

@@ -1,6 +1,6 @@
 import { parseLinkEntries } from "../../lib/linked/links";
 
-describe("parseLinkEntries (docs/records.md#venue-and-organizer-input, D6, C2)", () => {
+describe("parseLinkEntries (docs/records.md#venue-and-organizer-input, D6: shapes of venue and organizer on events; C2: several venues)", () => {
   test.each([
     [null, []], [undefined, []], ["", []], [0, []], ["0", []], [false, []], [[], []], [[null, "", 0, []], []],
     [12, [{ id: 12 }]],

@@ -29,14 +29,14 @@ describe("create parameters", () => {
     expect(check(create, { venue: "Hall" }).ok).toBe(true);
   });
 
-  test("strings must be strings (D30 exceptions: dates, image, map flags)", () => {
+  test("strings must be strings (D30 (JSON types of parameters) exceptions: dates, image, map flags)", () => {
     expect(check(create, { venue: "x", address: 1, description: false }).errors).toEqual(["description:param.type", "address:param.type"]);
     expect(check(create, { venue: "x", date: 1746090000, date_utc: "tomorrow 9am", image: 12, show_map: false, show_map_link: 0 }).ok).toBe(true);
     expect(check(create, { venue: "x", show_map: { a: 1 } }).errors).toEqual(["show_map:param.type"]);
     expect(check(create, { venue: "x", image: true }).errors).toEqual(["image:param.type"]);
   });
 
-  test("author must be a known user (D15); status registered; website empty or a URL; dates parseable", () => {
+  test("author must be a known user (D15: users come from the API keys); status registered; website empty or a URL; dates parseable", () => {
     expect(check(create, { venue: "x", author: "5" }).params.author).toBe(5);
     expect(check(create, { venue: "x", author: 2 }).errors).toEqual(["author:param.unknown_id"]);
     expect(check(create, { venue: "x", status: "any" }).errors).toEqual(["status:param.status"]);
@@ -74,7 +74,7 @@ describe("update, read and list parameters", () => {
     expect(check(venues.actions.updateBySlug, { slug: "a", id: 3, phone: "1" }).params).toEqual({ slug: "a", phone: "1" });
   });
 
-  test("read: password must be non-empty (C15); context accepted", () => {
+  test("read: password must be non-empty (C15: password by slug); context accepted", () => {
     expect(check(venues.actions.get, { id: 1, password: "" }).errors).toEqual(["password:param.empty"]);
     expect(check(organizers.actions.getBySlug, { slug: "a", password: "p", context: "edit" }).ok).toBe(true);
   });

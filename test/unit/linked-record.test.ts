@@ -57,7 +57,7 @@ describe("writeChanges", () => {
     expect(set).toMatchObject({ show_map: false, show_map_link: true, geo_lat: 1.5, geo_lng: -2, post_password: "pw" });
   });
 
-  test("update (D3): only given fields; empty description unchanged; empty strings clear; password and coordinates removable", () => {
+  test("update (D3: updates are partial): only given fields; empty description unchanged; empty strings clear; password and coordinates removable", () => {
     const current = stored({ state: "NY", province: "ON", country: "", stateprovince: "NY", geo_lat: 1, geo_lng: 2 });
     expect(writeChanges(VENUE, { description: "", phone: "" }, current, "update")).toEqual({ set: { phone: "" }, unset: [] });
     expect(writeChanges(VENUE, { description: "New" }, current, "update").set).toEqual({ description: "New" });
@@ -66,7 +66,7 @@ describe("writeChanges", () => {
     expect(writeChanges(VENUE, { show_map: false }, current, "update").set).toEqual({ show_map: false });
   });
 
-  test("duplicate (D25): provided fields but not name, description or password; map flags back on", () => {
+  test("duplicate (D25: duplicate venues and organizers): provided fields but not name, description or password; map flags back on", () => {
     const { set } = writeChanges(VENUE, { venue: "blue room", description: "d", post_password: "x", city: "Oslo" }, stored(), "duplicate");
     expect(set).toEqual({ city: "Oslo", show_map: true, show_map_link: true });
     expect(writeChanges(ORGANIZER, { organizer: "x", email: "e" }, undefined, "duplicate").set).toEqual({ email: "e" });
@@ -112,7 +112,7 @@ describe("presentRecord (docs/records.md#venue-fields, #organizer-fields)", () =
     expect(presentRecord(VENUE, stored(), opts())).not.toHaveProperty("json_ld");
   });
 
-  test("non-public statuses use the query permalink (C7); trashed ones keep the slug form", () => {
+  test("non-public statuses use the query permalink (C7: which records get a query-string permalink); trashed ones keep the slug form", () => {
     expect(presentRecord(VENUE, stored(), opts({ status: "draft" })).url).toBe("http://localhost:3000/?post_type=tribe_venue&p=7");
     expect(presentRecord(ORGANIZER, stored({ slug: "x__trashed" }), opts({ status: "trash" })).url).toBe("http://localhost:3000/organizer/x__trashed/");
   });

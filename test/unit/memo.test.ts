@@ -1,5 +1,5 @@
 import { lazy, memoByKey, memoOfObject, memoOfText } from "../../lib/memo";
-import { toDb } from "../../lib/dates";
+import { toDb } from "../../lib/time/dates";
 import { globalId } from "../../lib/posts/permalink";
 import { hostOfUrl } from "../../lib/sites/host";
 

@@ -1,5 +1,5 @@
-import { sameWeekdayCorrection } from "../../lib/next-weekday";
-import { parseWallClock } from "../../lib/dates";
+import { sameWeekdayCorrection } from "../../lib/time/next-weekday";
+import { parseWallClock } from "../../lib/time/dates";
 
 const WEDNESDAY = 3;
 

@@ -1,12 +1,12 @@
 /**
- * Nothing in lib/dates.ts depends on the process time zone (lib/dates.ts, top): the compiled date logic
+ * Nothing in lib/time/dates.ts depends on the process time zone (lib/time/dates.ts, top): the compiled date logic
  * answers the same in a child process whose zone is New York (daylight saving time) as here. A child
  * process, because a test cannot change its own process zone: jest hands each test file a copy of
  * process.env, and Date reads the real one.
  */
 import { spawnSync } from "child_process";
 import * as path from "path";
-import * as dates from "../../lib/dates";
+import * as dates from "../../lib/time/dates";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const NOW = "2025-06-09T14:30:15Z";

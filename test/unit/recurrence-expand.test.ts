@@ -1,6 +1,6 @@
 /**
  * Expansion of series (lib/recurrence/expand.ts, on rrule) compared with an independent expander: ical.js
- * reading the VEVENT lib/recurrence/ics.ts writes (C55). Weekly, monthly, yearly, COUNT, UNTIL, BYDAY,
+ * reading the VEVENT lib/recurrence/ics.ts writes (C55: horizon and ICS). Weekly, monthly, yearly, COUNT, UNTIL, BYDAY,
  * BYMONTHDAY, BYSETPOS, EXDATE, RDATE, in Europe/Rome and America/New_York across DST changes, all-day.
  */
 import { spawnSync } from "child_process";
@@ -235,7 +235,7 @@ describe("time zones", () => {
   });
 });
 
-describe("exceptions and C55's extra EXDATEs in the calendar", () => {
+describe("exceptions and the extra EXDATEs of C55 (horizon and ICS) in the calendar", () => {
   test("a moved occurrence (RECURRENCE-ID) and occurrences the query does not list", () => {
     const s = series("Europe/Rome", "2027-03-16 19:00:00", "2027-03-16 20:00:00", ["RRULE:FREQ=WEEKLY;COUNT=6"]);
     expectSameAsIcal(s, HORIZON, [{ identity: "2027-03-30 19:00:00", start: "2027-03-31 18:00:00", end: "2027-03-31 19:30:00" }], ["2027-04-06 19:00:00"]);

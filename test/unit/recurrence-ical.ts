@@ -1,5 +1,5 @@
 /**
- * The independent expander of the recurrence tests (C55): ical.js reads the VCALENDAR our
+ * The independent expander of the recurrence tests (C55: horizon and ICS): ical.js reads the VCALENDAR our
  * lib/recurrence/ics.ts writes for a series and expands it; the tests compare its occurrences with
  * lib/recurrence/expand.ts's (which runs on rrule).
  */

@@ -1,5 +1,5 @@
 /**
- * lib/recurrence/ics.ts: the iCalendar lines of a series (C55), written like lib/ics.ts writes DTSTART,
+ * lib/recurrence/ics.ts: the iCalendar lines of a series (C55: horizon and ICS), written like lib/ics.ts writes DTSTART,
  * and read back by ical.js into the occurrences our expander lists.
  */
 import { parseRecurrence } from "../../lib/recurrence/rule";

@@ -1,13 +1,13 @@
 /**
- * lib/recurrence/lines.ts: the fast zone converter gives what lib/dates.ts gives (it only skips
+ * lib/recurrence/lines.ts: the fast zone converter gives what lib/time/dates.ts gives (it only skips
  * moment-timezone's parsing far from offset changes), and content lines split as iCalendar writes them.
  */
 import moment from "moment-timezone";
-import { utcToWallClock, wallClockToUtc } from "../../lib/dates";
+import { utcToWallClock, wallClockToUtc } from "../../lib/time/dates";
 import { parseContentLine, wallFromMs, wallMs, zoneConverter } from "../../lib/recurrence/lines";
 
 describe("zoneConverter", () => {
-  test.each(["Europe/Rome", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "America/Sao_Paulo", "UTC", "UTC+5:30", "CET", "EST"])("%s agrees with lib/dates.ts over two years, every 15 minutes around offset changes", zone => {
+  test.each(["Europe/Rome", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "America/Sao_Paulo", "UTC", "UTC+5:30", "CET", "EST"])("%s agrees with lib/time/dates.ts over two years, every 15 minutes around offset changes", zone => {
     const conv = zoneConverter(zone);
     const from = wallMs("2026-01-01 00:00:00");
     const to = from + 2 * 366 * 86_400_000;

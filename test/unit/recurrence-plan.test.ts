@@ -1,5 +1,5 @@
 /**
- * lib/recurrence/plan.ts: which stored occurrences keep their ids after a change (C53), which are removed
+ * lib/recurrence/plan.ts: which stored occurrences keep their ids after a change (C53: occurrence identity, exceptions and scope), which are removed
  * and which are created; the scope edits (EXDATE for `this` deletes, split for `following`).
  */
 import { parseRecurrence, formatRecurrence } from "../../lib/recurrence/rule";
@@ -198,7 +198,7 @@ describe("splitRecurrence (scope=following)", () => {
     expect(formatRecurrence(after.recurrence, ctx.zone, true)).toEqual(["RRULE:FREQ=WEEKLY;COUNT=4;BYDAY=SA,SU"]);
   });
 
-  test("following on the first occurrence is all (C53): no split", () => {
+  test("following on the first occurrence is all (C53: occurrence identity, exceptions and scope): no split", () => {
     const s = series(rome, "2027-03-02 20:00:00", ["RRULE:FREQ=WEEKLY;COUNT=4"]);
     expect(splitRecurrence(s, rome.start)).toBeNull();
   });

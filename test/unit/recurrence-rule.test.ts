@@ -1,5 +1,5 @@
 /**
- * The `recurrence` field (C51, C52): what is accepted, its normal form, and a 400 `rest_invalid_param`
+ * The `recurrence` field (C51: recurrence fields; C52: the recurrence rules accepted): what is accepted, its normal form, and a 400 `rest_invalid_param`
  * naming `recurrence` for each rule broken.
  */
 import { isApiError } from "../../lib/errors";
@@ -94,7 +94,7 @@ describe("accepted and normalised", () => {
   });
 });
 
-describe("refused (C52), each with its reason", () => {
+describe("refused (C52: the recurrence rules accepted), each with its reason", () => {
   test.each<[string, unknown, RecurrenceReason]>([
     ["not an array", "RRULE:FREQ=DAILY", "type"],
     ["a line that is not a string", [42], "type"],

@@ -1,7 +1,7 @@
 import {
   IMAGE_EXTENSIONS, collapseWhitespace, deriveStateProvince, escapeUrlForOutput, imageUrlExtension, isPhpEmpty,
   isTruthyFlag, isValidUrl, sanitizeTermName, sanitizeTextField, sanitizeUrl, stripEmptyKeys, stripTags,
-} from "../../lib/sanitize";
+} from "../../lib/text/sanitize";
 
 describe("stripTags", () => {
   it.each([
@@ -41,7 +41,7 @@ describe("collapseWhitespace / sanitizeTextField", () => {
   });
 });
 
-describe("sanitizeTermName (D27)", () => {
+describe("sanitizeTermName (D27: term names are sanitised)", () => {
   it.each([
     ["Music", "Music"],
     ["  Club   nights  ", "Club nights"],
@@ -117,7 +117,7 @@ describe("escapeUrlForOutput", () => {
   });
 });
 
-describe("imageUrlExtension (D7)", () => {
+describe("imageUrlExtension (D7: images without downloads)", () => {
   it("lists the accepted extensions", () => {
     expect(IMAGE_EXTENSIONS).toEqual(["jpg", "jpeg", "jpe", "gif", "png", "bmp", "tif", "tiff", "webp", "avif", "ico", "heic"]);
   });

@@ -46,7 +46,7 @@ describe("stored series members", () => {
     expect(templateOf(base)).toEqual(base);
   });
 
-  test("occurrence slugs are `{series slug}-{date}`, empty while the series has none (C54)", () => {
+  test("occurrence slugs are `{series slug}-{date}`, empty while the series has none (C54: occurrence slugs and route)", () => {
     expect(occurrenceSlug("choir", "2027-03-02 19:00:00")).toBe("choir-2027-03-02");
     expect(occurrenceSlug("choir__trashed", "2027-03-02 19:00:00")).toBe("choir-2027-03-02");
     expect(occurrenceSlug("", "2027-03-02 19:00:00")).toBe("");
@@ -62,7 +62,7 @@ describe("stored series members", () => {
     expect(row.categories).not.toBe(base.categories);
   });
 
-  test("scopes: defaults and `following` on the first event (C53)", () => {
+  test("scopes: defaults and `following` on the first event (C53: occurrence identity, exceptions and scope)", () => {
     const other = { ...base, _id: 11 };
     expect(scopeOf(undefined, base)).toBe("all");
     expect(scopeOf(undefined, other)).toBe("this");

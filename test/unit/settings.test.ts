@@ -1,5 +1,5 @@
 /**
- * Settings read from the environment (lib/settings.ts): SITE_NAME and its default (C57), CACHER,
+ * Settings read from the environment (lib/settings.ts): SITE_NAME and its default (C57: the site's home), CACHER,
  * DATABASE_POOL_MAX.
  */
 import { cacheKind, readSettings } from "../../lib/settings";

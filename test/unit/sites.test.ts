@@ -1,6 +1,6 @@
 /**
  * The pure parts of sites (docs/sites.md): hosts (C49), site and key fields of the platform API (C48),
- * key hashing (C40), the site scope and the settings a site sees.
+ * key hashing (C40: the generated administrator key), the site scope and the settings a site sees.
  */
 import type { Json } from "../helpers/json";
 import { hostOfUrl, isSiteless, isValidHost, normalizeHost, requestHost } from "../../lib/sites/host";
@@ -100,7 +100,7 @@ describe("site fields of the platform API (C48)", () => {
   });
 });
 
-describe("keys (C40)", () => {
+describe("keys (C40: the generated administrator key)", () => {
   test("stored as a hash, compared in constant time, never equal to another key's", () => {
     const key = newApiKey();
     expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -110,7 +110,7 @@ describe("keys (C40)", () => {
     expect(keyMatches(newApiKey(), hashApiKey(key))).toBe(false);
     expect(keyMatches(key, "abc")).toBe(false);
   });
-  test("a key naming no user gets the smallest free id (D15)", () => {
+  test("a key naming no user gets the smallest free id (D15: users come from the API keys)", () => {
     expect(nextUserId([])).toBe(1);
     expect(nextUserId([1, 2, 4])).toBe(3);
   });
@@ -176,11 +176,11 @@ describe("the site scope", () => {
   test("SiteLocal keeps one value per site", () => {
     let made = 0;
     const local = new SiteLocal(() => ({ n: ++made }));
-    const a = runInSite(site(2), () => local.here());
-    const b = runInSite(site(3), () => local.here());
+    const a = runInSite(site(2), () => local.current());
+    const b = runInSite(site(3), () => local.current());
     expect(a).not.toBe(b);
-    expect(runInSite(site(2), () => local.here())).toBe(a);
-    expect(local.here()).toEqual({ n: 3 });
+    expect(runInSite(site(2), () => local.current())).toBe(a);
+    expect(local.current()).toEqual({ n: 3 });
   });
   test("settings(): a site's base URL, zone, name and geolocation switch replace the environment's", () => {
     const env = readSettings({ BASE_URL: "http://main.example", SITE_TIMEZONE: "UTC", SITE_NAME: "Main" });

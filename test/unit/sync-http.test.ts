@@ -10,7 +10,7 @@ import { applyMask, parseFields, shapeBody } from "../../lib/http/fields";
 import { ifMatchPasses, notModified, parseEtags, strongEtag } from "../../lib/http/etag";
 import { canonicalJson, isValidKey, requestFingerprint, settlement } from "../../lib/http/idempotency";
 import { escapeText, fixedOffsetMinutes, foldLine, vtimezone, wantsIcs } from "../../lib/ics";
-import { plainText } from "../../lib/sanitize";
+import { plainText } from "../../lib/text/sanitize";
 import { openKeyStore } from "../../store/key-store";
 import { acquireStore } from "../../store";
 

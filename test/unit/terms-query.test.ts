@@ -105,7 +105,7 @@ describe("paging and envelope (docs/lists.md#paging, #term-list-envelope)", () =
     expect(past).not.toHaveProperty("next_rest_url");
     expect(past.previous_rest_url).toBe(`${roots.ns}/tags/?page=6`);
   });
-  it("carries i18n_language when the caller sent it (C8)", () => {
+  it("carries i18n_language when the caller sent it (C8: language in built URLs)", () => {
     const env = termListEnvelope("tag", [], paging(3, 1, 5), roots, "fr");
     expect(env.rest_url).toBe(`${roots.ns}/tags/?i18n_language=fr`);
     expect(env.next_rest_url).toBe(`${roots.ns}/tags/?i18n_language=fr&page=4`);

@@ -21,7 +21,7 @@ describe("names and slugs", () => {
     ["Tom &amp; Jerry", "Tom &amp; Jerry"],
     ["<p></p>", ""],
     ["   ", ""]
-  ])("normaliseTermName(%j) = %j (D27)", (input, expected) => {
+  ])("normaliseTermName(%j) = %j (D27: term names are sanitised)", (input, expected) => {
     expect(normaliseTermName(input)).toBe(expected);
   });
 
@@ -92,7 +92,7 @@ describe("uniqueTermSlug (wp_unique_term_slug)", () => {
 });
 
 describe("loop protection and update rules", () => {
-  it("turns a parent equal to the term or one of its descendants into 0 (C12)", () => {
+  it("turns a parent equal to the term or one of its descendants into 0 (C12: cyclic term parents)", () => {
     expect(loopSafeParent(5, 5, [])).toBe(0);
     // 7 is a child of 5: its ancestors are [5]
     expect(loopSafeParent(5, 7, [5])).toBe(0);

@@ -1,7 +1,7 @@
 /**
- * Text every store keeps (lib/text-input.ts): no NUL character, no unpaired surrogate, at any depth.
+ * Text every store keeps (lib/text/text-input.ts): no NUL character, no unpaired surrogate, at any depth.
  */
-import { carriesUnstorableText, isStorableText, unstorableParam } from "../../lib/text-input";
+import { carriesUnstorableText, isStorableText, unstorableParam } from "../../lib/text/text-input";
 
 describe("isStorableText", () => {
   test.each([

@@ -12,7 +12,7 @@
 import moment from "moment-timezone";
 import { strtotime } from "locutus/php/datetime/strtotime";
 import { sameWeekdayCorrection } from "./next-weekday";
-import { memoByKey } from "./memo";
+import { memoByKey } from "../memo";
 
 export type DateInput = unknown;
 
@@ -312,7 +312,7 @@ function strtotimeWall(body: string, nowWall: () => string): string | null {
   const nowSeconds = Math.floor(fromDb(nowWall()).getTime() / 1000);
   const seconds = inUtc(() => strtotime(body === "" ? "now" : body, nowSeconds));
   if (seconds === false || !Number.isFinite(seconds)) return null;
-  // "next wednesday" read on a Wednesday is a week away, as in PHP (lib/next-weekday.ts)
+  // "next wednesday" read on a Wednesday is a week away, as in PHP (lib/time/next-weekday.ts)
   const days = sameWeekdayCorrection(body, new Date(nowSeconds * 1000).getUTCDay());
   return validDb(new Date((seconds + days * 86_400) * 1000));
 }

@@ -1,5 +1,5 @@
 /**
- * The folded form texts are compared in (C37, docs/lists.md#search: case- and accent-insensitive, as
+ * The folded form texts are compared in (C37: search semantics; docs/lists.md#search: case- and accent-insensitive, as
  * WordPress on MySQL's unicode collation): compatibility decomposition (ligatures, full-width and other
  * presentation forms: "ﬁ" → "fi", "Ａ" → "a"), combining marks dropped (accents, Japanese voicing marks),
  * lower case, then the letters no decomposition splits folded to their base ("ß" → "ss", "ø" → "o", the

@@ -57,7 +57,7 @@ function encodeAmpersands(s: string): string {
   });
 }
 
-// Term name normalisation (D27): sanitized text with &, <, > as entities (no double encoding).
+// Term name normalisation (D27: term names are sanitised): sanitized text with &, <, > as entities (no double encoding).
 export function sanitizeTermName(s: Text): string {
   return encodeAmpersands(sanitizeTextField(s)).replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
@@ -108,12 +108,12 @@ export function escapeUrlForOutput(s: Text): string {
   return encodeAmpersands(String(s ?? ""));
 }
 
-// File extensions accepted for image URLs (D7).
+// File extensions accepted for image URLs (D7: images without downloads).
 export const IMAGE_EXTENSIONS: readonly string[] = [
   "jpg", "jpeg", "jpe", "gif", "png", "bmp", "tif", "tiff", "webp", "avif", "ico", "heic",
 ];
 
-// Lower-cased image extension of an absolute http(s) URL whose path ends in one (D7), else null.
+// Lower-cased image extension of an absolute http(s) URL whose path ends in one (D7: images without downloads), else null.
 export function imageUrlExtension(url: string): string | null {
   if (!isValidUrl(url)) return null;
   const u = parseUrl(url);

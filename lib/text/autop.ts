@@ -1,4 +1,4 @@
-// Small paragraph formatter for descriptions and excerpts on output (docs/records.md#description-and-excerpt, D24).
+// Small paragraph formatter for descriptions and excerpts on output (docs/records.md#description-and-excerpt, D24: text rendering).
 
 // A block that starts with one of these tags is kept unchanged.
 const BLOCK_START_RE = /^<(?:p|div|h[1-6]|ul|ol|li|table|blockquote|pre|figure|hr)(?=[\s/>]|$)/i;
