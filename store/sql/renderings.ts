@@ -101,17 +101,20 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
     ? `json_each(e.refs) AS j CROSS JOIN ${RENDERINGS} AS r WHERE r.kind = json_extract(j.value, '$[0]') AND r.id = json_extract(j.value, '$[1]')`
     : `LATERAL jsonb_array_elements(e.refs::jsonb) WITH ORDINALITY AS j(v, k), ${RENDERINGS} AS r WHERE r.kind = j.v ->> 0 AND r.id = (j.v ->> 1)::bigint`;
   const position = sqlite ? "CAST(j.key AS INTEGER) + 1" : "j.k";
-  // the records asked for: their ids as one JSON array, so a page of them is one statement
-  const ids = sqlite ? "SELECT value FROM json_each(?)" : "SELECT jsonb_array_elements_text(?::jsonb)::bigint";
-  const stitchedSql =
-    `SELECT e.id AS owner, e.kind, e.id, e.body, e.refs, 0 AS n FROM ${RENDERINGS} AS e WHERE e.site = ? AND e.kind = ? AND e.variant = ? AND e.id IN (${ids}) ` +
-    `UNION ALL SELECT e.id, r.kind, r.id, r.body, NULL, ${position} FROM ${RENDERINGS} AS e ${sqlite ? "CROSS JOIN" : ","} ${refsJoin} ` +
-    `AND e.site = ? AND e.kind = ? AND e.variant = ? AND e.id IN (${ids}) AND r.site = e.site AND r.variant = e.variant`;
+  // one record by its key, or a page of them named by one JSON array of ids (one statement either way)
+  const stitchedSql = (page: boolean) => {
+    const own = page ? `e.id IN (${sqlite ? "SELECT value FROM json_each(?)" : "SELECT jsonb_array_elements_text(?::jsonb)::bigint"})` : "e.id = ?";
+    return `SELECT e.id AS owner, e.kind, e.id, e.body, e.refs, 0 AS n FROM ${RENDERINGS} AS e WHERE e.site = ? AND e.kind = ? AND e.variant = ? AND ${own} ` +
+      `UNION ALL SELECT e.id, r.kind, r.id, r.body, NULL, ${position} FROM ${RENDERINGS} AS e ${sqlite ? "CROSS JOIN" : ","} ${refsJoin} ` +
+      `AND e.site = ? AND e.kind = ? AND e.variant = ? AND ${own} AND r.site = e.site AND r.variant = e.variant`;
+  };
+  const [oneSql, pageSql] = [stitchedSql(false), stitchedSql(true)];
   const stored = (r: Row): StoredRendering => ({ kind: r.kind, id: Number(r.id), body: r.body });
   /** Each asked record's own rendering with those it refers to that are there, for the records whose own is there. */
   const stitchedMany = async (site: number, variant: string, kind: RenderedKind, asked: readonly number[]) => {
-    const list = JSON.stringify(asked);
-    const rows = await driver.all<Row>(stitchedSql, [site, kind, variant, list, site, kind, variant, list]);
+    const one = asked.length === 1;
+    const named = one ? asked[0] : JSON.stringify(asked);
+    const rows = await driver.all<Row>(one ? oneSql : pageSql, [site, kind, variant, named, site, kind, variant, named]);
     const byOwner = new Map<number, Row[]>();
     for (const r of rows) {
       const owner = Number(r.owner);
