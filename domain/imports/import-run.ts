@@ -154,6 +154,8 @@ export class ImportRun {
   private readonly rowsAhead = new Map<string, Doc | null>();
   /** The reads shared by the writes of the batch being written in one transaction (writeAll), while it runs. */
   private batchReads?: BatchReads;
+  /** The mapping rows of the batch's new records, stored together at its end (storeBatchRows), by key. */
+  private readonly batchRows = new Map<string, Doc>();
   /** The progress write in flight (writes in parallel share it). */
   private flushing: Promise<void> | null = null;
   /** The site's event field definitions (read once a run, with what it makes), for a TEC source's custom fields. */
@@ -447,6 +449,7 @@ export class ImportRun {
         this.batchReads = new Map();
         await shared(async () => {
           for (const item of fresh) await item.write();
+          await this.storeBatchRows();
         });
       } catch (err) {
         if (err instanceof ClaimLost || err instanceof ImportFailed) throw err;
@@ -456,9 +459,23 @@ export class ImportRun {
         alone = items;
       } finally {
         this.batchReads = undefined;
+        this.batchRows.clear();
       }
     }
     await boundedEach(alone, WRITE_WIDTH, item => item.write());
+  }
+
+  /**
+   * The batch's new rows in one statement (appendAll), in its transaction: a key another run stored
+   * meanwhile fails it, and with it the batch (see upsert).
+   */
+  private async storeBatchRows(): Promise<void> {
+    const rows = [...this.batchRows.values()];
+    this.batchRows.clear();
+    if (!rows.length) return;
+    const { mappings } = this.ports;
+    if (mappings.appendAll) await mappings.appendAll(rows);
+    else for (const row of rows) await mappings.append(row);
   }
 
   /** The counts and how many keys were seen so far, to go back to when writes were undone. */
@@ -612,9 +629,10 @@ export class ImportRun {
       row = await this.rowOf(key);
       const countedBefore = seenThisRun || row?.run === run;
       // Inside a batch's transaction a record with no row is created first and its row stored once,
-      // complete, after it (no reservation to fill in): the row's key is unique in the store, so of two
-      // runs creating it at once, the second's row waits for the first's transaction and then fails,
-      // which undoes the second's whole batch (its records are then written one by one, and find the row).
+      // complete, with the batch's other new rows at its end (no reservation to fill in): the row's key is
+      // unique in the store, so of two runs creating it at once, the second's rows wait for the first's
+      // transaction and then fail, which undoes the second's whole batch (its records are then written
+      // one by one, and find the row).
       const rowAfter = !dry && !row && this.batchReads !== undefined;
       if (!dry && !rowAfter && (!row || typeof row.local_id !== "number")) ({ row, reserved } = await this.reserve(key, kind, sourceId, row));
       let local: number | null = row && typeof row.local_id === "number" ? row.local_id : null;
@@ -627,7 +645,7 @@ export class ImportRun {
         outcome = "created";
         if (!dry) {
           local = await ops.create({ import: this.job.id, source_id: sourceId, key });
-          if (rowAfter) await this.ports.mappings.append({ key, source: this.source, import: this.job.id, kind, source_id: sourceId, local_id: local, ...stored });
+          if (rowAfter) this.batchRows.set(key, { key, source: this.source, import: this.job.id, kind, source_id: sourceId, local_id: local, ...stored });
           else await this.mark(row!, { ...stored, local_id: local });
         }
       } else if (row?.gone === true) {
@@ -668,6 +686,8 @@ export class ImportRun {
 
   /** The row of a key: read ahead with its page (readRowsAhead), else read now. */
   private async rowOf(key: string): Promise<Doc | null> {
+    // a key the batch wrote already (a source listing one record twice): its row stored first, then read
+    if (this.batchRows.has(key)) await this.storeBatchRows();
     if (this.rowsAhead.has(key)) {
       const row = this.rowsAhead.get(key)!;
       this.rowsAhead.delete(key);

@@ -22,16 +22,30 @@ interface Seen {
   batches: Array<BatchReads | undefined>;
   /** Writes of mapping rows while each create's record had no row yet: inserts and updates, by key. */
   rowWrites: Map<string, number>;
+  /** Each appendAll: the keys it stored, and how many creates were made before it. */
+  appendAlls: Array<{ keys: string[]; afterCreates: number }>;
 }
 
-async function importWith(n: number, shared: (seen: Seen) => ImportPorts["shared"], refuse?: string): Promise<{ seen: Seen; counts: ReturnType<typeof emptyCounts> }> {
+async function importWith(n: number, shared: (seen: Seen) => ImportPorts["shared"], refuse?: string, several = false): Promise<{ seen: Seen; counts: ReturnType<typeof emptyCounts> }> {
   const stored = (await memoryCollection("import_records", [{ field: "key", unique: true }, { field: "feed" }])).col;
-  const seen: Seen = { creates: [], runs: 0, outside: [], batches: [], rowWrites: new Map() };
+  const seen: Seen = { creates: [], runs: 0, outside: [], batches: [], rowWrites: new Map(), appendAlls: [] };
   const wrote = (key: unknown) => seen.rowWrites.set(String(key), (seen.rowWrites.get(String(key)) ?? 0) + 1);
   // the rows' writes counted: a new record's row is one write inside a batch, a reservation and its fill-in outside
   const mappings: Collection = {
     ...stored,
     append: async (doc: Doc, carry) => { wrote(doc.key); return stored.append(doc, carry); },
+    // a store that appends several rows in one statement (PostgreSQL): what each call held, and how many creates came before it
+    ...(several ? {
+      appendAll: async (docs: readonly Doc[]) => {
+        seen.appendAlls.push({ keys: docs.map(d => String(d.key)), afterCreates: seen.creates.length });
+        const out = [];
+        for (const doc of docs) {
+          wrote(doc.key);
+          out.push(await stored.append(doc));
+        }
+        return out;
+      }
+    } : {}),
     updateOne: async (query, update, opts) => {
       const row = await stored.updateOne(query, update, opts);
       if (row) wrote(row.key);
@@ -125,6 +139,14 @@ describe("an import's new records in one shared transaction", () => {
     expect(counts).toMatchObject({ created: 60 });
     expect(seen.rowWrites.size).toBe(60);
     expect([...seen.rowWrites.values()].every(n => n === 1)).toBe(true);
+  });
+
+  test("where the store appends several rows at once, a batch's new rows are stored by one statement at its end", async () => {
+    const { seen, counts } = await importWith(120, () => fn => fn(), undefined, true);
+    expect(counts).toMatchObject({ created: 120 });
+    expect(seen.appendAlls.map(a => [a.keys.length, a.afterCreates])).toEqual([[50, 50], [50, 100], [20, 120]]);
+    expect([...seen.rowWrites.values()].every(n => n === 1)).toBe(true);
+    expect(seen.rowWrites.size).toBe(120);
   });
 
   test("a batch's reads are kept for it alone: the writes written again after a failed batch carry none", async () => {
