@@ -5,6 +5,7 @@
  * internal action `dropFieldValues` the taxonomy service calls when a field of this kind is deleted.
  * Needs the store and translatable mixins.
  */
+import { batchReadsOf, readOnce } from "../lib/batch-reads";
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { serviceSchema } from "../broker/service-schema";
 import type { Ctx } from "../broker/context";
@@ -36,7 +37,11 @@ export function RecordFieldsMixin(objectType: ObjectType): ServiceSchema {
       })));
       this.recordFields = new RecordFields<Ctx>({
         objectType,
-        definitions: (ctx, fresh) => ctx.call("taxonomy.fields.definitions", { object_type: objectType, fresh }) as Promise<FieldDef[]>,
+        definitions: (ctx, fresh) => {
+          const read = () => ctx.call("taxonomy.fields.definitions", { object_type: objectType, fresh }) as Promise<FieldDef[]>;
+          // a batch's writes read the fresh definitions once (lib/batch-reads.ts)
+          return fresh ? readOnce(batchReadsOf(ctx.meta), `fields|${objectType}`, read) : read();
+        },
         tokens,
         language: ctx => this.languageOf(ctx),
         defaultLanguage: () => settings().defaultLanguage,

@@ -59,6 +59,7 @@ function cleaningWrites(collection: string, col: Collection, clean: (patterns: s
     ...col,
     insert: after(col.insert, doc => one(doc)),
     append: after(col.append, many),
+    ...(col.appendAll ? { appendAll: after(col.appendAll, many) } : {}),
     updateOne: after(col.updateOne, doc => one(doc)),
     updateOneChange: after(col.updateOneChange, change => one(change?.after, change?.before)),
     updateMany: after(col.updateMany, many),

@@ -38,6 +38,9 @@ import type { ImportSourceMeta } from "../lib/imports/source";
 import { EventRenderings } from "../domain/events/event-renderings";
 import { renderingVariant } from "../lib/records/rendering-variant";
 import { needsValues } from "../lib/i18n/languages";
+import { batchReadsOf, readOnce } from "../lib/batch-reads";
+import { termIdsOnly } from "../lib/terms/term-rules";
+import { linkedIdsOnly } from "../lib/linked/links";
 
 /** The params of the reads by id and slug (lib/events/event-params.ts). */
 type ReadParams = ListParams & { id: number; slug: string };
@@ -108,9 +111,17 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     const records = this.postRecords as PostRecords<SeriesDoc>;
     const services: NeighbourServices<Ctx> = {
       termFilter: (ctx, taxonomy, values, param) => ctx.call("taxonomy.resolveFilter", { taxonomy, values, param }),
-      termsForEvent: (ctx, input) => ctx.call("taxonomy.resolveEventTerms", input),
+      // terms and linked records given by id are read once for a batch's writes (lib/batch-reads.ts)
+      termsForEvent: (ctx, input) => {
+        const read = () => ctx.call("taxonomy.resolveEventTerms", input) as Promise<{ categories?: number[]; tags?: number[] }>;
+        if (!termIdsOnly(input)) return read();
+        return readOnce(batchReadsOf(ctx.meta), `terms|${JSON.stringify(input)}`, read).then(terms => structuredClone(terms));
+      },
       link: (ctx, kind, value) => ctx.call(`${kind}.link`, { value }),
-      validateLinks: (ctx, kind, value) => ctx.call(`${kind}.validateLinks`, { value }),
+      validateLinks: (ctx, kind, value) => {
+        const read = () => ctx.call(`${kind}.validateLinks`, { value });
+        return linkedIdsOnly(value) ? readOnce(batchReadsOf(ctx.meta), `${kind}|${JSON.stringify(value)}`, read) : read();
+      },
       requireGeolocation: actions => requireGeolocation(this.broker, actions),
       venuesNear: (ctx, near) => venuesNear(ctx, near),
       venuesWithCoordinates: ctx => ctx.call("geolocation.venuesWithCoordinates", {})

@@ -14,6 +14,7 @@
  *   writes each record through the record services' actions as the administrator who made the import,
  *   so every rule, the change feed and the caches stay right.
  */
+import type { BatchReads } from "../lib/batch-reads";
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { serviceSchema } from "../broker/service-schema";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
@@ -228,9 +229,9 @@ const methods = {
         const res = await outboundRequest(url, { method: "GET", headers, timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, followRedirects: 5, allowPrivate });
         return { status: res.status, headers: res.headers as Record<string, unknown>, body: res.body, url: res.url };
       },
-      call: <T>(action: string, params: Record<string, unknown>, source?: ImportSource): Promise<T> =>
+      call: <T>(action: string, params: Record<string, unknown>, source?: ImportSource, batch?: BatchReads): Promise<T> =>
         // a series' create writes its occurrences up to the horizon (up to 1 000 rows): more than a request's time
-        this.broker.call(action, params, { meta: { ...meta, ...(source ? { importSource: source } : {}) }, timeout: WRITE_TIMEOUT_MS }) as Promise<T>,
+        this.broker.call(action, params, { meta: { ...meta, ...(source ? { importSource: source } : {}), ...(batch ? { batchReads: batch } : {}) }, timeout: WRITE_TIMEOUT_MS }) as Promise<T>,
       mappings,
       findImportedEvent: async (source: ImportSource) => {
         const found = await events.findOne({ import_key: source.key });

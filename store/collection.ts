@@ -80,6 +80,11 @@ export interface Collection<T extends Doc = Doc> {
    * document whose `carry.match` field equals this one's (null when none), in the same statement.
    */
   append(doc: Doc, carry?: Carry): Promise<T>;
+  /**
+   * `append` of several documents in one statement, numbered in their order (PostgreSQL; a store without
+   * it appends one by one). A taken unique key throws and stores none of them.
+   */
+  appendAll?(docs: readonly Doc[]): Promise<T[]>;
   /** Applies `update` ($set/$unset/$inc/$push/$pull/$addToSet) to the first match, atomically; returns the updated doc. */
   updateOne(query: Query, update: Doc, opts?: UpdateOptions<T>): Promise<T | null>;
   /** `updateOne`, answering the document as the update found it (read under the same lock) and as it left it. */

@@ -34,6 +34,13 @@ export function siteCollection(store: Store, name: string, indexes: readonly Ind
     findOne: (...args) => here().findOne(...args),
     insert: (...args) => here().insert(...args),
     append: (...args) => here().append(...args),
+    appendAll: async docs => {
+      const col = here();
+      if (col.appendAll) return col.appendAll(docs);
+      const out = [];
+      for (const doc of docs) out.push(await col.append(doc));
+      return out;
+    },
     updateOne: (...args) => here().updateOne(...args),
     updateOneChange: (...args) => here().updateOneChange(...args),
     updateMany: (...args) => here().updateMany(...args),

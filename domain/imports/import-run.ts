@@ -16,6 +16,7 @@ import { createHash } from "crypto";
 import type { Collection, Doc } from "../../store/collection";
 import { IcsEvent, IcsFormatError, readIcs } from "../../lib/imports/ics";
 import { boundedEach } from "../../lib/bounded-each";
+import type { BatchReads } from "../../lib/batch-reads";
 import { seriesToHorizon } from "../../lib/imports/series-to-horizon";
 import type { ImportAuth, ImportSettings } from "../../lib/imports/params";
 import {
@@ -43,8 +44,11 @@ export interface ImportSource {
 export interface ImportPorts {
   /** A GET of the source under the outbound rules (redirects followed, each checked); throws when there is no answer. */
   fetch(url: string, headers: Record<string, string>): Promise<FetchAnswer>;
-  /** A record service's action, called as the site's administrator; `source` is stored with a created record. */
-  call<T = Rec>(action: string, params: Rec, source?: ImportSource): Promise<T>;
+  /**
+   * A record service's action, called as the site's administrator; `source` is stored with a created record;
+   * `batch`: the reads the writes of one batch share (lib/batch-reads.ts), carried on the call's meta.
+   */
+  call<T = Rec>(action: string, params: Rec, source?: ImportSource, batch?: BatchReads): Promise<T>;
   /** The mapping rows of the site (see the header). */
   mappings: Collection;
   /** Our event carrying this source identity, if one exists (a create whose row was never completed). */
@@ -148,6 +152,10 @@ export class ImportRun {
   private readonly seenKeys = new Set<string>();
   /** Rows read ahead for the records about to be written, by key (one query for a page or a slice of a feed). */
   private readonly rowsAhead = new Map<string, Doc | null>();
+  /** The reads shared by the writes of the batch being written in one transaction (writeAll), while it runs. */
+  private batchReads?: BatchReads;
+  /** The mapping rows of the batch's new records, stored together at its end (storeBatchRows), by key. */
+  private readonly batchRows = new Map<string, Doc>();
   /** The progress write in flight (writes in parallel share it). */
   private flushing: Promise<void> | null = null;
   /** The site's event field definitions (read once a run, with what it makes), for a TEC source's custom fields. */
@@ -262,7 +270,7 @@ export class ImportRun {
         const input = termInput(term, parent);
         const id = await this.upsert(list, String(term.id), input, {
           create: async source => this.createTerm(taxonomy, input, source),
-          update: async local => { await this.ports.call(`taxonomy.${taxonomy}.update`, { id: local, ...input }); }
+          update: async local => { await this.call(`taxonomy.${taxonomy}.update`, { id: local, ...input }); }
         });
         if (id !== undefined) maps[list].set(Number(term.id), id);
       }
@@ -273,8 +281,8 @@ export class ImportRun {
         await boundedEach(page, WRITE_WIDTH, async r => {
           const input = kind === "venues" ? venueInput(r, status) : organizerInput(r, status);
           const id = await this.upsert(list, String(r.id), input, {
-            create: async source => Number((await this.ports.call<Rec>(`${kind}.create`, input, source)).id),
-            update: async local => { await this.ports.call(`${kind}.update`, { id: local, ...input }); }
+            create: async source => Number((await this.call<Rec>(`${kind}.create`, input, source)).id),
+            update: async local => { await this.call(`${kind}.update`, { id: local, ...input }); }
           });
           if (id !== undefined) maps[list].set(Number(r.id), id);
         });
@@ -311,13 +319,13 @@ export class ImportRun {
   private async textFields(values: SourceFieldText[]): Promise<void> {
     const missing = values.filter(v => !this.fieldKeys.has(v.label));
     if (!missing.length) return;
-    const read = async () => this.ports.call<TextFieldDef[]>("taxonomy.fields.definitions", { object_type: "event", fresh: true });
+    const read = async () => this.call<TextFieldDef[]>("taxonomy.fields.definitions", { object_type: "event", fresh: true });
     this.eventFields ??= await read();
     for (let attempt = 1; ; attempt++) {
       const plan = planTextFields(this.eventFields, missing);
       try {
         for (const made of plan.create) {
-          if (!this.job.dryRun) await this.ports.call("taxonomy.fields.create", { ...made, object_type: "event" });
+          if (!this.job.dryRun) await this.call("taxonomy.fields.create", { ...made, object_type: "event" });
           this.eventFields.push(made);
         }
         for (const [label, key] of plan.keys) this.fieldKeys.set(label, key);
@@ -338,7 +346,7 @@ export class ImportRun {
   /** A term's create; one that exists already (same name and parent, or slug) is taken as it is. */
   private async createTerm(taxonomy: string, input: Rec, source?: ImportSource): Promise<number> {
     try {
-      return Number((await this.ports.call<Rec>(`taxonomy.${taxonomy}.create`, input, source)).id);
+      return Number((await this.call<Rec>(`taxonomy.${taxonomy}.create`, input, source)).id);
     } catch (err) {
       const e = err as { type?: string; data?: { term_id?: unknown } };
       if (e?.type === "term_exists" && Number(e.data?.term_id) > 0) return Number(e.data!.term_id);
@@ -389,10 +397,10 @@ export class ImportRun {
         create: async () => {
           const id = await this.occurrenceAt(local, ex.identity);
           if (id === undefined) throw new Error(`no occurrence of the series starts at ${ex.identity}`);
-          await this.ports.call("events.update", { id, scope: "this", ...ex.input });
+          await this.call("events.update", { id, scope: "this", ...ex.input });
           return id;
         },
-        update: async id => { await this.ports.call("events.update", { id, scope: "this", ...ex.input }); }
+        update: async id => { await this.call("events.update", { id, scope: "this", ...ex.input }); }
       });
     }
   }
@@ -401,7 +409,7 @@ export class ImportRun {
   private async occurrenceAt(series: number, identity: string): Promise<number | undefined> {
     const day = identity.slice(0, 10);
     for (let page = 1; page <= 40; page++) {
-      const list = await this.ports.call<Rec>("events.occurrences", { id: series, page, per_page: 50, start_date: `${day} 00:00:00`, end_date: `${day} 23:59:59`, status: "publish,future,draft,pending,private" });
+      const list = await this.call<Rec>("events.occurrences", { id: series, page, per_page: 50, start_date: `${day} 00:00:00`, end_date: `${day} 23:59:59`, status: "publish,future,draft,pending,private" });
       const events = Array.isArray(list.events) ? (list.events as Rec[]) : [];
       const hit = events.find(e => e.start_date === identity);
       if (hit) return Number(hit.id);
@@ -411,6 +419,11 @@ export class ImportRun {
   }
 
   // -- writing ----------------------------------------------------------------------------------------
+
+  /** A record service's action (ImportPorts.call), with the reads of the batch being written, if any. */
+  private call<T = Rec>(action: string, params: Rec, source?: ImportSource): Promise<T> {
+    return this.ports.call<T>(action, params, source, this.batchReads);
+  }
 
   /** The mapping key of a source record (see the header). */
   private keyOf(kind: string, sourceId: string): string {
@@ -433,8 +446,10 @@ export class ImportRun {
       alone = items.filter(i => !fresh.includes(i));
       const before = this.countsNow();
       try {
+        this.batchReads = new Map();
         await shared(async () => {
           for (const item of fresh) await item.write();
+          await this.storeBatchRows();
         });
       } catch (err) {
         if (err instanceof ClaimLost || err instanceof ImportFailed) throw err;
@@ -442,9 +457,25 @@ export class ImportRun {
         this.restoreCounts(before);
         for (const item of fresh) this.rowsAhead.delete(item.key);
         alone = items;
+      } finally {
+        this.batchReads = undefined;
+        this.batchRows.clear();
       }
     }
     await boundedEach(alone, WRITE_WIDTH, item => item.write());
+  }
+
+  /**
+   * The batch's new rows in one statement (appendAll), in its transaction: a key another run stored
+   * meanwhile fails it, and with it the batch (see upsert).
+   */
+  private async storeBatchRows(): Promise<void> {
+    const rows = [...this.batchRows.values()];
+    this.batchRows.clear();
+    if (!rows.length) return;
+    const { mappings } = this.ports;
+    if (mappings.appendAll) await mappings.appendAll(rows);
+    else for (const row of rows) await mappings.append(row);
   }
 
   /** The counts and how many keys were seen so far, to go back to when writes were undone. */
@@ -468,8 +499,8 @@ export class ImportRun {
       return this.withLinkedIds(seriesToHorizon(input, horizon.utc, horizon.siteZone, SERIES_KEPT));
     };
     return this.upsert("events", sourceId, input, {
-      create: async () => Number((await this.ports.call<Rec>("events.create", await written(), source)).id),
-      update: async local => { await this.ports.call("events.update", { id: local, ...(await written()), ...(input.recurrence ? { scope: "all" } : {}) }); },
+      create: async () => Number((await this.call<Rec>("events.create", await written(), source)).id),
+      update: async local => { await this.call("events.update", { id: local, ...(await written()), ...(input.recurrence ? { scope: "all" } : {}) }); },
       reconcile: () => this.ports.findImportedEvent(source)
     });
   }
@@ -503,7 +534,7 @@ export class ImportRun {
     const key = `${this.source}|categories|name:${name.toLowerCase()}`;
     const { row, reserved } = await this.reserve(key, "categories", `name:${name.toLowerCase()}`, await this.ports.mappings.findOne({ key }));
     if (typeof row.local_id === "number") {
-      const current = await this.ports.call<Rec>("taxonomy.categories.get", { id: row.local_id }).catch(() => undefined);
+      const current = await this.call<Rec>("taxonomy.categories.get", { id: row.local_id }).catch(() => undefined);
       if (current && plainName(current.name) === name.toLowerCase()) return row.local_id;
     }
     try {
@@ -561,11 +592,11 @@ export class ImportRun {
     const waited = !row || typeof row.local_id !== "number";
     if (waited) ({ row, reserved } = await this.reserve(key, kind, `name:${name}`, row));
     if (row && typeof row.local_id === "number" && (row.digest === digest || (waited && !reserved))) {
-      const current = await this.ports.call<Rec>(`${kind}.get`, { id: row.local_id, context: "edit" }).catch(() => undefined);
+      const current = await this.call<Rec>(`${kind}.get`, { id: row.local_id, context: "edit" }).catch(() => undefined);
       if (current && current.status !== "trash" && plainName(current[nameField]) === name) return row.local_id;
     }
     try {
-      const id = Number((await this.ports.call<Rec>(`${kind}.create`, data)).id);
+      const id = Number((await this.call<Rec>(`${kind}.create`, data)).id);
       await this.storeRow(row, key, kind, `name:${name}`, { local_id: id, digest, run: this.token, feed: this.feed, gone: false, pending: false });
       return id;
     } catch (err) {
@@ -597,18 +628,25 @@ export class ImportRun {
     try {
       row = await this.rowOf(key);
       const countedBefore = seenThisRun || row?.run === run;
-      if (!dry && (!row || typeof row.local_id !== "number")) ({ row, reserved } = await this.reserve(key, kind, sourceId, row));
+      // Inside a batch's transaction a record with no row is created first and its row stored once,
+      // complete, with the batch's other new rows at its end (no reservation to fill in): the row's key is
+      // unique in the store, so of two runs creating it at once, the second's rows wait for the first's
+      // transaction and then fail, which undoes the second's whole batch (its records are then written
+      // one by one, and find the row).
+      const rowAfter = !dry && !row && this.batchReads !== undefined;
+      if (!dry && !rowAfter && (!row || typeof row.local_id !== "number")) ({ row, reserved } = await this.reserve(key, kind, sourceId, row));
       let local: number | null = row && typeof row.local_id === "number" ? row.local_id : null;
       // a row this run reserved a moment ago has no earlier create; any other without an id may (a run
       // that died between the create and storing its id): found by its source identity
-      if (local === null && ops.reconcile && !(reserved && row?.fresh === true)) local = (await ops.reconcile()) ?? null;
+      if (local === null && ops.reconcile && !rowAfter && !(reserved && row?.fresh === true)) local = (await ops.reconcile()) ?? null;
       let outcome: "created" | "updated" | "unchanged";
       const stored = { digest, run, feed: this.feed, gone: false, pending: false };
       if (local === null) {
         outcome = "created";
         if (!dry) {
           local = await ops.create({ import: this.job.id, source_id: sourceId, key });
-          await this.mark(row!, { ...stored, local_id: local });
+          if (rowAfter) this.batchRows.set(key, { key, source: this.source, import: this.job.id, kind, source_id: sourceId, local_id: local, ...stored });
+          else await this.mark(row!, { ...stored, local_id: local });
         }
       } else if (row?.gone === true) {
         // trashed by this import and back at the source: published again (the import's status), same id
@@ -648,6 +686,8 @@ export class ImportRun {
 
   /** The row of a key: read ahead with its page (readRowsAhead), else read now. */
   private async rowOf(key: string): Promise<Doc | null> {
+    // a key the batch wrote already (a source listing one record twice): its row stored first, then read
+    if (this.batchRows.has(key)) await this.storeBatchRows();
     if (this.rowsAhead.has(key)) {
       const row = this.rowsAhead.get(key)!;
       this.rowsAhead.delete(key);
@@ -746,7 +786,7 @@ export class ImportRun {
         continue;
       }
       try {
-        await this.ports.call("events.remove", { id: row.local_id, scope: "all" });
+        await this.call("events.remove", { id: row.local_id, scope: "all" });
         this.counts.trashed += 1;
       } catch (err) {
         const status = (err as { code?: number }).code;

@@ -189,7 +189,10 @@ function venueOf(v: ICAL.Component): Record<string, unknown> | undefined {
 
 /** The start, end and zone fields of a VEVENT (its own or an exception's), in the zone `zone`. */
 function schedule(v: ICAL.Component, zone: Zone): { start_date: string; end_date: string; all_day: boolean; start: ICAL.Time } {
-  const event = new ICAL.Event(v);
+  // given no exceptions, ical.js relates every VEVENT of the calendar that has a RECURRENCE-ID to this one,
+  // reading the whole calendar per event (a feed's time grew with its size squared); only the dates are read
+  // here, and a series' changed occurrences are matched by this module (readEvents)
+  const event = new ICAL.Event(v, { exceptions: [] });
   const start = event.startDate;
   if (!start) throw new Error("DTSTART is missing");
   const startTzid = tzidOf(v.getFirstProperty("dtstart"));

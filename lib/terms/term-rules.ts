@@ -143,3 +143,8 @@ export function uniqueIds(ids: Iterable<number>): number[] {
 export function filterToken(item: string): TermToken {
   return /^\d+$/.test(item) ? { id: Number(item) } : { text: item };
 }
+
+/** True when an event's term input names terms by id only (no name to look up or make): its resolving is a read. */
+export function termIdsOnly(input: { categories?: unknown; tags?: unknown }): boolean {
+  return [input.categories, input.tags].every(v => termTokens(v).every(t => "id" in t));
+}

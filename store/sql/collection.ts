@@ -426,6 +426,17 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       const [row] = await feedRetry(() => driver.all<Row>(sqlite ? st.sql : `WITH ${st.sql} SELECT id, doc FROM f`, st.params));
       return toDoc(row);
     },
+    ...(sqlite ? {} : {
+      async appendAll(docs: readonly Doc[]) {
+        const seq = table === FEED_COLLECTION ? undefined : await pgSeq(table);
+        if (!seq) throw new Error(`${table} has no sequence of its own to append several documents with`);
+        if (!docs.length) return [];
+        // the documents as one array parameter, each numbered from the sequence in the array's order
+        const rows = await driver.all<Row>(`INSERT INTO ${table} (site, id, doc) SELECT ?, nextval('${seq.seq}'), x.d FROM jsonb_array_elements(?::jsonb) WITH ORDINALITY AS x(d, n) ORDER BY x.n RETURNING id, doc`,
+          [site, JSON.stringify(docs.map(({ _id, ...rest }) => rest))]);
+        return rows.map(toDoc);
+      }
+    }),
     async updateOne(query, update, o = {}) {
       const [change] = await updateRows(query, update, 1, o);
       return change?.after ?? null;
