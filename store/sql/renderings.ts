@@ -81,7 +81,7 @@ function docBody(doc: Doc): string {
   return JSON.stringify(rest);
 }
 
-interface Row { owner: number | string; kind: RenderedKind; id: number | string; body: string; refs: string | null; n: number | string }
+interface Row { asked: number | string; kind: RenderedKind; id: number | string; body: string; refs: string | null }
 
 export function sqlRenderings(driver: SqlDriver): Renderings {
   const sqlite = driver.dialect === "sqlite";
@@ -95,18 +95,18 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
       `WHERE EXISTS (SELECT 1 FROM ${kind} WHERE site = ? AND id = ? AND ${sameDoc}${lock}) ` +
       `AND COALESCE((SELECT n FROM ${MARKS} WHERE site = ?${lock}), 0) = ? ON CONFLICT (site, kind, id, variant) DO NOTHING`;
   };
-  const refsJoin = sqlite
-    // CROSS JOIN: SQLite joins in the order written, each linked rendering looked up by its key (its
-    // planner would otherwise read every rendering of the site and the references inside that loop)
-    ? `json_each(e.refs) AS j CROSS JOIN ${RENDERINGS} AS r WHERE r.kind = json_extract(j.value, '$[0]') AND r.id = json_extract(j.value, '$[1]')`
-    : `LATERAL jsonb_array_elements(e.refs::jsonb) WITH ORDINALITY AS j(v, k), ${RENDERINGS} AS r WHERE r.kind = j.v ->> 0 AND r.id = (j.v ->> 1)::bigint`;
-  const position = sqlite ? "CAST(j.key AS INTEGER) + 1" : "j.k";
-  // one record by its key, or a page of them named by one JSON array of ids (one statement either way)
+  // the records each asked one refers to, each once however many of the page's records refer to it
+  const referred = sqlite
+    ? `SELECT DISTINCT json_extract(j.value, '$[0]') AS k, json_extract(j.value, '$[1]') AS i FROM ${RENDERINGS} AS e CROSS JOIN json_each(e.refs) AS j`
+    : `SELECT DISTINCT j.v ->> 0 AS k, (j.v ->> 1)::bigint AS i FROM ${RENDERINGS} AS e, LATERAL jsonb_array_elements(e.refs::jsonb) AS j(v)`;
+  // one record by its key, or a page of them named by one JSON array of ids (one statement either way);
+  // CROSS JOIN: SQLite joins in the order written, each referred rendering looked up by its key
   const stitchedSql = (page: boolean) => {
     const own = page ? `e.id IN (${sqlite ? "SELECT value FROM json_each(?)" : "SELECT jsonb_array_elements_text(?::jsonb)::bigint"})` : "e.id = ?";
-    return `SELECT e.id AS owner, e.kind, e.id, e.body, e.refs, 0 AS n FROM ${RENDERINGS} AS e WHERE e.site = ? AND e.kind = ? AND e.variant = ? AND ${own} ` +
-      `UNION ALL SELECT e.id, r.kind, r.id, r.body, NULL, ${position} FROM ${RENDERINGS} AS e ${sqlite ? "CROSS JOIN" : ","} ${refsJoin} ` +
-      `AND e.site = ? AND e.kind = ? AND e.variant = ? AND ${own} AND r.site = e.site AND r.variant = e.variant`;
+    const asked = `e.site = ? AND e.kind = ? AND e.variant = ? AND ${own}`;
+    return `SELECT 1 AS asked, e.kind, e.id, e.body, e.refs FROM ${RENDERINGS} AS e WHERE ${asked} ` +
+      `UNION ALL SELECT 0, r.kind, r.id, r.body, NULL FROM (${referred} WHERE ${asked}) AS w ${sqlite ? "CROSS JOIN" : ","} ${RENDERINGS} AS r ` +
+      "WHERE r.site = ? AND r.kind = w.k AND r.id = w.i AND r.variant = ?";
   };
   const [oneSql, pageSql] = [stitchedSql(false), stitchedSql(true)];
   const stored = (r: Row): StoredRendering => ({ kind: r.kind, id: Number(r.id), body: r.body });
@@ -114,21 +114,14 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
   const stitchedMany = async (site: number, variant: string, kind: RenderedKind, asked: readonly number[]) => {
     const one = asked.length === 1;
     const named = one ? asked[0] : JSON.stringify(asked);
-    const rows = await driver.all<Row>(one ? oneSql : pageSql, [site, kind, variant, named, site, kind, variant, named]);
-    const byOwner = new Map<number, Row[]>();
-    for (const r of rows) {
-      const owner = Number(r.owner);
-      const mine = byOwner.get(owner);
-      if (mine) mine.push(r);
-      else byOwner.set(owner, [r]);
-    }
+    const rows = await driver.all<Row>(one ? oneSql : pageSql, [site, kind, variant, named, site, kind, variant, named, site, variant]);
+    const referredRows = new Map(rows.filter(r => Number(r.asked) === 0).map(r => [`${r.kind}:${Number(r.id)}`, r]));
     const found = new Map<number, Stitched>();
-    for (const [owner, mine] of byOwner) {
-      const own = mine.find(r => Number(r.n) === 0);
-      if (!own) continue;
-      const wanted = own.refs ? (JSON.parse(own.refs) as unknown[]).length : 0;
-      const refs = mine.filter(r => Number(r.n) > 0).sort((a, b) => Number(a.n) - Number(b.n));
-      found.set(owner, { own: stored(own), refs: refs.map(stored), complete: refs.length === wanted });
+    for (const own of rows) {
+      if (Number(own.asked) !== 1) continue;
+      const wanted = own.refs ? (JSON.parse(own.refs) as Array<[string, number]>) : [];
+      const refs = wanted.map(([k, i]) => referredRows.get(`${k}:${i}`)).filter((r): r is Row => r !== undefined);
+      found.set(Number(own.id), { own: stored(own), refs: refs.map(stored), complete: refs.length === wanted.length });
     }
     return found;
   };
