@@ -1,5 +1,5 @@
 /**
- * Uses of deprecated things (lib/deprecations.ts) as the gateway answers them, counted per site and
+ * Uses of deprecated things (lib/api-policy/deprecations.ts) as the gateway answers them, counted per site and
  * handed to the store in batches (docs/api-policy.md#deprecations): each use adds one to Moleculer's
  * metric `calendar.deprecation.uses.total` (labelled by deprecation, never by site, so the metric stays small
  * whatever the number of sites) at once, and to the site's count in the store within a second

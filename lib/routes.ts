@@ -121,7 +121,7 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/imports/(?P<id>\\d+)/runs", path: "imports/:id/runs", endpoints: [{ methods: ["GET"], action: "imports.runs" }] },
   // Custom fields (docs/records.md#custom-fields): the taxonomy service's definitions.
   ...fieldRoutes(),
-  // The deprecation registry as data (lib/deprecations.ts): new, so experimental (docs/api-policy.md#experimental-routes).
+  // The deprecation registry as data (lib/api-policy/deprecations.ts): new, so experimental (docs/api-policy.md#experimental-routes).
   { pattern: "/deprecations", path: "deprecations", experimental: true, endpoints: [{ methods: ["GET"], action: "api.deprecations" }] }
 ];
 

@@ -41,15 +41,15 @@ import { readBatch } from "../lib/batch/requests";
 import { BATCH_NAMESPACE, batchNamespaceIndex, batchRouteData } from "../lib/batch/envelope";
 import { runBatch, type BatchOrigin } from "../gateway/batch";
 import { answerInside, isValidationPass } from "../gateway/loopback";
-import { Deprecation, DEPRECATIONS, deprecationHeaders, deprecationList, deprecationsUsed, isSunset } from "../lib/deprecations";
-import { EXPERIMENTAL_HEADER, experimentalActions } from "../lib/experimental";
+import { Deprecation, DEPRECATIONS, deprecationHeaders, deprecationList, deprecationsUsed, isSunset } from "../lib/api-policy/deprecations";
+import { EXPERIMENTAL_HEADER, experimentalActions } from "../lib/api-policy/experimental";
 import { parseFields } from "../lib/http/fields";
 import { DeprecationCounter } from "../gateway/deprecation-counter";
 import { callerScope } from "../lib/http/etag";
 import { type ClaimResult, IDEMPOTENCY_HEADER, isValidKey, keyId, leaseMs, requestFingerprint } from "../lib/http/idempotency";
 
 type Req = IncomingMessage & { $ctx?: Ctx; $params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; originalUrl?: string; parsedUrl?: string;
-  /** The deprecated things the request uses (lib/deprecations.ts), answered with its headers. */
+  /** The deprecated things the request uses (lib/api-policy/deprecations.ts), answered with its headers. */
   $deprecations?: Deprecation[] };
 /** A GET whose answer may be kept (cache/kept-answers.ts). */
 type KeyedReq = Req & KeyedRequest;
@@ -67,7 +67,7 @@ interface ApiSelf extends Service, HttpFeaturesFace {
   routesStarted?: boolean;
   /** The HTTP server's own request handler (mixins/http-guards.mixin.ts): a batch's requests are answered through it. */
   answerHttp?: (req: IncomingMessage, res: ServerResponse) => unknown;
-  /** The deprecation registry the gateway answers by (lib/deprecations.ts; tests give their own). */
+  /** The deprecation registry the gateway answers by (lib/api-policy/deprecations.ts; tests give their own). */
   deprecations: readonly Deprecation[];
   /** The time deprecations are judged at (tests set it to see a sunset pass). */
   clock: () => Date;

@@ -23,7 +23,7 @@ import { storedAs } from "../store/collection";
 import { ApiError, throwIfInvalid } from "../lib/errors";
 import { canManageTerms } from "../lib/capabilities";
 import { nowDb } from "../lib/time/dates";
-import { sanitizeSlug } from "../lib/slug";
+import { sanitizeSlug } from "../lib/text/slug";
 import { settings } from "../lib/settings";
 import { embeddedTerm, rootsOf, Roots, TAXONOMIES, Taxonomy, taxonomyKey, TermDoc, termRecord, TermRecord } from "../lib/terms/term-record";
 import { INTERNAL_PARAMS, TERM_PARAMS } from "../lib/terms/term-params";

@@ -1,5 +1,5 @@
 /**
- * How often each deprecated thing (lib/deprecations.ts) was used, per site (docs/api-policy.md#deprecations):
+ * How often each deprecated thing (lib/api-policy/deprecations.ts) was used, per site (docs/api-policy.md#deprecations):
  * one document per deprecation id in the site's `deprecation_uses` collection, its `count` moved by an
  * atomic `$inc` (two gateways adding at once both count); the first use of an id inserts it, and an insert
  * that loses the race to another adds to the winner's document instead.

@@ -8,7 +8,7 @@ import { ApiError } from "../../lib/errors";
 import { settings } from "../../lib/settings";
 import { Who } from "../../lib/capabilities";
 import { parseUtc, parseWallClock } from "../../lib/time/dates";
-import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/slug";
+import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/text/slug";
 import { FLOATING_STATUSES, resolvePublication } from "../../lib/posts/publication";
 import { plainEventFields, resolveSchedule } from "../../lib/events/event-input";
 import type { EventDoc } from "../../lib/events/event-doc";

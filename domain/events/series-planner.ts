@@ -22,7 +22,7 @@ import type { Recurrence } from "../../lib/recurrence/types";
 import { wallFromMs, wallMs } from "../../lib/recurrence/lines";
 import { settings } from "../../lib/settings";
 import { originalLanguage } from "../../lib/i18n/languages";
-import { trashedSlug } from "../../lib/slug";
+import { trashedSlug } from "../../lib/text/slug";
 import {
   changedGroups, contextOf, firstKey, groupsOfWrite, groupValues, isFirst, isMember, linesOf,
   readRecurrenceParam, recurrenceOf, Scope, scheduleOf, scopeOf, SeriesDoc, seriesKey, seriesOf, templateOf, TEXT_GROUPS

@@ -10,7 +10,7 @@ import { ApiError } from "../../lib/errors";
 import { materialisationHorizon } from "../../lib/recurrence/expand";
 import { nowDb as dbTime } from "../../lib/time/dates";
 import { settings } from "../../lib/settings";
-import { trashedSlug, untrashedSlug } from "../../lib/slug";
+import { trashedSlug, untrashedSlug } from "../../lib/text/slug";
 import { FLOATING_STATUSES } from "../../lib/posts/publication";
 import { isFirst, occurrenceSlug, SeriesDoc, seriesClaim } from "../../lib/events/series";
 import type { PostRecords } from "../posts/post-records";

@@ -6,7 +6,7 @@
 import { ApiError, throwIfInvalid } from "../../lib/errors";
 import { settings } from "../../lib/settings";
 import { currentSiteId } from "../../lib/sites/scope";
-import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/slug";
+import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/text/slug";
 import { nowDb, parseInZone, parseUtc } from "../../lib/time/dates";
 import { FLOATING_STATUSES, resolvePublication } from "../../lib/posts/publication";
 import { canCreatePost, canDeletePost, canEditPost } from "../../lib/capabilities";

@@ -12,7 +12,7 @@ import type { PostDoc } from "../../lib/posts/post-doc";
 import { SlugHold, SlugHolds } from "../../lib/posts/write-order";
 import { KeyedQueue } from "../../lib/queue";
 import { currentSiteId, SiteLocal } from "../../lib/sites/scope";
-import { sanitizeSlug, trashedSlug } from "../../lib/slug";
+import { sanitizeSlug, trashedSlug } from "../../lib/text/slug";
 import { feedEntry } from "../../lib/changes/feed";
 import { changeOf } from "../../lib/changes/change-of";
 import { modifiedStamp } from "../../lib/changes/modified";

@@ -13,7 +13,7 @@ import { componentRef, type JsonSchema } from "../records/schema-parts";
 import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
 import { deliverySchema, endpointSchema, listOfSchema, replayAnswerSchema, webhooksDocument } from "../webhooks/schemas";
 import { fieldDefinitionSchema } from "../fields/openapi";
-import { DEPRECATIONS, type Deprecation } from "../deprecations";
+import { DEPRECATIONS, type Deprecation } from "../api-policy/deprecations";
 
 export const OPENAPI_VERSION = "3.1.0";
 
@@ -343,7 +343,7 @@ export function openApiDocument(apiRoot: string, lang: string, registry: readonl
   };
 }
 
-/** The deprecation registry as `GET {ns}/deprecations` answers it (lib/deprecations.ts `deprecationList`). */
+/** The deprecation registry as `GET {ns}/deprecations` answers it (lib/api-policy/deprecations.ts `deprecationList`). */
 function deprecationListSchema(): JsonSchema {
   const text = (description: string): JsonSchema => ({ type: "string", description });
   return {

@@ -6,7 +6,7 @@
  * - `SlugHolds` hands out unique slugs to writes that are still on their way to the store, so two parallel
  *   creates (or renames) never both take the same free slug.
  */
-import { RESERVED_SLUGS } from "../slug";
+import { RESERVED_SLUGS } from "../text/slug";
 
 export interface SlugHold {
   slug: string;

@@ -5,7 +5,7 @@
  * events. Pure: lookups the rules need are passed in as functions.
  */
 import { sanitizeTermName } from "../text/sanitize";
-import { sanitizeSlug } from "../slug";
+import { sanitizeSlug } from "../text/slug";
 import { longerThan } from "../text/text-input";
 import type { TermDoc } from "./term-record";
 

@@ -12,7 +12,7 @@ import type { Ctx } from "../../broker/context";
 import type { Doc, Query } from "../../store/collection";
 import { containsRegex, SearchTerm, searchTerms } from "../../lib/search";
 import { mergeValues } from "../../lib/i18n/values";
-import { sanitizeSlug } from "../../lib/slug";
+import { sanitizeSlug } from "../../lib/text/slug";
 import { TRANSLATABLE } from "../../lib/i18n/types";
 
 const text = { type: "string", optional: true };

@@ -1,12 +1,12 @@
 /**
  * The breaking-change check (docs/api-policy.md#the-breaking-change-check): the current /doc against the
  * released v1 contract, docs/contract/v1.openapi.json, on every run; and the comparison itself
- * (lib/contract-diff.ts) failing, naming the change, on copies of the document with one breaking change
+ * (lib/api-policy/contract-diff.ts) failing, naming the change, on copies of the document with one breaking change
  * each, passing additions and experimental routes.
  */
 import fs from "fs";
 import path from "path";
-import { breakingChanges } from "../../lib/contract-diff";
+import { breakingChanges } from "../../lib/api-policy/contract-diff";
 import { openApiDocument } from "../../lib/discovery/openapi";
 import { CONTRACT_SNAPSHOT_PATH } from "../../lib/discovery/released-contract";
 import type { Json } from "../helpers/json";

@@ -1,9 +1,9 @@
 /**
- * The deprecation registry (lib/deprecations.ts, docs/api-policy.md#deprecations): every entry names a
+ * The deprecation registry (lib/api-policy/deprecations.ts, docs/api-policy.md#deprecations): every entry names a
  * routed action and, for a parameter, one of its documented args; 12 months at least between its date and
  * its sunset; which requests use an entry; the headers (RFC 9745, RFC 8594) and the sunset test.
  */
-import { DEPRECATIONS, Deprecation, deprecationHeaders, deprecationsUsed, isSunset, MIN_NOTICE_DAYS, noticeDays } from "../../lib/deprecations";
+import { DEPRECATIONS, Deprecation, deprecationHeaders, deprecationsUsed, isSunset, MIN_NOTICE_DAYS, noticeDays } from "../../lib/api-policy/deprecations";
 import { ROUTES } from "../../lib/routes";
 import { documentedArgs } from "../../lib/discovery/args";
 import { openApiDocument } from "../../lib/discovery/openapi";

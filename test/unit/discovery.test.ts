@@ -213,7 +213,7 @@ describe("OpenAPI document", () => {
   test("responses: every status the operation answers, errors with the contract's body, lists as envelopes", () => {
     const codes = (p: string, verb: string) => Object.keys(doc.paths[p][verb].responses);
     const errors = ["400", "401", "403", "404", "408", "429", "431", "500", "503", "504"];
-    // 410: a deprecated parameter of the list (json_ld) after its sunset (lib/deprecations.ts)
+    // 410: a deprecated parameter of the list (json_ld) after its sunset (lib/api-policy/deprecations.ts)
     expect(codes("/events", "get")).toEqual(["200", "304", ...errors, "410"].sort());
     expect(codes("/events", "post")).toEqual(["201", ...errors, "409", "413", "422"].sort());
     expect(codes("/events/{id}", "put")).toEqual(["200", ...errors, "412", "413"].sort());

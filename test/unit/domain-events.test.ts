@@ -15,7 +15,7 @@ import { TermCountNotices } from "../../domain/events/term-count-notices";
 import type { SeriesDoc } from "../../lib/events/series";
 import type { ChangeInput } from "../../lib/changes/feed";
 import { wallClockToUtc } from "../../lib/time/dates";
-import { sanitizeSlug } from "../../lib/slug";
+import { sanitizeSlug } from "../../lib/text/slug";
 import { dayAt } from "../helpers/events";
 
 const INDEXES: IndexSpec[] = [

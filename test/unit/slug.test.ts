@@ -1,6 +1,6 @@
 import {
   SLUG_MAX, TRASH_SUFFIX, removeAccents, sanitizeSlug, trashedSlug, untrashedSlug,
-} from "../../lib/slug";
+} from "../../lib/text/slug";
 
 describe("removeAccents", () => {
   it.each([

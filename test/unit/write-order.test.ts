@@ -1,6 +1,6 @@
 import { SlugHolds } from "../../lib/posts/write-order";
 import { KeyedQueue } from "../../lib/queue";
-import { RESERVED_SLUGS } from "../../lib/slug";
+import { RESERVED_SLUGS } from "../../lib/text/slug";
 
 /** The slug one hold gets with nothing else held. */
 const uniqueSlug = async (base: string, taken: (c: string) => boolean | Promise<boolean>) => (await new SlugHolds().hold(base, async c => taken(c))).slug;

@@ -1,5 +1,5 @@
 // Slug helpers: WordPress sanitize_title, uniqueness suffixes, trash suffix (docs/records.md#event-slugs).
-import { stripTags } from "./text/sanitize";
+import { stripTags } from "./sanitize";
 
 /** Letters that Unicode NFD does not decompose into base letter + combining mark. */
 const SPECIAL_LETTERS: Record<string, string> = {

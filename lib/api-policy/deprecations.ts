@@ -6,7 +6,7 @@
  * rel="deprecation"; after the sunset 410 `rest_gone`), /doc to mark it `deprecated: true`, and
  * `GET {ns}/deprecations` answers it as data.
  */
-import type { Method } from "./routes";
+import type { Method } from "../routes";
 
 export interface Deprecation {
   /** Stable name, counted per site under it: `<action>` for a route, `<action>.<name>` otherwise. */

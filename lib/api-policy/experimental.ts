@@ -3,8 +3,8 @@
  * `experimental` answer only requests that send `X-Calendar-Experimental: 1`, so no client depends on one
  * without saying so; they are outside v1's promise and the breaking-change check.
  */
-import { ROUTES, type RouteDef } from "./routes";
-import { lazy } from "./memo";
+import { ROUTES, type RouteDef } from "../routes";
+import { lazy } from "../memo";
 
 /** The opt-in header, as Node names request headers. */
 export const EXPERIMENTAL_HEADER = "x-calendar-experimental";
