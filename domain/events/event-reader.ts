@@ -139,12 +139,12 @@ export class EventReader<C extends EventCall> {
     const renderings = this.deps.renderings;
     if (!renderings || !docs.length) return this.answer(call, docs, { jsonLd });
     const stored = await renderings.answers(call, docs, jsonLd);
+    const { keep, variant } = stored;
     const missing = docs.filter(doc => !stored.records.has(doc._id));
-    const keep = missing.filter(doc => !stored.unlinked.has(doc._id) && renderings.storable(call, doc) !== undefined);
     // the mark read before anything the kept renderings are made of (store/renderings.ts)
     const mark = keep.length ? await renderings.mark() : undefined;
     const computed = await this.answer(call, missing, { jsonLd });
-    if (keep.length) await this.keepRenderings(call, keep, renderings.storable(call, keep[0])!, mark!);
+    if (keep.length) await this.keepRenderings(call, keep, variant!, mark!);
     const linking = missing.filter(doc => stored.unlinked.has(doc._id) || keep.includes(doc));
     if (!jsonLd && linking.length) await this.deps.embedder.embedsOf({ call, jsonLd: true }, linking);
     const byId = new Map(missing.map((doc, k) => [doc._id, computed[k]]));

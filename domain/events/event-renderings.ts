@@ -15,6 +15,14 @@ export interface StitchedEvent {
   complete: boolean;
 }
 
+/** A page's stored answers (EventRenderings `answers`). */
+export interface PageAnswers {
+  records: Map<number, Record<string, unknown>>;
+  unlinked: Set<number>;
+  keep: EventDoc[];
+  variant: string | undefined;
+}
+
 /** What the events service answers about the stored renderings (the store's, for the request's site). */
 export interface RenderingPort<C> {
   /** The variant the call reads, or undefined when its answer is computed (a caller, a password, `context=edit`, another language or format). */
@@ -42,27 +50,32 @@ export class EventRenderings<C> {
   /**
    * The stored answers of a page's events, by id: those the call reads as stored (as `storable` says) whose
    * renderings are all in the store; `jsonLd`: whether the page's records carry their JSON-LD. `unlinked`:
-   * the events whose own rendering is there but not that of every record they link.
+   * the events whose own rendering is there but not that of every record they link; `keep`: the events
+   * the store may keep whose own rendering is not there, to be kept in `variant`.
    */
-  async answers(call: C, docs: readonly EventDoc[], jsonLd: boolean): Promise<{ records: Map<number, Record<string, unknown>>; unlinked: Set<number> }> {
+  async answers(call: C, docs: readonly EventDoc[], jsonLd: boolean): Promise<PageAnswers> {
     const records = new Map<number, Record<string, unknown>>();
     const unlinked = new Set<number>();
     const variant = this.port.variant(call);
-    if (variant === undefined) return { records, unlinked };
-    const ids = docs.filter(doc => this.storable(call, doc) !== undefined).map(doc => doc._id);
-    if (!ids.length) return { records, unlinked };
-    for (const [id, stored] of await this.port.stitchedMany(variant, ids)) {
+    const storable = variant === undefined ? [] : docs.filter(doc => this.shown(call, doc));
+    if (!storable.length) return { records, unlinked, keep: [], variant };
+    const found = await this.port.stitchedMany(variant!, storable.map(doc => doc._id));
+    for (const [id, stored] of found) {
       if (stored.complete) records.set(id, stitchEvent(stored.own.body, stored.refs, jsonLd));
       else unlinked.add(id);
     }
-    return { records, unlinked };
+    return { records, unlinked, keep: storable.filter(doc => !found.has(doc._id)), variant };
   }
 
   /** Whether the event's answer in the call's variant may be stored: it moves with neither the clock nor the caller. */
   storable(call: C, doc: EventDoc): string | undefined {
     const variant = this.port.variant(call);
-    if (variant === undefined) return undefined;
-    return doc.status === "publish" && !doc.post_password && this.port.ownText(call, doc) ? variant : undefined;
+    return variant !== undefined && this.shown(call, doc) ? variant : undefined;
+  }
+
+  /** An event whose answer a stored variant may hold: published, no password, its text its own. */
+  private shown(call: C, doc: EventDoc): boolean {
+    return doc.status === "publish" && !doc.post_password && this.port.ownText(call, doc);
   }
 
   mark(): Promise<number> {

@@ -79,6 +79,12 @@ function sourceOf(file: string): ts.SourceFile {
   return sf;
 }
 
+/** A self-test's own source text, read by the checks as the file `file` (its lines, then one export). */
+function virtualSource(file: string, lines: string[]): void {
+  const text = `${lines.join("\n")}\nexport const v = 1;\n`;
+  parsed.set(file, ts.createSourceFile(path.basename(file), text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Imports
 
@@ -427,8 +433,7 @@ describe("paths in comments exist", () => {
   });
 
   test("the check sees a path that does not exist", () => {
-    const sf = ts.createSourceFile("x.ts", "/** see mixins/store/id-registry.ts and lib/time/dates.ts */\nexport const x = 1;\n", ts.ScriptTarget.ES2022, true);
-    parsed.set("virtual/x.ts", sf);
+    virtualSource("virtual/x.ts", ["/** see mixins/store/id-registry.ts and lib/time/dates.ts */"]);
     expect(missingPaths("virtual/x.ts")).toEqual(["virtual/x.ts:1: mixins/store/id-registry.ts"]);
   });
 });
@@ -449,8 +454,7 @@ describe("names in comments exist", () => {
   });
 
   test("the check sees a name the file does not hold", () => {
-    const sf = ts.createSourceFile("y.ts", "/** see lib/time/dates.ts `inUtc` and lib/time/dates.ts `noSuchFunction()` */\nexport const y = 1;\n", ts.ScriptTarget.ES2022, true);
-    parsed.set("virtual/y.ts", sf);
+    virtualSource("virtual/y.ts", ["/** see lib/time/dates.ts `inUtc` and lib/time/dates.ts `noSuchFunction()` */"]);
     expect(missingNames("virtual/y.ts")).toEqual(["virtual/y.ts:1: lib/time/dates.ts noSuchFunction"]);
   });
 });
@@ -582,14 +586,13 @@ describe("comments give reasons in words", () => {
   });
 
   test("the gloss check sees a code alone, in a list or before other words, and passes glossed codes, ranges and codes after a sentence stating them", () => {
-    const code = [
+    virtualSource("virtual/g.ts", [
       "// answered before the write returns (C16)",
       "/** lists (C16, D4) and D8 coordinates */",
       "// C16 (read your writes); (D4: the path selects the record); `C13` in a code span",
       "// C51 to C55: the recurrence decisions",
       "// the page ignores the Authorization header (C19); the header (C19) alone says too little"
-    ].join("\n") + "\nexport const g = 1;\n";
-    parsed.set("virtual/g.ts", ts.createSourceFile("g.ts", code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+    ]);
     const titles = new Map([["C16", ["read", "your", "writes"]], ["C19", ["authorization", "header"]]]);
     expect(bareDecisionCodes("virtual/g.ts", titles)).toEqual(["virtual/g.ts:1: C16", "virtual/g.ts:2: C16", "virtual/g.ts:2: D4", "virtual/g.ts:2: D8"]);
     expect(bareDecisionCodes("virtual/g.ts", new Map())).toContain("virtual/g.ts:5: C19");
@@ -600,14 +603,13 @@ describe("comments give reasons in words", () => {
   });
 
   test("the check sees each kind, and passes durations, decision codes and anchors", () => {
-    const code = [
+    virtualSource("virtual/z.ts", [
       "// counts kept by triggers (issue 41)",
       "/** as session 47 decided; see #12 */",
       "// an insert 504 → 438 µs of CPU",
       "// 875 creates/s on SQLite, ~10 % of the CPU",
       "// a lease of 50 ms; a day's deadline; C16 and docs/lists.md#paging; 2 → 3 members"
-    ].join("\n") + "\nexport const z = 1;\n";
-    parsed.set("virtual/z.ts", ts.createSourceFile("z.ts", code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+    ]);
     expect(trackerWords("virtual/z.ts")).toEqual([
       "virtual/z.ts:1: issue 41",
       "virtual/z.ts:2: session 47",
