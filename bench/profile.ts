@@ -11,7 +11,7 @@
  * seeds it, BENCH_API_UP_TO included), PROFILE_SECONDS (10), PROFILE_CONNECTIONS (BENCH_CONNECTIONS, 32);
  * `creates` (or `all`) profiles the creates with links on top as well (PROFILE_CREATES of them, 2 000,
  * after 100 to warm up); PROFILE_KEEP keeps each profile's folder (the .cpuprofile and sql.json);
- * PROFILE_CALENDARS (a folder: the seeded calendar is kept there, its store left in place, and profiled
+ * PROFILE_SQL (`off`: the statements untimed), PROFILE_CALENDARS (a folder: the seeded calendar is kept there, its store left in place, and profiled
  * again next time without seeding).
  * The row's cache setting and writes are its own (the read mixes: cache on, their writes beside).
  * Writes bench/results/profile-<row>-<store>-<size>.txt.
@@ -127,7 +127,8 @@ async function profiledBy(env: Record<string, string>, drive: (base: string) => 
   let requests = 0;
   let measured = "";
   try {
-    const server = await startServer({ ...env, SQL_STATEMENT_TIMES: sqlFile });
+    // PROFILE_SQL=off: statements untimed (the timing's own clock reads are then not in the profile)
+    const server = await startServer(process.env.PROFILE_SQL === "off" ? env : { ...env, SQL_STATEMENT_TIMES: sqlFile });
     try {
       ({ requests, measured } = await drive(server.base));
       process.stderr.write(`  ${measured}\n`);

@@ -38,11 +38,14 @@ export interface Settings {
   dueEventsJobMs: number;
   defaultLanguage: string;
   /**
-   * STORED_RENDERINGS (off by default): a single event or an events list page read anonymously in `view`
-   * context and the default language answers from the stored renderings of the events and the records they link
-   * (docs/caching.md#stored-renderings), and the reads that compute such an answer keep them.
+   * STORED_RENDERINGS (on by default; `0` or `false` turns it off): a single event, an events list page,
+   * a venue or an organizer read anonymously in `view` context and the default language answers from the
+   * stored renderings of the records (docs/caching.md#stored-renderings), and the reads that compute such an
+   * answer keep them. The SQL stores keep them; MongoDB computes every answer.
    */
   storedRenderings: boolean;
+  /** RENDERINGS_UNREAD_DAYS: the stored renderings of a variant nobody read for this many days are removed (default 7; 0: never). */
+  renderingsUnreadDays: number;
   logLevel: string;
   /** CORS_ORIGINS: `*` (any origin) or the list of allowed origins. */
   corsOrigins: "*" | string[];
@@ -186,7 +189,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     seriesJobMs: env.SERIES_JOB_MS !== undefined && env.SERIES_JOB_MS !== "" ? Number(env.SERIES_JOB_MS) : 3_600_000,
     dueEventsJobMs: env.DUE_EVENTS_JOB_MS !== undefined && env.DUE_EVENTS_JOB_MS !== "" ? Number(env.DUE_EVENTS_JOB_MS) : 60_000,
     defaultLanguage: env.DEFAULT_LANGUAGE || "en",
-    storedRenderings: env.STORED_RENDERINGS === "1" || env.STORED_RENDERINGS === "true",
+    storedRenderings: env.STORED_RENDERINGS !== "0" && env.STORED_RENDERINGS !== "false",
+    renderingsUnreadDays: env.RENDERINGS_UNREAD_DAYS !== undefined && env.RENDERINGS_UNREAD_DAYS !== "" ? Number(env.RENDERINGS_UNREAD_DAYS) : 7,
     logLevel: env.LOG_LEVEL || "info",
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     platformKey: env.PLATFORM_KEY || undefined,

@@ -42,6 +42,10 @@ import { batchReadsOf, readOnce } from "../lib/batch-reads";
 import { termIdsOnly } from "../lib/terms/term-rules";
 import { linkedIdsOnly } from "../lib/linked/links";
 
+const DAY_MS = 86_400_000;
+/** How often each node removes the stored renderings nobody reads any more. */
+const RENDERINGS_UPKEEP_EVERY_MS = 3_600_000;
+
 /** The params of the reads by id and slug (lib/events/event-params.ts). */
 type ReadParams = ListParams & { id: number; slug: string };
 /** The params of the writes (validated by their schemas; each input is read where it is used). */
@@ -344,13 +348,21 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
         await this.broker.call(action, {}, { meta: { site }, ...(timeout ? { timeout } : {}) }).catch((err: Error) => this.logger.warn(`${name} (site ${site}): ${err.message}`));
       }
     })().catch((err: Error) => this.logger.warn(`${name}: ${err.message}`));
-    const { seriesJobMs, dueEventsJobMs } = settings();
+    const { seriesJobMs, dueEventsJobMs, renderingsUnreadDays } = settings();
     this.jobs = [];
     if (seriesJobMs > 0) {
       const run = everySite("Series horizon job", "events.materialise", SERIES_JOB_TIMEOUT_MS);
       this.jobs.push(setInterval(run, seriesJobMs), setTimeout(run, Math.min(seriesJobMs, 5_000)));
     }
     if (dueEventsJobMs > 0) this.jobs.push(setInterval(everySite("Due events job", "events.publishDue"), dueEventsJobMs));
+    // The stored renderings of addresses or languages nobody reads any more (docs/caching.md#stored-renderings),
+    // every site's at once; any node may do it, and two doing it at once remove the same rows.
+    const renderings = this.storeHandle?.renderings;
+    if (renderings && renderingsUnreadDays > 0) {
+      const forget = () => void renderings.forgetUnread(Date.now() - renderingsUnreadDays * DAY_MS)
+        .catch((err: Error) => this.logger.warn(`Stored renderings upkeep: ${err.message}`));
+      this.jobs.push(setInterval(forget, RENDERINGS_UPKEEP_EVERY_MS));
+    }
     for (const job of this.jobs) job.unref?.();
   },
   stopped() {

@@ -47,4 +47,10 @@ export interface Renderings {
   stitched(site: number, variant: string, kind: RenderedKind, id: number): Promise<Stitched | undefined>;
   /** As `stitched`, for several records in one statement: those whose own rendering is there, by id, complete or not. */
   stitchedMany(site: number, variant: string, kind: RenderedKind, ids: readonly number[]): Promise<Map<number, Stitched>>;
+  /**
+   * Removes the renderings of every variant no node has read or kept since `before` (ms since the epoch):
+   * the addresses or the language of a site changed, and nothing will ask for them again. Answers how many
+   * renderings it removed. A variant in use is noted as read by its reads and keeps, on every node.
+   */
+  forgetUnread(before: number): Promise<number>;
 }

@@ -15,6 +15,13 @@ import type { Dialect, SqlDriver } from "./driver";
 
 export const RENDERINGS = "renderings";
 const MARKS = "rendering_marks";
+/** When each site's variant was last read or kept (ms since the epoch), for forgetUnread. */
+const VARIANTS = "rendering_variants";
+/**
+ * How long a process goes before noting again that it read a variant: a read notes it only when this long
+ * has passed since its last note, so a variant in use is never more than this old in the table.
+ */
+export const SEEN_NOTED_EVERY_MS = 6 * 3_600_000;
 export const RENDERED_TABLES: readonly RenderedKind[] = ["events", "venues", "organizers", "terms"];
 /** What changes every rendering of a site: its custom field definitions. */
 const SITE_WIDE = "field_definitions";
@@ -70,6 +77,17 @@ export function renderingStatements(dialect: Dialect): string[] {
   ];
 }
 
+/** The table of the variants' last reads, with a row for each variant already kept (taken as read now). */
+export function renderingVariantStatements(dialect: Dialect): string[] {
+  const text = dialect === "sqlite" ? "TEXT" : 'TEXT COLLATE "C"';
+  const bigint = dialect === "sqlite" ? "INTEGER" : "BIGINT";
+  const now = dialect === "sqlite" ? "CAST(unixepoch('subsec') * 1000 AS INTEGER)" : "(extract(epoch FROM now()) * 1000)::bigint";
+  return [
+    `CREATE TABLE IF NOT EXISTS ${VARIANTS} (site INTEGER NOT NULL, variant ${text} NOT NULL, seen ${bigint} NOT NULL, PRIMARY KEY (site, variant))`,
+    `INSERT INTO ${VARIANTS} (site, variant, seen) SELECT DISTINCT site, variant, ${now} FROM ${RENDERINGS} WHERE true ON CONFLICT (site, variant) DO NOTHING`
+  ];
+}
+
 /** SQLite's table made again by rowid (its renderings are dropped: each is kept again by the read that next makes it). */
 export function renderingsByRowid(dialect: Dialect): string[] {
   return dialect === "sqlite" ? [`DROP TABLE IF EXISTS ${RENDERINGS}`, ...renderingStatements(dialect)] : [];
@@ -109,9 +127,22 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
       "WHERE r.site = ? AND r.kind = w.k AND r.id = w.i AND r.variant = ?";
   };
   const [oneSql, pageSql] = [stitchedSql(false), stitchedSql(true)];
+  // When this process last noted each site's variant as read (a saving of statements only: the table is
+  // what forgetUnread reads, and a variant is noted again once SEEN_NOTED_EVERY_MS has passed).
+  const noted = new Map<string, number>();
+  const noteSeen = async (site: number, variant: string) => {
+    const key = `${site} ${variant}`;
+    const now = Date.now();
+    if (now - (noted.get(key) ?? -Infinity) < SEEN_NOTED_EVERY_MS) return;
+    noted.set(key, now);
+    // a read answers whether or not its note is written: the note only keeps its renderings from forgetUnread
+    await driver.run(`INSERT INTO ${VARIANTS} (site, variant, seen) VALUES (?, ?, ?) ON CONFLICT (site, variant) DO UPDATE SET seen = excluded.seen`, [site, variant, now])
+      .catch(() => noted.delete(key));
+  };
   const stored = (r: Row): StoredRendering => ({ kind: r.kind, id: Number(r.id), body: r.body });
   /** Each asked record's own rendering with those it refers to that are there, for the records whose own is there. */
   const stitchedMany = async (site: number, variant: string, kind: RenderedKind, asked: readonly number[]) => {
+    await noteSeen(site, variant);
     const one = asked.length === 1;
     const named = one ? asked[0] : JSON.stringify(asked);
     const rows = await driver.all<Row>(one ? oneSql : pageSql, [site, kind, variant, named, site, kind, variant, named, site, variant]);
@@ -135,6 +166,7 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
       return Number(made.n);
     },
     async keep(site, variant, mark, renderings: readonly Rendering[]) {
+      await noteSeen(site, variant);
       await Promise.all(renderings.map(r => driver.run(keepStatement(r.kind),
         [site, r.kind, r.id, variant, r.body, r.refs ? JSON.stringify(r.refs) : null, site, r.id, docBody(r.doc), site, mark])));
     },
@@ -142,6 +174,14 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
       const found = (await stitchedMany(site, variant, kind, [id])).get(id);
       return found?.complete ? found : undefined;
     },
-    stitchedMany
+    stitchedMany,
+    async forgetUnread(before) {
+      noted.clear();
+      // a variant with no row (one kept while its row was being removed) counts as unread
+      const unread = `NOT EXISTS (SELECT 1 FROM ${VARIANTS} AS v WHERE v.site = ${RENDERINGS}.site AND v.variant = ${RENDERINGS}.variant AND v.seen >= ?)`;
+      const removed = await driver.run(`DELETE FROM ${RENDERINGS} WHERE ${unread}`, [before]);
+      await driver.run(`DELETE FROM ${VARIANTS} WHERE seen < ?`, [before]);
+      return removed;
+    }
   };
 }

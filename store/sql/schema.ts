@@ -11,7 +11,7 @@ import { fieldExpr } from "./compile";
 import { FTS_SITE_STRIDE } from "./text-plans";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
-import { renderingsByRowid, renderingStatements } from "./renderings";
+import { renderingsByRowid, renderingStatements, renderingVariantStatements } from "./renderings";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -561,6 +561,12 @@ export const MIGRATIONS: Migration[] = [
     name: "stored renderings on SQLite kept by rowid",
     // store/sql/renderings.ts renderingsByRowid: a lookup by key no longer reads each compared answer whole
     up: d => renderingsByRowid(d.dialect)
+  },
+  {
+    version: 30,
+    name: "stored renderings: when each variant was last read",
+    // store/sql/renderings.ts forgetUnread: the renderings of addresses or languages nobody reads any more are removed
+    up: d => renderingVariantStatements(d.dialect)
   }
 ];
 

@@ -100,4 +100,36 @@ describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind =
     await keeping;
     expect(await renderings.stitched(SITE, VARIANT, "events", 22)).toBeUndefined();
   });
+
+  test("the renderings of a variant nobody read since a time are removed; those of a variant read or kept since stay", async () => {
+    if (!opened) return console.warn("PostgreSQL not reachable: skipped");
+    const { store } = opened;
+    const site = SITE + 5;
+    const old = '["en","http://old.example","http://old.example/ns","http://old.example"]';
+    const events = store.collection("events", [], site);
+    const event: Doc = { _id: 3, title: "Dawn", status: "publish", venues: [] };
+    await events.insert(event);
+    const mark = await renderings.mark(site);
+    const keep = (variant: string, body: string) => renderings.keep(site, variant, mark, [{ kind: "events", id: 3, doc: event, body, refs: [] }]);
+    const pause = () => new Promise(resolve => setTimeout(resolve, 5));
+    await keep(old, '{"old":1}');
+    await keep(VARIANT, '{"now":1}');
+    // read or kept since: nothing goes
+    expect(await renderings.forgetUnread(Date.now() - 60_000)).toBe(0);
+    expect(await renderings.stitched(site, old, "events", 3)).toBeDefined();
+    // unread since a time after every read and keep: everything goes, on every site (not read here: a
+    // process notes a variant it read at most once in SEEN_NOTED_EVERY_MS, and the upkeep starts it afresh)
+    await pause();
+    expect(await renderings.forgetUnread(Date.now())).toBeGreaterThanOrEqual(2);
+    // the old variant kept, then a time; the current one read after it (a read that found nothing), then kept
+    await keep(old, '{"old":2}');
+    await pause();
+    const since = Date.now();
+    await pause();
+    expect(await renderings.stitched(site, VARIANT, "events", 3)).toBeUndefined();
+    await keep(VARIANT, '{"now":2}');
+    expect(await renderings.forgetUnread(since)).toBe(1);
+    expect(await renderings.stitched(site, old, "events", 3)).toBeUndefined();
+    expect((await renderings.stitched(site, VARIANT, "events", 3))?.own.body).toBe('{"now":2}');
+  });
 });
