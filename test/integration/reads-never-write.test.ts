@@ -8,12 +8,20 @@
  * and SQLite's `total_changes()` counts the rows every INSERT, UPDATE and DELETE of that connection
  * changed. It is read before and after each GET; nothing is patched. SQLite only: PostgreSQL has no
  * such count per database that other test runs on the same server leave alone.
+ *
+ * The stored renderings are the one thing a read may write (docs/caching.md#stored-renderings: the read
+ * that computes an answer keeps it). The count is taken with them off; with them on, every other table
+ * reads the same before and after each GET.
  */
 import { startService, Running, succeed } from "../helpers/harness";
 import { createEvent } from "../helpers/events";
 import { ROUTES } from "../../lib/routes";
 import type { SqlDriver } from "../../store/sql/driver";
 import type { Json } from "../helpers/json";
+import { settings, useSettings } from "../../lib/settings";
+
+/** The tables of the stored renderings (store/sql/renderings.ts): a read that computes an answer keeps it there. */
+const RENDERING_TABLES = ["renderings", "rendering_marks", "rendering_variants"];
 
 const sqlite = process.env.TEST_STORE !== "postgres";
 const maybe = sqlite ? describe : describe.skip;
@@ -28,7 +36,7 @@ maybe("reads never write", () => {
 
   beforeAll(async () => {
     // no scheduled job runs while the reads are watched
-    svc = await startService({ SERIES_JOB_MS: "0", DUE_EVENTS_JOB_MS: "0" });
+    svc = await startService({ SERIES_JOB_MS: "0", DUE_EVENTS_JOB_MS: "0", STORED_RENDERINGS: "0" });
     driver = (svc.broker.getLocalService("events") as unknown as { storeHandle: { sql: SqlDriver } }).storeHandle.sql;
     const venue = await succeed(svc, "POST", "/venues", { venue: "Read Hall" });
     const organizer = await succeed(svc, "POST", "/organizers", { organizer: "Read Org" });
@@ -69,6 +77,34 @@ maybe("reads never write", () => {
     }
     // the route was served (not refused before any handler ran) at least once
     expect(answered.some(status => status < 400) || routePath.includes(":")).toBe(true);
+  });
+
+  test("with the stored renderings on, a GET of every route writes nothing but renderings", async () => {
+    const storedOn = (on: boolean) => useSettings({ ...settings(), storedRenderings: on });
+    const tables = (await driver.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"))
+      .map(t => t.name).filter(name => !RENDERING_TABLES.includes(name));
+    const contents = async () => {
+      const out: Record<string, unknown> = {};
+      for (const name of tables) out[name] = await driver.all(`SELECT * FROM "${name}" ORDER BY rowid`).catch(() => driver.all(`SELECT * FROM "${name}"`));
+      return JSON.stringify(out);
+    };
+    const rendered = async () => Number((await driver.all<{ n: number }>("SELECT count(*) AS n FROM renderings"))[0].n);
+    storedOn(true);
+    try {
+      for (const route of gets) {
+        for (const as of [undefined, "admin"] as const) {
+          // the answers kept by the first test cleaned: the read reaches the services
+          await svc.broker.cacher?.clean();
+          const before = await contents();
+          await svc.request("GET", `${svc.ns}${pathOf(route.path)}`, { as, headers: { "X-Calendar-Experimental": "1" } });
+          expect([route.path, as, await contents()]).toEqual([route.path, as, before]);
+        }
+      }
+      // and the reads did keep renderings: the check above watched a read that writes
+      expect(await rendered()).toBeGreaterThan(0);
+    } finally {
+      storedOn(false);
+    }
   });
 
   test("the due event reads as published, in its record and in the list", async () => {
