@@ -3,18 +3,18 @@
  * stored, answered (shaped, protected, in which contexts), documented in /doc, and what a change of it
  * makes stale, which list parameter filters by it, whether an import copies it. The events' params schemas
  * (lib/events/event-params.ts: writes, and the list's filters by a field), the Event schema of /doc
- * (lib/response-schemas.ts), the record's shaping (lib/events/event-record.ts), its password blanks, its
+ * (lib/http/response-schemas.ts), the record's shaping (lib/events/event-record.ts), its password blanks, its
  * translatable fields (lib/i18n/types.ts), the staleness sets (cache/staleness.ts) and the way an import takes
  * each field from the source's record (lib/imports/tec.ts) are read from it.
  */
 import { autop } from "../text/autop";
-import { costDetails, formatCost } from "../cost";
+import { costDetails, formatCost } from "./cost";
 import { dateDetails, isValidTimezone, timezoneAbbr } from "../time/dates";
-import { boolean, dateTime, idList, integer, refine, string, stringList, untyped, type Rule } from "../params";
-import { REGISTERED_STATUSES } from "../capabilities";
+import { boolean, dateTime, idList, integer, refine, string, stringList, untyped, type Rule } from "../http/params";
+import { REGISTERED_STATUSES } from "../access/capabilities";
 import { POST_PASSWORD_MAX } from "../posts/post-doc";
 import { escapeUrlForOutput, isValidUrl, sanitizeUrl } from "../text/sanitize";
-import { knownUserIdsHere } from "../sites/callers";
+import { knownUserIdsHere } from "../sites/site-callers";
 import { metaWriteRule } from "../fields/params";
 import type { FieldTable } from "../records/field-table";
 import {

@@ -3,7 +3,7 @@
  * docs/discovery.md#namespace-index): validation and the
  * documents share them.
  */
-import { boolean, dateTime, idList, integer, looseFlag, schema, string, stringList, Rule } from "../params";
+import { boolean, dateTime, idList, integer, looseFlag, schema, string, stringList, Rule } from "../http/params";
 import { modifiedRules } from "../changes/modified";
 import { nearRules } from "../geo/near-query";
 import { listFilterRules, writeRules } from "../records/field-table";

@@ -5,7 +5,7 @@
  * (docs/discovery.md#namespace-index); the extensions (`post_password`, `meta`, coordinates) are
  * lib/linked/params.ts's.
  */
-import { dateTime, string } from "../params";
+import { dateTime, string } from "../http/params";
 import type { FieldEntry } from "../records/field-table";
 import { customFieldKeys, imageOrFalse, importSourceSchema, jsonLd, LANGUAGE_KEYS, postFields, str } from "../records/schema-parts";
 import { authorRule, imageRule, statusRule, urlRule } from "./params";

@@ -4,11 +4,11 @@
  * the extensions (`post_password` C4 (passwords on venues and organizers)/D32 (setting a password), `geo_lat`/`geo_lng` D8 (geolocation), read-time `password`/`context` C15 (password by slug),
  * docs/authorization.md#password-protected-records) are accepted by the actions but, like the events' extensions, not listed in the index.
  */
-import { knownUserIdsHere } from "../sites/callers";
-import { isRegisteredStatus } from "../capabilities";
+import { knownUserIdsHere } from "../sites/site-callers";
+import { isRegisteredStatus } from "../access/capabilities";
 import { POST_PASSWORD_MAX } from "../posts/post-doc";
 import { isValidUrl } from "../text/sanitize";
-import { allOptional, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../params";
+import { allOptional, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../http/params";
 import type { ParamReason } from "../errors";
 import type { LinkedKindSpec } from "./spec";
 import { modifiedRules } from "../changes/modified";

@@ -1,7 +1,7 @@
 /**
  * The venue's fields, each declared once (lib/records/field-table.ts): how it is written and validated,
  * answered (protected, translated) and documented in /doc. The venues' create parameters
- * (lib/linked/params.ts), the Venue schema of /doc (lib/response-schemas.ts), the venue's own text fields
+ * (lib/linked/params.ts), the Venue schema of /doc (lib/http/response-schemas.ts), the venue's own text fields
  * and their answer order (lib/linked/kinds.ts, record.ts), its password blanks and its translatable fields
  * (lib/i18n/types.ts) are read from it.
  */

@@ -5,7 +5,7 @@
  * and the staleness sets are read from the tables by the functions below; no other list names the fields
  * (test/unit/field-tables.test.ts compares every derived place with its table).
  */
-import type { Rule } from "../params";
+import type { Rule } from "../http/params";
 import type { JsonSchema } from "./schema-parts";
 
 /** The request contexts an answer field appears in. */

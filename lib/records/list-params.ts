@@ -5,7 +5,7 @@
  * parameters in the order of their places, which is the order they were added in: a new parameter takes
  * the next place, so the links of the pages a caller already holds keep their order.
  */
-import type { Rule } from "../params";
+import type { Rule } from "../http/params";
 
 export interface ListParam {
   rule: Rule;

@@ -10,7 +10,7 @@ import { EVENT_FIELDS } from "../../lib/events/event-fields";
 import { EVENT_PARAMS } from "../../lib/events/event-params";
 import { EVENT_BLANKS, eventRecord } from "../../lib/events/event-record";
 import type { EventDoc, EventEmbeds } from "../../lib/events/event-doc";
-import { componentSchemas } from "../../lib/response-schemas";
+import { componentSchemas } from "../../lib/http/response-schemas";
 import { TRANSLATABLE } from "../../lib/i18n/types";
 import {
   answerSchemas, editOnlyFields, embeddedKinds, importedFields, listFilterRules, plainFilterParams, presentationFields, protectedBlanks, searchedFields, shapedFields,
