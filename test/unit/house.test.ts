@@ -3,7 +3,8 @@
  * - layers: the source folders stand in an order (LAYERS, README.md "Layout"); no file imports from a
  *   folder above its own, and lib/ (the floor) imports neither the framework, the network nor a store
  *   driver (moleculer, moleculer-web, http, https, ioredis, pg…);
- * - folders: mixins/ holds only mixins, middlewares/ only broker middlewares;
+ * - folders: mixins/ holds only mixins, middlewares/ only broker middlewares, lib/ feature folders (at its
+ *   top only LIB_TOP_FILES);
  * - paths: every repository path a comment, README.md or docs/*.md names (`lib/time/dates.ts`, `store/sql/`)
  *   exists, and a name a comment places in a file (lib/time/dates.ts `inUtc`) is in that file;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
@@ -402,8 +403,15 @@ describe("lib/ is pure", () => {
   });
 });
 
+/** The only files at lib/'s top: what every feature folder of lib/ uses. Anything else goes in the folder of its concern. */
+const LIB_TOP_FILES = ["lib/errors.ts", "lib/memo.ts", "lib/settings.ts"];
+
 describe("folders hold what their names say", () => {
   const namesIn = (dir: string) => FILES.filter(f => f.startsWith(`${dir}/`)).map(f => f.slice(dir.length + 1));
+
+  test("lib/ is grouped in feature folders: at its top only the files every folder uses", () => {
+    expect(namesIn("lib").filter(name => !name.includes("/")).map(name => `lib/${name}`)).toEqual(LIB_TOP_FILES);
+  });
 
   test("mixins/ holds only mixins (`*.mixin.ts`), middlewares/ only broker middlewares (`*.middleware.ts`)", () => {
     expect(namesIn("mixins").filter(name => !/^[\w-]+\.mixin\.ts$/.test(name))).toEqual([]);
