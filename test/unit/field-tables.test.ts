@@ -230,6 +230,12 @@ describe.each([
     expect(drift("updateBySlug", params(schemas.actions.updateBySlug), ["slug", ...written(table), ...LINKED_WRITE_EXTENSIONS[kind]])).toEqual([]);
   });
 
+  test("the list's links carry every parameter of its list action once, and no other", () => {
+    const schemas = linkedSchemas(spec);
+    expect(schemas.linkOrder.filter((name, i) => schemas.linkOrder.indexOf(name) !== i)).toEqual([]);
+    expect(drift("link order", schemas.linkOrder, params(schemas.actions.list), false)).toEqual([]);
+  });
+
   test(`the /doc ${component} schema is its answered fields, in answer order`, () => {
     expect(drift(`${component} schema`, Object.keys(componentOf(component).properties), answered(table))).toEqual([]);
   });
