@@ -6,6 +6,8 @@
  */
 import { importedFields } from "../records/field-table";
 import { EVENT_FIELDS } from "../events/event-fields";
+import { ORGANIZER_FIELDS } from "../linked/organizer-fields";
+import { VENUE_FIELDS } from "../linked/venue-fields";
 
 /** The namespaces a TEC source may serve, in the order they are tried. */
 export const TEC_NAMESPACES = ["tribe/events/v1", "calendar/events/v1"] as const;
@@ -128,8 +130,10 @@ export function decodeEntities(s: string): string {
   return s.replace(/&(amp|lt|gt|quot|#0?39);/g, (_m, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: "\"" } as Record<string, string>)[e] ?? "'");
 }
 
-const VENUE_FIELDS = ["venue", "description", "address", "city", "country", "province", "state", "zip", "phone", "website", "stateprovince"] as const;
-const ORGANIZER_FIELDS = ["organizer", "description", "phone", "website", "email"] as const;
+/** The venue and organizer fields an import copies as the source answers them, or reads as a flag (their field tables' `imported`). */
+const VENUE_VALUES = importedFields(VENUE_FIELDS, "value");
+const VENUE_FLAGS = importedFields(VENUE_FIELDS, "flag");
+const ORGANIZER_VALUES = importedFields(ORGANIZER_FIELDS, "value");
 
 /** Common post fields: status (or the import's), publication date, image by URL. */
 function postFields(r: Rec, status: string | undefined): Rec {
@@ -147,15 +151,15 @@ function postFields(r: Rec, status: string | undefined): Rec {
 
 /** A venue's create/update params. */
 export function venueInput(r: Rec, status?: string): Rec {
-  const out: Rec = { ...pick(r, VENUE_FIELDS), ...postFields(r, status) };
-  for (const f of ["show_map", "show_map_link"]) if (bool(r[f]) !== undefined) out[f] = bool(r[f]);
+  const out: Rec = { ...pick(r, VENUE_VALUES), ...postFields(r, status) };
+  for (const f of VENUE_FLAGS) if (bool(r[f]) !== undefined) out[f] = bool(r[f]);
   for (const f of ["geo_lat", "geo_lng"]) if (Number.isFinite(Number(r[f])) && r[f] !== null && r[f] !== "") out[f] = Number(r[f]);
   return out;
 }
 
 /** An organizer's create/update params. */
 export function organizerInput(r: Rec, status?: string): Rec {
-  return { ...pick(r, ORGANIZER_FIELDS), ...postFields(r, status) };
+  return { ...pick(r, ORGANIZER_VALUES), ...postFields(r, status) };
 }
 
 /** The source's ids mapped to ours, per kind. */

@@ -17,7 +17,7 @@ import {
   translatableFields, writtenOnlyBy, type FieldTable
 } from "../../lib/records/field-table";
 import { EVENT_LINK_ORDER, EVENT_LIST_PARAMS } from "../../lib/events/event-params";
-import { eventInput } from "../../lib/imports/tec";
+import { eventInput, organizerInput, venueInput } from "../../lib/imports/tec";
 import { PLAIN_LIST_PARAMS, PRESENTATION_FIELDS, stalePatterns } from "../../cache/staleness";
 import type { Json } from "../helpers/json";
 import { VENUE_FIELDS } from "../../lib/linked/venue-fields";
@@ -262,6 +262,15 @@ describe.each([
     expect(drift("searchFields", spec.searchFields, searchedFields(table), false)).toEqual([]);
     expect(searchedFields(table).filter(name => !spec.fields.includes(name))).toEqual([]);
     expect(searchedFields(table).length).toBeGreaterThan(2);
+  });
+
+  test("an import copies the fields the table marks, and no other", () => {
+    const own: Record<string, unknown> = { status: "publish", date: "2029-12-01 10:00:00", date_utc: "2029-12-01 09:00:00", image: { url: "https://source.example/i.png" }, geo_lat: 41.9, geo_lng: 12.5 };
+    const byWay = (name: string): unknown => (table.fields[name].imported === "flag" ? "1" : table.fields[name].imported === "own" ? own[name] : `the ${name}`);
+    const source = { id: 9, url: "https://source.example/venue/9", excerpt: "not copied", ...Object.fromEntries(importedFields(table).map(name => [name, byWay(name)])) };
+    const input = kind === "venue" ? venueInput(source) : organizerInput(source);
+    expect(drift("import", Object.keys(input), importedFields(table), false)).toEqual([]);
+    for (const name of importedFields(table, "value")) expect([name, input[name]]).toEqual([name, `the ${name}`]);
   });
 
   test("the translatable fields are its translatable fields, the name stored as name", () => {
