@@ -9,7 +9,7 @@ import { ServiceBroker } from "moleculer";
 import { readSettings, useSettings } from "./lib/settings";
 import { brokerOptions, metricsPortFree } from "./moleculer.config";
 import { createServices, checkTopology } from "./services";
-import { loadApiKeys } from "./lib/api-keys";
+import { loadApiKeys } from "./lib/access/api-keys";
 import { isDrainable } from "./mixins/http-drain.mixin";
 
 /** How long SIGTERM waits for the HTTP requests in progress (the broker then waits as long for action calls). */

@@ -1,9 +1,9 @@
 /**
  * Types every service and mixin shares: the context of a call (its params, and the meta the gateway
- * sets, lib/meta.ts).
+ * sets, lib/http/call-meta.ts).
  */
 import type { Context } from "moleculer";
-import type { CallMeta } from "../lib/meta";
+import type { CallMeta } from "../lib/http/call-meta";
 
 /** A call's context: params `P`, the gateway's meta. */
 export type Ctx<P = Record<string, unknown>> = Context<P, CallMeta>;

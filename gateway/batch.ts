@@ -10,7 +10,7 @@
  */
 import { createHash } from "crypto";
 import { ApiError } from "../lib/errors";
-import { allowsBatch, matchRoute } from "../lib/routes";
+import { allowsBatch, matchRoute } from "../lib/http/routes";
 import { BatchBody, BatchItem, targetOf } from "../lib/batch/requests";
 import { Envelope, envelopeBody, envelopeHeaders, BATCH_NAMESPACE } from "../lib/batch/envelope";
 import { isCreateAction, IDEMPOTENCY_HEADER } from "../lib/http/idempotency";

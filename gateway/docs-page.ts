@@ -8,7 +8,7 @@ import path from "path";
 import type { IncomingMessage, ServerResponse } from "http";
 import { renderError, toApiError } from "./error-render";
 import { ApiError } from "../lib/errors";
-import { DEFAULT_LANGUAGE, translate } from "../lib/messages";
+import { DEFAULT_LANGUAGE, translate } from "../lib/i18n/messages";
 
 export const DOCS_PATH = "/docs";
 /** The change policy (docs/api-policy.md), served as written at `{base_url}/docs/api-policy.md`. */

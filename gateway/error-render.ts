@@ -4,7 +4,7 @@
  */
 import { Errors } from "moleculer";
 import { ApiError, ApiErrorData, ParamReason, isApiError } from "../lib/errors";
-import { translate } from "../lib/messages";
+import { translate } from "../lib/i18n/messages";
 
 export interface RenderedError {
   status: number;

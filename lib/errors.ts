@@ -10,7 +10,7 @@
  * `message` not enumerable), so that lib/ needs nothing of the framework: the bus carries those fields and
  * rebuilds a plain error from them either way, which isApiError recognises.
  */
-import { translate } from "./messages";
+import { translate } from "./i18n/messages";
 
 /** A parameter problem: a message key of the catalogs (`param.*`) and its variables. */
 export interface ParamReason {

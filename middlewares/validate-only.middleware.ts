@@ -8,7 +8,7 @@
  */
 import type { ActionSchema, Context, Middleware } from "moleculer";
 import { brokerMiddleware, type ContextHandler } from "../broker/middleware";
-import type { CallMeta } from "../lib/meta";
+import type { CallMeta } from "../lib/http/call-meta";
 
 export function ValidateOnlyMiddleware(): Middleware {
   return brokerMiddleware({

@@ -14,7 +14,7 @@
  *   the cache is shared anyway).
  */
 import type { Context, Service, ServiceBroker, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import type { CallMeta } from "../lib/meta";
+import type { CallMeta } from "../lib/http/call-meta";
 import { serviceSchema } from "../broker/service-schema";
 import { cacheKind, deploymentSettings } from "../lib/settings";
 import { createHash } from "crypto";
@@ -61,7 +61,7 @@ export interface Embedded<T> {
 
 /**
  * What an answer depends on in meta (part of a kept answer's key). Absent and null stay apart: no caller
- * (`undefined`) is a trusted internal caller, `null` an anonymous one (lib/callers.ts).
+ * (`undefined`) is a trusted internal caller, `null` an anonymous one (lib/access/callers.ts).
  */
 function metaPart(meta: Record<string, unknown>): unknown[] {
   return META_KEYS.map(k => (meta[k.slice(1)] === undefined ? "(absent)" : meta[k.slice(1)]));

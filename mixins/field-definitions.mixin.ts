@@ -20,7 +20,7 @@ import { keptOrComputed, type CleanLog } from "../cache/clean-mark";
 import type { Collection } from "../store/collection";
 import type { StoreFace } from "./store.mixin";
 import { answerTotals } from "../lib/http/list-totals";
-import { isAdministrator } from "../lib/capabilities";
+import { isAdministrator } from "../lib/access/capabilities";
 
 /** The record service holding each object type's records (whose values a deleted field leaves). */
 const OWNER: Record<ObjectType, string> = { event: "events", venue: "venues", organizer: "organizers" };

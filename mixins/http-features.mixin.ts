@@ -9,7 +9,7 @@
  * - `Idempotency-Key` on creates (lib/http/idempotency.ts, C21: idempotency keys), the keys kept by the `changes` service: a
  *   repeated create is answered by the gateway's `onError` from a `ReplayAnswer` thrown before the call, and
  *   a claimed create's answer is kept before it is sent (`settleAnswer`, from `onAfterCall` or `onError`);
- * - the events list as iCalendar (`format=ics` or `Accept: text/calendar`, lib/ics.ts, C22: caching headers and shaping), and one event
+ * - the events list as iCalendar (`format=ics` or `Accept: text/calendar`, lib/events/ics-answer.ts, C22: caching headers and shaping), and one event
  *   (`GET /events/{id}` or `/events/by-slug/{slug}`) the same way; failures stay the contract's error JSON.
  */
 import type { IncomingMessage, ServerResponse } from "http";
@@ -17,7 +17,7 @@ import type { Service } from "moleculer";
 import { serviceSchema } from "../broker/service-schema";
 import type { Ctx } from "../broker/context";
 import { ApiError } from "../lib/errors";
-import type { CallMeta } from "../lib/meta";
+import type { CallMeta } from "../lib/http/call-meta";
 import { settings } from "../lib/settings";
 import { FieldMask, parseFields, shapeBody } from "../lib/http/fields";
 import { bodyModified, callerScope, httpDate, ifMatchPasses, newestModified, notModified, strongEtag } from "../lib/http/etag";
@@ -25,7 +25,7 @@ import {
   ClaimResult, IDEMPOTENCY_HEADER, isCreateAction, isValidKey, keyId, leaseMs, ProducedRecord, readActionOfCreate, requestFingerprint, settlement, StoredAnswer
 } from "../lib/http/idempotency";
 import { ReplayAnswer } from "../lib/http/answers";
-import { eventsCalendar, ICS_CONTENT_TYPE, ICS_MAX_EVENTS, wantsIcs } from "../lib/ics";
+import { eventsCalendar, ICS_CONTENT_TYPE, ICS_MAX_EVENTS, wantsIcs } from "../lib/events/ics-answer";
 import { seriesCalendar, SeriesCalendarInfo } from "../lib/recurrence/calendar";
 
 
@@ -54,7 +54,7 @@ const ICS_PAGE = 50;
 /** The reads of one event that may answer iCalendar. */
 const SINGLE_EVENT_READS = new Set(["events.get", "events.getBySlug"]);
 
-/** The calendar's name and the host of event UIDs (lib/ics.ts). */
+/** The calendar's name and the host of event UIDs (lib/events/ics-answer.ts). */
 function calendarOptions(): { name: string; hostname: string } {
   const s = settings();
   return { name: s.siteName, hostname: new URL(s.baseUrl).hostname };

@@ -20,7 +20,7 @@ import { ApiError } from "../lib/errors";
 import { nowDb } from "../lib/time/dates";
 import type { LinkedKindSpec } from "../lib/linked/spec";
 import { codesOf } from "../lib/linked/spec";
-import { LIST_LINK_ORDER, linkedSchemas } from "../lib/linked/params";
+import { linkedSchemas } from "../lib/linked/params";
 import type { LinkedDoc } from "../lib/linked/record";
 import { storedAs } from "../store/collection";
 import type { LinkEntry } from "../lib/linked/links";
@@ -139,7 +139,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
     // Read pages answered through the action cache (mixins/cache.mixin.ts cachedRead).
     async listLinkedPage(ctx: Ctx<LinkedListParams>) {
       const { items, page, total } = await this.linked.reader.list(ctx, ctx.params);
-      return { [spec.plural]: items, ...this.listEnvelope(ctx, spec.plural, LIST_LINK_ORDER, ctx.params, page, total) };
+      return { [spec.plural]: items, ...this.listEnvelope(ctx, spec.plural, schemas.linkOrder, ctx.params, page, total) };
     },
     async getLinkedPage(ctx: Ctx<RecordParams>) {
       const { reader } = this.linked;

@@ -11,11 +11,11 @@ import type { Query, Sort } from "../store/collection";
 import type { ImageRecord, IdRegistry } from "../store/registry";
 import { ApiError } from "../lib/errors";
 import { settings, NAMESPACE_PATH } from "../lib/settings";
-import { canAccessPassword, listStatuses, Who, hasCap } from "../lib/capabilities";
+import { canAccessPassword, listStatuses, Who, hasCap } from "../lib/access/capabilities";
 import { nowDb } from "../lib/time/dates";
 import { Page, listLinks, pagingHeaders, totalPages } from "../lib/posts/paging";
 import { imageUrlExtension } from "../lib/text/sanitize";
-import { parseInteger } from "../lib/query";
+import { parseInteger } from "../lib/http/query";
 import { PostRecords } from "../domain/posts/post-records";
 import { siteRegistry } from "../store/site-collection";
 

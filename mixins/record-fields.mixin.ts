@@ -5,7 +5,7 @@
  * internal action `dropFieldValues` the taxonomy service calls when a field of this kind is deleted.
  * Needs the store and translatable mixins.
  */
-import { batchReadsOf, readOnce } from "../lib/batch-reads";
+import { batchReadsOf, readOnce } from "../lib/imports/batch-reads";
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { serviceSchema } from "../broker/service-schema";
 import type { Ctx } from "../broker/context";
@@ -39,7 +39,7 @@ export function RecordFieldsMixin(objectType: ObjectType): ServiceSchema {
         objectType,
         definitions: (ctx, fresh) => {
           const read = () => ctx.call("taxonomy.fields.definitions", { object_type: objectType, fresh }) as Promise<FieldDef[]>;
-          // a batch's writes read the fresh definitions once (lib/batch-reads.ts)
+          // a batch's writes read the fresh definitions once (lib/imports/batch-reads.ts)
           return fresh ? readOnce(batchReadsOf(ctx.meta), `fields|${objectType}`, read) : read();
         },
         tokens,

@@ -21,7 +21,7 @@ import type { Service, ServiceSchema } from "moleculer";
 import { serviceRuns } from "../broker/bus";
 import type { IndexSpec, StoreFace } from "./store.mixin";
 import type { Doc, Query } from "../store/collection";
-import type { SearchTerm } from "../lib/search";
+import type { SearchTerm } from "../lib/text/search";
 import { settings } from "../lib/settings";
 import { Language, LanguageFields, needsValues, originalLanguage, resolveLanguage, translationsOf } from "../lib/i18n/languages";
 import { FieldValues, mergeValues, pickFields, splitFields, withLanguageKeys } from "../lib/i18n/values";

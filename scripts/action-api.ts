@@ -1,5 +1,5 @@
 /**
- * Writes docs/action-api.md from the route table and the params table (lib/schemas.ts).
+ * Writes docs/action-api.md from the route table and the params table (lib/http/action-schemas.ts).
  *
  *   npm run build && node dist/scripts/action-api.js           # (re)write the page
  *   npm run build && node dist/scripts/action-api.js --check   # exit 1 when the page is out of date

@@ -12,7 +12,7 @@ import http from "http";
 import https from "https";
 import path from "path";
 import { formatCounts, formatDryRun, ImportCliUsageError, IMPORT_CLI_USAGE, parseImportArgs, progressLine, type ImportCliOptions, type ImportState } from "../lib/imports/cli";
-import { readIcs } from "../lib/imports/ics";
+import { readIcs } from "../lib/imports/ics-reader";
 
 const NS = "/wp-json/calendar/events/v1";
 

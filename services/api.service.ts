@@ -1,7 +1,7 @@
 /**
  * The API gateway: maps the v1 REST paths (under the default root and each language root) onto service
  * actions, resolves the caller and the language into `ctx.meta`, and renders every error as the
- * contract's JSON. Only the routes of lib/routes.ts are reachable (restricted mapping).
+ * contract's JSON. Only the routes of lib/http/routes.ts are reachable (restricted mapping).
  */
 import type { IncomingMessage, ServerResponse } from "http";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
@@ -9,16 +9,16 @@ import ApiGateway from "moleculer-web";
 import { serviceSchema } from "../broker/service-schema";
 import { ApiError } from "../lib/errors";
 import { renderError, toApiError } from "../gateway/error-render";
-import { aliases, ROUTED_SERVICES } from "../lib/routes";
+import { aliases, ROUTED_SERVICES } from "../lib/http/routes";
 import { PATH_LANGUAGES, NAMESPACE_PATH, settings, cacheKind, deploymentSettings } from "../lib/settings";
-import { callerForKey } from "../lib/sites/callers";
+import { callerForKey } from "../lib/sites/site-callers";
 import { currentSiteId } from "../lib/sites/scope";
 import { isSiteless } from "../lib/sites/host";
 import { isPlatformKey, PLATFORM_PATH } from "../lib/platform/present";
-import { carriesOperator } from "../lib/query";
-import { isLanguage, DEFAULT_LANGUAGE } from "../lib/messages";
-import type { Caller } from "../lib/callers";
-import { CallMeta } from "../lib/meta";
+import { carriesOperator } from "../lib/http/query";
+import { isLanguage, DEFAULT_LANGUAGE } from "../lib/i18n/messages";
+import type { Caller } from "../lib/access/callers";
+import { CallMeta } from "../lib/http/call-meta";
 import { API_PARAMS, namespaceIndex, openApiDocument } from "../lib/discovery";
 import { docsAliases, docsOnError, docUrl, DOCS_PATH, policyUrl } from "../gateway/docs-page";
 import { apiLinkHeader, restIndex, siteHome, SiteFacts } from "../lib/discovery/rest-index";
@@ -438,7 +438,7 @@ export default function apiService(): ServiceSchema {
     /**
      * moleculer-web's `authorize` hook (namespace routes): what the caller asks of the call beyond the
      * reference — _fields, If-Match, Idempotency-Key, iCalendar (mixins/http-features.mixin.ts). What the
-     * caller may do is each action's business (lib/capabilities.ts).
+     * caller may do is each action's business (lib/access/capabilities.ts).
      */
     async authorize(ctx: Ctx, _route: unknown, req: Req, res: Res, alias: Alias | undefined): Promise<void> {
       this.checkPolicy(ctx, req, alias);

@@ -38,7 +38,7 @@ import type { ImportSourceMeta } from "../lib/imports/source";
 import { EventRenderings } from "../domain/events/event-renderings";
 import { renderingVariant } from "../lib/records/rendering-variant";
 import { needsValues } from "../lib/i18n/languages";
-import { batchReadsOf, readOnce } from "../lib/batch-reads";
+import { batchReadsOf, readOnce } from "../lib/imports/batch-reads";
 import { termIdsOnly } from "../lib/terms/term-rules";
 import { linkedIdsOnly } from "../lib/linked/links";
 
@@ -115,7 +115,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     const records = this.postRecords as PostRecords<SeriesDoc>;
     const services: NeighbourServices<Ctx> = {
       termFilter: (ctx, taxonomy, values, param) => ctx.call("taxonomy.resolveFilter", { taxonomy, values, param }),
-      // terms and linked records given by id are read once for a batch's writes (lib/batch-reads.ts)
+      // terms and linked records given by id are read once for a batch's writes (lib/imports/batch-reads.ts)
       termsForEvent: (ctx, input) => {
         const read = () => ctx.call("taxonomy.resolveEventTerms", input) as Promise<{ categories?: number[]; tags?: number[] }>;
         if (!termIdsOnly(input)) return read();

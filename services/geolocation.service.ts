@@ -35,7 +35,7 @@ import { DistanceUnit, LatLng, distanceKm, fromKm, round2, toKm, withinRadius } 
 import { boundingBox, coveringCells } from "../lib/geo/cells";
 import * as fs from "fs";
 import { AddressInput, decodeGazetteer, type Gazetteer, locate } from "../lib/geo/geocoder";
-import { KeyedQueue } from "../lib/queue";
+import { KeyedQueue } from "../lib/async/queue";
 import { currentSiteId } from "../lib/sites/scope";
 import { FeedVenue, LocationDoc, isUnchanged, locationDoc, minusSeconds, planSync, replacement, withStatus } from "../lib/geo/sync";
 

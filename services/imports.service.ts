@@ -14,7 +14,7 @@
  *   writes each record through the record services' actions as the administrator who made the import,
  *   so every rule, the change feed and the caches stay right.
  */
-import type { BatchReads } from "../lib/batch-reads";
+import type { BatchReads } from "../lib/imports/batch-reads";
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { serviceSchema } from "../broker/service-schema";
 import { StoreMixin, type StoreFace } from "../mixins/store.mixin";
@@ -29,10 +29,10 @@ import { IMPORT_PARAMS, importSettings, ImportSettings, isDryRun } from "../lib/
 import { ClaimLost, emptyCounts, FetchAnswer, ImportFailed, ImportPorts, ImportRun, ImportSource, RunCounts } from "../domain/imports/import-run";
 import { materialisationHorizon } from "../lib/recurrence/expand";
 import { importConfig } from "../domain/imports/import-config";
-import type { Caller } from "../lib/callers";
+import type { Caller } from "../lib/access/callers";
 import { currentSiteId } from "../lib/sites/scope";
 import { answerTotals } from "../lib/http/list-totals";
-import { isAdministrator } from "../lib/capabilities";
+import { isAdministrator } from "../lib/access/capabilities";
 
 /** An import as stored. */
 export interface ImportDoc {

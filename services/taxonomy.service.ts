@@ -21,7 +21,7 @@ import { modifiedRange } from "../lib/changes/modified";
 import { lastModifiedHeader } from "../lib/http/etag";
 import { storedAs } from "../store/collection";
 import { ApiError, throwIfInvalid } from "../lib/errors";
-import { canManageTerms } from "../lib/capabilities";
+import { canManageTerms } from "../lib/access/capabilities";
 import { nowDb } from "../lib/time/dates";
 import { sanitizeSlug } from "../lib/text/slug";
 import { settings } from "../lib/settings";
@@ -33,7 +33,7 @@ import {
   termTokens, uniqueIds, uniqueTermSlug
 } from "../lib/terms/term-rules";
 import { ancestorIds, ancestorSlugs, loadAncestors, withDescendants } from "../lib/terms/term-tree";
-import { sent } from "../lib/params";
+import { sent } from "../lib/http/params";
 import { producedBy } from "../lib/http/idempotency";
 import { FieldDefinitionsMixin } from "../mixins/field-definitions.mixin";
 import { currentSiteId } from "../lib/sites/scope";

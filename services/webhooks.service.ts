@@ -3,7 +3,7 @@
  * change of the change feed POSTed to each matching endpoint, signed as Standard Webhooks 1.0 says
  * (docs/webhooks.md, C63: what a webhook says). The service wires the webhooks domain (domain/webhooks/) and runs its passes:
  *
- * - Routes (lib/routes.ts): `POST|GET {ns}/webhooks`, `GET|POST|DELETE {ns}/webhooks/{id}`,
+ * - Routes (lib/http/routes.ts): `POST|GET {ns}/webhooks`, `GET|POST|DELETE {ns}/webhooks/{id}`,
  *   `POST {ns}/webhooks/{id}/secret`, `GET {ns}/webhooks/{id}/deliveries`,
  *   `POST {ns}/webhooks/{id}/deliveries/{delivery_id}/retry`: domain/webhooks/webhook-endpoints.ts.
  * - Fan-out, the feed as the outbox: domain/webhooks/webhook-fan-out.ts.

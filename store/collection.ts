@@ -1,10 +1,10 @@
 /**
  * The store operations the services use, one interface for every backend (SQLite and PostgreSQL in
- * store/sql/collection.ts, MongoDB in store/mongo/collection.ts). Queries are lib/store-query.ts's.
+ * store/sql/collection.ts, MongoDB in store/mongo/collection.ts). Queries are lib/documents/store-query.ts's.
  */
-import type { CountPart, Doc, FindOptions, Query } from "../lib/store-query";
+import type { CountPart, Doc, FindOptions, Query } from "../lib/documents/store-query";
 
-export type { CountPart, Doc, FindOptions, Query, Sort } from "../lib/store-query";
+export type { CountPart, Doc, FindOptions, Query, Sort } from "../lib/documents/store-query";
 
 /** What `append` copies from the newest document of the same `match` value. */
 export interface Carry {

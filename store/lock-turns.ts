@@ -8,7 +8,7 @@
  * like any other.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { KeyedQueue } from "../lib/queue";
+import { KeyedQueue } from "../lib/async/queue";
 
 /** A key held by the current work, and the holds it runs inside. */
 interface Hold {

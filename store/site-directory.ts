@@ -11,7 +11,7 @@ import type { Store } from "./index";
 import type { SiteRow, SiteStore } from "./sites";
 import { DEFAULT_SITE_ID, SiteConfig } from "../lib/sites/scope";
 import { hashApiKey, keyMatches } from "../lib/sites/keys";
-import type { Caller, Role } from "../lib/callers";
+import type { Caller, Role } from "../lib/access/callers";
 
 /** What a host names: a site, the default site, or nothing (404). */
 export type HostAnswer = { kind: "site"; site: SiteConfig } | { kind: "default" } | { kind: "unknown" };

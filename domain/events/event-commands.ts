@@ -7,7 +7,7 @@
  */
 import { ApiError } from "../../lib/errors";
 import { SiteLocal } from "../../lib/sites/scope";
-import { canCreatePost, Who } from "../../lib/capabilities";
+import { canCreatePost, Who } from "../../lib/access/capabilities";
 import { nowDb } from "../../lib/time/dates";
 import type { EventDoc } from "../../lib/events/event-doc";
 import { isMember } from "../../lib/events/series";

@@ -4,10 +4,10 @@
  * docs/lists.md#event-filters), the list's query with its statuses read as C13 (a due `future` post counts as published) says (a due `future` event
  * as published: reads never write, lib/events/due-events.ts), and the occurrences route's conditions.
  */
-import { searchTerms, SearchTerm } from "../../lib/search";
+import { searchTerms, SearchTerm } from "../../lib/text/search";
 import { allChecks } from "../../lib/errors";
 import { settings } from "../../lib/settings";
-import { canEditPost, Capability, hasCap, REGISTERED_STATUSES, Who } from "../../lib/capabilities";
+import { canEditPost, Capability, hasCap, REGISTERED_STATUSES, Who } from "../../lib/access/capabilities";
 import { listBound, nowDb } from "../../lib/time/dates";
 import { buildEventQuery, eventSearchCondition, EventListFilters, readableCondition, SearchAccess } from "../../lib/events/event-query";
 import type { EventDoc } from "../../lib/events/event-doc";

@@ -5,9 +5,9 @@
  * change feed. The events service (services/events.service.ts) answers them with `ctx.call` and its
  * mixins' methods; the unit tests (test/unit/domain-events.test.ts) with plain functions.
  */
-import type { CallMeta } from "../../lib/meta";
+import type { CallMeta } from "../../lib/http/call-meta";
 import type { Query, Sort } from "../../store/collection";
-import type { SearchTerm } from "../../lib/search";
+import type { SearchTerm } from "../../lib/text/search";
 import type { CountPart } from "../../lib/events/due-events";
 import type { Page } from "../../lib/posts/paging";
 import type { ChangeInput } from "../../lib/changes/feed";

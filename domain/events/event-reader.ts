@@ -7,7 +7,7 @@
  */
 import { ApiError } from "../../lib/errors";
 import { settings } from "../../lib/settings";
-import { canEditPost, canReadPost, effectiveStatus, Who } from "../../lib/capabilities";
+import { canEditPost, canReadPost, effectiveStatus, Who } from "../../lib/access/capabilities";
 import { nowDb } from "../../lib/time/dates";
 import { EVENT_LINK_ORDER } from "../../lib/events/event-params";
 import { eventRecord } from "../../lib/events/event-record";

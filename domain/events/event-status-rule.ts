@@ -6,7 +6,7 @@
  * of a write (write-checks.ts) run the same combination check before any permission check.
  */
 import { throwIfInvalid } from "../../lib/errors";
-import { sent } from "../../lib/params";
+import { sent } from "../../lib/http/params";
 import { checkAttendance, previousStartFields, statusInputFields, type EventStatusFields } from "../../lib/events/event-status";
 
 /** Whether a write touches the attendance combination (otherwise the stored one stands as it is). */

@@ -5,7 +5,7 @@
  * filter or a write names checked to be records of one kind.
  */
 import { ApiError } from "../../lib/errors";
-import { canDeletePost, canEditPost, effectiveStatus, hasCap, Who } from "../../lib/capabilities";
+import { canDeletePost, canEditPost, effectiveStatus, hasCap, Who } from "../../lib/access/capabilities";
 import { nowDb } from "../../lib/time/dates";
 import type { EventDoc } from "../../lib/events/event-doc";
 import type { PostRecords } from "../posts/post-records";

@@ -6,14 +6,14 @@
  */
 import { ApiError } from "../../lib/errors";
 import { settings } from "../../lib/settings";
-import { Who } from "../../lib/capabilities";
+import { Who } from "../../lib/access/capabilities";
 import { parseUtc, parseWallClock } from "../../lib/time/dates";
 import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/text/slug";
 import { FLOATING_STATUSES, resolvePublication } from "../../lib/posts/publication";
 import { plainEventFields, resolveSchedule } from "../../lib/events/event-input";
 import type { EventDoc } from "../../lib/events/event-doc";
 import type { SlugHold } from "../../lib/posts/write-order";
-import { sent } from "../../lib/params";
+import { sent } from "../../lib/http/params";
 import { producedBy } from "../../lib/http/idempotency";
 import { importSourceOf, type ImportSourceMeta } from "../../lib/imports/source";
 import type { PostRecords } from "../posts/post-records";

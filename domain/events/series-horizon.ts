@@ -17,7 +17,7 @@ import { expandSeries } from "../../lib/recurrence/expand";
 import { planOccurrences } from "../../lib/recurrence/plan";
 import { MAX_OCCURRENCES } from "../../lib/recurrence/rule";
 import { settings } from "../../lib/settings";
-import { boundedEach } from "../../lib/bounded-each";
+import { boundedEach } from "../../lib/async/bounded-each";
 import { previousStartFields } from "../../lib/events/event-status";
 import { FLOATING_STATUSES } from "../../lib/posts/publication";
 import {
@@ -35,7 +35,7 @@ export const SERIES_JOB_LOCK = 72_410_020;
  */
 export const SERIES_JOB_TIMEOUT_MS = 120_000;
 /**
- * Occurrences a materialisation writes at once (lib/bounded-each.ts): each is its own statements (an id,
+ * Occurrences a materialisation writes at once (lib/async/bounded-each.ts): each is its own statements (an id,
  * its slug, the row with its feed entry), independent of the others'. On PostgreSQL they overlap on the
  * pool's connections (10; some stay for other requests); on SQLite they share group commits. A daily
  * series' 729 occurrences, created through the API on PostgreSQL: 2.4–2.6 s one after another, 0.8–1.2 s

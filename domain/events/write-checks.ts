@@ -6,7 +6,7 @@
 import { ApiError, ParamReason, throwIfInvalid } from "../../lib/errors";
 import { settings } from "../../lib/settings";
 import { checkEventInput } from "../../lib/events/event-input";
-import { sent } from "../../lib/params";
+import { sent } from "../../lib/http/params";
 import type { SeriesPlanner } from "./series-planner";
 import type { EventTargets } from "./event-targets";
 import type { EventCall, NeighbourServices, PostServices } from "./event-ports";

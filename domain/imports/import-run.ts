@@ -14,9 +14,9 @@
  */
 import { createHash } from "crypto";
 import type { Collection, Doc } from "../../store/collection";
-import { IcsEvent, IcsFormatError, readIcs } from "../../lib/imports/ics";
-import { boundedEach } from "../../lib/bounded-each";
-import type { BatchReads } from "../../lib/batch-reads";
+import { IcsEvent, IcsFormatError, readIcs } from "../../lib/imports/ics-reader";
+import { boundedEach } from "../../lib/async/bounded-each";
+import type { BatchReads } from "../../lib/imports/batch-reads";
 import { seriesToHorizon } from "../../lib/imports/series-to-horizon";
 import type { ImportAuth, ImportSettings } from "../../lib/imports/params";
 import {
@@ -46,7 +46,7 @@ export interface ImportPorts {
   fetch(url: string, headers: Record<string, string>): Promise<FetchAnswer>;
   /**
    * A record service's action, called as the site's administrator; `source` is stored with a created record;
-   * `batch`: the reads the writes of one batch share (lib/batch-reads.ts), carried on the call's meta.
+   * `batch`: the reads the writes of one batch share (lib/imports/batch-reads.ts), carried on the call's meta.
    */
   call<T = Rec>(action: string, params: Rec, source?: ImportSource, batch?: BatchReads): Promise<T>;
   /** The mapping rows of the site (see the header). */

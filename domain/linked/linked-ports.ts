@@ -5,8 +5,8 @@
  * domain never looks inside it.
  */
 import type { InsertOptions, Query } from "../../store/collection";
-import type { Who } from "../../lib/capabilities";
-import type { SearchTerm } from "../../lib/search";
+import type { Who } from "../../lib/access/capabilities";
+import type { SearchTerm } from "../../lib/text/search";
 import type { SearchMode } from "../../lib/i18n/store-query";
 import type { FieldValues } from "../../lib/i18n/values";
 import type { LinkedDoc } from "../../lib/linked/record";

@@ -3,7 +3,7 @@
  * request's language field by field, the images of a page in one look-up, protected fields blanked for
  * whom `reveal` says no (docs/authorization.md#password-protected-records), `json_ld` on asking.
  */
-import { effectiveStatus } from "../../lib/capabilities";
+import { effectiveStatus } from "../../lib/access/capabilities";
 import { nowDb } from "../../lib/time/dates";
 import { mergeValues } from "../../lib/i18n/values";
 import { TRANSLATABLE } from "../../lib/i18n/types";

@@ -2,7 +2,7 @@
  * What a caller may do with a venue or organizer (docs/authorization.md), the record's status read at
  * `now` (C13: a passed `future` counts as `publish`).
  */
-import { canEditPost, canReadPost, effectiveStatus, PostLike, Who } from "../../lib/capabilities";
+import { canEditPost, canReadPost, effectiveStatus, PostLike, Who } from "../../lib/access/capabilities";
 import type { LinkedDoc } from "../../lib/linked/record";
 
 /** The record as the capability rules see it. */

@@ -9,7 +9,7 @@ import { currentSiteId } from "../../lib/sites/scope";
 import { sanitizeSlug, trashedSlug, untrashedSlug } from "../../lib/text/slug";
 import { nowDb, parseInZone, parseUtc } from "../../lib/time/dates";
 import { FLOATING_STATUSES, resolvePublication } from "../../lib/posts/publication";
-import { canCreatePost, canDeletePost, canEditPost } from "../../lib/capabilities";
+import { canCreatePost, canDeletePost, canEditPost } from "../../lib/access/capabilities";
 import { codesOf, LinkedKindSpec } from "../../lib/linked/spec";
 import { LinkedDoc, matchesDuplicate, nameKey, nameKeyCondition, namedBy, writeChanges } from "../../lib/linked/record";
 import type { SlugHold } from "../../lib/posts/write-order";

@@ -10,7 +10,7 @@ import type { IdRegistry } from "../../store/registry";
 import { isUniqueViolation } from "../../store/errors";
 import type { PostDoc } from "../../lib/posts/post-doc";
 import { SlugHold, SlugHolds } from "../../lib/posts/write-order";
-import { KeyedQueue } from "../../lib/queue";
+import { KeyedQueue } from "../../lib/async/queue";
 import { currentSiteId, SiteLocal } from "../../lib/sites/scope";
 import { sanitizeSlug, trashedSlug } from "../../lib/text/slug";
 import { feedEntry } from "../../lib/changes/feed";

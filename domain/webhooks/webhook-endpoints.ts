@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "crypto";
 import { ApiError } from "../../lib/errors";
-import { isAdministrator } from "../../lib/capabilities";
+import { isAdministrator } from "../../lib/access/capabilities";
 import { answerTotals } from "../../lib/http/list-totals";
 import { settings, deploymentSettings, NAMESPACE_PATH } from "../../lib/settings";
 import { nowDb } from "../../lib/time/dates";

@@ -3,7 +3,7 @@
  * the current site's records, the per-site passes on this node (their state, wake-ups and the endpoints
  * they read), and the rendering of changed records by the services that own them.
  */
-import type { CallMeta } from "../../lib/meta";
+import type { CallMeta } from "../../lib/http/call-meta";
 import type { Batches } from "../../lib/webhooks/batches";
 import type { EndpointDoc } from "../../lib/webhooks/present";
 import type { Settlement, WebhookStore } from "../../store/webhooks";

@@ -1,18 +1,18 @@
 /**
  * The deprecation registry (docs/api-policy.md#deprecations): one table, beside the route table
- * (lib/routes.ts), of what v1 still serves but will stop serving — a route, a parameter or a response
+ * (lib/http/routes.ts), of what v1 still serves but will stop serving — a route, a parameter or a response
  * field —, since when, from when not (its sunset), what to use instead and where that is written. The
  * gateway reads it to answer a request that uses one (RFC 9745 `Deprecation`, RFC 8594 `Sunset`, `Link`
  * rel="deprecation"; after the sunset 410 `rest_gone`), /doc to mark it `deprecated: true`, and
  * `GET {ns}/deprecations` answers it as data.
  */
-import type { Method } from "../routes";
+import type { Method } from "../http/routes";
 
 export interface Deprecation {
   /** Stable name, counted per site under it: `<action>` for a route, `<action>.<name>` otherwise. */
   id: string;
   what: "route" | "parameter" | "field";
-  /** The routed action (lib/routes.ts) and the methods of it concerned. */
+  /** The routed action (lib/http/routes.ts) and the methods of it concerned. */
   action: string;
   methods: Method[];
   /** The parameter or response field (not for a route). */

@@ -1,9 +1,9 @@
 /**
- * Experimental routes (docs/api-policy.md#experimental-routes): routes of the table (lib/routes.ts) marked
+ * Experimental routes (docs/api-policy.md#experimental-routes): routes of the table (lib/http/routes.ts) marked
  * `experimental` answer only requests that send `X-Calendar-Experimental: 1`, so no client depends on one
  * without saying so; they are outside v1's promise and the breaking-change check.
  */
-import { ROUTES, type RouteDef } from "../routes";
+import { ROUTES, type RouteDef } from "../http/routes";
 import { lazy } from "../memo";
 
 /** The opt-in header, as Node names request headers. */

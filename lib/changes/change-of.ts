@@ -3,7 +3,7 @@
  * snapshot the feed's visibility is judged by (a deleted term has none), and the record's document as the
  * write left it (kept with the entry: the record as of that change, C63: what a webhook says).
  */
-import type { Doc } from "../store-query";
+import type { Doc } from "../documents/store-query";
 import { nowDb } from "../time/dates";
 import { ChangeAction, ChangeInput, ChangeType, isTermType, snapshotOf } from "./feed";
 

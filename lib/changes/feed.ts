@@ -12,7 +12,7 @@
  *   is left out.
  * "Readable" is what the caller's lists show (status visibility, with C13 (a due `future` post counts as published)); terms always are.
  */
-import { effectiveStatus, listStatuses, Who } from "../capabilities";
+import { effectiveStatus, listStatuses, Who } from "../access/capabilities";
 
 export const CHANGE_TYPES = ["event", "venue", "organizer", "category", "tag"] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];

@@ -4,7 +4,7 @@
  * Values are read as list date filters are (docs/dates.md#how-each-parameter-is-read): a Unix timestamp or a strtotime string, in UTC
  * unless they carry their own offset. Terms compare their internal modified time.
  */
-import { dateTime, Rule } from "../params";
+import { dateTime, Rule } from "../http/params";
 import { parseUtc, toDb, utcToWallClock } from "../time/dates";
 
 /**
@@ -18,7 +18,7 @@ export function modifiedStamp(now: Date, siteZone: string): { modified: string; 
 
 export const MODIFIED_PARAMS = ["modified_after", "modified_before"] as const;
 
-/** The two rules, with their documentation (lib/params; they appear in the index, /doc and docs/action-api.md). */
+/** The two rules, with their documentation (lib/http/params; they appear in the index, /doc and docs/action-api.md). */
 export function modifiedRules(plural: string): Record<(typeof MODIFIED_PARAMS)[number], Rule> {
   return {
     modified_after: dateTime({ description: `Only ${plural} modified after this date-time (UTC unless it carries an offset).` }),

@@ -2,7 +2,7 @@
  * Params schema of the change feed, `GET {ns}/changes` (`changes.list`): registered like every routed
  * action's, so the namespace index, /doc and docs/action-api.md document it.
  */
-import { integer, ParamsSchema, schema, string } from "../params";
+import { integer, ParamsSchema, schema, string } from "../http/params";
 import { refine } from "../linked/params";
 import { decodeToken, DEFAULT_PER_PAGE, MAX_PER_PAGE } from "./feed";
 

@@ -1,9 +1,9 @@
 /**
  * Who may call a routed action, in words, for docs/action-api.md. The role lists are computed from the
- * capability rules of lib/capabilities.ts (docs/authorization.md), so the page follows them.
+ * capability rules of lib/access/capabilities.ts (docs/authorization.md), so the page follows them.
  */
-import { canCreatePost, canDeletePost, canEditPost, canManageTerms, canReadPost, hasCap, PostLike, Taxonomy } from "../capabilities";
-import { ROLES, Role } from "../callers";
+import { canCreatePost, canDeletePost, canEditPost, canManageTerms, canReadPost, hasCap, PostLike, Taxonomy } from "../access/capabilities";
+import { ROLES, Role } from "../access/callers";
 
 const ME = 1;
 const OTHER = 2;

@@ -1,7 +1,7 @@
 /**
- * Params of the gateway's own routed actions (services/api.service.ts), in the params table (lib/schemas.ts).
+ * Params of the gateway's own routed actions (services/api.service.ts), in the params table (lib/http/action-schemas.ts).
  */
-import type { ParamDoc, ParamsSchema, Rule } from "../params";
+import type { ParamDoc, ParamsSchema, Rule } from "../http/params";
 import { NAMESPACE_PATH } from "../settings";
 
 /** A rule that only documents: accepts any value (the index's own `namespace` and `context`). */

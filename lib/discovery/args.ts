@@ -1,11 +1,11 @@
 /**
- * The documented arguments of a routed action: read from its params schema (the table of lib/schemas.ts),
+ * The documented arguments of a routed action: read from its params schema (the table of lib/http/action-schemas.ts),
  * in declaration order. Both discovery documents and docs/action-api.md start from here, so an action's
  * params schema is their one source of truth.
  */
-import { describeSchema, ParamDoc } from "../params";
-import { schemaOf } from "../schemas";
-import { hasMessage, LANGUAGES, translate } from "../messages";
+import { describeSchema, ParamDoc } from "../http/params";
+import { schemaOf } from "../http/action-schemas";
+import { hasMessage, LANGUAGES, translate } from "../i18n/messages";
 import { parseInZone } from "../time/dates";
 
 export interface DocumentedArg {

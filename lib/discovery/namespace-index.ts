@@ -3,7 +3,7 @@
  * `get_namespace_index` / `get_data_for_route` shape, built from the route table and the registered
  * params schemas.
  */
-import { allowsBatch, ROUTES } from "../routes";
+import { allowsBatch, ROUTES } from "../http/routes";
 import { NAMESPACE_PATH } from "../settings";
 import { argDescription, Clock, DocumentedArg, documentedArgs, i18nArg, I18N_PARAM, printedDefault } from "./args";
 

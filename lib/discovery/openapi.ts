@@ -1,14 +1,14 @@
 /**
  * The OpenAPI 3.1 document, `GET {api_root}/calendar/events/v1/doc`, built from the route table (one path
- * per route, one operation per method), the params table (lib/schemas.ts: parameters and request bodies) and
- * lib/response-schemas.ts (what each answer holds). Human-readable texts come from the message catalogs
+ * per route, one operation per method), the params table (lib/http/action-schemas.ts: parameters and request bodies) and
+ * lib/http/response-schemas.ts (what each answer holds). Human-readable texts come from the message catalogs
  * (`doc.*`); parameter descriptions are the schemas' own, in the request's language where the catalogs
  * have them (lib/discovery/args.ts).
  */
-import { ROUTES, RouteDef } from "../routes";
+import { ROUTES, RouteDef } from "../http/routes";
 import { NAMESPACE_PATH, PATH_LANGUAGES } from "../settings";
-import { hasMessage, LANGUAGES, translate } from "../messages";
-import { changesPage, componentSchemas, importDryRun, importRecord, importRun, errorBody, icalendar, listEnvelope, openApiObject, RESOURCE_COMPONENTS } from "../response-schemas";
+import { hasMessage, LANGUAGES, translate } from "../i18n/messages";
+import { changesPage, componentSchemas, importDryRun, importRecord, importRun, errorBody, icalendar, listEnvelope, openApiObject, RESOURCE_COMPONENTS } from "../http/response-schemas";
 import { componentRef, type JsonSchema } from "../records/schema-parts";
 import { argDescription, DocumentedArg, documentedArgs, I18N_PARAM, openApiType } from "./args";
 import { deliverySchema, endpointSchema, listOfSchema, replayAnswerSchema, webhooksDocument } from "../webhooks/schemas";

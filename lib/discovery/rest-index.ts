@@ -6,7 +6,7 @@
  * (the namespace index's, with the index's own `/` first).
  */
 import { NAMESPACE_PATH } from "../settings";
-import { translate } from "../messages";
+import { translate } from "../i18n/messages";
 import { Clock, i18nArg } from "./args";
 import { IndexOptions, namespaceIndex } from "./namespace-index";
 

@@ -6,10 +6,10 @@
  * A list asking for some statuses asks for what each record reads as: with `publish` and without
  * `future`, the due `future` records too; with `future` and without `publish`, only those not yet due.
  */
-import type { CountPart, Query } from "../store-query";
-import { effectiveStatus } from "../capabilities";
+import type { CountPart, Query } from "../documents/store-query";
+import { effectiveStatus } from "../access/capabilities";
 
-export type { CountPart } from "../store-query";
+export type { CountPart } from "../documents/store-query";
 
 /** The stored statuses a list reads, and the condition that keeps due and not-yet-due `future` records apart. */
 export interface DueStatuses {

@@ -3,18 +3,18 @@
  * stored, answered (shaped, protected, in which contexts), documented in /doc, and what a change of it
  * makes stale, which list parameter filters by it, whether an import copies it. The events' params schemas
  * (lib/events/event-params.ts: writes, and the list's filters by a field), the Event schema of /doc
- * (lib/response-schemas.ts), the record's shaping (lib/events/event-record.ts), its password blanks, its
- * translatable fields (lib/i18n/types.ts), the staleness sets (cache/staleness.ts) and the fields an import
- * copies as they are (lib/imports/tec.ts) are read from it.
+ * (lib/http/response-schemas.ts), the record's shaping (lib/events/event-record.ts), its password blanks, its
+ * translatable fields (lib/i18n/types.ts), the staleness sets (cache/staleness.ts) and the way an import takes
+ * each field from the source's record (lib/imports/tec.ts) are read from it.
  */
 import { autop } from "../text/autop";
-import { costDetails, formatCost } from "../cost";
+import { costDetails, formatCost } from "./cost";
 import { dateDetails, isValidTimezone, timezoneAbbr } from "../time/dates";
-import { boolean, dateTime, idList, integer, refine, string, stringList, untyped, type Rule } from "../params";
-import { REGISTERED_STATUSES } from "../capabilities";
+import { boolean, dateTime, idList, integer, refine, string, stringList, untyped, type Rule } from "../http/params";
+import { REGISTERED_STATUSES } from "../access/capabilities";
 import { POST_PASSWORD_MAX } from "../posts/post-doc";
 import { escapeUrlForOutput, isValidUrl, sanitizeUrl } from "../text/sanitize";
-import { knownUserIdsHere } from "../sites/callers";
+import { knownUserIdsHere } from "../sites/site-callers";
 import { metaWriteRule } from "../fields/params";
 import type { FieldTable } from "../records/field-table";
 import {
@@ -77,17 +77,17 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
       stored: "membership", listFilter: {
         param: "status", plain: true,
         rule: () => stringList({ description: "Events with any of these post statuses.", format: "string" })
-      }
+      }, imported: "own"
     },
     date: {
       answer: { schema: post.date, shape: s => s.doc.date },
       write: () => dateTime({ description: "The publication date of the event." }),
-      stored: "membership"
+      stored: "membership", imported: "own"
     },
     date_utc: {
       answer: { schema: post.date_utc, shape: s => s.doc.date_utc },
       write: () => dateTime({ description: "The publication date of the event, in UTC." }),
-      stored: "membership"
+      stored: "membership", imported: "own"
     },
     modified: { answer: { schema: post.modified, shape: s => s.doc.modified }, stored: "presentation" },
     modified_utc: { answer: { schema: post.modified_utc, shape: s => s.doc.modified_utc }, stored: "presentation" },
@@ -96,32 +96,32 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
     title: {
       answer: { schema: str("The event title"), shape: s => String(s.opts.text?.title ?? s.doc.title).trim() },
       write: required => string({ description: "The event title.", required, nonEmpty: true }),
-      translatable: true, stored: "presentation"
+      translatable: true, stored: "presentation", imported: "own"
     },
     description: {
       answer: { schema: str("The event description (HTML)"), shape: s => autop(s.opts.text?.description ?? s.doc.description ?? ""), blank: "" },
       write: () => string({ description: "The event description.", nonEmpty: true }),
-      translatable: true, stored: "presentation"
+      translatable: true, stored: "presentation", imported: "text"
     },
     excerpt: {
       answer: { schema: str("The event excerpt (HTML)"), shape: s => autop(s.opts.text?.excerpt ?? s.doc.excerpt ?? ""), blank: "" },
       write: () => string({ description: "The event excerpt.", nonEmpty: true }),
-      translatable: true, stored: "presentation"
+      translatable: true, stored: "presentation", imported: "text"
     },
     slug: {
       answer: { schema: str("The event slug"), shape: s => s.doc.slug },
       write: () => string({ description: "The event slug.", nonEmpty: true }),
-      stored: "membership"
+      stored: "membership", imported: "text"
     },
     image: {
       answer: { schema: imageOrFalse("event"), shape: s => (s.doc.image && s.embeds.images.get(s.doc.image)) || false, blank: false },
       write: () => untyped({ description: "The featured image: an image ID or an image URL." }),
-      stored: "presentation"
+      stored: "presentation", imported: "own"
     },
     all_day: {
       answer: { schema: flag("Whether the event lasts the whole day"), shape: s => !!s.doc.all_day, blank: null },
       write: () => boolean({ description: "Whether the event lasts the whole day.", default: false }),
-      stored: "membership"
+      stored: "membership", imported: "flag"
     },
     start_date: {
       answer: { schema: str("The event start date in the event time zone"), shape: s => s.doc.start_date },
@@ -129,7 +129,7 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
       stored: "membership", listFilter: {
         param: "start_date", plain: true,
         rule: () => dateTime({ description: "Events that start on or after this date.", typed: false, default: "yesterday 23:59" })
-      }
+      }, imported: "text"
     },
     start_date_details: { answer: { schema: ref("DateDetails", "The components of the start date"), shape: s => dateDetails(s.doc.start_date) } },
     end_date: {
@@ -138,7 +138,7 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
       stored: "membership", listFilter: {
         param: "end_date", plain: true,
         rule: () => dateTime({ description: "Events that end on or before this date.", typed: false, default: "+24 months" })
-      }
+      }, imported: "text"
     },
     end_date_details: { answer: { schema: ref("DateDetails", "The components of the end date"), shape: s => dateDetails(s.doc.end_date) } },
     utc_start_date: { answer: { schema: str("The event start date in UTC"), shape: s => s.doc.utc_start_date }, stored: "membership" },
@@ -148,13 +148,13 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
     timezone: {
       answer: { schema: str("The event time zone"), shape: s => s.doc.timezone },
       write: () => refine(string({ description: "The event time zone." }), validZone),
-      stored: "membership"
+      stored: "membership", imported: "value"
     },
     timezone_abbr: { answer: { schema: str("The abbreviation of the event time zone at the start date"), shape: s => timezoneAbbr(s.doc.timezone, s.doc.start_date) } },
     cost: {
       answer: { schema: str("The event cost with its currency symbol"), shape: s => formatCost(s.doc.cost, s.doc.currency_symbol, s.doc.currency_position), blank: "" },
       write: () => untyped({ description: "The event cost." }),
-      stored: "presentation"
+      stored: "presentation", imported: "own"
     },
     currency_symbol: { stored: "presentation" },
     currency_position: { stored: "presentation" },
@@ -170,27 +170,27 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
         shape: s => (s.doc.website === null || s.doc.website === undefined ? s.url : s.doc.website === "" ? "" : escapeUrlForOutput(s.doc.website))
       },
       write: () => refine(untyped({ description: "The event website URL.", default: null }), validWebsite),
-      stored: "presentation"
+      stored: "presentation", imported: "text"
     },
     show_map: {
       answer: { schema: flag("Whether the event shows a map"), shape: s => s.doc.show_map ?? true, blank: null },
       write: () => boolean({ description: "Whether the event shows a map." }),
-      stored: "presentation"
+      stored: "presentation", imported: "flag"
     },
     show_map_link: {
       answer: { schema: flag("Whether the event shows a map link"), shape: s => s.doc.show_map_link ?? true, blank: null },
       write: () => boolean({ description: "Whether the event shows a map link." }),
-      stored: "presentation"
+      stored: "presentation", imported: "flag"
     },
     hide_from_listings: {
       answer: { schema: flag("Whether the event is hidden from the listings"), shape: s => !!s.doc.hide_from_listings, blank: null },
       write: () => boolean({ description: "Whether the event is hidden from the listings." }),
-      stored: "membership"
+      stored: "membership", imported: "flag"
     },
     sticky: {
       answer: { schema: flag("Whether the event is pinned in the calendar views"), shape: s => !!s.doc.sticky, blank: null },
       write: () => boolean({ description: "Whether the event is pinned in the calendar views." }),
-      stored: "membership"
+      stored: "membership", imported: "flag"
     },
     featured: {
       answer: { schema: flag("Whether the event is featured"), shape: s => !!s.doc.featured, blank: null },
@@ -198,7 +198,7 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
       stored: "membership", listFilter: {
         param: "featured", plain: true,
         rule: () => boolean({ description: "Featured events only (true) or non-featured only (false)." })
-      }
+      }, imported: "flag"
     },
     ticketed: {
       answer: { schema: flag("Whether the event has tickets"), shape: s => !!s.doc.ticketed, blank: null },
@@ -214,12 +214,12 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
       stored: "presentation", listFilter: {
         param: "event_status", plain: false,
         rule: () => refine(stringList({ description: "Events with any of these event statuses (scheduled, canceled, postponed, rescheduled, moved_online).", itemsType: "string" }), oneOfList(EVENT_STATUSES))
-      }, importedIfText: true
+      }, imported: "text"
     },
     event_status_reason: {
       answer: { schema: str("Why the event status changed, in the language served (blank for a protected event the caller may not read)"), shape: s => s.status.event_status_reason, blank: "" },
       write: () => string({ description: "Why the event status changed, per language (extension)." }),
-      translatable: true, stored: "presentation", importedIfText: true
+      translatable: true, stored: "presentation", imported: "text"
     },
     previous_start_date: {
       answer: {
@@ -235,7 +235,7 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
       stored: "presentation", listFilter: {
         param: "attendance_mode", plain: false,
         rule: () => refine(stringList({ description: "Events with any of these attendance modes (offline, online, mixed).", itemsType: "string" }), oneOfList(ATTENDANCE_MODES))
-      }, importedIfText: true
+      }, imported: "text"
     },
     online_url: {
       answer: {
@@ -243,7 +243,7 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
         shape: s => s.status.online_url, blank: null
       },
       write: () => refine(string({ description: "The http(s) URL of an online or mixed event, required for those; empty to clear it (extension).", format: "uri" }), validOnlineUrl),
-      stored: "presentation", importedIfText: true
+      stored: "presentation", imported: "text"
     },
     categories: {
       answer: { schema: listOf(ref("Term"), "The event categories"), shape: s => terms(s, s.doc.categories), blank: [], embeds: "term" },
@@ -251,7 +251,7 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
       stored: "membership", listFilter: {
         param: "categories", plain: true,
         rule: () => stringList({ description: "Events in any of these category IDs or slugs." })
-      }
+      }, imported: "own"
     },
     tags: {
       answer: { schema: listOf(ref("Term"), "The event tags"), shape: s => terms(s, s.doc.tags), blank: [], embeds: "term" },
@@ -259,7 +259,7 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
       stored: "membership", listFilter: {
         param: "tags", plain: true,
         rule: () => stringList({ description: "Events with any of these tag IDs or slugs." })
-      }
+      }, imported: "own"
     },
     venue: {
       answer: {
@@ -273,7 +273,7 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
       listFilter: {
         param: "venue", plain: true,
         rule: () => idList({ description: "Events at any of these venue IDs." })
-      }
+      }, imported: "own"
     },
     organizer: {
       answer: {
@@ -284,7 +284,7 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
       listFilter: {
         param: "organizer", plain: true,
         rule: () => idList({ description: "Events with any of these organizer IDs." })
-      }
+      }, imported: "own"
     },
     custom_fields: { answer: { schema: custom.custom_fields, shape: s => s.opts.fields?.custom_fields ?? [], blank: [] } },
     meta: {
@@ -298,7 +298,7 @@ export const EVENT_FIELDS: FieldTable<EventShaping> = {
       write: () => untyped({
         description: "RFC 5545 recurrence lines (RRULE, RDATE, EXDATE) making the event the first of a series; [] ends the series (extension).", items: { type: "string" },
         example: ["RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630T235959Z", "EXDATE;TZID=Europe/Rome:20270112T190000"]
-      })
+      }), imported: "own"
     },
     scope: { write: scopeRule },
     post_parent: {

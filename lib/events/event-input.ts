@@ -4,10 +4,10 @@
  * Absent means unchanged on update (D3: updates are partial). Pure: no store, no broker.
  */
 import { dayEnd, dayStart, parseWallClock, wallClockToUtc } from "../time/dates";
-import { normaliseCostInput, costCurrency } from "../cost";
+import { normaliseCostInput, costCurrency } from "./cost";
 import { sanitizeUrl } from "../text/sanitize";
 import type { ParamReason } from "../errors";
-import { sent } from "../params";
+import { sent } from "../http/params";
 
 export interface EventSchedule {
   timezone: string;

@@ -1,12 +1,12 @@
 /**
  * The store query of an events list (docs/lists.md#events-list): always-applied conditions, the date
- * window, and every filter, as one query (lib/store-query.ts operators), with the default order. Since
+ * window, and every filter, as one query (lib/documents/store-query.ts operators), with the default order. Since
  * every stored event starts no later than it ends (docs/records.md#start-end-and-time-zone), the end
  * bounds also bound the start: the start range stays narrow for a window such as `start_date=…&end_date=…`,
  * and the store answers it from the start date's index.
  */
-import type { Query, Sort } from "../store-query";
-import { containsRegex, SearchTerm, searchTerms } from "../search";
+import type { Query, Sort } from "../documents/store-query";
+import { containsRegex, SearchTerm, searchTerms } from "../text/search";
 import { modifiedCondition, ModifiedRange } from "../changes/modified";
 import { DEFAULT_ATTENDANCE_MODE, DEFAULT_EVENT_STATUS } from "./event-status";
 

@@ -9,7 +9,7 @@
  */
 import { isValidUrl, sanitizeUrl } from "../text/sanitize";
 import { isoWithOffset, utcToWallClock } from "../time/dates";
-import { sent } from "../params";
+import { sent } from "../http/params";
 import type { ParamReason } from "../errors";
 
 export const EVENT_STATUSES = ["scheduled", "canceled", "postponed", "rescheduled", "moved_online"] as const;

@@ -5,7 +5,7 @@
  * (domain/fields/field-definitions.ts).
  */
 import type { ParamReason } from "../errors";
-import { isLanguage, LANGUAGES } from "../messages";
+import { isLanguage, LANGUAGES } from "../i18n/messages";
 import { longerThan } from "../text/text-input";
 
 export const FIELD_TYPES = ["text", "textarea", "url", "number", "boolean", "choice", "multi_choice"] as const;

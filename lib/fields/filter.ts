@@ -4,7 +4,7 @@
  * (lib/fields/values.ts), which the store reads through the link table's key, never by a scan.
  */
 import type { ParamReason } from "../errors";
-import { parseBoolean, parseList } from "../query";
+import { parseBoolean, parseList } from "../http/query";
 import { FieldDef, isChoice } from "./definition";
 import { valueToken } from "./values";
 

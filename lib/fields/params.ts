@@ -1,9 +1,9 @@
 /**
- * Params schemas of the custom field routes (docs/records.md#custom-fields), registered in lib/schemas.ts
+ * Params schemas of the custom field routes (docs/records.md#custom-fields), registered in lib/http/action-schemas.ts
  * like every routed action's, so the namespace index, /doc and docs/action-api.md document them. The
  * definition's own rules (key pattern, labels, options, fixed fields) are lib/fields/definition.ts's.
  */
-import { boolean, integer, ParamsSchema, type Rule, schema, string, untyped } from "../params";
+import { boolean, integer, ParamsSchema, type Rule, schema, string, untyped } from "../http/params";
 import { FIELD_TYPES, OBJECT_TYPES } from "./definition";
 
 export const DEFAULT_PER_PAGE = 20;

@@ -9,7 +9,7 @@
  */
 import { createHash } from "crypto";
 import type { ParamReason } from "../errors";
-import { parseBoolean, parseList } from "../query";
+import { parseBoolean, parseList } from "../http/query";
 import { escapeUrlForOutput, isValidUrl } from "../text/sanitize";
 import { longerThan } from "../text/text-input";
 import { FieldDef, isChoice, labelIn } from "./definition";

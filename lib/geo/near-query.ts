@@ -10,7 +10,7 @@
  * `geoloc-not-available` when no geolocation service runs (broker/geolocation.ts asks the bus).
  */
 import { ApiError } from "../errors";
-import { number, Rule, string } from "../params";
+import { number, Rule, string } from "../http/params";
 import type { DistanceUnit } from "./distance";
 
 export const DEFAULT_RADIUS = 25;

@@ -5,7 +5,7 @@
  * moleculer-web's freshness check on the headers set here.
  */
 import { createHash } from "crypto";
-import type { Caller } from "../callers";
+import type { Caller } from "../access/callers";
 import { fromDb } from "../time/dates";
 
 /** Who an answer was made for: `anon`, a caller `id:role`, or `internal` (no caller in meta). */

@@ -3,7 +3,7 @@
  * docs/lists.md): written here once, for the record lists (lib/posts/paging.ts), the terms
  * (lib/terms/term-query.ts) and the administrative lists (webhooks, imports, field definitions, sites).
  */
-import type { CallMeta } from "../meta";
+import type { CallMeta } from "./call-meta";
 
 /** `X-WP-Total` and `X-WP-TotalPages` of a list of `total` records in `pages` pages. */
 export function totalHeaders(total: number, pages: number | string): Record<string, string> {

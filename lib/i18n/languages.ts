@@ -2,7 +2,7 @@
  * Languages of records (the i18n issue, D19): the spec's order, the language a request is served in,
  * and which languages a stored record has values in.
  */
-import { DEFAULT_LANGUAGE, isLanguage, Language, LANGUAGES } from "../messages";
+import { DEFAULT_LANGUAGE, isLanguage, Language, LANGUAGES } from "./messages";
 
 export { LANGUAGES, isLanguage };
 export type { Language };

@@ -10,10 +10,10 @@
  * A field without a value in the language reads the original (fallback), so a search or a name lookup
  * in a language compares `lc.<field>` when it exists and `fb.<field>` otherwise. Every write touches
  * `fields.<f>` and `lc.<f>` together, with $set / $unset, never rewriting the others. Queries use the
- * operators of lib/store-query.ts.
+ * operators of lib/documents/store-query.ts.
  */
-import type { Query } from "../store-query";
-import { escapeRegex, SearchTerm } from "../search";
+import type { Query } from "../documents/store-query";
+import { escapeRegex, SearchTerm } from "../text/search";
 import { FieldValues, hasValue } from "./values";
 
 export type SearchMode = "any-field" | "one-field";

@@ -2,7 +2,7 @@
  * The operator command `npm run import -- <url> [--site HOST] [--dry-run] [--api URL]` (scripts/import.ts):
  * its argument parsing and the text it prints, as pure functions (docs/imports.md "From the command line").
  */
-import type { IcsReadResult } from "./ics";
+import type { IcsReadResult } from "./ics-reader";
 
 export interface ImportCliOptions {
   url: string;

@@ -3,8 +3,8 @@
  * bad parameter named in one 400 `rest_invalid_param`. Pure.
  */
 import { ApiError, ParamReason } from "../errors";
-import { REGISTERED_STATUSES } from "../capabilities";
-import { integer, schema, untyped } from "../params";
+import { REGISTERED_STATUSES } from "../access/capabilities";
+import { integer, schema, untyped } from "../http/params";
 
 export type ImportType = "tec" | "ics";
 export type UpdateMode = "overwrite" | "new-only";
@@ -143,7 +143,7 @@ export function importSettings(body: Record<string, unknown>): ImportSettings {
 }
 
 /**
- * The routed actions' params schemas (the /doc document and the action API read them, lib/schemas.ts).
+ * The routed actions' params schemas (the /doc document and the action API read them, lib/http/action-schemas.ts).
  * The create body is checked whole by `importSettings` (one 400 naming every bad parameter); these rules
  * only let its parameters through and describe them.
  */

@@ -4,8 +4,10 @@
  * REST root, the list addresses page by page, and each source record as the params of our create/update
  * with the source's ids mapped to ours. Pure: no I/O.
  */
-import { importedIfText } from "../records/field-table";
+import { importedFields } from "../records/field-table";
 import { EVENT_FIELDS } from "../events/event-fields";
+import { ORGANIZER_FIELDS } from "../linked/organizer-fields";
+import { VENUE_FIELDS } from "../linked/venue-fields";
 
 /** The namespaces a TEC source may serve, in the order they are tried. */
 export const TEC_NAMESPACES = ["tribe/events/v1", "calendar/events/v1"] as const;
@@ -128,8 +130,10 @@ export function decodeEntities(s: string): string {
   return s.replace(/&(amp|lt|gt|quot|#0?39);/g, (_m, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: "\"" } as Record<string, string>)[e] ?? "'");
 }
 
-const VENUE_FIELDS = ["venue", "description", "address", "city", "country", "province", "state", "zip", "phone", "website", "stateprovince"] as const;
-const ORGANIZER_FIELDS = ["organizer", "description", "phone", "website", "email"] as const;
+/** The venue and organizer fields an import copies as the source answers them, or reads as a flag (their field tables' `imported`). */
+const VENUE_VALUES = importedFields(VENUE_FIELDS, "value");
+const VENUE_FLAGS = importedFields(VENUE_FIELDS, "flag");
+const ORGANIZER_VALUES = importedFields(ORGANIZER_FIELDS, "value");
 
 /** Common post fields: status (or the import's), publication date, image by URL. */
 function postFields(r: Rec, status: string | undefined): Rec {
@@ -147,15 +151,15 @@ function postFields(r: Rec, status: string | undefined): Rec {
 
 /** A venue's create/update params. */
 export function venueInput(r: Rec, status?: string): Rec {
-  const out: Rec = { ...pick(r, VENUE_FIELDS), ...postFields(r, status) };
-  for (const f of ["show_map", "show_map_link"]) if (bool(r[f]) !== undefined) out[f] = bool(r[f]);
+  const out: Rec = { ...pick(r, VENUE_VALUES), ...postFields(r, status) };
+  for (const f of VENUE_FLAGS) if (bool(r[f]) !== undefined) out[f] = bool(r[f]);
   for (const f of ["geo_lat", "geo_lng"]) if (Number.isFinite(Number(r[f])) && r[f] !== null && r[f] !== "") out[f] = Number(r[f]);
   return out;
 }
 
 /** An organizer's create/update params. */
 export function organizerInput(r: Rec, status?: string): Rec {
-  return { ...pick(r, ORGANIZER_FIELDS), ...postFields(r, status) };
+  return { ...pick(r, ORGANIZER_VALUES), ...postFields(r, status) };
 }
 
 /** The source's ids mapped to ours, per kind. */
@@ -178,16 +182,16 @@ function mapped(v: unknown, map: Map<number, number>): number[] {
   return out;
 }
 
-const EVENT_TEXT = ["title", "description", "excerpt", "slug", "timezone", "website"] as const;
-/** The event status and online event fields (lib/events/event-fields.ts `importedIfText`): copied where the source answers them. */
-const EVENT_STATUS_FIELDS = importedIfText(EVENT_FIELDS);
-const EVENT_FLAGS = ["all_day", "show_map", "show_map_link", "hide_from_listings", "sticky", "featured"] as const;
+/** The event fields an import copies, by how it reads them from the source (lib/records/field-table.ts `ImportWay`); the others it maps below. */
+const EVENT_VALUES = importedFields(EVENT_FIELDS, "value");
+const EVENT_TEXTS = importedFields(EVENT_FIELDS, "text");
+const EVENT_FLAGS = importedFields(EVENT_FIELDS, "flag");
 
 /** An event's create/update params, its links mapped to ours. */
 export function eventInput(r: Rec, maps: IdMaps, status?: string): Rec {
-  const out: Rec = { ...pick(r, EVENT_TEXT), ...postFields(r, status) };
-  out.title = str(r.title) ?? "";
-  for (const f of ["start_date", "end_date"]) if (str(r[f])) out[f] = r[f];
+  // a create needs a title: an empty one is refused with the record's other problems
+  const out: Rec = { title: str(r.title) ?? "", ...pick(r, EVENT_VALUES), ...postFields(r, status) };
+  for (const f of EVENT_TEXTS) if (str(r[f])) out[f] = r[f];
   for (const f of EVENT_FLAGS) if (bool(r[f]) !== undefined) out[f] = bool(r[f]);
   const cost = costInput(r);
   if (cost) out.cost = cost;
@@ -196,9 +200,6 @@ export function eventInput(r: Rec, maps: IdMaps, status?: string): Rec {
   out.venue = mapped(r.venue, maps.venues);
   out.organizer = mapped(r.organizer, maps.organizers);
   if (Array.isArray(r.recurrence) && r.recurrence.length) out.recurrence = r.recurrence;
-  // event status and online events, where the source answers them (this service's own API does)
-  for (const f of EVENT_STATUS_FIELDS) if (str(r[f])) out[f] = r[f];
-  for (const empty of ["description", "excerpt", "slug", "website"]) if (out[empty] === "") delete out[empty];
   // without a website of its own an event answers its permalink there: the source's address, not a field to copy
   if (out.website !== undefined && out.website === r.url) delete out.website;
   return out;

@@ -1,6 +1,6 @@
 /**
  * The two linked-post kinds (docs/records.md#venues-and-organizers): what differs between venues and
- * organizers, read by their services (mixins/linked-post.mixin.ts) and by the params table (lib/schemas.ts).
+ * organizers, read by their services (mixins/linked-post.mixin.ts) and by the params table (lib/http/action-schemas.ts).
  * Their fields come from their field tables (venue-fields.ts, organizer-fields.ts).
  */
 import { protectedBlanks, searchedFields, shapedFields, writeRules, type FieldTable } from "../records/field-table";

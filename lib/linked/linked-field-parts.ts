@@ -5,7 +5,7 @@
  * (docs/discovery.md#namespace-index); the extensions (`post_password`, `meta`, coordinates) are
  * lib/linked/params.ts's.
  */
-import { dateTime, string } from "../params";
+import { dateTime, string } from "../http/params";
 import type { FieldEntry } from "../records/field-table";
 import { customFieldKeys, imageOrFalse, importSourceSchema, jsonLd, LANGUAGE_KEYS, postFields, str } from "../records/schema-parts";
 import { authorRule, imageRule, statusRule, urlRule } from "./params";
@@ -34,39 +34,50 @@ export function headEntries(kind: "venue" | "organizer", nameField: string, defa
     global_id: { answer: { schema: post.global_id, addedBy: "lib/linked/record.ts" } },
     global_id_lineage: { answer: { schema: post.global_id_lineage, addedBy: "lib/linked/record.ts" } },
     author: { answer: { schema: post.author, addedBy: "lib/linked/record.ts" }, write: () => authorRule({ description: `The user id of the ${kind}'s author`, ...nul(false) }) },
-    status: { answer: { schema: post.status, addedBy: "lib/linked/record.ts" }, write: () => statusRule({ description: `The ${kind}'s status`, ...nul(false) }) },
-    date: { answer: { schema: post.date, addedBy: "lib/linked/record.ts" }, write: () => dateTime({ description: `The publication date of the ${kind}, in the site time zone`, ...nul(false) }) },
-    date_utc: { answer: { schema: post.date_utc, addedBy: "lib/linked/record.ts" }, write: () => dateTime({ description: `The publication date of the ${kind}, in UTC`, ...nul(false) }) },
+    status: { answer: { schema: post.status, addedBy: "lib/linked/record.ts" }, write: () => statusRule({ description: `The ${kind}'s status`, ...nul(false) }), imported: "own" },
+    date: {
+      answer: { schema: post.date, addedBy: "lib/linked/record.ts" }, write: () => dateTime({ description: `The publication date of the ${kind}, in the site time zone`, ...nul(false) }),
+      imported: "own"
+    },
+    date_utc: {
+      answer: { schema: post.date_utc, addedBy: "lib/linked/record.ts" }, write: () => dateTime({ description: `The publication date of the ${kind}, in UTC`, ...nul(false) }),
+      imported: "own"
+    },
     modified: { answer: { schema: post.modified, addedBy: "lib/linked/record.ts" } },
     modified_utc: { answer: { schema: post.modified_utc, addedBy: "lib/linked/record.ts" } },
     url: { answer: { schema: post.url, addedBy: "lib/linked/record.ts" } },
     [nameField]: {
       answer: { schema: str(`The ${kind} name`), addedBy: "lib/linked/record.ts" },
       write: () => string({ description: `The ${kind}'s name`, required: true, nonEmpty: true, ...nul(false) }),
-      translatable: true
+      translatable: true, imported: "value"
     },
     description: {
       answer: { schema: str(`The ${kind} description (HTML)`), addedBy: "lib/linked/record.ts", blank: "" },
       write: () => string({ description: `The ${kind}'s description`, ...nul(true) }),
-      translatable: true
+      translatable: true, imported: "value"
     },
     excerpt: { answer: { schema: str(`The ${kind} excerpt`), addedBy: "lib/linked/record.ts", blank: "" } },
     slug: { answer: { schema: str(`The ${kind} slug`), addedBy: "lib/linked/record.ts" } },
     image: {
       answer: { schema: imageOrFalse(kind), addedBy: "lib/linked/record.ts", blank: false },
-      write: () => imageRule({ description: `The ${kind}'s featured image: an image id or an image URL`, ...nul(true) })
+      write: () => imageRule({ description: `The ${kind}'s featured image: an image id or an image URL`, ...nul(true) }),
+      imported: "own"
     }
   };
 }
 
-/** One of the kind's own text fields: stored, written and answered under its name ("" when unset), blank for a protected record. */
+/**
+ * One of the kind's own text fields: stored, written and answered under its name ("" when unset), blank for a
+ * protected record, and copied by an import as the source answers it.
+ */
 export function textEntry(name: string, o: { answer: string; write: string; url?: boolean; translatable?: boolean; searched?: boolean }): FieldEntry<LinkedShaping> {
   const rule = o.url ? urlRule : string;
   return {
     answer: { schema: str(o.answer), shape: s => s.doc[name] ?? "", blank: "" },
     write: () => rule({ description: o.write, default: null }),
     ...(o.translatable ? { translatable: true as const } : {}),
-    ...(o.searched ? { searched: true as const } : {})
+    ...(o.searched ? { searched: true as const } : {}),
+    imported: "value"
   };
 }
 

@@ -4,7 +4,7 @@
  * checked by domain/linked/linked-input.ts.
  */
 import { isPhpEmpty } from "../text/sanitize";
-import { parsePositiveInteger } from "../query";
+import { parsePositiveInteger } from "../http/query";
 
 export type LinkEntry = { id: number } | { data: Record<string, unknown> };
 

@@ -1,9 +1,9 @@
 /**
  * The organizer's fields, each declared once (lib/records/field-table.ts): how it is written and validated,
  * answered (protected, translated) and documented in /doc. The organizers' create parameters
- * (lib/linked/params.ts), the Organizer schema of /doc (lib/response-schemas.ts), the organizer's own text
- * fields and their answer order (lib/linked/kinds.ts, record.ts), its password blanks and its translatable
- * fields (lib/i18n/types.ts) are read from it.
+ * (lib/linked/params.ts), the Organizer schema of /doc (lib/http/response-schemas.ts), the organizer's own text
+ * fields and their answer order (lib/linked/kinds.ts, record.ts), its password blanks, its translatable
+ * fields (lib/i18n/types.ts) and the fields an import copies (lib/imports/tec.ts) are read from it.
  */
 import type { FieldTable } from "../records/field-table";
 import { headEntries, jsonLdEntry, type LinkedShaping, tailEntries, textEntry } from "./linked-field-parts";

@@ -4,16 +4,17 @@
  * the extensions (`post_password` C4 (passwords on venues and organizers)/D32 (setting a password), `geo_lat`/`geo_lng` D8 (geolocation), read-time `password`/`context` C15 (password by slug),
  * docs/authorization.md#password-protected-records) are accepted by the actions but, like the events' extensions, not listed in the index.
  */
-import { knownUserIdsHere } from "../sites/callers";
-import { isRegisteredStatus } from "../capabilities";
+import { knownUserIdsHere } from "../sites/site-callers";
+import { isRegisteredStatus } from "../access/capabilities";
 import { POST_PASSWORD_MAX } from "../posts/post-doc";
 import { isValidUrl } from "../text/sanitize";
-import { allOptional, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../params";
+import { allOptional, integer, number, ParamsSchema, Rule, RuleOptions, schema, string, stringList, untyped } from "../http/params";
 import type { ParamReason } from "../errors";
 import type { LinkedKindSpec } from "./spec";
 import { modifiedRules } from "../changes/modified";
 import { metaFilterRule, metaWriteRule } from "../fields/params";
 import { nearRules } from "../geo/near-query";
+import { carriedFrom, linkOrder, listRules, type ListParam } from "../records/list-params";
 
 type Fail = (key: string, vars?: Record<string, unknown>) => unknown;
 type Check = (value: unknown, fail: Fail) => unknown;
@@ -89,23 +90,25 @@ export interface LinkedSchemas {
   documented: Record<"list" | "create" | "get" | "update" | "remove" | "getBySlug" | "updateBySlug" | "removeBySlug", ParamsSchema>;
   /** The create parameters alone: inline venue/organizer data on events is validated with them. */
   create: ParamsSchema;
+  /** The list parameters the list's links carry, in the order of their places. */
+  linkOrder: readonly string[];
 }
 
-/** Link order of the list envelope (D10: list links carry what the caller sent). */
-export const LIST_LINK_ORDER = ["page", "per_page", "search", "event", "has_events", "only_with_upcoming", "status", "geoloc_lat", "geoloc_lng",
-  "geoloc_radius", "geoloc_unit", "orderby", "modified_after", "modified_before", "meta"] as const;
-
-function listRules(spec: LinkedKindSpec): Record<string, Rule> {
+/**
+ * The list's parameters the plugin documents, each with its place in the list's links (lib/records/list-params.ts,
+ * D10: list links carry what the caller sent).
+ */
+function listParams(spec: LinkedKindSpec): Record<string, ListParam> {
   const plural = spec.plural;
   return {
-    page: integer({ description: `The page of ${plural} to return`, default: 1, positive: true }),
-    per_page: integer({ description: `How many ${plural} a page holds (at most 50)`, default: 10, positive: true }),
-    search: string({ description: `Only ${plural} with a field containing every word of this text`, nonEmpty: true }),
-    event: integer({ description: `Only ${plural} linked to this event id` }),
-    has_events: looseScalar({ description: `Truthy: only ${plural} linked to an event that is neither draft nor pending; falsy: only the others` }),
-    only_with_upcoming: looseScalar({ description: `Truthy: only ${plural} linked to an upcoming event`, default: false }),
-    status: stringList({ description: `Only ${plural} with one of these statuses (comma list)`, format: "string" }),
-    ...modifiedRules(plural)
+    page: { rule: integer({ description: `The page of ${plural} to return`, default: 1, positive: true }), link: 1 },
+    per_page: { rule: integer({ description: `How many ${plural} a page holds (at most 50)`, default: 10, positive: true }), link: 2 },
+    search: { rule: string({ description: `Only ${plural} with a field containing every word of this text`, nonEmpty: true }), link: 3 },
+    event: { rule: integer({ description: `Only ${plural} linked to this event id` }), link: 4 },
+    has_events: { rule: looseScalar({ description: `Truthy: only ${plural} linked to an event that is neither draft nor pending; falsy: only the others` }), link: 5 },
+    only_with_upcoming: { rule: looseScalar({ description: `Truthy: only ${plural} linked to an upcoming event`, default: false }), link: 6 },
+    status: { rule: stringList({ description: `Only ${plural} with one of these statuses (comma list)`, format: "string" }), link: 7 },
+    ...carriedFrom(modifiedRules(plural), 13)
   };
 }
 
@@ -113,12 +116,20 @@ function listRules(spec: LinkedKindSpec): Record<string, Rule> {
  * Venues: the near-search (C11: venues hold their coordinates), the events list's radius search (lib/geo/near-query.ts) on the venues
  * themselves; an extension, like the events' own, accepted but not in the plugin's documented arguments.
  */
-function nearSearchRules(spec: LinkedKindSpec): Record<string, Rule> {
+function nearSearchParams(spec: LinkedKindSpec): Record<string, ListParam> {
   if (!spec.geo) return {};
   return {
-    ...nearRules(),
-    orderby: string({ description: `Order of the ${spec.plural}: distance (nearest first, with geoloc_lat/geoloc_lng) or date (the default: newest first)`, enum: ["distance", "date"] })
+    ...carriedFrom(nearRules(), 8),
+    orderby: {
+      rule: string({ description: `Order of the ${spec.plural}: distance (nearest first, with geoloc_lat/geoloc_lng) or date (the default: newest first)`, enum: ["distance", "date"] }),
+      link: 12
+    }
   };
+}
+
+/** Every parameter a kind's list action accepts, in the order of its params schema. */
+function actionListParams(spec: LinkedKindSpec): Record<string, ListParam> {
+  return { ...listParams(spec), ...nearSearchParams(spec), meta: { rule: metaFilterRule(), link: 15 } };
 }
 
 function writeExtensions(spec: LinkedKindSpec): Record<string, Rule> {
@@ -148,7 +159,7 @@ export function linkedSchemas(spec: LinkedKindSpec): LinkedSchemas {
   const write = writeExtensions(spec);
   const read = readExtensions(spec);
   const documented = {
-    list: schema(listRules(spec)),
+    list: schema(listRules(listParams(spec))),
     create: schema(create),
     get: schema(id),
     update: schema({ ...id, ...update }),
@@ -159,14 +170,14 @@ export function linkedSchemas(spec: LinkedKindSpec): LinkedSchemas {
   };
   const actions = {
     ...documented,
-    list: schema({ ...listRules(spec), ...nearSearchRules(spec), meta: metaFilterRule() }),
+    list: schema(listRules(actionListParams(spec))),
     create: schema({ ...create, ...write }),
     get: schema({ ...id, ...read }),
     update: schema({ ...id, ...update, ...write }),
     getBySlug: schema({ ...slug, ...read }),
     updateBySlug: schema({ ...slug, ...update, ...write })
   };
-  return { actions, documented, create: actions.create };
+  return { actions, documented, create: actions.create, linkOrder: linkOrder(actionListParams(spec)) };
 }
 
 /** D8: coordinates come in pairs (both numbers, or both "" to clear). Problems by parameter name. */

@@ -3,8 +3,8 @@
  * understand: status visibility (with C13 (a due `future` post counts as published)), the search of `find_like`, and the id sets that the event
  * filters (`event`, `has_events`, `only_with_upcoming`) produce.
  */
-import type { Query } from "../store-query";
-export type { Query } from "../store-query";
+import type { Query } from "../documents/store-query";
+export type { Query } from "../documents/store-query";
 
 /** docs/lists.md#venue-and-organizer-filters: fragments split at every character that is not a-z, A-Z, 0-9 or `-`. */
 export function searchFragments(search: string): string[] {

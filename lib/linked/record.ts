@@ -9,7 +9,7 @@ import { deriveStateProvince, isTruthyFlag, sanitizeTextField, stripEmptyKeys } 
 import { linkedJsonLd } from "./json-ld";
 import type { LinkedKindSpec } from "./spec";
 import type { PostDoc } from "../posts/post-doc";
-import { sent } from "../params";
+import { sent } from "../http/params";
 import { longerThan } from "../text/text-input";
 
 /** A stored venue or organizer (store `_id` = the record id). */

@@ -5,7 +5,7 @@
  */
 import type { Blanks } from "../posts/password";
 import type { PostTypeName } from "../posts/permalink";
-import type { Rule } from "../params";
+import type { Rule } from "../http/params";
 
 export type LinkedKind = "venue" | "organizer";
 

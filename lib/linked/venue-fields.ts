@@ -1,9 +1,9 @@
 /**
  * The venue's fields, each declared once (lib/records/field-table.ts): how it is written and validated,
  * answered (protected, translated) and documented in /doc. The venues' create parameters
- * (lib/linked/params.ts), the Venue schema of /doc (lib/response-schemas.ts), the venue's own text fields
- * and their answer order (lib/linked/kinds.ts, record.ts), its password blanks and its translatable fields
- * (lib/i18n/types.ts) are read from it.
+ * (lib/linked/params.ts), the Venue schema of /doc (lib/http/response-schemas.ts), the venue's own text fields
+ * and their answer order (lib/linked/kinds.ts, record.ts), its password blanks, its translatable fields
+ * (lib/i18n/types.ts) and the fields an import copies (lib/imports/tec.ts) are read from it.
  */
 import type { FieldTable } from "../records/field-table";
 import { distance, flag, num } from "../records/schema-parts";
@@ -25,16 +25,18 @@ export const VENUE_FIELDS: FieldTable<LinkedShaping> = {
       answer: "The venue state or province", write: "The venue's state or province (derived from state, province and country when empty)", translatable: true,
       searched: true
     }),
-    geo_lat: { answer: { schema: num("The venue latitude"), addedBy: "lib/linked/record.ts (venues with coordinates)", blank: 0 } },
-    geo_lng: { answer: { schema: num("The venue longitude"), addedBy: "lib/linked/record.ts (venues with coordinates)", blank: 0 } },
+    geo_lat: { answer: { schema: num("The venue latitude"), addedBy: "lib/linked/record.ts (venues with coordinates)", blank: 0 }, imported: "own" },
+    geo_lng: { answer: { schema: num("The venue longitude"), addedBy: "lib/linked/record.ts (venues with coordinates)", blank: 0 }, imported: "own" },
     json_ld: jsonLdEntry("venue"),
     show_map: {
       answer: { schema: flag("Whether events at the venue show a map"), addedBy: "lib/linked/record.ts" },
-      write: () => mapFlagRule({ description: "Whether events at the venue show a map", default: null })
+      write: () => mapFlagRule({ description: "Whether events at the venue show a map", default: null }),
+      imported: "flag"
     },
     show_map_link: {
       answer: { schema: flag("Whether events at the venue show a map link"), addedBy: "lib/linked/record.ts" },
-      write: () => mapFlagRule({ description: "Whether events at the venue show a link to a map", default: null })
+      write: () => mapFlagRule({ description: "Whether events at the venue show a link to a map", default: null }),
+      imported: "flag"
     },
     distance: { answer: { schema: distance, addedBy: "the geolocation search" } },
     ...tailEntries("venue")

@@ -4,7 +4,7 @@
  * the caller's status is scaled back to what it may publish, `publish` with a date at least 60 s ahead
  * becomes `future` (and back), and drafts created without a date float (D17: floating publication date).
  */
-import { resolveStatus, Who } from "../capabilities";
+import { resolveStatus, Who } from "../access/capabilities";
 import { fromDb, nowDb, utcToWallClock, wallClockToUtc, ZERO_DATE } from "../time/dates";
 
 export interface Publication {

@@ -1,7 +1,7 @@
 /**
  * Order among concurrent writes of one process (the embedded store runs each post type in one process,
  * C23 (topology by store)):
- * - the post mixin runs the writes of one record one after another through lib/queue.ts's `KeyedQueue`,
+ * - the post mixin runs the writes of one record one after another through lib/async/queue.ts's `KeyedQueue`,
  *   so each reads the record as the previous write left it (no lost field, term counts computed from the real previous state);
  * - `SlugHolds` hands out unique slugs to writes that are still on their way to the store, so two parallel
  *   creates (or renames) never both take the same free slug.

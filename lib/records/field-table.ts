@@ -5,7 +5,7 @@
  * and the staleness sets are read from the tables by the functions below; no other list names the fields
  * (test/unit/field-tables.test.ts compares every derived place with its table).
  */
-import type { Rule } from "../params";
+import type { Rule } from "../http/params";
 import type { JsonSchema } from "./schema-parts";
 
 /** The request contexts an answer field appears in. */
@@ -56,11 +56,17 @@ export interface FieldEntry<S> {
   /** A list's `search` looks in it (venues and organizers: besides their name and description, docs/lists.md#venue-and-organizer-filters). */
   searched?: true;
   /**
-   * An import from another calendar (lib/imports/tec.ts) copies it from the source's record when the source
-   * answers a non-empty string; absent: the import maps it its own way, or not at all.
+   * How an import from another calendar (lib/imports/tec.ts) takes it from the source's record: `value` as
+   * the source answers it (a string, a number or a boolean; an empty string too), `text` when the source
+   * answers a non-empty string, `flag` read as a boolean (`true`, `"1"`, `0`…), `own` by a step of the
+   * import's own (the source's ids mapped to ours, the cost as it was entered, a draft's unset dates left
+   * out). Absent: an import never sets it.
    */
-  importedIfText?: true;
+  imported?: ImportWay;
 }
+
+/** The ways an import takes a field from the source's record (`FieldEntry.imported`). */
+export type ImportWay = "value" | "text" | "flag" | "own";
 
 /** A record kind's table, in answer order, with the order its write parameters are documented and validated in. */
 export interface FieldTable<S> {
@@ -153,7 +159,7 @@ export function searchedFields<S>(table: FieldTable<S>): string[] {
   return entries(table).filter(([, e]) => e.searched).map(([name]) => name);
 }
 
-/** The fields an import copies from the source's record when it answers a non-empty string, in table order. */
-export function importedIfText<S>(table: FieldTable<S>): string[] {
-  return entries(table).filter(([, e]) => e.importedIfText).map(([name]) => name);
+/** The fields an import takes the given way (every way when absent), in table order. */
+export function importedFields<S>(table: FieldTable<S>, way?: ImportWay): string[] {
+  return entries(table).filter(([, e]) => e.imported && (way === undefined || e.imported === way)).map(([name]) => name);
 }

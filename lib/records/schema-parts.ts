@@ -1,6 +1,6 @@
 /**
  * The pieces the answers' JSON Schemas (the dialect of OpenAPI 3.1) are written with: the field tables
- * (lib/records/) and the components of lib/response-schemas.ts share them.
+ * (lib/records/) and the components of lib/http/response-schemas.ts share them.
  */
 
 export type JsonSchema = Record<string, unknown>;

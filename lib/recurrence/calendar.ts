@@ -1,13 +1,13 @@
 /**
  * The iCalendar answer of events that include occurrences of series (C55: horizon and ICS): each series whose occurrences
- * are listed is one VEVENT with its first start, RRULE/RDATE/EXDATE (lib/recurrence/ics.ts) and the
+ * are listed is one VEVENT with its first start, RRULE/RDATE/EXDATE (lib/recurrence/series-vevents.ts) and the
  * VTIMEZONE of its zone; listed exceptions are VEVENTs of the same UID with a RECURRENCE-ID; the
  * occurrences within the query's window that the answer does not list are written as EXDATEs, so a
  * calendar application expanding the file gets exactly the listed occurrences there. Events outside a
- * series are written as before (lib/ics.ts).
+ * series are written as before (lib/events/ics-answer.ts).
  */
-import { calendarText, CalendarOptions, eventLines } from "../ics";
-import { dtLines, recurrenceIdLine, recurrenceLines } from "./ics";
+import { calendarText, CalendarOptions, eventLines } from "../events/ics-answer";
+import { dtLines, recurrenceIdLine, recurrenceLines } from "./series-vevents";
 import { parseRecurrence } from "./rule";
 
 type Rec = Record<string, unknown>;
@@ -50,7 +50,7 @@ function withTiming(ev: Rec, uid: string, hostname: string, timing: string[]): s
 /** The series' master VEVENT, from the record of one of its plain occurrences (or any listed one). */
 function masterVevent(record: Rec, s: SeriesInfo, hostname: string): string[] {
   const recurrence = parseRecurrence(s.lines, { zone: s.zone, allDay: s.allDay, start: s.start });
-  // RFC 5545 allows no DTEND equal to DTSTART: a series of instants gets its length instead (as lib/ics.ts does)
+  // RFC 5545 allows no DTEND equal to DTSTART: a series of instants gets its length instead (as lib/events/ics-answer.ts does)
   const times = dtLines(s.start, s.end, s.zone, s.allDay).map(l => (!s.allDay && s.end <= s.start && l.startsWith("DTEND") ? "DURATION:PT0S" : l));
   const timing = [...times, ...recurrenceLines(recurrence, s.start, s.zone, s.allDay, s.exdates)];
   return withTiming(record, s.uid, hostname, timing);

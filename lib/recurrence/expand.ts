@@ -10,7 +10,7 @@
  *
  * On top of rrule: the first start always is an occurrence (it is the series' first event). When the rule
  * does not give it, the iCalendar standard leaves the set undefined; here it is an extra occurrence, as if an RDATE, and
- * COUNT counts what the rule gives (as rrule and ical.js both do; lib/recurrence/ics.ts writes that start
+ * COUNT counts what the rule gives (as rrule and ical.js both do; lib/recurrence/series-vevents.ts writes that start
  * as an RDATE so any reader agrees). RDATEs add, EXDATEs remove (the first start too); the result is
  * sorted and distinct. Durations: a timed occurrence lasts the first one's exact
  * duration (its end is start + that many seconds); an all-day one spans the same wall-clock days.

@@ -1,17 +1,17 @@
 /**
  * The syntax of iCalendar recurrence property lines: splitting a content line into its
  * name, parameters and value, and reading and writing DATE / DATE-TIME values against the event's zone.
- * Written values follow lib/ics.ts: an IANA or `UTC±H` zone as `;TZID=<zone>` with the wall clock, UTC as
+ * Written values follow lib/events/ics-answer.ts: an IANA or `UTC±H` zone as `;TZID=<zone>` with the wall clock, UTC as
  * `…Z`, all-day as `;VALUE=DATE`.
  */
 import moment from "moment-timezone";
 import { plainWallClock, utcToWallClock, wallClockToUtc } from "../time/dates";
-import { fixedOffsetMinutes } from "../ics";
+import { fixedOffsetMinutes } from "../events/ics-answer";
 
-/** How lib/ics.ts writes a zone: in UTC, or under a TZID (an IANA zone or a fixed-offset VTIMEZONE). */
+/** How lib/events/ics-answer.ts writes a zone: in UTC, or under a TZID (an IANA zone or a fixed-offset VTIMEZONE). */
 export type IcsZone = { kind: "utc" } | { kind: "tzid"; name: string };
 
-/** The zone as lib/ics.ts writes it (unknown names are written in UTC there too). */
+/** The zone as lib/events/ics-answer.ts writes it (unknown names are written in UTC there too). */
 export function icsZone(zone: string): IcsZone {
   if (zone === "" || zone === "UTC" || zone === "UTC+0" || zone === "Etc/UTC") return { kind: "utc" };
   const fixed = fixedOffsetMinutes(zone);
@@ -72,7 +72,7 @@ export function basicDate(wall: string): string {
   return `${wall.slice(0, 4)}${wall.slice(5, 7)}${wall.slice(8, 10)}`;
 }
 
-/** A parameter value as lib/ics.ts writes it: quoted when it holds `:`, `;` or `,`. */
+/** A parameter value as lib/events/ics-answer.ts writes it: quoted when it holds `:`, `;` or `,`. */
 export function paramValue(value: string): string {
   return /[:;,]/.test(value) ? `"${value}"` : value;
 }

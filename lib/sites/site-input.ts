@@ -4,7 +4,7 @@
  */
 import moment from "moment-timezone";
 import { ApiError, ParamReason } from "../errors";
-import { isRole } from "../callers";
+import { isRole } from "../access/callers";
 import { isValidHost, normalizeHost } from "./host";
 
 export interface SiteFields {

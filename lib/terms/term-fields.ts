@@ -1,12 +1,12 @@
 /**
  * The term's fields (categories and tags), each declared once (lib/records/field-table.ts): how it is
  * written and validated, answered and documented in /doc, and whether it is translated. The terms' write
- * parameters (lib/terms/term-params.ts), the Term schema of /doc (lib/response-schemas.ts) and the terms'
+ * parameters (lib/terms/term-params.ts), the Term schema of /doc (lib/http/response-schemas.ts) and the terms'
  * translatable fields (lib/i18n/types.ts) are read from it. Two shapes answer a term, the standalone record
  * and the object embedded in events, each in its own key order (lib/terms/term-record.ts): every key either
  * answers is one of the table's.
  */
-import { integer, string } from "../params";
+import { integer, string } from "../http/params";
 import { writtenOnlyBy, type FieldTable } from "../records/field-table";
 import { importSourceSchema, int, LANGUAGE_KEYS, listOf, str, type JsonSchema } from "../records/schema-parts";
 

@@ -4,7 +4,7 @@
  * steps 4–6 of the WordPress pipeline (docs/errors.md#order-of-checks); existence checks (ids, slugs, parents, events) are
  * the service's, still before the permission check.
  */
-import { boolean, integer, ParamsSchema, Rule, schema, string, stringList } from "../params";
+import { boolean, integer, ParamsSchema, Rule, schema, string, stringList } from "../http/params";
 import type { Taxonomy } from "./term-record";
 import { modifiedRules } from "../changes/modified";
 import { writeRules } from "../records/field-table";
@@ -78,7 +78,7 @@ export const TERM_PARAMS: Readonly<Record<Taxonomy, TermRouteParams>> = {
   tag: routeParams("tag")
 };
 
-/** Routed action name → params schema, for lib/schemas.ts (the namespace index and /doc read them). */
+/** Routed action name → params schema, for lib/http/action-schemas.ts (the namespace index and /doc read them). */
 export function termSchemasByAction(service: string): Record<string, ParamsSchema> {
   const out: Record<string, ParamsSchema> = {};
   for (const [taxonomy, collection] of [["category", "categories"], ["tag", "tags"]] as const) {

@@ -45,7 +45,7 @@ function intersect(a: readonly number[] | undefined, b: readonly number[] | unde
 
 /**
  * One store query on indexed fields (taxonomy, _id, parent, slug, name_lc, tree_count) in the operator
- * subset of lib/store-query.ts. `hide_empty` keeps a term whose subtree holds a counted event.
+ * subset of lib/documents/store-query.ts. `hide_empty` keeps a term whose subtree holds a counted event.
  */
 export function buildTermQuery(f: TermListFilter): StoreQuery {
   const query: StoreQuery = { taxonomy: f.taxonomy };

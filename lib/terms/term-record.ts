@@ -3,10 +3,10 @@
  * standalone term record (docs/records.md#term-fields: single GET, create, update, delete, list items) and the term
  * object embedded in events (docs/records.md#embedded-terms). Pure functions: the URLs come from the request's roots.
  */
-import type { Taxonomy } from "../capabilities";
+import type { Taxonomy } from "../access/capabilities";
 import { NAMESPACE_PATH } from "../settings";
 
-export type { Taxonomy } from "../capabilities";
+export type { Taxonomy } from "../access/capabilities";
 
 export interface TaxonomyTraits {
   /** Name printed in `taxonomy` (D29: WordPress names kept in output). */

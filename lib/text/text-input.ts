@@ -8,7 +8,7 @@
 /** A surrogate half without its other half (NUL is looked for on its own). */
 const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** Nesting followed at most: deeper input is refused (the gateway refuses it too, lib/query.ts `carriesOperator`). */
+/** Nesting followed at most: deeper input is refused (the gateway refuses it too, lib/http/query.ts `carriesOperator`). */
 const MAX_DEPTH = 32;
 
 /** Whether a text has more than `max` characters, counted as the stores count them (an emoji is one). */

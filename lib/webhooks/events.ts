@@ -42,7 +42,7 @@ export function matchesEvent(filters: readonly string[], eventType: string): boo
   return filters.some(f => f === "*" || f === eventType || f === `${type}.*`);
 }
 
-/** The administrator the deliveries are read as (lists, visibility: lib/capabilities.ts). */
+/** The administrator the deliveries are read as (lists, visibility: lib/access/capabilities.ts). */
 export const DELIVERY_READER = { id: 0, role: "administrator" as const };
 
 /**

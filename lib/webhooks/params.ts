@@ -1,8 +1,8 @@
 /**
- * Params schemas of the webhooks routes (docs/webhooks.md), registered in lib/schemas.ts like every
+ * Params schemas of the webhooks routes (docs/webhooks.md), registered in lib/http/action-schemas.ts like every
  * routed action's, so the namespace index, /doc and docs/action-api.md document them.
  */
-import { boolean, integer, number, ParamsSchema, schema, string, untyped } from "../params";
+import { boolean, integer, number, ParamsSchema, schema, string, untyped } from "../http/params";
 import { refine } from "../linked/params";
 import { parseEventFilters } from "./events";
 import { MAX_OVERLAP_HOURS, secretKey } from "./signing";

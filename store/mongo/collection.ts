@@ -1,7 +1,7 @@
 /**
  * The store operations (store/collection.ts) on MongoDB, through the driver bundled by
  * moleculer-db-adapter-mongo (3.x), for one collection of one site. The queries are MongoDB's own
- * (lib/store-query.ts), but for the document-level `$not`, which MongoDB spells `$nor` with one clause,
+ * (lib/documents/store-query.ts), but for the document-level `$not`, which MongoDB spells `$nor` with one clause,
  * and literal patterns compared without case, which are asked of the documents' folded texts
  * (store/mongo/folded.ts).
  *
@@ -29,8 +29,8 @@ import type { Collection, Doc, Carry } from "../collection";
 import { FEED_CARRY, FEED_COLLECTION } from "../collection";
 import type { IndexSpec } from "../store";
 import type { MongoClientLike, MongoCol, MongoDb, MongoSession } from "./driver";
-import type { Query } from "../../lib/store-query";
-import { applyUpdate } from "../../lib/update-ops";
+import type { Query } from "../../lib/documents/store-query";
+import { applyUpdate } from "../../lib/documents/update-ops";
 import { foldedQuery, foldedUpdate, withFolded, withoutFolded } from "./folded";
 import { UniqueViolation } from "../errors";
 import { termDeltas, type CountedDoc } from "../../lib/terms/term-counts";

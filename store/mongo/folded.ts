@@ -9,8 +9,8 @@
  * same operation.
  */
 import { foldText } from "../../lib/text/fold";
-import { escapeRegex } from "../../lib/search";
-import { anchoredLiteral, type Doc, type Query } from "../../lib/store-query";
+import { escapeRegex } from "../../lib/text/search";
+import { anchoredLiteral, type Doc, type Query } from "../../lib/documents/store-query";
 
 export const FOLDED = "_folded";
 

@@ -6,14 +6,14 @@
  * what was read, `setOneRow`), so concurrent writers of one record never lose a field.
  */
 import { FEED_CARRY, FEED_COLLECTION, type Carry, type Collection, type FindOptions, type InsertOptions, type UpdateOptions } from "../collection";
-import type { Doc, Query, Sort } from "../../lib/store-query";
-import { applyUpdate } from "../../lib/update-ops";
+import type { Doc, Query, Sort } from "../../lib/documents/store-query";
+import { applyUpdate } from "../../lib/documents/update-ops";
 import { QueryCompiler, TableShape, fieldExpr } from "./compile";
 import { FEW_MATCHES, ftsRowid } from "./text-plans";
 import type { PgSequences } from "./sequences";
 import { UniqueViolation, type Dialect, type Param, type SqlDriver, type SqlRunner } from "./driver";
 import { marksOf } from "./write-marks";
-import { KeptTotals, queryKey, type MarkedTotal } from "../../lib/kept-totals";
+import { KeptTotals, queryKey, type MarkedTotal } from "../../lib/documents/kept-totals";
 
 interface Row {
   id: number | string;
@@ -37,7 +37,7 @@ export interface TableOptions extends TableShape {
   marks?: string;
 }
 
-/** How many totals one collection keeps (lib/kept-totals.ts; a collection per site and table, store/site-collection.ts). */
+/** How many totals one collection keeps (lib/documents/kept-totals.ts; a collection per site and table, store/site-collection.ts). */
 const KEPT_TOTALS = 128;
 
 /**

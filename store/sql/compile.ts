@@ -1,5 +1,5 @@
 /**
- * The services' queries (lib/store-query.ts) as SQL over a table that keeps each record as one JSON
+ * The services' queries (lib/documents/store-query.ts) as SQL over a table that keeps each record as one JSON
  * document (`doc`) beside its key columns (`site`, `id`). A field is read with the engine's own JSON
  * accessor — the same expression the table's indexes are built on (store/sql/schema.ts), so a condition
  * or an order on a listed field is answered from its index.
@@ -10,7 +10,7 @@
  * the `i` flag. Anything else is refused as an UnsupportedQuery (a programming error, never user input).
  */
 import type { Dialect, Param } from "./driver";
-import { anchoredLiteral, Query, Sort } from "../../lib/store-query";
+import { anchoredLiteral, Query, Sort } from "../../lib/documents/store-query";
 import { foldText } from "../../lib/text/fold";
 import { and, isPlain, negate, or, sqliteList, type Compiled } from "./compiled";
 import { linkMembership, LinkPlans, type LinkMembership, type LinkShape } from "./link-plans";

@@ -6,7 +6,7 @@
  * chosen in the statement by the driving set's size (the measures: docs/lists.md#event-filters).
  */
 import type { Dialect } from "./driver";
-import type { Query } from "../../lib/store-query";
+import type { Query } from "../../lib/documents/store-query";
 import { isPlain, sqliteList, type Compiled } from "./compiled";
 
 /**

@@ -22,8 +22,8 @@ import { fieldExpr } from "./compile";
 import { pgSequences, type PgSequences } from "./sequences";
 import { feedHorizon } from "./feed";
 import type { DeliveryDoc } from "../../lib/webhooks/present";
-import type { Doc } from "../../lib/store-query";
-import { applyUpdate } from "../../lib/update-ops";
+import type { Doc } from "../../lib/documents/store-query";
+import { applyUpdate } from "../../lib/documents/update-ops";
 
 const TABLE = "webhook_deliveries";
 const PAYLOADS = "webhook_payloads";

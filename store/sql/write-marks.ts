@@ -4,7 +4,7 @@
  * A total read in the same statement as the mark stays the total for as long as the mark reads the same:
  * a committed write always moves it on, a rolled-back one takes its move back with it, and nothing takes
  * a mark back otherwise (a site's purge leaves its marks: store/sites.ts purges only what SITE_TABLES and
- * the record tables name). store/sql/collection.ts keeps its counts so (lib/kept-totals.ts).
+ * the record tables name). store/sql/collection.ts keeps its counts so (lib/documents/kept-totals.ts).
  *
  * The marks of a counted table are the sum of a few rows: on PostgreSQL a write moves a row no other
  * transaction holds, so no writer ever waits for another's (`write_mark`); SQLite has one writer at a

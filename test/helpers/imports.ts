@@ -100,7 +100,7 @@ export async function seedSource(ns: string, key: string, n: SeedCounts, width =
   const tags: number[] = [];
   for (let i = 0; i < n.tags; i++) tags.push((await post("tags", { name: `Tag ${i}` })).id);
   const venues: number[] = new Array(n.venues);
-  const { boundedEach } = await import("../../lib/bounded-each");
+  const { boundedEach } = await import("../../lib/async/bounded-each");
   await boundedEach([...Array(n.venues).keys()], width, async i => {
     venues[i] = (await post("venues", { venue: `Venue ${i}`, address: `${i} Main St`, city: "Springfield", country: "United States", state: "IL", zip: "62701", phone: `555-01${i}`, website: `https://venue${i}.example.org/`, description: `Venue number ${i}`, geo_lat: 39.7 + i / 1000, geo_lng: -89.6 })).id;
   });

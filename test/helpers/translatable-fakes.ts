@@ -10,7 +10,7 @@ import { StoreMixin, type StoreFace } from "../../mixins/store.mixin";
 import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from "../../mixins/translatable.mixin";
 import type { Ctx } from "../../broker/context";
 import type { Doc, Query } from "../../store/collection";
-import { containsRegex, SearchTerm, searchTerms } from "../../lib/search";
+import { containsRegex, SearchTerm, searchTerms } from "../../lib/text/search";
 import { mergeValues } from "../../lib/i18n/values";
 import { sanitizeSlug } from "../../lib/text/slug";
 import { TRANSLATABLE } from "../../lib/i18n/types";

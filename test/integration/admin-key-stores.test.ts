@@ -1,6 +1,6 @@
 /**
  * The deployment's generated administrator key kept by the store (C40), through the store's
- * own port (store/sites.ts `keepGeneratedKey`) and lib/api-keys.ts `useStoredAdminKey`: two nodes of one
+ * own port (store/sites.ts `keepGeneratedKey`) and lib/access/api-keys.ts `useStoredAdminKey`: two nodes of one
  * deployment (two stores on one MongoDB stand-in server; two stores on one PostgreSQL database) start at
  * once; exactly one keeps and prints its key, both know that key (as its hash) and no other.
  * The whole service on PostgreSQL: admin-key-store.test.ts.
@@ -9,7 +9,7 @@ import { connectedStore } from "../../store/mongo/store";
 import { mongoStandIn } from "../helpers/mongo-stand-in";
 import { createTestDatabase, postgresReachable, type TestDatabase } from "../helpers/postgres";
 import { acquireStore, releaseStore, type Store, type StoreConfig } from "../../store";
-import { loadApiKeys, useStoredAdminKey } from "../../lib/api-keys";
+import { loadApiKeys, useStoredAdminKey } from "../../lib/access/api-keys";
 import { readSettings } from "../../lib/settings";
 import { hashApiKey } from "../../lib/sites/keys";
 

@@ -12,7 +12,7 @@ import * as path from "path";
 import { acquireStore, releaseStore, Store, StoreConfig } from "../../store";
 import type { Collection } from "../../store/collection";
 import { buildEventQuery, eventSort } from "../../lib/events/event-query";
-import type { Doc } from "../../lib/store-query";
+import type { Doc } from "../../lib/documents/store-query";
 import { CUSTOM_LINKS, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE } from "../../store/sql/schema";
 import { QueryCompiler } from "../../store/sql/compile";
 import { markWrittenStatement } from "../../store/sql/write-marks";

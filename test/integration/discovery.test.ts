@@ -4,7 +4,7 @@
 import { execFile } from "child_process";
 import path from "path";
 import { startService, Running } from "../helpers/harness";
-import { translate, LANGUAGES } from "../../lib/messages";
+import { translate, LANGUAGES } from "../../lib/i18n/messages";
 
 describe("discovery over HTTP", () => {
   let svc: Running;

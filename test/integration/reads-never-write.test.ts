@@ -1,5 +1,5 @@
 /**
- * Reads never write: every GET route of the route table (lib/routes.ts), driven through the
+ * Reads never write: every GET route of the route table (lib/http/routes.ts), driven through the
  * gateway as an anonymous caller and as an administrator, leaves the store unchanged. Among the records
  * is a `future` event whose date has passed (C13: read as published), a series behind its horizon, a
  * venue, an organizer and terms, so a read that published due events or planned a series would show here.
@@ -15,7 +15,7 @@
  */
 import { startService, Running, succeed } from "../helpers/harness";
 import { createEvent } from "../helpers/events";
-import { ROUTES } from "../../lib/routes";
+import { ROUTES } from "../../lib/http/routes";
 import type { SqlDriver } from "../../store/sql/driver";
 import type { Json } from "../helpers/json";
 import { settings, useSettings } from "../../lib/settings";

@@ -4,7 +4,7 @@
  * status (publish, future, draft, pending, private, trash, password-protected) × own / others' record.
  *
  * The expectations are written out below from docs/authorization.md (#per-record-rules, #term-capabilities,
- * #list-visibility, #password-protected-records) and docs/errors.md — deliberately NOT computed with lib/capabilities.ts, so a wrong capability module fails here.
+ * #list-visibility, #password-protected-records) and docs/errors.md — deliberately NOT computed with lib/access/capabilities.ts, so a wrong capability module fails here.
  * Every cell is one HTTP request (or a few, for the password variants) and one assertion.
  */
 import { startService, Running, KeyName, USER_IDS } from "../helpers/harness";

@@ -25,7 +25,7 @@ import { buildEventQuery, eventSort, EventListFilters } from "../../lib/events/e
 import { searchQuery, statusCondition } from "../../lib/linked/query";
 import { searchFilter } from "../../lib/i18n/store-query";
 import { buildTermQuery } from "../../lib/terms/term-query";
-import { searchTerms } from "../../lib/search";
+import { searchTerms } from "../../lib/text/search";
 import { contiguousPrefix } from "../../lib/changes/feed";
 import { createTestDatabase, postgresReachable, TestDatabase } from "../helpers/postgres";
 import { mongoStandIn } from "../helpers/mongo-stand-in";

@@ -1,5 +1,5 @@
 /**
- * Kept totals on the SQL stores (store/sql/write-marks.ts, lib/kept-totals.ts, docs/lists.md#counting-a-list):
+ * Kept totals on the SQL stores (store/sql/write-marks.ts, lib/documents/kept-totals.ts, docs/lists.md#counting-a-list):
  * an events count is counted once and answered again while nothing it counts was written, and is exact
  * after any write — by this node, by another node's connection, by a raw statement, by a transaction
  * still open while it was counted, or by one rolled back — on SQLite and PostgreSQL. A list's total in
@@ -14,7 +14,7 @@ import { sqlCollection } from "../../store/sql/collection";
 import { openPostgres, openSqlite, type SqlDriver } from "../../store/sql/driver";
 import { buildEventQuery } from "../../lib/events/event-query";
 import { dueCountParts, dueStatuses, withDueStatuses } from "../../lib/events/due-events";
-import type { Doc, Query } from "../../lib/store-query";
+import type { Doc, Query } from "../../lib/documents/store-query";
 import { createTestDatabase, postgresReachable } from "../helpers/postgres";
 
 const SITE = 1;

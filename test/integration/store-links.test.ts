@@ -13,7 +13,7 @@ import * as path from "path";
 import { acquireStore, releaseStore, Store, StoreConfig } from "../../store";
 import type { Collection } from "../../store/collection";
 import { buildEventQuery, eventSort } from "../../lib/events/event-query";
-import type { Doc, Query } from "../../lib/store-query";
+import type { Doc, Query } from "../../lib/documents/store-query";
 import { LINK_FIELDS, LINK_TABLE } from "../../store/sql/schema";
 import { QueryCompiler } from "../../store/sql/compile";
 import { createTestDatabase, TestDatabase } from "../helpers/postgres";

@@ -9,7 +9,7 @@
 import type { IndexSpec, Store } from "../../store";
 import type { Collection } from "../../store/collection";
 import { buildEventQuery, EventListFilters } from "../../lib/events/event-query";
-import type { Doc, Query } from "../../lib/store-query";
+import type { Doc, Query } from "../../lib/documents/store-query";
 import { QueryCompiler } from "../../store/sql/compile";
 import { LINK_TABLE } from "../../store/sql/schema";
 import { dueStatuses, withDueStatuses } from "../../lib/events/due-events";

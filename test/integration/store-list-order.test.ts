@@ -8,7 +8,7 @@
 import type { IndexSpec, Store } from "../../store";
 import type { Collection } from "../../store/collection";
 import { buildEventQuery, eventSort } from "../../lib/events/event-query";
-import type { Doc } from "../../lib/store-query";
+import type { Doc } from "../../lib/documents/store-query";
 import { QueryCompiler } from "../../store/sql/compile";
 import { openTestStore, TestStore } from "../helpers/test-store";
 

@@ -10,7 +10,7 @@ import { sqlCollection } from "../../store/sql/collection";
 import { FTS_TABLES } from "../../store/sql/schema";
 import type { SqlDriver } from "../../store/sql/driver";
 import { buildEventQuery, eventSort } from "../../lib/events/event-query";
-import type { Doc } from "../../lib/store-query";
+import type { Doc } from "../../lib/documents/store-query";
 import { openTestStore, TestStore } from "../helpers/test-store";
 
 const SITE = 1;

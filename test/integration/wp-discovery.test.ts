@@ -3,7 +3,7 @@
  * namespace and its routes; node-wpapi's `WPAPI.discover` finds the namespace and lists events with it.
  */
 import { startService, Running } from "../helpers/harness";
-import { translate } from "../../lib/messages";
+import { translate } from "../../lib/i18n/messages";
 import type { Json } from "../helpers/json";
 
 // node-wpapi (CommonJS, its own superagent transport)

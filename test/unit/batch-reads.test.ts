@@ -1,5 +1,5 @@
-/** lib/batch-reads.ts: what the writes of one batch read once. */
-import { batchReadsOf, readOnce, type BatchReads } from "../../lib/batch-reads";
+/** lib/imports/batch-reads.ts: what the writes of one batch read once. */
+import { batchReadsOf, readOnce, type BatchReads } from "../../lib/imports/batch-reads";
 
 describe("reads shared by a batch's writes", () => {
   test("a key is read once for the batch, each key on its own", async () => {

@@ -1,4 +1,4 @@
-import { boundedEach } from "../../lib/bounded-each";
+import { boundedEach } from "../../lib/async/bounded-each";
 
 const tick = (ms: number) => new Promise(r => setTimeout(r, ms));
 

@@ -1,4 +1,4 @@
-import { knownUserIds, parseApiKeys, type Caller } from "../../lib/callers";
+import { knownUserIds, parseApiKeys, type Caller } from "../../lib/access/callers";
 
 const asObject = (keys: Map<string, Caller>) => Object.fromEntries(keys);
 

@@ -1,4 +1,4 @@
-import type { Role } from "../../lib/callers";
+import type { Role } from "../../lib/access/callers";
 import {
   CAPABILITIES,
   REGISTERED_STATUSES,
@@ -19,7 +19,7 @@ import {
   type PostLike,
   type Taxonomy,
   type Who,
-} from "../../lib/capabilities";
+} from "../../lib/access/capabilities";
 
 // Actors in the column order of docs/authorization.md's tables.
 const ACTORS = ["administrator", "editor", "author", "contributor", "subscriber", "anonymous"] as const;

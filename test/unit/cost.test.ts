@@ -1,4 +1,4 @@
-import { costCurrency, costDetails, costValues, formatCost, normaliseCostInput } from "../../lib/cost";
+import { costCurrency, costDetails, costValues, formatCost, normaliseCostInput } from "../../lib/events/cost";
 
 /** Full pipeline as used on write (currency) and read (cost, cost_details). */
 function render(input: unknown) {

@@ -4,7 +4,7 @@
  * its sunset; which requests use an entry; the headers (RFC 9745, RFC 8594) and the sunset test.
  */
 import { DEPRECATIONS, Deprecation, deprecationHeaders, deprecationsUsed, isSunset, MIN_NOTICE_DAYS, noticeDays } from "../../lib/api-policy/deprecations";
-import { ROUTES } from "../../lib/routes";
+import { ROUTES } from "../../lib/http/routes";
 import { documentedArgs } from "../../lib/discovery/args";
 import { openApiDocument } from "../../lib/discovery/openapi";
 import type { Json } from "../helpers/json";

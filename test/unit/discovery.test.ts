@@ -1,13 +1,13 @@
 /**
  * The namespace index, the OpenAPI document and docs/action-api.md, generated from the route table and
- * the params table (lib/schemas.ts) (docs/discovery.md#namespace-index, #the-openapi-document).
+ * the params table (lib/http/action-schemas.ts) (docs/discovery.md#namespace-index, #the-openapi-document).
  */
 import fs from "fs";
 import path from "path";
-import { ROUTES } from "../../lib/routes";
-import { describeSchema, ParamsSchema, schema, integer, string, dateTime, untyped, idList, stringList, boolean } from "../../lib/params";
-import { schemaOf } from "../../lib/schemas";
-import { LANGUAGES, translate } from "../../lib/messages";
+import { ROUTES } from "../../lib/http/routes";
+import { describeSchema, ParamsSchema, schema, integer, string, dateTime, untyped, idList, stringList, boolean } from "../../lib/http/params";
+import { schemaOf } from "../../lib/http/action-schemas";
+import { LANGUAGES, translate } from "../../lib/i18n/messages";
 import {
   actionApiMarkdown, ACTION_API_PATH, endpointArgs, namespaceIndex, openApiDocument, openApiPath, openApiType, verbOf
 } from "../../lib/discovery";
@@ -36,7 +36,7 @@ const PATH_ORDER = ["/doc", "/events", "/events/{id}", "/events/by-slug/{slug}",
 function isolatedDiscovery(schemas: Record<string, ParamsSchema>): typeof import("../../lib/discovery") {
   let mod: typeof import("../../lib/discovery") | undefined;
   jest.isolateModules(() => {
-    jest.doMock("../../lib/schemas", () => ({ schemaOf: (action: string) => schemas[action] }));
+    jest.doMock("../../lib/http/action-schemas", () => ({ schemaOf: (action: string) => schemas[action] }));
     mod = require("../../lib/discovery");
   });
   return mod as typeof import("../../lib/discovery");

@@ -14,7 +14,7 @@ import { LinkedReader } from "../../domain/linked/linked-reader";
 import { LinkedPresenter } from "../../domain/linked/linked-presenter";
 import type { EventsPort, ImagePort, LanguagePort, RequestPort, WriteAction } from "../../domain/linked/linked-ports";
 import { ApiError } from "../../lib/errors";
-import type { Who } from "../../lib/capabilities";
+import type { Who } from "../../lib/access/capabilities";
 import { linkedSchemas } from "../../lib/linked/params";
 import { ORGANIZER, VENUE } from "../../lib/linked/kinds";
 import type { LinkedKindSpec } from "../../lib/linked/spec";

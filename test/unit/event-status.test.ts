@@ -10,7 +10,7 @@ import { eventStatusWrite } from "../../domain/events/event-status-rule";
 import { buildEventQuery } from "../../lib/events/event-query";
 import { groupsOfWrite } from "../../lib/events/series";
 import { eventInput } from "../../lib/imports/tec";
-import { eventLines } from "../../lib/ics";
+import { eventLines } from "../../lib/events/ics-answer";
 import { ApiError } from "../../lib/errors";
 
 describe("stored fields", () => {

@@ -21,9 +21,9 @@ import { EventCommands } from "../../domain/events/event-commands";
 import type { EventCall, EventFeed, NeighbourServices, PostServices } from "../../domain/events/event-ports";
 import type { SeriesDoc } from "../../lib/events/series";
 import type { ChangeInput } from "../../lib/changes/feed";
-import type { Caller } from "../../lib/callers";
+import type { Caller } from "../../lib/access/callers";
 import { ApiError } from "../../lib/errors";
-import { canAccessPassword, listStatuses } from "../../lib/capabilities";
+import { canAccessPassword, listStatuses } from "../../lib/access/capabilities";
 import { dayAt } from "../helpers/events";
 
 const INDEXES: IndexSpec[] = [

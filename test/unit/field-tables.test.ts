@@ -1,21 +1,23 @@
 /**
  * The field tables (lib/records/field-table.ts, lib/events/event-fields.ts, lib/linked/venue-fields.ts,
- * organizer-fields.ts, lib/terms/term-fields.ts) against every place derived from them: each derived list must name exactly the table's fields, in the table's order where order shows in
- * the answer. A field added by hand to one of those places, or left out of one, fails here; the last
+ * organizer-fields.ts, lib/terms/term-fields.ts, and the event list's parameters in lib/events/event-params.ts)
+ * against every place derived from them: each derived list must name exactly the table's fields, in the
+ * table's order where order shows in the answer (the params schemas, /doc, the records, the staleness sets,
+ * the list's links, an import's input). A field added by hand to one of those places, or left out of one, fails here; the last
  * block shows the comparison catching a key added by hand.
  */
 import { EVENT_FIELDS } from "../../lib/events/event-fields";
 import { EVENT_PARAMS } from "../../lib/events/event-params";
 import { EVENT_BLANKS, eventRecord } from "../../lib/events/event-record";
 import type { EventDoc, EventEmbeds } from "../../lib/events/event-doc";
-import { componentSchemas } from "../../lib/response-schemas";
+import { componentSchemas } from "../../lib/http/response-schemas";
 import { TRANSLATABLE } from "../../lib/i18n/types";
 import {
-  answerSchemas, editOnlyFields, embeddedKinds, importedIfText, listFilterRules, plainFilterParams, presentationFields, protectedBlanks, searchedFields, shapedFields,
+  answerSchemas, editOnlyFields, embeddedKinds, importedFields, listFilterRules, plainFilterParams, presentationFields, protectedBlanks, searchedFields, shapedFields,
   translatableFields, writtenOnlyBy, type FieldTable
 } from "../../lib/records/field-table";
-import { EVENT_LINK_ORDER } from "../../lib/events/event-params";
-import { eventInput } from "../../lib/imports/tec";
+import { EVENT_LINK_ORDER, EVENT_LIST_PARAMS } from "../../lib/events/event-params";
+import { eventInput, organizerInput, venueInput } from "../../lib/imports/tec";
 import { PLAIN_LIST_PARAMS, PRESENTATION_FIELDS, stalePatterns } from "../../cache/staleness";
 import type { Json } from "../helpers/json";
 import { VENUE_FIELDS } from "../../lib/linked/venue-fields";
@@ -175,17 +177,40 @@ describe("the event list's parameters and the imports", () => {
     expect(params(EVENT_PARAMS.list).filter(name => stored.includes(name) && !byParam.has(name))).toEqual([]);
   });
 
-  test("an import copies the fields the table marks, each a written field, from a source that answers them", () => {
-    const marked = importedIfText(EVENT_FIELDS);
-    expect(marked).toEqual(["event_status", "event_status_reason", "attendance_mode", "online_url"]);
+  test("the links' places are 1, 2, 3… with none repeated or skipped, so the link order is the places' order", () => {
+    const places = Object.values(EVENT_LIST_PARAMS).flatMap(p => (p.link === undefined ? [] : [p.link])).sort((a, b) => a - b);
+    expect(places).toEqual(places.map((_, i) => i + 1));
+    expect(params(EVENT_PARAMS.list)).toEqual(Object.keys(EVENT_LIST_PARAMS));
+    expect(EVENT_LINK_ORDER.at(-1)).toBe("i18n_language");
+  });
+
+  test("an import copies the fields the table marks, each a written field, and no other", () => {
+    const marked = importedFields(EVENT_FIELDS);
+    expect(importedFields(EVENT_FIELDS, "text")).toEqual(expect.arrayContaining(["event_status", "event_status_reason", "attendance_mode", "online_url"]));
     expect(marked.filter(name => !EVENT_FIELDS.writeOrder.includes(name))).toEqual([]);
-    const source = { title: "Jazz night", start_date: "2030-01-01 20:00:00", ...Object.fromEntries(marked.map(name => [name, `the ${name}`])), previous_start_date: "2029-12-01 20:00:00" };
-    const maps = { categories: new Map(), tags: new Map(), venues: new Map(), organizers: new Map() };
-    const input = eventInput(source, maps);
-    expect(marked.filter(name => input[name] !== `the ${name}`)).toEqual([]);
+    const input = eventInput(fullSource(), importMaps);
+    expect(drift("import", Object.keys(input), marked, false)).toEqual([]);
+    for (const name of importedFields(EVENT_FIELDS, "text")) expect([name, input[name]]).toEqual([name, fullSource()[name]]);
+    for (const name of importedFields(EVENT_FIELDS, "flag")) expect([name, input[name]]).toEqual([name, true]);
     expect(input).not.toHaveProperty("previous_start_date");
   });
 });
+
+/** The source's ids mapped to ours, for an import's input: each source id 1 is our 2. */
+const importMaps = { categories: new Map([[1, 2]]), tags: new Map([[1, 2]]), venues: new Map([[1, 2]]), organizers: new Map([[1, 2]]) };
+
+/** A source event answering a value for every field the table marks imported, the way the import reads it, and fields it never copies. */
+function fullSource(): Record<string, unknown> {
+  const own: Record<string, unknown> = {
+    title: "Jazz night", status: "publish", date: "2029-12-01 10:00:00", date_utc: "2029-12-01 09:00:00", image: { url: "https://source.example/i.png" }, cost: "$10",
+    categories: [{ id: 1 }], tags: [{ id: 1 }], venue: { id: 1 }, organizer: [{ id: 1 }], recurrence: ["RRULE:FREQ=WEEKLY;COUNT=3"]
+  };
+  const byWay = (name: string): unknown => {
+    const way = EVENT_FIELDS.fields[name].imported;
+    return way === "flag" ? "1" : way === "own" ? own[name] : name.endsWith("_date") ? "2030-01-01 20:00:00" : `the ${name}`;
+  };
+  return { id: 9, url: "https://source.example/event/9", previous_start_date: "2029-12-01 20:00:00", ticketed: true, ...Object.fromEntries(importedFields(EVENT_FIELDS).map(name => [name, byWay(name)])) };
+}
 
 describe.each([
   ["venue", VENUE_FIELDS, VENUE, "Venue", ["name", "description", "address", "city", "province", "state", "stateprovince"]],
@@ -203,6 +228,12 @@ describe.each([
     expect(drift("create", params(schemas.actions.create), [...written(table), ...LINKED_WRITE_EXTENSIONS[kind]])).toEqual([]);
     expect(drift("update", params(schemas.actions.update), ["id", ...written(table), ...LINKED_WRITE_EXTENSIONS[kind]])).toEqual([]);
     expect(drift("updateBySlug", params(schemas.actions.updateBySlug), ["slug", ...written(table), ...LINKED_WRITE_EXTENSIONS[kind]])).toEqual([]);
+  });
+
+  test("the list's links carry every parameter of its list action once, and no other", () => {
+    const schemas = linkedSchemas(spec);
+    expect(schemas.linkOrder.filter((name, i) => schemas.linkOrder.indexOf(name) !== i)).toEqual([]);
+    expect(drift("link order", schemas.linkOrder, params(schemas.actions.list), false)).toEqual([]);
   });
 
   test(`the /doc ${component} schema is its answered fields, in answer order`, () => {
@@ -231,6 +262,15 @@ describe.each([
     expect(drift("searchFields", spec.searchFields, searchedFields(table), false)).toEqual([]);
     expect(searchedFields(table).filter(name => !spec.fields.includes(name))).toEqual([]);
     expect(searchedFields(table).length).toBeGreaterThan(2);
+  });
+
+  test("an import copies the fields the table marks, and no other", () => {
+    const own: Record<string, unknown> = { status: "publish", date: "2029-12-01 10:00:00", date_utc: "2029-12-01 09:00:00", image: { url: "https://source.example/i.png" }, geo_lat: 41.9, geo_lng: 12.5 };
+    const byWay = (name: string): unknown => (table.fields[name].imported === "flag" ? "1" : table.fields[name].imported === "own" ? own[name] : `the ${name}`);
+    const source = { id: 9, url: "https://source.example/venue/9", excerpt: "not copied", ...Object.fromEntries(importedFields(table).map(name => [name, byWay(name)])) };
+    const input = kind === "venue" ? venueInput(source) : organizerInput(source);
+    expect(drift("import", Object.keys(input), importedFields(table), false)).toEqual([]);
+    for (const name of importedFields(table, "value")) expect([name, input[name]]).toEqual([name, `the ${name}`]);
   });
 
   test("the translatable fields are its translatable fields, the name stored as name", () => {
@@ -293,11 +333,20 @@ describe("the comparison catches a field added by hand", () => {
     expect(drift("documented create", [...create, "hand_added"], written(VENUE_FIELDS))).toEqual(["documented create: hand_added is not in the table"]);
   });
 
-  test("a field added by hand to a kind's search, a list parameter left out of the links", () => {
+  test("a field added by hand to a kind's search, a list parameter left out of the links or added to them by hand", () => {
     expect(drift("searchFields", [...VENUE.searchFields, "country"], searchedFields(VENUE_FIELDS), false)).toEqual(["searchFields: country is not in the table"]);
     const listed = [...params(EVENT_PARAMS.list), "hand_added"].filter(name => !UNLINKED_LIST_PARAMS.includes(name));
     const linked = EVENT_LINK_ORDER.filter(name => !LINK_ONLY_PARAMS.includes(name));
     expect(drift("link order", linked, listed, false)).toEqual(["link order: hand_added is missing"]);
+    const sent = params(EVENT_PARAMS.list).filter(name => !UNLINKED_LIST_PARAMS.includes(name));
+    expect(drift("link order", [...linked, "hand_added"], sent, false)).toEqual(["link order: hand_added is not in the table"]);
+  });
+
+  test("a field an import copies by hand", () => {
+    const input = { ...eventInput(fullSource(), importMaps), hand_added: "copied" };
+    expect(drift("import", Object.keys(input), importedFields(EVENT_FIELDS), false)).toEqual(["import: hand_added is not in the table"]);
+    const { timezone: _left, ...withoutZone } = eventInput(fullSource(), importMaps);
+    expect(drift("import", Object.keys(withoutZone), importedFields(EVENT_FIELDS), false)).toEqual(["import: timezone is missing"]);
   });
 
   test("a property added to the /doc Event schema", () => {

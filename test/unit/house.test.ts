@@ -3,7 +3,8 @@
  * - layers: the source folders stand in an order (LAYERS, README.md "Layout"); no file imports from a
  *   folder above its own, and lib/ (the floor) imports neither the framework, the network nor a store
  *   driver (moleculer, moleculer-web, http, https, ioredis, pg…);
- * - folders: mixins/ holds only mixins, middlewares/ only broker middlewares;
+ * - folders: mixins/ holds only mixins, middlewares/ only broker middlewares, lib/ feature folders (at its
+ *   top only LIB_TOP_FILES);
  * - paths: every repository path a comment, README.md or docs/*.md names (`lib/time/dates.ts`, `store/sql/`)
  *   exists, and a name a comment places in a file (lib/time/dates.ts `inUtc`) is in that file;
  * - documents: every `*.md` a comment (or a test title) names is a file of the repository, and an
@@ -16,7 +17,7 @@
  *   MAX_DOUBLE_CASTS `as unknown as` casts, each with a comment on the line above saying why; no file
  *   outside store/ casts a value to a record's document type (`as EventDoc`): the store's reads are typed;
  * - one way to build a service: the call context type (`Ctx`) is declared only in broker/context.ts, the
- *   administrator check written only in lib/capabilities.ts, the list totals' headers only in
+ *   administrator check written only in lib/access/capabilities.ts, the list totals' headers only in
  *   lib/http/list-totals.ts.
  * No broker: the source files are read and parsed with the TypeScript compiler, so only real comments
  * and the titles of describe/test/it are read (never code or other strings).
@@ -306,9 +307,9 @@ const MUTATORS = new Set(["set", "add", "delete", "clear", "push", "pop", "shift
  * that owns that state (broker/, store/, gateway/, domain/), which hands lib/ values.
  */
 const PURITY_EXCEPTIONS: Record<string, string> = {
-  "lib/settings.ts": "the one reader of the environment, and the settings of the current site: every layer reads them, lib/ too (lib/sites/callers.ts, the params schemas); moving the reading up means handing settings to every lib/ function that reads one",
-  "lib/sites/scope.ts": "the site the current work belongs to, carried across calls by an AsyncLocalStorage: lib/settings.ts and lib/sites/callers.ts read it, so it moves with them",
-  "lib/api-keys.ts": "the generated administrator key's file and the keys read once: lib/sites/callers.ts asks them for the caller of a key, and the events' and linked records' params schemas (lib/events/event-params.ts, lib/linked/params.ts) for the known user ids, so it moves with them",
+  "lib/settings.ts": "the one reader of the environment, and the settings of the current site: every layer reads them, lib/ too (lib/sites/site-callers.ts, the params schemas); moving the reading up means handing settings to every lib/ function that reads one",
+  "lib/sites/scope.ts": "the site the current work belongs to, carried across calls by an AsyncLocalStorage: lib/settings.ts and lib/sites/site-callers.ts read it, so it moves with them",
+  "lib/access/api-keys.ts": "the generated administrator key's file and the keys read once: lib/sites/site-callers.ts asks them for the caller of a key, and the events' and linked records' params schemas (lib/events/event-params.ts, lib/linked/params.ts) for the known user ids, so it moves with them",
   "lib/time/dates.ts": "locutus's strtotime reads dates in the process's zone, so each call runs with the zone set to UTC and put back (`inUtc`): the dates then never depend on the zone the process runs in (test/unit/other-zone.test.ts)"
 };
 
@@ -402,8 +403,15 @@ describe("lib/ is pure", () => {
   });
 });
 
+/** The only files at lib/'s top: what every feature folder of lib/ uses. Anything else goes in the folder of its concern. */
+const LIB_TOP_FILES = ["lib/errors.ts", "lib/memo.ts", "lib/settings.ts"];
+
 describe("folders hold what their names say", () => {
   const namesIn = (dir: string) => FILES.filter(f => f.startsWith(`${dir}/`)).map(f => f.slice(dir.length + 1));
+
+  test("lib/ is grouped in feature folders: at its top only the files every folder uses", () => {
+    expect(namesIn("lib").filter(name => !name.includes("/")).map(name => `lib/${name}`)).toEqual(LIB_TOP_FILES);
+  });
 
   test("mixins/ holds only mixins (`*.mixin.ts`), middlewares/ only broker middlewares (`*.middleware.ts`)", () => {
     expect(namesIn("mixins").filter(name => !/^[\w-]+\.mixin\.ts$/.test(name))).toEqual([]);
@@ -729,7 +737,7 @@ describe("store reads", () => {
 /** The one file that declares the call context type (`Ctx`) every service and mixin uses. */
 const CALL_CONTEXT_FILE = "broker/context.ts";
 /** The one file that says who is an administrator (`isAdministrator`). */
-const CAPABILITIES_FILE = "lib/capabilities.ts";
+const CAPABILITIES_FILE = "lib/access/capabilities.ts";
 /** The one file that writes the list totals' headers (`X-WP-Total`, `X-WP-TotalPages`). */
 const LIST_TOTALS_FILE = "lib/http/list-totals.ts";
 

@@ -2,8 +2,8 @@
 import { memoryCollection, TestCollection } from "../helpers/memory-store";
 import { holdsValues, nameFilter, newTranslationDoc, searchFilter, translationId, writeUpdate } from "../../lib/i18n/store-query";
 import { toMongoQuery } from "../../store/mongo/collection";
-import { searchTerms } from "../../lib/search";
-import type { Query } from "../../lib/store-query";
+import { searchTerms } from "../../lib/text/search";
+import type { Query } from "../../lib/documents/store-query";
 import type { Json } from "../helpers/json";
 
 const ids = async (db: TestCollection, query: Record<string, unknown>): Promise<number[]> =>

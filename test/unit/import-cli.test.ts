@@ -1,5 +1,5 @@
 import { formatCounts, formatDryRun, ImportCliUsageError, parseImportArgs, progressLine } from "../../lib/imports/cli";
-import { readIcs } from "../../lib/imports/ics";
+import { readIcs } from "../../lib/imports/ics-reader";
 
 describe("import command arguments", () => {
   it("reads the url, --site, --dry-run and --api", () => {

@@ -7,7 +7,7 @@
  */
 import { emptyCounts, ImportRun, type ImportPorts } from "../../domain/imports/import-run";
 import { memoryCollection } from "../helpers/memory-store";
-import type { BatchReads } from "../../lib/batch-reads";
+import type { BatchReads } from "../../lib/imports/batch-reads";
 import type { Collection, Doc } from "../../store/collection";
 
 const feed = (n: number) => ["BEGIN:VCALENDAR", "VERSION:2.0",

@@ -3,7 +3,7 @@
  * under a name of its own, every ORGANIZER of The Events Calendar's export, CLASS:PRIVATE, one unreadable
  * line, an unbounded rule older than a series may hold, and costs written as words at a TEC source.
  */
-import { readIcs } from "../../lib/imports/ics";
+import { readIcs } from "../../lib/imports/ics-reader";
 import { eventInput } from "../../lib/imports/tec";
 import { seriesToHorizon } from "../../lib/imports/series-to-horizon";
 import { zoneMatchingVtimezone } from "../../lib/imports/vtimezone-match";

@@ -4,7 +4,7 @@
  */
 import { importSettings, guessType } from "../../lib/imports/params";
 import { defaultRestRoot, eventInput, parentsFirst, restRootFromLink, termInput } from "../../lib/imports/tec";
-import { readIcs, IcsFormatError } from "../../lib/imports/ics";
+import { readIcs, IcsFormatError } from "../../lib/imports/ics-reader";
 import { windowsZone } from "../../lib/imports/windows-zones";
 import { digestOf } from "../../domain/imports/import-run";
 

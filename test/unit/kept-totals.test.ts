@@ -1,9 +1,9 @@
 /**
- * lib/kept-totals.ts: a total is answered again only while the store's mark reads what it was counted
+ * lib/documents/kept-totals.ts: a total is answered again only while the store's mark reads what it was counted
  * under; one count runs per stale total at a time, and a request never takes the answer of a count that
  * began before a write it saw.
  */
-import { KeptTotals, MarkedTotal, queryKey } from "../../lib/kept-totals";
+import { KeptTotals, MarkedTotal, queryKey } from "../../lib/documents/kept-totals";
 
 /** A store stand-in: `rows` counted, `mark` moved on by each write. */
 function fakeStore() {

@@ -1,7 +1,7 @@
 import Validator from "fastest-validator";
 import { useSettings, readSettings } from "../../lib/settings";
-import { describeSchema, ParamsSchema } from "../../lib/params";
-import { schemaOf } from "../../lib/schemas";
+import { describeSchema, ParamsSchema } from "../../lib/http/params";
+import { schemaOf } from "../../lib/http/action-schemas";
 import { geoPairProblems, linkedSchemas } from "../../lib/linked/params";
 import { ORGANIZER, VENUE } from "../../lib/linked/kinds";
 import type { Json } from "../helpers/json";

@@ -1,6 +1,6 @@
 import fs from "fs";
 import path from "path";
-import { DEFAULT_LANGUAGE, LANGUAGES, hasMessage, isLanguage, translate } from "../../lib/messages";
+import { DEFAULT_LANGUAGE, LANGUAGES, hasMessage, isLanguage, translate } from "../../lib/i18n/messages";
 
 const LOCALES = path.join(__dirname, "..", "..", "locales");
 
@@ -153,7 +153,7 @@ describe("translate", () => {
     jest.isolateModules(() => {
       const { rest_forbidden: _dropped, ...partial } = readCatalog("de");
       jest.doMock(path.join(LOCALES, "de.json"), () => partial);
-      const fresh = require("../../lib/messages") as typeof import("../../lib/messages");
+      const fresh = require("../../lib/i18n/messages") as typeof import("../../lib/i18n/messages");
       expect(fresh.translate("rest_forbidden", "de")).toBe(english.rest_forbidden);
       expect(fresh.translate("doc.ok", "de")).toBe("Gibt die angeforderten Daten zurück.");
     });

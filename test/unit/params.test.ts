@@ -1,9 +1,9 @@
 /**
- * The parameter rules' string with a length limit (lib/params.ts `string({ maxLength })`): characters
+ * The parameter rules' string with a length limit (lib/http/params.ts `string({ maxLength })`): characters
  * counted as the stores count them, the limit in /doc, and the rendered reason naming it.
  */
 import { Errors } from "moleculer";
-import { string } from "../../lib/params";
+import { string } from "../../lib/http/params";
 import { renderError, toApiError } from "../../gateway/error-render";
 import { argSchema } from "../../lib/discovery/openapi";
 

@@ -1,6 +1,6 @@
 /**
  * Expansion of series (lib/recurrence/expand.ts, on rrule) compared with an independent expander: ical.js
- * reading the VEVENT lib/recurrence/ics.ts writes (C55: horizon and ICS). Weekly, monthly, yearly, COUNT, UNTIL, BYDAY,
+ * reading the VEVENT lib/recurrence/series-vevents.ts writes (C55: horizon and ICS). Weekly, monthly, yearly, COUNT, UNTIL, BYDAY,
  * BYMONTHDAY, BYSETPOS, EXDATE, RDATE, in Europe/Rome and America/New_York across DST changes, all-day.
  */
 import { spawnSync } from "child_process";

@@ -1,11 +1,11 @@
 /**
  * The independent expander of the recurrence tests (C55: horizon and ICS): ical.js reads the VCALENDAR our
- * lib/recurrence/ics.ts writes for a series and expands it; the tests compare its occurrences with
+ * lib/recurrence/series-vevents.ts writes for a series and expands it; the tests compare its occurrences with
  * lib/recurrence/expand.ts's (which runs on rrule).
  */
 import ICAL from "ical.js";
-import { vtimezone, foldLine } from "../../lib/ics";
-import { seriesTimezone, seriesVevent, exceptionVevent } from "../../lib/recurrence/ics";
+import { vtimezone, foldLine } from "../../lib/events/ics-answer";
+import { seriesTimezone, seriesVevent, exceptionVevent } from "../../lib/recurrence/series-vevents";
 import { Series } from "../../lib/recurrence/types";
 
 /** An occurrence as ical.js sees it: local start/end wall clocks (all-day: the dates) and UTC instants. */

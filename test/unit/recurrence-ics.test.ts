@@ -1,10 +1,10 @@
 /**
- * lib/recurrence/ics.ts: the iCalendar lines of a series (C55: horizon and ICS), written like lib/ics.ts writes DTSTART,
+ * lib/recurrence/series-vevents.ts: the iCalendar lines of a series (C55: horizon and ICS), written like lib/events/ics-answer.ts writes DTSTART,
  * and read back by ical.js into the occurrences our expander lists.
  */
 import { parseRecurrence } from "../../lib/recurrence/rule";
 import { expandSeries } from "../../lib/recurrence/expand";
-import { dtLines, exceptionVevent, recurrenceIdLine, recurrenceLines, seriesTimezone, seriesVevent } from "../../lib/recurrence/ics";
+import { dtLines, exceptionVevent, recurrenceIdLine, recurrenceLines, seriesTimezone, seriesVevent } from "../../lib/recurrence/series-vevents";
 import { Series, SeriesContext } from "../../lib/recurrence/types";
 import { icalExpand, seriesCalendar } from "./recurrence-ical";
 
@@ -21,7 +21,7 @@ test("the zone a series needs a VTIMEZONE for", () => {
   expect(seriesTimezone("UTC", false)).toBeNull();
 });
 
-test("DTSTART/DTEND and RECURRENCE-ID as lib/ics.ts writes dates", () => {
+test("DTSTART/DTEND and RECURRENCE-ID as lib/events/ics-answer.ts writes dates", () => {
   expect(dtLines("2027-03-02 19:00:00", "2027-03-02 20:00:00", "Europe/Rome", false))
     .toEqual(["DTSTART;TZID=Europe/Rome:20270302T190000", "DTEND;TZID=Europe/Rome:20270302T200000"]);
   expect(dtLines("2027-03-02 19:00:00", "2027-03-02 20:00:00", "UTC", false)).toEqual(["DTSTART:20270302T190000Z", "DTEND:20270302T200000Z"]);

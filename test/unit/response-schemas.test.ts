@@ -1,5 +1,5 @@
 /**
- * The answers' schemas (lib/response-schemas.ts) against the serialisers that produce the answers, and the
+ * The answers' schemas (lib/http/response-schemas.ts) against the serialisers that produce the answers, and the
  * /doc document against two third-party OpenAPI validators.
  *
  * Each serialiser is run on fixture records (plain, password-blanked, with embeds, with JSON-LD) and its
@@ -15,11 +15,11 @@ import type { EventDoc, EventEmbeds, RecordContext } from "../../lib/events/even
 import { LinkedDoc, presentRecord, PresentOptions } from "../../lib/linked/record";
 import { embeddedTerm, termRecord, TermDoc } from "../../lib/terms/term-record";
 import { withLanguageKeys } from "../../lib/i18n/values";
-import { listEnvelope } from "../../lib/response-schemas";
+import { listEnvelope } from "../../lib/http/response-schemas";
 import { ORGANIZER, VENUE } from "../../lib/linked/kinds";
 import { documentAjv, componentValidator, responseValidator } from "../helpers/contract";
 import { PATH_LANGUAGES } from "../../lib/settings";
-import { LANGUAGES } from "../../lib/messages";
+import { LANGUAGES } from "../../lib/i18n/messages";
 import type { Json } from "../helpers/json";
 
 const BASE = "http://localhost:3000";

@@ -2,14 +2,14 @@
  * The pure parts of the sync issue, alone: feed tokens, visibility and gaps (lib/changes/feed.ts),
  * `modified_after`/`modified_before` (lib/changes/modified.ts), `_fields` (lib/http/fields.ts), ETags and
  * conditional requests (lib/http/etag.ts), idempotency keys (lib/http/idempotency.ts), iCalendar text
- * (lib/ics.ts), and the key store's claims (store/key-store.ts) on the embedded store.
+ * (lib/events/ics-answer.ts), and the key store's claims (store/key-store.ts) on the embedded store.
  */
 import { contiguousPrefix, decide, decodeToken, encodeToken, feedPageSize, visibleTo } from "../../lib/changes/feed";
 import { modifiedCondition, modifiedRange } from "../../lib/changes/modified";
 import { applyMask, parseFields, shapeBody } from "../../lib/http/fields";
 import { ifMatchPasses, notModified, parseEtags, strongEtag } from "../../lib/http/etag";
 import { canonicalJson, isValidKey, requestFingerprint, settlement } from "../../lib/http/idempotency";
-import { escapeText, fixedOffsetMinutes, foldLine, vtimezone, wantsIcs } from "../../lib/ics";
+import { escapeText, fixedOffsetMinutes, foldLine, vtimezone, wantsIcs } from "../../lib/events/ics-answer";
 import { plainText } from "../../lib/text/sanitize";
 import { openKeyStore } from "../../store/key-store";
 import { acquireStore } from "../../store";

@@ -1,5 +1,5 @@
 import Validator from "fastest-validator";
-import { describeSchema, ParamsSchema } from "../../lib/params";
+import { describeSchema, ParamsSchema } from "../../lib/http/params";
 import { INTERNAL_PARAMS, TERM_PARAMS, termSchemasByAction } from "../../lib/terms/term-params";
 import type { Json } from "../helpers/json";
 

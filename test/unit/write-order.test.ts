@@ -1,5 +1,5 @@
 import { SlugHolds } from "../../lib/posts/write-order";
-import { KeyedQueue } from "../../lib/queue";
+import { KeyedQueue } from "../../lib/async/queue";
 import { RESERVED_SLUGS } from "../../lib/text/slug";
 
 /** The slug one hold gets with nothing else held. */

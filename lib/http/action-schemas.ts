@@ -3,17 +3,17 @@
  * services take their schemas from (one source of truth), the first time it is read. Nothing registers
  * into it; the discovery documents (lib/discovery) and the action API read it.
  */
-import { lazy } from "./memo";
+import { lazy } from "../memo";
 import type { ParamsSchema } from "./params";
-import { EVENT_PARAMS } from "./events/event-params";
-import { termSchemasByAction } from "./terms/term-params";
-import { CHANGES_PARAMS } from "./changes/params";
-import { linkedSchemas } from "./linked/params";
-import { ORGANIZER, VENUE } from "./linked/kinds";
-import { API_PARAMS } from "./discovery/api-params";
-import { WEBHOOK_PARAMS } from "./webhooks/params";
-import { IMPORT_PARAMS } from "./imports/params";
-import { FIELD_PARAMS } from "./fields/params";
+import { EVENT_PARAMS } from "../events/event-params";
+import { termSchemasByAction } from "../terms/term-params";
+import { CHANGES_PARAMS } from "../changes/params";
+import { linkedSchemas } from "../linked/params";
+import { ORGANIZER, VENUE } from "../linked/kinds";
+import { API_PARAMS } from "../discovery/api-params";
+import { WEBHOOK_PARAMS } from "../webhooks/params";
+import { IMPORT_PARAMS } from "../imports/params";
+import { FIELD_PARAMS } from "../fields/params";
 
 const table = lazy(buildTable);
 

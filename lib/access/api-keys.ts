@@ -11,8 +11,8 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import { Caller, parseApiKeys } from "./callers";
-import { hashApiKey } from "./sites/keys";
-import { Settings } from "./settings";
+import { hashApiKey } from "../sites/keys";
+import { Settings } from "../settings";
 
 
 export const KEY_FILE = "admin-api-key.txt";

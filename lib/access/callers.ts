@@ -11,7 +11,7 @@
  * How a caller travels through the services:
  * - `Caller`    — a request authenticated with a known Bearer key;
  * - `null`      — an anonymous request (no `Authorization` header);
- * - `undefined` — a trusted internal call (see lib/capabilities.ts).
+ * - `undefined` — a trusted internal call (see lib/access/capabilities.ts).
  */
 
 export type Role = "administrator" | "editor" | "author" | "contributor" | "subscriber";

@@ -3,7 +3,7 @@
  * and the action it maps to. The gateway mounts exactly these (nothing else is reachable); the namespace
  * index and the /doc document are generated from the same table and the actions' params schemas.
  */
-import { memoByKey } from "./memo";
+import { memoByKey } from "../memo";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 

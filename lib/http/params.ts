@@ -8,8 +8,8 @@
  * 400 `rest_invalid_param` (or `rest_missing_callback_param` for fastest-validator's `required`).
  */
 import { parseBoolean, parseIdList, parseInteger, parseList, isLooseTruthy } from "./query";
-import { isValidDateInput } from "./time/dates";
-import { longerThan } from "./text/text-input";
+import { isValidDateInput } from "../time/dates";
+import { longerThan } from "../text/text-input";
 
 /** A parameter counts as sent unless it is absent or JSON null. */
 export const sent = (v: unknown): boolean => v !== undefined && v !== null;

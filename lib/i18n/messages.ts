@@ -3,14 +3,14 @@
  * of D19. The catalogs are data files, `locales/<lang>.json`, each a flat `{ key: text }` object with
  * `{name}` placeholders. English is the reference catalog and the fallback.
  */
-import bg from "../locales/bg.json";
-import de from "../locales/de.json";
-import en from "../locales/en.json";
-import es from "../locales/es.json";
-import fr from "../locales/fr.json";
-import ja from "../locales/ja.json";
-import ptBr from "../locales/pt-br.json";
-import zhHans from "../locales/zh-hans.json";
+import bg from "../../locales/bg.json";
+import de from "../../locales/de.json";
+import en from "../../locales/en.json";
+import es from "../../locales/es.json";
+import fr from "../../locales/fr.json";
+import ja from "../../locales/ja.json";
+import ptBr from "../../locales/pt-br.json";
+import zhHans from "../../locales/zh-hans.json";
 
 export const LANGUAGES = ["bg", "zh-hans", "en", "fr", "de", "ja", "pt-br", "es"] as const;
 export type Language = typeof LANGUAGES[number];

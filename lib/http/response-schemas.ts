@@ -12,12 +12,12 @@
  * allow no property that is not listed, so nothing new goes out undocumented.
  */
 
-import { answerSchemas } from "./records/field-table";
-import { EVENT_FIELDS } from "./events/event-fields";
-import { ORGANIZER_FIELDS } from "./linked/organizer-fields";
-import { VENUE_FIELDS } from "./linked/venue-fields";
-import { TERM_FIELDS } from "./terms/term-fields";
-import { DIGITS, int, listOf, record, ref, str, type JsonSchema } from "./records/schema-parts";
+import { answerSchemas } from "../records/field-table";
+import { EVENT_FIELDS } from "../events/event-fields";
+import { ORGANIZER_FIELDS } from "../linked/organizer-fields";
+import { VENUE_FIELDS } from "../linked/venue-fields";
+import { TERM_FIELDS } from "../terms/term-fields";
+import { DIGITS, int, listOf, record, ref, str, type JsonSchema } from "../records/schema-parts";
 
 const IMAGE_SIZE = record({
   width: int("The width of the image size in pixels"),

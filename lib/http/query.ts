@@ -1,6 +1,6 @@
 /**
  * Query-string and body conventions shared by every route: booleans, integers, integer lists and the
- * refusal of objects or operators where a scalar belongs. Pure functions; the params rules (lib/params.ts)
+ * refusal of objects or operators where a scalar belongs. Pure functions; the params rules (lib/http/params.ts)
  * turn them into validator rules.
  */
 

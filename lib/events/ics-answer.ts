@@ -12,8 +12,8 @@
  * An event that ends when it starts has `DURATION:PT0S` instead of a DTEND equal to its DTSTART.
  */
 import moment from "moment-timezone";
-import { plainText } from "./text/sanitize";
-import { icsStatus } from "./events/event-status";
+import { plainText } from "../text/sanitize";
+import { icsStatus } from "./event-status";
 
 type Rec = Record<string, unknown>;
 /** An event record (lib/events/event-record.ts): the dates it always carries. */

@@ -1,10 +1,10 @@
 /**
  * Callers and users of the site the current work belongs to (lib/sites/scope.ts): the default site's
- * come from `API_KEYS` (lib/api-keys.ts); another site's are its stored keys, resolved by the gateway's
+ * come from `API_KEYS` (lib/access/api-keys.ts); another site's are its stored keys, resolved by the gateway's
  * front door for the request (a key of another site names nobody here: 401).
  */
-import { callerOfKey, loadApiKeys } from "../api-keys";
-import { Caller, isRole, knownUserIds } from "../callers";
+import { callerOfKey, loadApiKeys } from "../access/api-keys";
+import { Caller, isRole, knownUserIds } from "../access/callers";
 import { deploymentSettings } from "../settings";
 import { currentBearer, currentSite } from "./scope";
 

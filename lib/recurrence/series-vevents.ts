@@ -1,12 +1,12 @@
 /**
  * A series in iCalendar (C55: horizon and ICS): one VEVENT with DTSTART/DTEND, RRULE, RDATE and EXDATE, in the
- * event's zone under its TZID (the calendar then needs that zone's VTIMEZONE, lib/ics.ts `vtimezone`);
- * each exception a VEVENT of the same UID with a RECURRENCE-ID. Values are written as lib/ics.ts writes
+ * event's zone under its TZID (the calendar then needs that zone's VTIMEZONE, lib/events/ics-answer.ts `vtimezone`);
+ * each exception a VEVENT of the same UID with a RECURRENCE-ID. Values are written as lib/events/ics-answer.ts writes
  * DTSTART: `;TZID=<zone>` and the wall clock, `…Z` for UTC, `;VALUE=DATE` all-day (DTEND the day after
- * the last day). Pure line builders: lib/ics.ts folds and joins them.
+ * the last day). Pure line builders: lib/events/ics-answer.ts folds and joins them.
  */
 import { wallClockToUtc } from "../time/dates";
-import { escapeText } from "../ics";
+import { escapeText } from "../events/ics-answer";
 import { ruleGivesStart } from "./expand";
 import { formatRecurrence } from "./rule";
 import { basicDate, basicDateTime, dateProperty, icsZone, paramValue, wallFromMs, wallMs } from "./lines";

@@ -1,5 +1,5 @@
 // Event cost: storage, currency inference, `values` and the formatted string (docs/records.md#cost, D9: cost parsing).
-import { sanitizeSlug } from "./text/slug";
+import { sanitizeSlug } from "../text/slug";
 
 // Raw cost values as given: a string input is one value, an array input one value per element.
 export type StoredCost = string[];

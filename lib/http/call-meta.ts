@@ -2,7 +2,7 @@
  * What the gateway puts in `ctx.meta` for every request. An action called directly on the bus may carry
  * none of it: `caller` undefined means a trusted internal call (see README, "Action API").
  */
-import type { Caller } from "./callers";
+import type { Caller } from "../access/callers";
 
 export interface CallMeta {
   /** The caller: a known key's user, `null` for anonymous HTTP callers, undefined for internal calls. */
