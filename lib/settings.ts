@@ -161,6 +161,11 @@ function hostNameOf(baseUrl: string): string {
   }
 }
 
+/** A setting given as a number, or `fallback` when it is unset or empty (`0` stays 0). */
+function numberOr(v: string | undefined, fallback: number): number {
+  return v !== undefined && v !== "" ? Number(v) : fallback;
+}
+
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = Number(env.PORT || 3000);
   const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, "");
@@ -186,11 +191,11 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     rateLimit: parseRateLimit(env.RATE_LIMIT),
     apiKeys: env.API_KEYS || undefined,
     requestTimeout: Number(env.REQUEST_TIMEOUT || 10000),
-    seriesJobMs: env.SERIES_JOB_MS !== undefined && env.SERIES_JOB_MS !== "" ? Number(env.SERIES_JOB_MS) : 3_600_000,
-    dueEventsJobMs: env.DUE_EVENTS_JOB_MS !== undefined && env.DUE_EVENTS_JOB_MS !== "" ? Number(env.DUE_EVENTS_JOB_MS) : 60_000,
+    seriesJobMs: numberOr(env.SERIES_JOB_MS, 3_600_000),
+    dueEventsJobMs: numberOr(env.DUE_EVENTS_JOB_MS, 60_000),
     defaultLanguage: env.DEFAULT_LANGUAGE || "en",
     storedRenderings: env.STORED_RENDERINGS !== "0" && env.STORED_RENDERINGS !== "false",
-    renderingsUnreadDays: env.RENDERINGS_UNREAD_DAYS !== undefined && env.RENDERINGS_UNREAD_DAYS !== "" ? Number(env.RENDERINGS_UNREAD_DAYS) : 7,
+    renderingsUnreadDays: numberOr(env.RENDERINGS_UNREAD_DAYS, 7),
     logLevel: env.LOG_LEVEL || "info",
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     platformKey: env.PLATFORM_KEY || undefined,

@@ -61,14 +61,18 @@ function postgresTriggers(): string[] {
   ];
 }
 
+/** The column types the renderings tables share: keys compared byte for byte, ids and times as 64-bit integers. */
+function columnTypes(dialect: Dialect): { text: string; bigint: string } {
+  return dialect === "sqlite" ? { text: "TEXT", bigint: "INTEGER" } : { text: 'TEXT COLLATE "C"', bigint: "BIGINT" };
+}
+
 /**
  * The migration's statements: the tables and the triggers. SQLite's table keeps its rows by rowid, not by
  * its key: in a key-ordered table a row too large for its page (an answer of a few kilobytes) is read whole,
  * overflow pages included, at every comparison of a lookup, which made one lookup cost several plain ones.
  */
 export function renderingStatements(dialect: Dialect): string[] {
-  const text = dialect === "sqlite" ? "TEXT" : 'TEXT COLLATE "C"';
-  const bigint = dialect === "sqlite" ? "INTEGER" : "BIGINT";
+  const { text, bigint } = columnTypes(dialect);
   return [
     `CREATE TABLE IF NOT EXISTS ${RENDERINGS} (site INTEGER NOT NULL, kind ${text} NOT NULL, id ${bigint} NOT NULL, variant ${text} NOT NULL, ` +
       `body TEXT NOT NULL, refs TEXT, PRIMARY KEY (site, kind, id, variant))`,
@@ -79,8 +83,7 @@ export function renderingStatements(dialect: Dialect): string[] {
 
 /** The table of the variants' last reads, with a row for each variant already kept (taken as read now). */
 export function renderingVariantStatements(dialect: Dialect): string[] {
-  const text = dialect === "sqlite" ? "TEXT" : 'TEXT COLLATE "C"';
-  const bigint = dialect === "sqlite" ? "INTEGER" : "BIGINT";
+  const { text, bigint } = columnTypes(dialect);
   const now = dialect === "sqlite" ? "CAST(unixepoch('subsec') * 1000 AS INTEGER)" : "(extract(epoch FROM now()) * 1000)::bigint";
   return [
     `CREATE TABLE IF NOT EXISTS ${VARIANTS} (site INTEGER NOT NULL, variant ${text} NOT NULL, seen ${bigint} NOT NULL, PRIMARY KEY (site, variant))`,
