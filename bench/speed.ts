@@ -20,7 +20,8 @@
  * answers, sampled from the service at the round's start) and the raw node:http reference answering the
  * same bytes; the row's `floor` share is its req/s over its floor's. Then, BENCH_ROUNDS times, BENCH_CREATES
  * (default 2 000) creates with links on top of the calendar (so the next size's seeding starts a little
- * further on; the rows of a size are all measured before them).
+ * further on; the rows of a size are all measured before them). Each restart of a round is timed to its first
+ * ready answer and its resident memory noted when it stops: the slowest and the largest are reported per size.
  *
  * Settings (docs/benchmarks.md "Running the speed bench"): BENCH_STORES (sqlite,postgres), BENCH_SIZES
  * (10000,100000), BENCH_ROUNDS (3), BENCH_ROWS (every row; else parts of row names separated by `;` (names hold commas), `creates`
@@ -260,13 +261,35 @@ export async function primed(base: string, paths: string[]): Promise<void> {
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
 }
 
+/** A restart of the service in a round: how long it took to answer ready, and its resident memory when stopped. */
+interface Restart { store: StoreKind; n: number; round: number; readyMs: number; rssMb: number }
+const restarts: Restart[] = [];
+
+/** The process's resident memory now, in MB (Linux). */
+function rssMb(pid: number | undefined): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Math.round(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
 async function round(kind: StoreKind, env: Record<string, string>, c: Calendar, n: number, r: number, rows: Row[]): Promise<void> {
   const loadAvg = uptime();
   const began = Date.now();
   process.stderr.write(`  round ${r} at N=${c.eventIds.length} (${loadAvg})\n`);
   const defs = rowDefs(c);
   if (!defs.length) return;
-  let server = await startServer({ ...env, CACHER: "off" });
+  // each restart timed to its first ready answer; its memory noted when it stops
+  const start = async (e: Record<string, string>) => {
+    const t = Date.now();
+    const s = await startServer(e);
+    const restart: Restart = { store: kind, n, round: r, readyMs: Date.now() - t, rssMb: 0 };
+    restarts.push(restart);
+    return { ...s, stop: () => ((restart.rssMb = rssMb(s.child.pid)), s.stop()) };
+  };
+  let server = await start({ ...env, CACHER: "off" });
   let serverEnv = "{}";
   const file = path.join(os.tmpdir(), `bench-speed-${process.pid}.json`);
   const sampled = await answers(server.base, defs);
@@ -278,12 +301,12 @@ async function round(kind: StoreKind, env: Record<string, string>, c: Calendar, 
     for (const [i, d] of defs.entries()) {
       if (d.rate !== undefined && !cached) {
         await server.stop();
-        server = await startServer(env);
+        server = await start(env);
         cached = true;
       }
       if (d.rate === undefined && JSON.stringify(d.env ?? {}) !== serverEnv) {
         await server.stop();
-        server = await startServer({ ...env, CACHER: "off", ...d.env });
+        server = await start({ ...env, CACHER: "off", ...d.env });
         serverEnv = JSON.stringify(d.env ?? {});
       }
       if (d.prime) await primed(server.base, d.prime());
@@ -332,6 +355,11 @@ function report(rows: Row[], creates: Record<string, Creates[]>, started: string
     const a = med[`${store}|${small}|${name}`];
     const b = med[`${store}|${large}|${name}`];
     if (a && b) lines.push(`  ${store} ${name}: ${(b.mean / a.mean).toFixed(2)}×`);
+  }
+  lines.push("", "The service at each size (restarts of the rounds: the slowest to answer ready, the most resident memory when stopped):");
+  for (const store of STORES) for (const n of SIZES) {
+    const rs = restarts.filter(x => x.store === store && x.n === n);
+    if (rs.length) lines.push(`  ${store} ${n}: ready in ≤ ${Math.max(...rs.map(x => x.readyMs))} ms (median ${median(rs.map(x => x.readyMs))} ms) over ${rs.length} restarts; RSS ≤ ${Math.max(...rs.map(x => x.rssMb))} MB`);
   }
   lines.push("", "Creates with links (events from–to: creates/s, p50/p99 ms, clients, the service's CPU per create, how):");
   for (const [store, cs] of Object.entries(creates)) for (const x of cs) lines.push(`  ${store} ${x.from}–${x.to}: ${x.perSec}/s, ${x.p50}/${x.p99} ms, ${x.clients} clients, ${x.cpuUs === undefined ? "" : `${x.cpuUs} µs CPU, `}${x.how}`);

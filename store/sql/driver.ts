@@ -18,6 +18,7 @@ import { lockTurns } from "../lock-turns";
 import { StoreUnavailable, UniqueViolation } from "../errors";
 import { UPKEEP_EVERY_MS, vacuumWhereNeeded } from "./upkeep";
 import { timedAsync, timedSync } from "./statement-times";
+import { analyzedWithoutSamples } from "./sqlite-statistics";
 import { noteFailure, outsideShared, runShared, sharedScopeOf, StepUndone, type SharedScope } from "./shared-transaction";
 import type { Param, SqlRunner } from "./runner";
 
@@ -289,8 +290,9 @@ export function openSqlite(filename: string): SqlDriver {
   };
   // The planner's statistics (sqlite_stat1), by which it chooses between a list's indexes — its date range
   // or its link filters (docs/lists.md#event-filters): made when the store opens (refreshStatistics in store/sql/schema.ts, after
-  // the migrations), then refreshed hourly for the tables that grew or shrank much since.
-  const upkeep = setInterval(() => void driver.run("PRAGMA optimize").catch(() => undefined), 3_600_000);
+  // the migrations), then refreshed hourly for the tables that grew or shrank much since; without their
+  // samples either time (store/sql/sqlite-statistics.ts).
+  const upkeep = setInterval(() => void analyzedWithoutSamples(driver, "PRAGMA optimize").catch(() => undefined), 3_600_000);
   upkeep.unref();
   return driver;
 }

@@ -12,6 +12,7 @@ import { FTS_SITE_STRIDE } from "./text-plans";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
 import { renderingsByRowid, renderingStatements, renderingVariantStatements } from "./renderings";
+import { analyzedWithoutSamples } from "./sqlite-statistics";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -644,7 +645,7 @@ function refoldWhereLowerIsAscii(): string {
 export async function refreshStatistics(driver: SqlDriver): Promise<void> {
   try {
     if (driver.dialect === "sqlite") {
-      await driver.run("PRAGMA optimize=0x10002");
+      await analyzedWithoutSamples(driver, "PRAGMA optimize=0x10002");
       return;
     }
     const stale = await driver.all<{ relname: string }>(
