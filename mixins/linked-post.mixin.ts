@@ -38,7 +38,7 @@ import { LinkedPresenter } from "../domain/linked/linked-presenter";
 import { Access, LinkedListParams, LinkedReader } from "../domain/linked/linked-reader";
 import { LinkedWriter } from "../domain/linked/linked-writer";
 import { mayEdit } from "../domain/linked/linked-rights";
-import { RecordFieldsMixin, type RecordFieldsFace } from "./record-fields.mixin";
+import { RecordFieldsMixin, RECORD_FIELDS_COLLECTIONS, type RecordFieldsFace } from "./record-fields.mixin";
 
 
 export type { LinkedKindSpec } from "../lib/linked/spec";
@@ -217,7 +217,7 @@ export function LinkedPostMixin(spec: LinkedKindSpec): ServiceSchema {
     name: "linked-post",
     mixins: [
       // `custom_links`: custom field filters (MongoDB; the SQL stores answer them from the link table)
-      PostMixin({ kind: spec.kind, collection: spec.plural, indexes: [{ field: "name_key" }, { field: "date" }, ...TRANSLATION_INDEXES, { field: "custom_links", array: true }] }),
+      PostMixin({ kind: spec.kind, collection: spec.plural, indexes: [{ field: "name_key" }, { field: "date" }, ...TRANSLATION_INDEXES, { field: "custom_links", array: true }], companions: RECORD_FIELDS_COLLECTIONS }),
       TranslatableMixin({ type: spec.kind, fields: translatable, derived: { name_key: "name" } }),
       RecordFieldsMixin(spec.kind)
     ],

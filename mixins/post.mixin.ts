@@ -25,6 +25,8 @@ export interface PostOptions {
   kind: PostKind;
   collection: string;
   indexes: IndexSpec[];
+  /** The store mixin's `companions`: collections opened on first use whose indexes are made at start. */
+  companions?: Readonly<Record<string, readonly IndexSpec[]>>;
 }
 
 import type { Ctx } from "../broker/context";
@@ -159,7 +161,7 @@ export function PostMixin(opts: PostOptions): ServiceSchema {
   } satisfies ThisType<PostSelf>;
   return {
     name: "post",
-    mixins: [StoreMixin({ collection: opts.collection, indexes: [...COMMON_INDEXES, ...opts.indexes] }), ChangeSourceMixin({ kind: opts.kind })],
+    mixins: [StoreMixin({ collection: opts.collection, indexes: [...COMMON_INDEXES, ...opts.indexes], companions: opts.companions }), ChangeSourceMixin({ kind: opts.kind })],
     methods: postMethods(opts),
     created: lifeCycle.created
   };

@@ -25,6 +25,12 @@ export interface StoreOptions {
   indexes: IndexSpec[];
   /** What this service's store differs in from the process's (a PostgreSQL pool of its own: StoreConfig.pool). */
   config?: () => Partial<StoreConfig>;
+  /**
+   * Other collections the service opens later (on first use), by name: their indexes are made as the store
+   * opens, under the store's migration lock, and not inside a request. A first use inside concurrent writes,
+   * each holding a store lock of its own, waited for a lock connection those writes held until they timed out.
+   */
+  companions?: Readonly<Record<string, readonly IndexSpec[]>>;
 }
 
 export function storeConfig(): StoreConfig {
@@ -129,6 +135,7 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       try {
         store = await acquireStore({ ...storeConfig(), ...opts.config?.(), onNotice: (msg: string, level?: "info" | "warn") => (level === "warn" ? this.logger.warn(msg) : this.logger.info(msg)) });
         await store.ensureIndexes(opts.collection, opts.indexes);
+        for (const [name, indexes] of Object.entries(opts.companions ?? {})) await store.ensureIndexes(name, [...indexes]);
       } catch (err) {
         this.broker.fatal(`${this.name}: ${(err as Error).message}`, err as Error, true);
         throw err;

@@ -33,7 +33,7 @@ import { EventCommands, type LinkField } from "../domain/events/event-commands";
 import { termCountPatterns } from "../cache/staleness";
 import { currentSiteId } from "../lib/sites/scope";
 import { TRANSLATABLE } from "../lib/i18n/types";
-import { RecordFieldsMixin, type RecordFieldsFace } from "../mixins/record-fields.mixin";
+import { RecordFieldsMixin, RECORD_FIELDS_COLLECTIONS, type RecordFieldsFace } from "../mixins/record-fields.mixin";
 import type { ImportSourceMeta } from "../lib/imports/source";
 import { EventRenderings } from "../domain/events/event-renderings";
 import { renderingVariant } from "../lib/records/rendering-variant";
@@ -105,7 +105,8 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       { field: "series_overrides", array: true },
       // custom field filters (MongoDB; the SQL stores answer them from the link table)
       { field: "custom_links", array: true }
-    ]
+    ],
+    companions: RECORD_FIELDS_COLLECTIONS
   }), TranslatableMixin({ type: "event", fields: TRANSLATABLE.event.fields }), RecordFieldsMixin("event")],
 
   created() {

@@ -35,7 +35,7 @@ import {
 import { ancestorIds, ancestorSlugs, loadAncestors, withDescendants } from "../lib/terms/term-tree";
 import { sent } from "../lib/http/params";
 import { producedBy } from "../lib/http/idempotency";
-import { FieldDefinitionsMixin } from "../mixins/field-definitions.mixin";
+import { FieldDefinitionsMixin, FIELD_DEFINITIONS_COLLECTIONS } from "../mixins/field-definitions.mixin";
 import { currentSiteId } from "../lib/sites/scope";
 import type { Ctx } from "../broker/context";
 import { renderingVariant } from "../lib/records/rendering-variant";
@@ -529,7 +529,8 @@ const TaxonomyService: ServiceSchema<ServiceSettingSchema, TaxonomyMethods, obje
       { field: "tree_count" },
       { field: "modified_utc" },
       ...TRANSLATION_INDEXES
-    ]
+    ],
+    companions: FIELD_DEFINITIONS_COLLECTIONS
   }), TranslatableMixin({ type: "term", fields: ["name", "description"], derived: { name_lc: "name", description_lc: "description" } }),
   ChangeSourceMixin({ kind: "term" }),
   // the site's custom field definitions (`{ns}/fields`): site vocabulary, like its terms (README "Custom fields")

@@ -115,6 +115,9 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
   // A link field (store/sql/schema.ts) is an array field whatever the caller lists; the link table answers it.
   const linksOf = (name: string) => new Set(Object.hasOwn(LINK_FIELDS, name) ? LINK_FIELDS[name] : []);
   const arraysOf = (name: string, indexes: readonly IndexSpec[]) => new Set([...indexes.filter(i => i.array).map(i => i.field), ...linksOf(name)]);
+  // The indexes this process has made (or is making), by collection and index list: each is made once per
+  // process, so a service opening a collection another service of the process has opened takes no lock.
+  const made = new Map<string, Promise<void>>();
   return {
     kind,
     location,
@@ -133,24 +136,36 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
         ...listColumnsOf(name) });
     },
     ensureIndexes(name, indexes) {
-      // Under the store-wide lock, as migrations are: PostgreSQL's `IF NOT EXISTS` does not hold between
-      // nodes creating the same table or index at once (one of them fails on the catalog's unique key).
-      // The services of one process take turns for it (store/lock-turns.ts), so a process waits on that
-      // lock with one connection.
-      // An index new to a large table takes as long as it takes: neither the wait nor the build has a deadline.
-      return driver.withLock(MIGRATION_LOCK, () => driver.transaction(async tx => {
-        // A collection the schema does not list (a test's own) gets a table of the same shape.
-        if (!RECORD_TABLES[name]) await tx.run(recordTable(driver, tableName(name), {}));
-        // Link fields are answered from the link table (store/sql/schema.ts), not from an index of the document.
-        const links = linksOf(name);
-        for (const index of indexes) {
-          if (index.array && links.has(index.field)) continue;
-          for (const statement of indexStatements(driver, tableName(name), index.field, index)) await tx.run(statement);
-        }
-      }, { unbounded: true }), { unbounded: true });
+      const key = `${name} ${JSON.stringify(indexes)}`;
+      let making = made.get(key);
+      if (!making) {
+        making = makeIndexes(name, indexes);
+        made.set(key, making);
+        // a failed attempt is not kept: the next opening tries again
+        making.catch(() => made.delete(key));
+      }
+      return making;
     },
     registry: (site = DEFAULT_SITE) => sqlRegistry(driver, site, sequences)
   };
+
+  function makeIndexes(name: string, indexes: readonly IndexSpec[]): Promise<void> {
+    // Under the store-wide lock, as migrations are: PostgreSQL's `IF NOT EXISTS` does not hold between
+    // nodes creating the same table or index at once (one of them fails on the catalog's unique key).
+    // The services of one process take turns for it (store/lock-turns.ts), so a process waits on that
+    // lock with one connection.
+    // An index new to a large table takes as long as it takes: neither the wait nor the build has a deadline.
+    return driver.withLock(MIGRATION_LOCK, () => driver.transaction(async tx => {
+      // A collection the schema does not list (a test's own) gets a table of the same shape.
+      if (!RECORD_TABLES[name]) await tx.run(recordTable(driver, tableName(name), {}));
+      // Link fields are answered from the link table (store/sql/schema.ts), not from an index of the document.
+      const links = linksOf(name);
+      for (const index of indexes) {
+        if (index.array && links.has(index.field)) continue;
+        for (const statement of indexStatements(driver, tableName(name), index.field, index)) await tx.run(statement);
+      }
+    }, { unbounded: true }), { unbounded: true });
+  }
 }
 
 interface Opened {
