@@ -18,7 +18,7 @@ import { FieldDefinitions, FIELD_DEFINITIONS, FIELD_DEFINITION_INDEXES, objectTy
 import { keyPrefix } from "../cache/staleness";
 import { keptOrComputed, type CleanLog } from "../cache/clean-mark";
 import type { Collection } from "../store/collection";
-import type { IndexSpec, StoreFace } from "./store.mixin";
+import type { Companions, StoreFace } from "./store.mixin";
 import { answerTotals } from "../lib/http/list-totals";
 import { isAdministrator } from "../lib/access/capabilities";
 
@@ -41,7 +41,7 @@ const methods = {
 type FieldsMethods = typeof methods;
 
 /** The collection this mixin opens on first use, for the store mixin to make at start (StoreOptions `companions`). */
-export const FIELD_DEFINITIONS_COLLECTIONS: Readonly<Record<string, readonly IndexSpec[]>> = { [FIELD_DEFINITIONS]: FIELD_DEFINITION_INDEXES };
+export const FIELD_DEFINITIONS_COLLECTIONS: Companions = { [FIELD_DEFINITIONS]: FIELD_DEFINITION_INDEXES };
 
 export function FieldDefinitionsMixin(): ServiceSchema {
   const schema: ServiceSchema<ServiceSettingSchema, FieldsMethods, object, FieldsSelf> = {

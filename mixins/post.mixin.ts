@@ -5,7 +5,7 @@
  * change notifications other services listen to.
  */
 import type { Service, ServiceSchema } from "moleculer";
-import { StoreMixin, IndexSpec, type StoreFace } from "./store.mixin";
+import { StoreMixin, IndexSpec, type Companions, type StoreFace } from "./store.mixin";
 import { ChangeSourceMixin, type ChangeSourceFace } from "./change-source.mixin";
 import type { Query, Sort } from "../store/collection";
 import type { ImageRecord, IdRegistry } from "../store/registry";
@@ -26,7 +26,7 @@ export interface PostOptions {
   collection: string;
   indexes: IndexSpec[];
   /** The store mixin's `companions`: collections opened on first use whose indexes are made at start. */
-  companions?: Readonly<Record<string, readonly IndexSpec[]>>;
+  companions?: Companions;
 }
 
 import type { Ctx } from "../broker/context";

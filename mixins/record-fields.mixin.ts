@@ -14,7 +14,7 @@ import type { FieldDef, ObjectType } from "../lib/fields/definition";
 import { RecordFields, type FieldsDoc } from "../domain/fields/record-fields";
 import { FieldTokens, FIELD_TOKENS, FIELD_TOKEN_INDEXES } from "../domain/fields/field-tokens";
 import { recordsOf, type Collection } from "../store/collection";
-import type { IndexSpec, StoreFace } from "./store.mixin";
+import type { Companions, StoreFace } from "./store.mixin";
 import type { TranslatableMethods } from "./translatable.mixin";
 
 /** The service's face of this mixin. */
@@ -27,7 +27,7 @@ interface Self extends Service, RecordFieldsFace, Pick<StoreFace, "storeCollecti
 }
 
 /** The collections this mixin opens on first use, for the store mixin to make at start (StoreOptions `companions`). */
-export const RECORD_FIELDS_COLLECTIONS: Readonly<Record<string, readonly IndexSpec[]>> = { [FIELD_TOKENS]: FIELD_TOKEN_INDEXES };
+export const RECORD_FIELDS_COLLECTIONS: Companions = { [FIELD_TOKENS]: FIELD_TOKEN_INDEXES };
 
 export function RecordFieldsMixin(objectType: ObjectType): ServiceSchema {
   const schema: ServiceSchema<ServiceSettingSchema, object, object, Self> = {

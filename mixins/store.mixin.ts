@@ -30,8 +30,11 @@ export interface StoreOptions {
    * opens, under the store's migration lock, and not inside a request. A first use inside concurrent writes,
    * each holding a store lock of its own, waited for a lock connection those writes held until they timed out.
    */
-  companions?: Readonly<Record<string, readonly IndexSpec[]>>;
+  companions?: Companions;
 }
+
+/** Collections by name, with the indexes each needs (StoreOptions `companions`). */
+export type Companions = Readonly<Record<string, readonly IndexSpec[]>>;
 
 export function storeConfig(): StoreConfig {
   const s = settings();
@@ -135,7 +138,7 @@ export function StoreMixin(opts: StoreOptions): ServiceSchema {
       try {
         store = await acquireStore({ ...storeConfig(), ...opts.config?.(), onNotice: (msg: string, level?: "info" | "warn") => (level === "warn" ? this.logger.warn(msg) : this.logger.info(msg)) });
         await store.ensureIndexes(opts.collection, opts.indexes);
-        for (const [name, indexes] of Object.entries(opts.companions ?? {})) await store.ensureIndexes(name, [...indexes]);
+        for (const [name, indexes] of Object.entries(opts.companions ?? {})) await store.ensureIndexes(name, indexes);
       } catch (err) {
         this.broker.fatal(`${this.name}: ${(err as Error).message}`, err as Error, true);
         throw err;

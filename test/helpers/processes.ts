@@ -83,8 +83,8 @@ function nodeReport(node: Node | undefined): string {
   return `${ended}; its output:\n${node.output().slice(-4000)}`;
 }
 
-/** Polls `url` until it answers `status` (default 200); fails at once when its node has exited. */
-export async function waitForHttp(url: string, status = 200, timeoutMs = 30000): Promise<void> {
+/** Polls `url` every `pollMs` until it answers `status` (default 200); fails at once when its node has exited. */
+export async function waitForHttp(url: string, status = 200, timeoutMs = 30000, pollMs = 100): Promise<void> {
   const node = [...started.values()].find(n => url.startsWith(`${n.base}/`));
   const until = Date.now() + timeoutMs;
   let last = "";
@@ -97,7 +97,7 @@ export async function waitForHttp(url: string, status = 200, timeoutMs = 30000):
     } catch (err) {
       last = String(err);
     }
-    await new Promise(r => setTimeout(r, 100));
+    await new Promise(r => setTimeout(r, pollMs));
   }
   throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms (last: ${last})${nodeReport(node)}`);
 }
