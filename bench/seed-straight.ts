@@ -36,7 +36,7 @@ const stageOf = (i: number, stage: Stage): string => stage.values[i % stage.valu
 const SITE = 1;
 const day = 86_400_000;
 const dbDate = (t: number) => new Date(t).toISOString().slice(0, 19).replace("T", " ");
-/** SQLite: events per transaction (each its own unit of synchronous statements). */
+/** SQLite: events per transaction. */
 const SQLITE_BATCH = 1000;
 /**
  * PostgreSQL: events per transaction (each lane's, below). A transaction's feed entries are FEED_ID_STEP (1 024) apart within
@@ -93,27 +93,31 @@ function createdEntry(id: number, created: string): Record<string, unknown> {
   return { key: `post:${id}`, type: "event", id, action: "created", modified_utc: created, before: null, after: { status: "publish", author: 1, date_utc: created }, at: Date.now() };
 }
 
-function progress(done: number, n: number): void {
-  if (done % 10_000 === 0 || done === n) process.stderr.write(`\r  events ${done}/${n}${done === n ? "\n" : ""}`);
+/** The seeding's progress every 10 000 events, with the seconds since the seeding began (`began`). */
+function progress(done: number, n: number, began: number): void {
+  if (done % 10_000 === 0 || done === n) process.stderr.write(`\r  events ${done}/${n} (${Math.round((Date.now() - began) / 1000)} s)${done === n ? "\n" : ""}`);
 }
 
 async function seedSqlite(driver: SqlDriver, l: Links, from0: number, n: number, now: number, created: string): Promise<number[]> {
+  const began = Date.now();
   const ids: number[] = [];
   for (let from = 0; from < n; from += SQLITE_BATCH) {
     const count = Math.min(SQLITE_BATCH, n - from);
-    // one unit per event, as one create is, queued together: the driver commits them in one transaction.
-    // One unit for the whole batch held a savepoint open over a thousand events' statements, and each
-    // statement under it cost more the more the savepoint had written: 100 000 events took 25 minutes.
-    const batch = Array.from({ length: count }, (_, k) => driver.unit!(tx => {
-      // the registry's statement (store/sql/registry.ts `allocate`)
-      const [row] = tx.all<{ id: number }>("INSERT INTO post_types (site, id, type) SELECT ?, COALESCE(MAX(id), 0) + 1, ? FROM post_types WHERE site = ? RETURNING id", [SITE, "event", SITE]);
-      const id = Number(row.id);
-      tx.run("INSERT INTO changes (site, id, doc) SELECT ?, COALESCE(MAX(id), 0) + 1, jsonb(?) FROM changes WHERE site = ?", [SITE, JSON.stringify(createdEntry(id, created)), SITE]);
-      tx.run("INSERT INTO events (site, id, doc) VALUES (?, ?, jsonb(?))", [SITE, id, JSON.stringify(eventDoc(from0 + from + k, l, now, created))]);
-      return id;
-    }));
-    ids.push(...(await Promise.all(batch)));
-    progress(from + count, n);
+    // One plain transaction per batch, no savepoint: the full-text index writes what a transaction added
+    // when a savepoint ends (a create's unit, store/sql/driver.ts) and merges its pieces as it goes, so
+    // a savepoint per event cost a merge step per event, and one savepoint held over the whole batch made
+    // every statement under it slower the more it had written. Either way the index holds the same rows.
+    await driver.transaction(async tx => {
+      for (let k = 0; k < count; k++) {
+        // the registry's statement (store/sql/registry.ts `allocate`)
+        const [row] = await tx.all<{ id: number }>("INSERT INTO post_types (site, id, type) SELECT ?, COALESCE(MAX(id), 0) + 1, ? FROM post_types WHERE site = ? RETURNING id", [SITE, "event", SITE]);
+        const id = Number(row.id);
+        await tx.run("INSERT INTO changes (site, id, doc) SELECT ?, COALESCE(MAX(id), 0) + 1, jsonb(?) FROM changes WHERE site = ?", [SITE, JSON.stringify(createdEntry(id, created)), SITE]);
+        await tx.run("INSERT INTO events (site, id, doc) VALUES (?, ?, jsonb(?))", [SITE, id, JSON.stringify(eventDoc(from0 + from + k, l, now, created))]);
+        ids.push(id);
+      }
+    });
+    progress(from + count, n, began);
   }
   // the statistics as the service keeps them (store/sql/sqlite-statistics.ts)
   await analyzedWithoutSamples(driver, "ANALYZE");
@@ -136,6 +140,7 @@ const PG_LANES = 5;
 const FEED_ID_STEP = 1024;
 
 async function seedPostgres(driver: SqlDriver, l: Links, from0: number, n: number, now: number, created: string): Promise<number[]> {
+  const began = Date.now();
   // the site's own sequence, made as the service makes it when it does not exist yet
   const seq = await pgSequences(driver).of(SITE, "posts", "post_types");
   const taxonomyOf = new Map<number, string>();
@@ -166,7 +171,7 @@ async function seedPostgres(driver: SqlDriver, l: Links, from0: number, n: numbe
           entries.flatMap((e, k) => [SITE, base, k * FEED_ID_STEP, JSON.stringify(e)]));
       }, { unbounded: true });
       done += batch.length;
-      progress(done, n);
+      progress(done, n, began);
     }
   };
   await Promise.all(Array.from({ length: PG_LANES }, (_, j) => lane(j)));

@@ -26,7 +26,7 @@
  * Settings (docs/benchmarks.md "Running the speed bench"): BENCH_STORES (sqlite,postgres), BENCH_SIZES
  * (10000,100000), BENCH_ROUNDS (3), BENCH_ROWS (every row; else parts of row names separated by `;` (names hold commas), `creates`
  * for the creates on top), BENCH_API_UP_TO (10000: events past it are written straight into the store by
- * bench/seed-straight.ts, the service stopped), BENCH_DURATION seconds per measure (5), BENCH_WARMUP
+ * bench/seed-straight.ts, the service stopped), BENCH_SHAPE (`city`: 50 venues and 50 organizers at every size), BENCH_DURATION seconds per measure (5), BENCH_WARMUP
  * seconds (1), BENCH_RAW_DURATION (2), BENCH_CONNECTIONS (32), BENCH_CREATES (2000), BENCH_OUT (the
  * results' name, speed-<stores>). Writes bench/results/<name>.txt and .json after every round (a run
  * stopped early keeps its rounds).
@@ -53,6 +53,12 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
 /** Events past this count are written straight into the store (bench/seed-straight.ts), not through the API. */
 const API_UP_TO = Number(process.env.BENCH_API_UP_TO ?? 10000);
+/**
+ * `city`: 50 venues and 50 organizers whatever the size, as a city's calendar over a few years (the shape
+ * of the measurement from outside, whose category + venue pairs are mostly empty intersections); else one
+ * venue and one organizer per 100 events.
+ */
+const SHAPE = process.env.BENCH_SHAPE ?? "";
 /** The rows measured: those whose name holds one of these (any case); `creates` for the creates on top. Every row when unset. */
 const ROWS = (process.env.BENCH_ROWS ?? "").split(";").map(s => s.trim().toLowerCase()).filter(Boolean);
 const chosen = (name: string) => ROWS.length === 0 || ROWS.some(r => name.toLowerCase().includes(r));
@@ -130,9 +136,12 @@ async function retried<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The calendar grown to `n` events (links first, one venue and organizer per 100 events), in tenths. */
+/**
+ * The calendar grown to `n` events (links first: one venue and organizer per 100 events, or 50 of each for
+ * BENCH_SHAPE=city), in tenths.
+ */
 export async function grow(base: string, c: Calendar, n: number, log: Creates[]): Promise<void> {
-  const linked = Math.max(10, Math.round(n / 100));
+  const linked = SHAPE === "city" ? 50 : Math.max(10, Math.round(n / 100));
   // 8 at a time, each tried three times: 32 at once timed out (504) on a loaded machine (docs/benchmarks.md)
   const more = async (xs: number[], make: (i: number) => Promise<number>) => {
     for (let i = xs.length; i < linked; i += 8) {

@@ -19,6 +19,8 @@ export interface Settings {
   databaseConnectTimeout: number;
   /** DATABASE_POOL_MAX: the most PostgreSQL connections one process opens for its queries (default 10). */
   databasePoolMax: number;
+  /** SQLITE_CACHE_MB: the most megabytes of the SQLite store's pages one process keeps in memory (unset: the store's default, 128). */
+  sqliteCacheMb?: number;
   transporter?: string;
   services: string[];
   cacher?: string;
@@ -180,6 +182,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     ...storeSettings(env),
     databaseConnectTimeout: Number(env.DATABASE_CONNECT_TIMEOUT || env.MONGO_CONNECT_TIMEOUT || 30000),
     databasePoolMax: parsePoolMax(env.DATABASE_POOL_MAX),
+    sqliteCacheMb: env.SQLITE_CACHE_MB?.trim() ? positiveSetting(env, "SQLITE_CACHE_MB", 0) : undefined,
     transporter: env.TRANSPORTER || undefined,
     services: services.includes("all") ? [...ALL_SERVICES] : services,
     cacher: env.CACHER || undefined,

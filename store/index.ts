@@ -32,6 +32,8 @@ export interface StoreConfig {
   connectTimeoutMs: number;
   /** PostgreSQL: the most connections this process opens for queries (DATABASE_POOL_MAX; default 10). */
   poolMax?: number;
+  /** SQLite: the most megabytes of the database's pages the connection keeps in memory (SQLITE_CACHE_MB). */
+  sqliteCacheMb?: number;
   /**
    * PostgreSQL: a pool of connections of its own under this name (its `poolMax` connections), so what a
    * service runs never queues behind the other services' statements (the webhooks' deliveries behind record
@@ -79,7 +81,7 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
   let driver: SqlDriver;
   try {
     const fresh = file === ":memory:" || !fs.existsSync(file);
-    driver = openSqlite(file);
+    driver = openSqlite(file, { cacheMb: config.sqliteCacheMb });
     await migrate(driver);
     // A DATA_DIR of the NeDB version: its records are imported once, into the new database (C39: migrations and upgrades).
     if (fresh && file !== ":memory:" && hasNedbData(config.dataDir)) {

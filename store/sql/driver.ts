@@ -141,7 +141,16 @@ function sqliteError(err: unknown): unknown {
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER)\b/i;
 
-export function openSqlite(filename: string): SqlDriver {
+/**
+ * How many megabytes of the database's pages a connection keeps in memory unless told (SQLITE_CACHE_MB).
+ * SQLite's own default is 2 MB. The full-text index's merges, which a create runs as its unit ends, work
+ * over more pages than that once a calendar holds some tens of thousands of events, and read them again
+ * from the file at every create: at 70 000 events a create's unit read about 10 MB and cost four to seven
+ * times what it costs with 64 MB or more (docs/benchmarks.md "The full-text index's merges and the page cache").
+ */
+const SQLITE_CACHE_MB = 128;
+
+export function openSqlite(filename: string, opts: { cacheMb?: number } = {}): SqlDriver {
   const db = new Database(filename);
   db.pragma("journal_mode = WAL");
   // WAL with NORMAL: a commit is in the log before it returns (survives a killed process), fsynced at checkpoints.
@@ -154,6 +163,8 @@ export function openSqlite(filename: string): SqlDriver {
   // count triggers' on every event write) and its statement journal in memory, not in temporary files:
   // an event insert with its links costs less CPU (docs/benchmarks.md has the measure).
   db.pragma("temp_store = MEMORY");
+  // A negative size is in kibibytes. The cache grows only as pages are read, up to this.
+  db.pragma(`cache_size = ${-Math.round((opts.cacheMb ?? SQLITE_CACHE_MB) * 1024)}`);
   db.function("fold", { deterministic: true }, (v: unknown) => (typeof v === "string" ? foldText(v) : null));
   const statements = new Map<string, Database.Statement>();
   const prepare = (sql: string): Database.Statement => {

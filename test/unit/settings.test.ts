@@ -30,6 +30,19 @@ describe("CACHER: where kept answers live", () => {
   ])("CACHER=%s → %s", (cacher, kind) => expect(cacheKind(readSettings({ CACHER: cacher }))).toBe(kind));
 });
 
+describe("SQLITE_CACHE_MB: the SQLite store's page cache", () => {
+  test.each([
+    [undefined, undefined],
+    ["", undefined],
+    ["64", 64],
+    [" 512 ", 512],
+    ["0.5", 0.5]
+  ])("SQLITE_CACHE_MB=%j → %j", (value, mb) => expect(readSettings({ SQLITE_CACHE_MB: value }).sqliteCacheMb).toBe(mb));
+  test.each(["0", "-2", "lots"])("SQLITE_CACHE_MB=%j stops the start with a message naming it", value => {
+    expect(() => readSettings({ SQLITE_CACHE_MB: value })).toThrow(/SQLITE_CACHE_MB must be a positive number/);
+  });
+});
+
 describe("DATABASE_POOL_MAX: PostgreSQL connections per process", () => {
   test.each([
     [undefined, 10],
