@@ -73,6 +73,13 @@ export interface SqlDriver extends SqlRunner {
    * open transaction (whose writes a read there would see before they are committed, or undone).
    */
   readCommitted?<T = Record<string, unknown>>(sql: string, params?: Param[]): Promise<T[] | undefined>;
+  /**
+   * SQLite only: statements run at the end of every write transaction, before its commit and outside
+   * every unit, when the first column of `when`'s first row is true (the full-text queue's drain,
+   * store/sql/full-text-queue.ts; set by the migrations). When one fails, the transaction is rolled back
+   * and each of its writers told.
+   */
+  beforeCommit?: { when: string; run: readonly string[] };
 }
 
 // ---------------------------------------------------------------------------------------------- SQLite
@@ -200,6 +207,11 @@ export function openSqlite(filename: string, opts: { cacheMb?: number } = {}): S
     run: async (sql, params) => sync.run(sql, params)
   };
   const writes = serial();
+  const workBeforeCommit = () => {
+    const work = driver.beforeCommit;
+    if (!work || !Object.values(sync.all<Record<string, unknown>>(work.when)[0] ?? {})[0]) return;
+    for (const statement of work.run) sync.run(statement);
+  };
 
   // Group commit: single write statements arriving together are committed in one transaction (one pass
   // over the log instead of one per statement). Each statement still succeeds or fails on its own (a
@@ -228,6 +240,7 @@ export function openSqlite(filename: string, opts: { cacheMb?: number } = {}): S
       }
       if (lost === undefined) {
         try {
+          workBeforeCommit();
           prepare("COMMIT").run();
         } catch (err) {
           if (db.inTransaction) prepare("ROLLBACK").run();
@@ -282,6 +295,7 @@ export function openSqlite(filename: string, opts: { cacheMb?: number } = {}): S
         prepare("BEGIN IMMEDIATE").run();
         try {
           const out = await fn(runner);
+          workBeforeCommit();
           prepare("COMMIT").run();
           return out;
         } catch (err) {

@@ -8,11 +8,11 @@ import { IMPORT_TABLES } from "./import-tables";
 import type { SqlDriver } from "./driver";
 import { markFunctions, writeMarkStatements } from "./write-marks";
 import { fieldExpr } from "./compile";
-import { FTS_SITE_STRIDE } from "./text-plans";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
 import { renderingsByRowid, renderingStatements, renderingVariantStatements } from "./renderings";
 import { analyzedWithoutSamples } from "./sqlite-statistics";
+import { FULL_TEXT_QUEUED, fullTextDrain, fullTextQueueStatements, ftsRow, ftsValues } from "./full-text-queue";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -238,10 +238,6 @@ export const FTS_TABLES: Record<string, { table: string; columns: string[] }> = 
 const TRIGRAM_FOLDING = "trigram remove_diacritics 1";
 const TRIGRAM_EXACT = "trigram case_sensitive 1";
 
-/** A record row's rowid in a full-text table (`r`: the row's name in the statement). */
-const ftsRow = (r: string): string => `${r}.site * ${FTS_SITE_STRIDE} + ${r}.id`;
-/** A record row's folded texts, in the full-text table's column order. */
-const ftsValues = (r: string, fts: { columns: string[] }): string => fts.columns.map(c => `fold(json_extract(${r}.doc, '$.${c}'))`).join(", ");
 /** Every record of `table` into its full-text table. */
 const ftsFill = (table: string, fts: { table: string; columns: string[] }): string =>
   `INSERT INTO ${fts.table} (rowid, ${fts.columns.join(", ")}) SELECT ${ftsRow(table)}, ${ftsValues(table, fts)} FROM ${table}`;
@@ -335,6 +331,9 @@ const POSTGRES_LINK_TARGETS =
 
 /** The index name `indexName` (store/sql/collection.ts) gives an array field's index. */
 const arrayIndexName = (table: string, field: string) => `ix_${table}_${field.replace(/\./g, "_")}`;
+
+/** The migration from which SQLite's full-text rows are queued (store/sql/full-text-queue.ts). */
+const FULL_TEXT_QUEUE_VERSION = 31;
 
 export const MIGRATIONS: Migration[] = [
   {
@@ -568,8 +567,22 @@ export const MIGRATIONS: Migration[] = [
     name: "stored renderings: when each variant was last read",
     // store/sql/renderings.ts forgetUnread: the renderings of addresses or languages nobody reads any more are removed
     up: d => renderingVariantStatements(d.dialect)
+  },
+  {
+    version: FULL_TEXT_QUEUE_VERSION,
+    name: "SQLite: the full-text index written once per transaction",
+    // store/sql/full-text-queue.ts: the triggers queue the rows written; the driver indexes them before the commit
+    up: d => (d.dialect === "sqlite" ? Object.entries(FTS_TABLES).flatMap(([table, fts]) => fullTextQueueStatements(table, fts)) : [])
   }
 ];
+
+/** SQLite: the queued full-text rows written, before each commit, once the store queues them. */
+async function drainFullTextQueue(driver: SqlDriver): Promise<void> {
+  if (driver.dialect !== "sqlite" || !(await appliedVersions(driver)).includes(FULL_TEXT_QUEUE_VERSION)) return;
+  driver.beforeCommit = { when: FULL_TEXT_QUEUED, run: Object.entries(FTS_TABLES).flatMap(([table, fts]) => fullTextDrain(table, fts)) };
+  // a commit now indexes what a writer without the drain left queued (an earlier migration's rewrite of records)
+  await driver.unit!(() => undefined);
+}
 
 /** Migration 25's statements (see there). */
 function statusReasonStatements(d: SqlDriver): string[] {
@@ -681,6 +694,7 @@ export async function migrate(driver: SqlDriver, upTo = Infinity, onWait?: () =>
     return applied;
   }, { unbounded: true, onWait });
   await vacuumRewritten(driver, applied);
+  await drainFullTextQueue(driver);
   return applied;
 }
 
