@@ -182,7 +182,8 @@ export async function growStraight(kind: StoreKind, env: Record<string, string>,
       const rows = await driver.all<{ id: number | string; token: string }>(`SELECT id, ${kind === "sqlite" ? "json_extract(doc, '$.token')" : "doc ->> 'token'"} AS token FROM field_tokens WHERE site = 1`);
       c.stage.tokens = Object.fromEntries(rows.map(r => [r.token, Number(r.id)]));
     }
-    c.eventIds.push(...(await seedEvents(driver, linksOf(c), c.eventIds.length, n, NOW)));
+    // one at a time: a million ids spread as arguments overflow the stack
+    for (const id of await seedEvents(driver, linksOf(c), c.eventIds.length, n, NOW)) c.eventIds.push(id);
   } finally {
     await driver.close();
   }
