@@ -12,7 +12,7 @@ import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
 import { renderingsByRowid, renderingStatements, renderingVariantStatements } from "./renderings";
 import { analyzedWithoutSamples } from "./sqlite-statistics";
-import { FULL_TEXT_QUEUED, fullTextDrain, fullTextQueueStatements, ftsRow, ftsValues } from "./full-text-queue";
+import { FULL_TEXT_QUEUED, fullTextDrain, fullTextQueueStatements, ftsRow, ftsValues, type FullTextTable } from "./full-text-queue";
 
 /** The record tables (one per collection of the services), each `(site, id, doc)`. */
 export const RECORD_TABLES: Record<string, { textId?: boolean }> = {
@@ -226,7 +226,7 @@ function foldedColumns(table: string, fields: readonly string[]): string[] {
 }
 
 /** SQLite's full-text (trigram) indexes of the searched texts, by record table (docs/lists.md#search). */
-export const FTS_TABLES: Record<string, { table: string; columns: string[] }> = {
+export const FTS_TABLES: Record<string, FullTextTable> = {
   events: { table: "events_fts", columns: ["title", "excerpt", "description", CUSTOM_TEXT, STATUS_REASON] }
 };
 
@@ -239,10 +239,10 @@ const TRIGRAM_FOLDING = "trigram remove_diacritics 1";
 const TRIGRAM_EXACT = "trigram case_sensitive 1";
 
 /** Every record of `table` into its full-text table. */
-const ftsFill = (table: string, fts: { table: string; columns: string[] }): string =>
+const ftsFill = (table: string, fts: FullTextTable): string =>
   `INSERT INTO ${fts.table} (rowid, ${fts.columns.join(", ")}) SELECT ${ftsRow(table)}, ${ftsValues(table, fts)} FROM ${table}`;
 
-function sqliteFullText(table: string, fts: { table: string; columns: string[] }, tokenizer: string): string[] {
+function sqliteFullText(table: string, fts: FullTextTable, tokenizer: string): string[] {
   const cols = fts.columns.join(", ");
   return [
     // contentless (the texts stay in the records), folded as the exact comparison folds them
