@@ -134,6 +134,7 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
         folded: driver.dialect === "postgres" && FOLDED_COLUMNS[name] ? new Map(FOLDED_COLUMNS[name].map(f => [f, foldedName(f)])) : undefined,
         links: links.size ? { table: LINK_TABLE, type: name, fields: links, site } : undefined,
         orders: indexes.filter(i => i.then).map(i => [i.field, ...i.then!, "_id"]),
+        indexed: new Set(indexes.filter(i => !i.unique && !i.sparse && !i.array && !i.thenById && !i.unlessStatus && !i.then).map(i => i.field)),
         marks: Object.hasOwn(MARKED, name) ? name : undefined,
         ...listColumnsOf(name) });
     },

@@ -118,7 +118,8 @@ export class EventCommands<C extends EventCall> {
     // Once a second per site (docs/sites.md).
     if (this.lastPublication.current() === now) return;
     this.lastPublication.set(now);
-    const due = await this.records.store.find({ status: "future", date_utc: { $lte: now } });
+    // few events are `future`: read through the status index, not by testing every event
+    const due = await this.records.store.find({ status: "future", date_utc: { $lte: now } }, { rare: "status" });
     for (const doc of due) {
       const updated = await this.records.store.updateOne({ _id: doc._id, status: "future" }, { $set: { status: "publish" } });
       if (updated) await this.deps.counts.afterWrites([[doc, updated]]);

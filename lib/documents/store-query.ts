@@ -28,6 +28,13 @@ export interface FindOptions {
   skip?: number;
   limit?: number;
   projection?: Record<string, 0 | 1>;
+  /**
+   * A field of the query whose asked value few records hold (a `future` status among published events):
+   * the read goes through that field's index. For a store whose planner cannot tell a rare value from a
+   * common one: SQLite's statistics hold each index's mean number of records per value, no samples of the
+   * values (store/sql/sqlite-statistics.ts). PostgreSQL and MongoDB choose by their own statistics.
+   */
+  rare?: string;
 }
 
 /** Characters a pattern must escape to mean them literally (`-` and `/` may be escaped, need not be). */

@@ -10,6 +10,7 @@ import type { Doc, Query, Sort } from "../../lib/documents/store-query";
 import { applyUpdate } from "../../lib/documents/update-ops";
 import { QueryCompiler, TableShape, fieldExpr } from "./compile";
 import { FEW_MATCHES, ftsRowid } from "./text-plans";
+import { isPlain } from "./compiled";
 import type { PgSequences } from "./sequences";
 import { UniqueViolation, type Dialect, type Param, type SqlDriver, type SqlRunner } from "./driver";
 import { marksOf } from "./write-marks";
@@ -33,6 +34,8 @@ export interface TableOptions extends TableShape {
   idColumnsIndex?: string;
   /** The orders an index of the table keeps (IndexSpec `then`: its fields, then `_id`). */
   orders?: ReadonlyArray<readonly string[]>;
+  /** The fields with an index of their own (IndexSpec with no option): what FindOptions `rare` reads through. */
+  indexed?: ReadonlySet<string>;
   /** The write marks its counts are kept under (store/sql/write-marks.ts MARKED); none: every count is counted. */
   marks?: string;
 }
@@ -172,6 +175,18 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
   // key lookups alike, not counting what computing the columns from each document costs: it is named.
   const byLinks = (query: Query): string | undefined =>
     (sqlite && opts.idColumnsIndex && counter !== compiler && counter.drivenByLinks(query) ? `${table} INDEXED BY ${opts.idColumnsIndex}` : undefined);
+  /**
+   * SQLite: the table read through the index of `field` (FindOptions `rare`) when the query asks for values
+   * of it (equal to one, or among some); undefined otherwise. The statistics tell the planner only how many
+   * records a value holds on average, so a status that few events hold (`future`) was read by scanning
+   * every event (42 ms at 100 000 events; 5 µs through the index: docs/benchmarks.md).
+   */
+  const throughRare = (query: Query, field: string | undefined): string | undefined => {
+    if (!sqlite || !field || !opts.indexed?.has(field)) return undefined;
+    const v = query[field];
+    const asked = typeof v === "string" || typeof v === "number" || (isPlain(v) && Object.keys(v).length === 1 && Array.isArray(v.$in));
+    return asked ? `${table} INDEXED BY ${indexName(table, field, {})}` : undefined;
+  };
   /**
    * SQLite: the compiler `by` knowing the ids of each full-text query of `query` that has at most
    * FEW_MATCHES matches in the site (read now, one capped query each), so those matches drive the read:
@@ -342,6 +357,8 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       let tail = compiler.orderBy(o.sort, query);
       if (o.limit) tail += ` LIMIT ${Math.floor(o.limit)}`;
       if (o.skip) tail += `${o.limit ? "" : sqlite ? " LIMIT -1" : ""} OFFSET ${Math.floor(o.skip)}`;
+      const rare = throughRare(query, o.rare);
+      if (rare) return finish(await select(driver, query, tail, compiler, rare));
       const linked = byLinks(query);
       if (linked) return finish(await select(driver, query, tail, await withFewMatches(counter, query), linked));
       const ordered = !!o.limit && keptOrder(o.sort, opts.orders ?? []);

@@ -1,0 +1,108 @@
+/**
+ * A value few records hold, read through its field's index (FindOptions `rare`, store/sql/collection.ts):
+ * SQLite's statistics keep each index's mean number of records per value and no samples
+ * (store/sql/sqlite-statistics.ts), so on a calendar whose events are all published the planner takes
+ * `status = 'future'` to hold for all of them and scans the table. The due-publication lookup
+ * (domain/events/event-commands.ts `publishDue`) runs before the writes of events: asked as rare, it reads
+ * the status index. The answers are the same with and without the hint, on SQLite and PostgreSQL.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { acquireStore, releaseStore, Store, StoreConfig } from "../../store";
+import type { IndexSpec } from "../../store";
+import type { Collection } from "../../store/collection";
+import type { Doc } from "../../lib/documents/store-query";
+import { analyzedWithoutSamples } from "../../store/sql/sqlite-statistics";
+import { createTestDatabase, TestDatabase } from "../helpers/postgres";
+
+const SITE = 1;
+const EVENTS = 3000;
+const FUTURE = [17, 1500, 2999];
+const INDEXES: IndexSpec[] = [{ field: "status" }, { field: "start_date" }, { field: "categories", array: true }];
+
+function eventDoc(id: number, future = false): Doc {
+  return {
+    _id: id, title: `Event ${id}`, status: future ? "future" : "publish", start_date: "2030-01-01 10:00:00", end_date: "2030-01-01 12:00:00",
+    date_utc: future ? (id === 2999 ? "2031-01-01 00:00:00" : "2020-01-01 00:00:00") : "2020-01-01 00:00:00", categories: [], tags: [], venues: [], organizers: []
+  };
+}
+
+const DUE = { status: "future", date_utc: { $lte: "2026-12-03 00:00:00" } };
+
+function suite(kind: "sqlite" | "postgres") {
+  describe(`a rare value on ${kind}`, () => {
+    let db: TestDatabase | undefined;
+    let dir: string | undefined;
+    let config: StoreConfig;
+    let store: Store;
+    let events: Collection;
+
+    beforeAll(async () => {
+      if (kind === "postgres") {
+        db = await createTestDatabase("rarevalue");
+        config = { dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 5000 };
+      } else {
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "rarevalue-"));
+        config = { dataDir: dir, connectTimeoutMs: 1000 };
+      }
+      store = await acquireStore(config);
+      await store.ensureIndexes("events", INDEXES);
+      events = store.collection("events", INDEXES, SITE);
+      const row = kind === "sqlite" ? `(${SITE}, ?, jsonb(?))` : `(${SITE}, ?::bigint, ?::jsonb)`;
+      await store.sql!.transaction(async tx => {
+        for (let from = 1; from <= EVENTS; from += 500) {
+          const ids = Array.from({ length: Math.min(500, EVENTS - from + 1) }, (_, k) => from + k);
+          await tx.run(`INSERT INTO events (site, id, doc) VALUES ${ids.map(() => row).join(", ")}`, ids.flatMap(id => { const { _id, ...rest } = eventDoc(id); return [id, JSON.stringify(rest)]; }));
+        }
+      }, { unbounded: true });
+      // the statistics made while every event was published, as on a calendar that has no `future` event most of the time
+      await (kind === "sqlite" ? analyzedWithoutSamples(store.sql!, "ANALYZE") : store.sql!.run("ANALYZE events"));
+      for (const id of FUTURE) {
+        const { _id, ...rest } = eventDoc(id, true);
+        await events.updateOne({ _id: id }, { $set: rest });
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      await releaseStore(config);
+      await db?.drop();
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    test("the due lookup answers the same with the hint and without it", async () => {
+      const ids = (docs: Doc[]) => docs.map(d => d._id as number).sort((a, b) => a - b);
+      expect(ids(await events.find(DUE, { rare: "status" }))).toEqual([17, 1500]);
+      expect(ids(await events.find(DUE))).toEqual([17, 1500]);
+      expect(ids(await events.find({ status: { $in: ["future"] } }, { rare: "status" }))).toEqual(FUTURE);
+      // a condition the index cannot take is read as any other query
+      expect(await events.find({ status: { $ne: "publish" } }, { rare: "status", limit: 5 })).toHaveLength(3);
+      // a field without an index of its own is read as any other query
+      expect(ids(await events.find({ title: "Event 17" }, { rare: "title" }))).toEqual([17]);
+    });
+
+    if (kind === "sqlite") {
+      test("SQLite reads a rare status through its index, which its statistics alone would not choose", async () => {
+        const driver = store.sql!;
+        const seen: string[] = [];
+        const all = driver.all.bind(driver);
+        const spy = jest.spyOn(driver, "all").mockImplementation((sql, params) => { seen.push(sql); return all(sql, params); });
+        try {
+          await events.find(DUE, { rare: "status" });
+          await events.find(DUE);
+        } finally {
+          spy.mockRestore();
+        }
+        const [hinted, plain] = seen.filter(s => s.startsWith("SELECT id"));
+        const params = [SITE, "future", "2026-12-03 00:00:00"];
+        const planOf = async (sql: string) => (await driver.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).map(r => r.detail).join("\n");
+        expect(await planOf(hinted)).toMatch(/SEARCH events USING INDEX ix_events_status \(site=\? AND <expr>=\?\)/);
+        // what the hint is for: without it, every event is read
+        expect(await planOf(plain)).toMatch(/^SCAN events$/m);
+      });
+    }
+  });
+}
+
+suite("sqlite");
+suite("postgres");
