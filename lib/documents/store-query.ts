@@ -21,6 +21,8 @@ export interface CountPart {
   query: Query;
   /** It names the present moment (its total moves with the clock as well as with writes): never kept. */
   moving?: boolean;
+  /** A field whose asked values few records hold (as FindOptions `rare`). */
+  rare?: string;
 }
 
 export interface FindOptions {

@@ -3,8 +3,9 @@
  * SQLite's statistics keep each index's mean number of records per value and no samples
  * (store/sql/sqlite-statistics.ts), so on a calendar whose events are all published the planner takes
  * `status = 'future'` to hold for all of them and scans the table. The due-publication lookup
- * (domain/events/event-commands.ts `publishDue`) runs before the writes of events: asked as rare, it reads
- * the status index. The answers are the same with and without the hint, on SQLite and PostgreSQL.
+ * (domain/events/event-commands.ts `publishDue`) runs before the writes of events, and a list's total
+ * counts its due `future` events each time (lib/events/due-events.ts `dueCountParts`): asked as rare, both
+ * read the status index. The answers are the same with and without the hint, on SQLite and PostgreSQL.
  */
 import * as fs from "fs";
 import * as os from "os";
@@ -81,19 +82,35 @@ function suite(kind: "sqlite" | "postgres") {
       expect(ids(await events.find({ title: "Event 17" }, { rare: "title" }))).toEqual([17]);
     });
 
+    test("a list's due part is counted the same through the status index", async () => {
+      // a list's query for the `future` status with its due condition (lib/events/due-events.ts dueCountParts)
+      const due = { start_date: { $gte: "2029-01-01 00:00:00" }, $and: [{ hide_from_listings: { $ne: true } }, { status: { $in: ["future"] } }, { $or: [{ status: { $ne: "future" } }, { date_utc: { $lte: "2026-12-03 00:00:00" } }] }] };
+      expect(await events.countParts([{ query: due, moving: true, rare: "status" }])).toBe(2);
+      expect(await events.countParts([{ query: due, moving: true }])).toBe(2);
+      const published = { ...due, $and: [due.$and[0], { status: { $in: ["publish"] } }] };
+      expect(await events.countParts([{ query: published }, { query: due, moving: true, rare: "status" }])).toBe(EVENTS - FUTURE.length + 2);
+    });
+
     if (kind === "sqlite") {
       test("SQLite reads a rare status through its index, which its statistics alone would not choose", async () => {
         const driver = store.sql!;
         const seen: string[] = [];
         const all = driver.all.bind(driver);
         const spy = jest.spyOn(driver, "all").mockImplementation((sql, params) => { seen.push(sql); return all(sql, params); });
+        // a count with the write mark is read on its own terms (driver `readCommitted`)
+        const committed = driver.readCommitted!.bind(driver);
+        const spyCommitted = jest.spyOn(driver, "readCommitted").mockImplementation((sql, params) => { seen.push(sql); return committed(sql, params); });
         try {
           await events.find(DUE, { rare: "status" });
           await events.find(DUE);
+          await events.countParts([{ query: { $and: [{ status: { $in: ["future"] } }, { date_utc: { $lte: "2026-12-03 00:00:00" } }] }, moving: true, rare: "status" }]);
         } finally {
           spy.mockRestore();
+          spyCommitted.mockRestore();
         }
         const [hinted, plain] = seen.filter(s => s.startsWith("SELECT id"));
+        const counted = seen.find(s => s.includes("COUNT(*)"))!;
+        expect(counted).toMatch(/FROM events INDEXED BY ix_events_status WHERE/);
         const params = [SITE, "future", "2026-12-03 00:00:00"];
         const planOf = async (sql: string) => (await driver.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).map(r => r.detail).join("\n");
         expect(await planOf(hinted)).toMatch(/SEARCH events USING INDEX ix_events_status \(site=\? AND <expr>=\?\)/);
