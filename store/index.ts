@@ -9,7 +9,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { FEED_COLLECTION } from "./collection";
 import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
-import { sqlCollection, indexStatements, type TableOptions } from "./sql/collection";
+import { sqlCollection, indexStatements, storeTotals, type TableOptions } from "./sql/collection";
 import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName, idWindowIndexName } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
 import { sqlRenderings } from "./sql/renderings";
@@ -120,6 +120,7 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
   // The indexes this process has made (or is making), by collection and index list: each is made once per
   // process, so a service opening a collection another service of the process has opened takes no lock.
   const made = new Map<string, Promise<void>>();
+  const totals = storeTotals();
   return {
     kind,
     location,
@@ -135,7 +136,7 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
         links: links.size ? { table: LINK_TABLE, type: name, fields: links, site } : undefined,
         orders: indexes.filter(i => i.then).map(i => [i.field, ...i.then!, "_id"]),
         indexed: new Set(indexes.filter(i => !i.unique && !i.sparse && !i.array && !i.thenById && !i.unlessStatus && !i.then).map(i => i.field)),
-        marks: Object.hasOwn(MARKED, name) ? name : undefined,
+        marks: Object.hasOwn(MARKED, name) ? name : undefined, totals,
         ...listColumnsOf(name) });
     },
     ensureIndexes(name, indexes) {

@@ -10,7 +10,7 @@ import type { CountPart, Doc, Query, Sort } from "../../lib/documents/store-quer
 import { applyUpdate } from "../../lib/documents/update-ops";
 import { QueryCompiler, TableShape, fieldExpr } from "./compile";
 import { FEW_MATCHES, ftsRowid } from "./text-plans";
-import { isPlain } from "./compiled";
+import { isPlain, type Compiled } from "./compiled";
 import type { PgSequences } from "./sequences";
 import { UniqueViolation, type Dialect, type Param, type SqlDriver, type SqlRunner } from "./driver";
 import { marksOf } from "./write-marks";
@@ -36,12 +36,22 @@ export interface TableOptions extends TableShape {
   orders?: ReadonlyArray<readonly string[]>;
   /** The fields with an index of their own (IndexSpec with no option): what FindOptions `rare` reads through. */
   indexed?: ReadonlySet<string>;
+  /** The totals kept for the store's collections (`storeTotals`; by default the collection's own). */
+  totals?: KeptTotals;
   /** The write marks its counts are kept under (store/sql/write-marks.ts MARKED); none: every count is counted. */
   marks?: string;
 }
 
-/** How many totals one collection keeps (lib/documents/kept-totals.ts; a collection per site and table, store/site-collection.ts). */
-const KEPT_TOTALS = 128;
+/**
+ * How many totals a store keeps (lib/documents/kept-totals.ts), over all its sites and tables: a busy site's
+ * many filters and many quiet sites' few share them (a total and its key: a few hundred bytes).
+ */
+const KEPT_TOTALS = 8192;
+
+/** The totals a store keeps (TableOptions `totals`), one set for all its collections. */
+export function storeTotals(): KeptTotals {
+  return new KeptTotals(KEPT_TOTALS);
+}
 
 /**
  * SQLite: up to this many ids are read one primary-key lookup each. An `IN` list builds a temporary table
@@ -182,14 +192,17 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
    * records a value holds on average, so a status that few events hold (`future`) was read by scanning
    * every event (42 ms at 100 000 events; 5 µs through the index: docs/benchmarks.md).
    */
-  const throughRare = (query: Query, field: string | undefined): string | undefined => {
+  const throughRare = (query: Query, field: string | undefined): { from: string; lead: Compiled } | undefined => {
     if (!sqlite || !field || !opts.indexed?.has(field)) return undefined;
-    const asks = (q: Query) => {
-      const v = q[field];
-      return typeof v === "string" || typeof v === "number" || (isPlain(v) && Object.keys(v).length === 1 && Array.isArray(v.$in));
+    const asked = (q: unknown): unknown => {
+      const v = isPlain(q) ? q[field] : undefined;
+      return typeof v === "string" || typeof v === "number" || (isPlain(v) && Object.keys(v).length === 1 && Array.isArray(v.$in)) ? v : undefined;
     };
     const and = Array.isArray(query.$and) ? (query.$and as unknown[]) : [];
-    return asks(query) || and.some(q => isPlain(q) && asks(q)) ? `${table} INDEXED BY ${indexName(table, field, {})}` : undefined;
+    const value = asked(query) ?? and.map(asked).find(v => v !== undefined);
+    // the condition again, first and compiled alone: in a list that its links drive, the query's own
+    // conditions are written so that no index answers them (store/sql/compile.ts `where`)
+    return value === undefined ? undefined : { from: `${table} INDEXED BY ${indexName(table, field, {})}`, lead: compiler.where({ [field]: value }) };
   };
   /**
    * SQLite: the compiler `by` knowing the ids of each full-text query of `query` that has at most
@@ -318,15 +331,17 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
 
   // The write marks of what this table's counts read (store/sql/write-marks.ts), as a subquery of the site.
   const marks = opts.marks ? marksOf(opts.marks) : undefined;
-  const kept = marks ? new KeptTotals(KEPT_TOTALS) : undefined;
+  const kept = marks ? (opts.totals ?? storeTotals()) : undefined;
+  // the site and table in every key: the kept totals are the store's
+  const keyOf = (query: Query): string => `${table} ${site} ${queryKey(query)}`;
   const readMark = async (): Promise<number> => Number((await driver.all<{ m: number | string }>(`SELECT ${marks} AS m`, [site]))[0].m);
   /** The statement counting a query's matches (`COUNT(*) AS n`). */
   async function countStatement(query: Query, rare?: string): Promise<{ sql: string; params: Param[] }> {
-    const rareFrom = throughRare(query, rare);
-    if (rareFrom) {
+    const through = throughRare(query, rare);
+    if (through) {
       // the few records holding the value, found through its index, each tested on its document
       const tested = (await withFewMatches(compiler, query)).where(query);
-      return { sql: `SELECT COUNT(*) AS n FROM ${rareFrom} WHERE site = ? AND (${tested.sql})`, params: [site, ...tested.params] };
+      return { sql: `SELECT COUNT(*) AS n FROM ${through.from} WHERE site = ? AND (${through.lead.sql}) AND (${tested.sql})`, params: [site, ...through.lead.params, ...tested.params] };
     }
     const where = (await withFewMatches(counter, query)).where(query);
     // A count of typed columns only is read from their covering index alone. SQLite's planner prices a
@@ -368,7 +383,11 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       if (o.limit) tail += ` LIMIT ${Math.floor(o.limit)}`;
       if (o.skip) tail += `${o.limit ? "" : sqlite ? " LIMIT -1" : ""} OFFSET ${Math.floor(o.skip)}`;
       const rare = throughRare(query, o.rare);
-      if (rare) return finish(await select(driver, query, tail, compiler, rare));
+      if (rare) {
+        const where = compiler.where(query);
+        return finish(await driver.all<Row>(`SELECT id, ${docCol} FROM ${rare.from} WHERE site = ? AND (${rare.lead.sql}) AND (${where.sql})${tail}`,
+          [site, ...rare.lead.params, ...where.params]));
+      }
       const linked = byLinks(query);
       if (linked) return finish(await select(driver, query, tail, await withFewMatches(counter, query), linked));
       const ordered = !!o.limit && keptOrder(o.sort, opts.orders ?? []);
@@ -384,7 +403,7 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     },
     async count(query, o = {}) {
       if (!kept || o.moving) return (await counted(query)).total;
-      return kept.total(queryKey(query), readMark, () => counted(query, true));
+      return kept.total(keyOf(query), readMark, () => counted(query, true));
     },
     async countParts(parts) {
       const sum = (totals: readonly number[]) => totals.reduce((a, b) => a + b, 0);
@@ -394,7 +413,7 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       const now = moving.length ? await countedTogether(moving, true) : undefined;
       const markNow = now?.mark;
       let total = now ? sum(now.totals) : 0;
-      for (const p of parts) if (!p.moving) total += await kept.total(queryKey(p.query), markNow === undefined ? readMark : async () => markNow, () => counted(p.query, true));
+      for (const p of parts) if (!p.moving) total += await kept.total(keyOf(p.query), markNow === undefined ? readMark : async () => markNow, () => counted(p.query, true));
       return total;
     },
     async idsWhere(field, value) {
