@@ -121,8 +121,8 @@ async function seedSqlite(driver: SqlDriver, l: Links, from0: number, n: number,
   }
   // The triggers queued the events' full-text rows (store/sql/full-text-queue.ts); this driver has no drain
   // before its commits, so they are indexed here, in one transaction, as the service's opening would
-  // (store/sql/schema.ts `migrate`). Left queued, the service's first start indexed them: 9.5 s for 990 000
-  // events, its first readiness 11.9 s, inside the first profile of a row.
+  // (store/sql/schema.ts `migrate`). Left queued, the service's first start indexed them all in one
+  // statement, which delayed its readiness and landed in the first profile of a row (docs/benchmarks.md).
   await migrate(driver);
   // the statistics as the service keeps them (store/sql/sqlite-statistics.ts)
   await analyzedWithoutSamples(driver, "ANALYZE");

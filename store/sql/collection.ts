@@ -188,9 +188,9 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
   /**
    * SQLite: the table read through the index of `field` (FindOptions and CountPart `rare`) when the query
    * asks for values of it (equal to one, or among some), itself or in one of its `$and` conditions;
-   * undefined otherwise. The statistics tell the planner only how many
-   * records a value holds on average, so a status that few events hold (`future`) was read by scanning
-   * every event (42 ms at 100 000 events; 5 µs through the index: docs/benchmarks.md).
+   * undefined otherwise. The statistics tell the planner only how many records a value holds on average,
+   * so a status that few events hold (`future`) was read by scanning every event (docs/benchmarks.md has
+   * the measures).
    */
   const throughRare = (query: Query, field: string | undefined): { from: string; lead: Compiled } | undefined => {
     if (!sqlite || !field || !opts.indexed?.has(field)) return undefined;
