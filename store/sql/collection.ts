@@ -10,7 +10,7 @@ import type { CountPart, Doc, Query, Sort } from "../../lib/documents/store-quer
 import { applyUpdate } from "../../lib/documents/update-ops";
 import { QueryCompiler, TableShape, fieldExpr } from "./compile";
 import { FEW_MATCHES, ftsRowid } from "./text-plans";
-import { isPlain, type Compiled } from "./compiled";
+import { and, isPlain, type Compiled } from "./compiled";
 import type { PgSequences } from "./sequences";
 import { UniqueViolation, type Dialect, type Param, type SqlDriver, type SqlRunner } from "./driver";
 import { marksOf } from "./write-marks";
@@ -187,22 +187,22 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
     (sqlite && opts.idColumnsIndex && counter !== compiler && counter.drivenByLinks(query) ? `${table} INDEXED BY ${opts.idColumnsIndex}` : undefined);
   /**
    * SQLite: the table read through the index of `field` (FindOptions and CountPart `rare`) when the query
-   * asks for values of it (equal to one, or among some), itself or in one of its `$and` conditions;
-   * undefined otherwise. The statistics tell the planner only how many records a value holds on average,
+   * asks for values of it (equal to one, or among some), itself or in one of its `$and` conditions, with
+   * the condition `by` compiles; undefined otherwise. The statistics tell the planner only how many records a value holds on average,
    * so a status that few events hold (`future`) was read by scanning every event (docs/benchmarks.md has
    * the measures).
    */
-  const throughRare = (query: Query, field: string | undefined): { from: string; lead: Compiled } | undefined => {
+  const throughRare = (query: Query, field: string | undefined, by: QueryCompiler): { from: string; where: Compiled } | undefined => {
     if (!sqlite || !field || !opts.indexed?.has(field)) return undefined;
     const asked = (q: unknown): unknown => {
       const v = isPlain(q) ? q[field] : undefined;
       return typeof v === "string" || typeof v === "number" || (isPlain(v) && Object.keys(v).length === 1 && Array.isArray(v.$in)) ? v : undefined;
     };
-    const and = Array.isArray(query.$and) ? (query.$and as unknown[]) : [];
-    const value = asked(query) ?? and.map(asked).find(v => v !== undefined);
+    const all = Array.isArray(query.$and) ? (query.$and as unknown[]) : [];
+    const value = asked(query) ?? all.map(asked).find(v => v !== undefined);
     // the condition again, first and compiled alone: in a list that its links drive, the query's own
     // conditions are written so that no index answers them (store/sql/compile.ts `where`)
-    return value === undefined ? undefined : { from: `${table} INDEXED BY ${indexName(table, field, {})}`, lead: compiler.where({ [field]: value }) };
+    return value === undefined ? undefined : { from: `${table} INDEXED BY ${indexName(table, field, {})}`, where: and([compiler.where({ [field]: value }), by.where(query)]) };
   };
   /**
    * SQLite: the compiler `by` knowing the ids of each full-text query of `query` that has at most
@@ -337,12 +337,9 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
   const readMark = async (): Promise<number> => Number((await driver.all<{ m: number | string }>(`SELECT ${marks} AS m`, [site]))[0].m);
   /** The statement counting a query's matches (`COUNT(*) AS n`). */
   async function countStatement(query: Query, rare?: string): Promise<{ sql: string; params: Param[] }> {
-    const through = throughRare(query, rare);
-    if (through) {
-      // the few records holding the value, found through its index, each tested on its document
-      const tested = (await withFewMatches(compiler, query)).where(query);
-      return { sql: `SELECT COUNT(*) AS n FROM ${through.from} WHERE site = ? AND (${through.lead.sql}) AND (${tested.sql})`, params: [site, ...through.lead.params, ...tested.params] };
-    }
+    // the few records holding a rare value, found through its index, each tested on its document
+    const through = rare ? throughRare(query, rare, await withFewMatches(compiler, query)) : undefined;
+    if (through) return { sql: `SELECT COUNT(*) AS n FROM ${through.from} WHERE site = ? AND (${through.where.sql})`, params: [site, ...through.where.params] };
     const where = (await withFewMatches(counter, query)).where(query);
     // A count of typed columns only is read from their covering index alone. SQLite's planner prices a
     // scan of the table below it (it does not count what computing the columns from each document costs),
@@ -382,12 +379,8 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       let tail = compiler.orderBy(o.sort, query);
       if (o.limit) tail += ` LIMIT ${Math.floor(o.limit)}`;
       if (o.skip) tail += `${o.limit ? "" : sqlite ? " LIMIT -1" : ""} OFFSET ${Math.floor(o.skip)}`;
-      const rare = throughRare(query, o.rare);
-      if (rare) {
-        const where = compiler.where(query);
-        return finish(await driver.all<Row>(`SELECT id, ${docCol} FROM ${rare.from} WHERE site = ? AND (${rare.lead.sql}) AND (${where.sql})${tail}`,
-          [site, ...rare.lead.params, ...where.params]));
-      }
+      const rare = throughRare(query, o.rare, compiler);
+      if (rare) return finish(await driver.all<Row>(`SELECT id, ${docCol} FROM ${rare.from} WHERE site = ? AND (${rare.where.sql})${tail}`, [site, ...rare.where.params]));
       const linked = byLinks(query);
       if (linked) return finish(await select(driver, query, tail, await withFewMatches(counter, query), linked));
       const ordered = !!o.limit && keptOrder(o.sort, opts.orders ?? []);
