@@ -10,7 +10,7 @@ import * as path from "path";
 import { FEED_COLLECTION } from "./collection";
 import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
 import { sqlCollection, indexStatements, storeTotals, type TableOptions } from "./sql/collection";
-import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName, idWindowIndexName } from "./sql/schema";
+import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, PAIRED_LINKS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName, idWindowIndexName } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
 import { sqlRenderings } from "./sql/renderings";
 import { recountStatements } from "./sql/term-counts";
@@ -133,7 +133,7 @@ function sqlStore(driver: SqlDriver, kind: StoreKind, location: string): Store {
       return sqlCollection(driver, { table: tableName(name), site, arrays: arraysOf(name, indexes), textId: RECORD_TABLES[name]?.textId, feedTable: FEED_COLLECTION, sequences,
         fts: driver.dialect === "sqlite" && FTS_TABLES[name] ? { ...FTS_TABLES[name], site } : undefined,
         folded: driver.dialect === "postgres" && FOLDED_COLUMNS[name] ? new Map(FOLDED_COLUMNS[name].map(f => [f, foldedName(f)])) : undefined,
-        links: links.size ? { table: LINK_TABLE, type: name, fields: links, site } : undefined,
+        links: links.size ? { table: LINK_TABLE, type: name, fields: links, site, pairs: PAIRED_LINKS.includes(name) } : undefined,
         orders: indexes.filter(i => i.then).map(i => [i.field, ...i.then!, "_id"]),
         indexed: new Set(indexes.filter(i => !i.unique && !i.sparse && !i.array && !i.thenById && !i.unlessStatus && !i.then).map(i => i.field)),
         marks: Object.hasOwn(MARKED, name) ? name : undefined, totals,

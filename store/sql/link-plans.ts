@@ -7,14 +7,22 @@
  */
 import type { Dialect } from "./driver";
 import type { Query } from "../../lib/documents/store-query";
-import { isPlain, sqliteList, type Compiled } from "./compiled";
+import { and, isPlain, sqliteList, type Compiled } from "./compiled";
+import { pairHeld } from "./link-pairs";
 
 /**
  * The table's link fields (store/sql/schema.ts LINK_FIELDS): membership of integers in them is read from
  * the link table, for `site`; `type` is the record table's name. The fields in LINK_FIELDS' order:
  * the filter of the first one asked drives a list filtered by several (`linkedProbed`, `linkedChosen`).
  */
-export interface LinkShape { table: string; type: string; fields: ReadonlySet<string>; site: number }
+export interface LinkShape {
+  table: string;
+  type: string;
+  fields: ReadonlySet<string>;
+  site: number;
+  /** Whether the store keeps the table's link pairs (store/sql/link-pairs.ts): a read of several memberships asks them first. */
+  pairs?: boolean;
+}
 
 /** PostgreSQL: the most links of the driving membership read by probing the others (`linkedChosen`). */
 const PROBED_DRIVING_MAX = 500;
@@ -92,12 +100,45 @@ export class LinkPlans {
   private probedIds(memberships: readonly LinkMembership[], probe: (table: string, rows: string) => string): Compiled {
     const table = this.links.table;
     const [drive, ...others] = this.drivingFirst(memberships);
-    const driving = this.linkRows("d.", drive);
+    const driving = this.dialect === "sqlite" && this.links.pairs ? this.pairedRows("d.", drive, others) : this.linkRows("d.", drive);
     const checks = others.map(m => this.linkRows("p.", m));
     return {
       sql: `SELECT d.id FROM ${table} d WHERE ${driving.sql}${checks.map(c => ` AND ${probe(table, c.sql)}`).join("")}`,
       params: [...driving.params, ...checks.flatMap(c => c.params)]
     };
+  }
+
+  /**
+   * SQLite: the rows of the driving membership, its targets only those that every other membership may
+   * share a record with (store/sql/link-pairs.ts): the targets are read first, once, so a category and a
+   * venue that share no event read none of their links.
+   */
+  private pairedRows(alias: string, drive: LinkMembership, others: readonly LinkMembership[]): Compiled {
+    const links = this.links;
+    const gates = others.map(m => {
+      const held = pairHeld("sqlite", links.site, links.type, { field: drive.field, column: "t.target" }, m);
+      if (m.field !== drive.field) return held;
+      const same = sqliteList(m.ids);
+      return { sql: `(t.target IN ${same.sql} OR ${held.sql})`, params: [...same.params, ...held.params] };
+    });
+    const gate = and(gates);
+    const kept = `SELECT t.target FROM (SELECT value AS target FROM json_each(?)) AS t WHERE ${gate.sql}`;
+    return {
+      sql: `${alias}site = ? AND ${alias}type = '${links.type}' AND ${alias}field = '${drive.field}' AND ${alias}target IN (${kept})`,
+      params: [links.site, JSON.stringify(drive.ids), ...gate.params]
+    };
+  }
+
+  /**
+   * PostgreSQL: whether every other membership may share a record with the driving one (store/sql/link-pairs.ts);
+   * undefined when the pairs are not kept, or one shares a target with it (a record holding that target holds both).
+   */
+  private pairsHeld(drive: LinkMembership, others: readonly LinkMembership[]): Compiled | undefined {
+    const links = this.links;
+    if (!links.pairs) return undefined;
+    const gates = others.filter(m => m.field !== drive.field || !m.ids.some(id => drive.ids.includes(id)))
+      .map(m => pairHeld("postgres", links.site, links.type, drive, m));
+    return gates.length ? and(gates) : undefined;
   }
 
   /** The memberships in LINK_FIELDS' order: the first drives a probed read. */
@@ -117,14 +158,17 @@ export class LinkPlans {
    * driving set is intersected.
    */
   private linkedChosen(memberships: readonly LinkMembership[]): Compiled {
-    const [drive] = this.drivingFirst(memberships);
+    const [drive, ...others] = this.drivingFirst(memberships);
     const counted = this.linkedIds(drive.field, drive.ids);
     const size = `(SELECT count(*) FROM (${counted.sql} LIMIT ${PROBED_DRIVING_MAX + 1}) AS driving)`;
     const probed = this.probedIds(memberships, (table, rows) => `(SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id LIMIT 1) IS NOT NULL`);
     const sets = memberships.map(m => this.linkedIds(m.field, m.ids));
+    // no pair held: no record, before any link is read (each branch's subqueries run only when it is taken)
+    const held = this.pairsHeld(drive, others);
+    const none = held ? `WHEN NOT (${held.sql}) THEN '{}'::bigint[] ` : "";
     return {
-      sql: `id = ANY(CASE WHEN ${size} <= ${PROBED_DRIVING_MAX} THEN ARRAY(${probed.sql}) ELSE ARRAY(${sets.map(x => x.sql).join(" INTERSECT ")}) END)`,
-      params: [...counted.params, ...probed.params, ...sets.flatMap(x => x.params)]
+      sql: `id = ANY(CASE ${none}WHEN ${size} <= ${PROBED_DRIVING_MAX} THEN ARRAY(${probed.sql}) ELSE ARRAY(${sets.map(x => x.sql).join(" INTERSECT ")}) END)`,
+      params: [...(held?.params ?? []), ...counted.params, ...probed.params, ...sets.flatMap(x => x.params)]
     };
   }
 }

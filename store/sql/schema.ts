@@ -10,6 +10,7 @@ import { markFunctions, writeMarkStatements } from "./write-marks";
 import { fieldExpr } from "./compile";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
+import { linkPairStatements } from "./link-pairs";
 import { renderingsByRowid, renderingStatements, renderingVariantStatements } from "./renderings";
 import { analyzedWithoutSamples } from "./sqlite-statistics";
 import { FULL_TEXT_QUEUED, fullTextDrain, fullTextQueueStatements, ftsRow, ftsValues, type FullTextTable } from "./full-text-queue";
@@ -64,6 +65,12 @@ export const LINK_FIELDS: Readonly<Record<string, readonly string[]>> = {
   venues: [CUSTOM_LINKS],
   organizers: [CUSTOM_LINKS]
 };
+
+/**
+ * The record tables whose link pairs are kept (store/sql/link-pairs.ts): those a list filters by two links
+ * or more (an event's category and venue, a venue's or organizer's two custom fields).
+ */
+export const PAIRED_LINKS: readonly string[] = ["events", "venues", "organizers"];
 
 /**
  * A typed column generated from a field of the document: `text` holds the field when it is a string
@@ -573,6 +580,12 @@ export const MIGRATIONS: Migration[] = [
     name: "SQLite: the full-text index written once per transaction",
     // store/sql/full-text-queue.ts: the triggers queue the rows written; the driver indexes them before the commit
     up: d => (d.dialect === "sqlite" ? Object.entries(FTS_TABLES).flatMap(([table, fts]) => fullTextQueueStatements(table, fts)) : [])
+  },
+  {
+    version: 32,
+    name: "link pairs: how many records hold each two links together",
+    // store/sql/link-pairs.ts: a list filtered by a category and a venue that share no event reads none of their links
+    up: d => linkPairStatements(d.dialect, Object.fromEntries(PAIRED_LINKS.map(t => [t, LINK_FIELDS[t]])))
   }
 ];
 
