@@ -1,7 +1,7 @@
 /**
  * Link pairs (store/sql/link-pairs.ts): how many records hold each two link elements together, kept by
  * triggers in the write's own transaction. What is kept always equals what the link table says after
- * any sequence of creates, link changes, site moves and deletes; the migration counts a store's records
+ * any sequence of creates, link changes and deletes; the migration counts a store's records
  * made before it; and a list filtered by several links answers exactly what the records hold, empty
  * intersections included, whether the pairs rule the read out or not. PostgreSQL: a writer of a pair
  * another open transaction holds does not wait for it.
