@@ -10,7 +10,7 @@ import * as path from "path";
 import { FEED_COLLECTION } from "./collection";
 import { openPostgres, openSqlite, SqlDriver } from "./sql/driver";
 import { sqlCollection, indexStatements, storeTotals, type TableOptions } from "./sql/collection";
-import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, PAIRED_LINKS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName, idWindowIndexName } from "./sql/schema";
+import { columnName, FOLDED_COLUMNS, foldedName, FTS_TABLES, ID_WINDOW_ORDER, LINK_FIELDS, LINK_TABLE, LIST_COLUMNS, PAIRED_LINKS, migrate, MIGRATION_LOCK, RECORD_TABLES, recordTable, refreshStatistics, windowIndexName, idWindowIndexName } from "./sql/schema";
 import { sqlRegistry } from "./sql/registry";
 import { sqlRenderings } from "./sql/renderings";
 import { recountStatements } from "./sql/term-counts";
@@ -103,12 +103,15 @@ function tableName(name: string): string {
 }
 
 /** A record table's typed columns and their covering index (store/sql/schema.ts LIST_COLUMNS), if it has them. */
-function listColumnsOf(name: string): Pick<TableOptions, "columns" | "columnsIndex" | "idColumnsIndex"> {
+function listColumnsOf(name: string): Pick<TableOptions, "columns" | "columnsIndex" | "idColumnsIndex" | "idColumnsOrder"> {
   if (!Object.hasOwn(LIST_COLUMNS, name)) return {};
+  const held = [...LIST_COLUMNS[name], ...(Object.hasOwn(ID_WINDOW_ORDER, name) ? ID_WINDOW_ORDER[name] : [])];
   return {
     columns: new Map(LIST_COLUMNS[name].map(c => [c.field, { column: columnName(c.field), kind: c.kind }])),
     columnsIndex: windowIndexName(name),
-    idColumnsIndex: idWindowIndexName(name)
+    idColumnsIndex: idWindowIndexName(name),
+    // a text column orders as its field does (NULL where the field is absent or not text)
+    idColumnsOrder: new Map(held.filter(c => c.kind === "text").map(c => [c.field, columnName(c.field)]))
   };
 }
 

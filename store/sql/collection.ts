@@ -32,6 +32,8 @@ export interface TableOptions extends TableShape {
   columnsIndex?: string;
   /** SQLite: the index of the typed columns keyed by id (store/sql/schema.ts idWindowIndexName). */
   idColumnsIndex?: string;
+  /** SQLite: the text columns that index holds, by field (store/sql/schema.ts LIST_COLUMNS, ID_WINDOW_ORDER): what a page its links drive is sorted on. */
+  idColumnsOrder?: ReadonlyMap<string, string>;
   /** The orders an index of the table keeps (IndexSpec `then`: its fields, then `_id`). */
   orders?: ReadonlyArray<readonly string[]>;
   /** The fields with an index of their own (IndexSpec with no option): what FindOptions `rare` reads through. */
@@ -185,6 +187,21 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
   // key lookups alike, not counting what computing the columns from each document costs: it is named.
   const byLinks = (query: Query): string | undefined =>
     (sqlite && opts.idColumnsIndex && counter !== compiler && counter.drivenByLinks(query) ? `${table} INDEXED BY ${opts.idColumnsIndex}` : undefined);
+  /**
+   * SQLite, a page its links drive in an order whose every field that index holds (`idColumnsOrder`; the
+   * events' start, publication date and id): the page's ids sorted from that index alone, then only their
+   * documents read (the statement's text when it can, undefined otherwise). Sorted on the documents, every
+   * event its links found was read and its document carried through the sort: a venue's 2 000 events at
+   * 100 000 for a page of ten (docs/lists.md#event-filters). A text column orders as its field when the
+   * field is text or absent, as the order's fields always are.
+   */
+  const byColumns = (sort: Sort | undefined, limit: number | undefined, skip: number | undefined): string | undefined => {
+    const keys = Object.entries(sort ?? {});
+    const columns = opts.idColumnsOrder;
+    if (!sqlite || !columns || keys.length === 0 || !keys.every(([f]) => f === "_id" || columns.has(f))) return undefined;
+    const order = keys.map(([f, dir]) => `${f === "_id" ? "id" : columns.get(f)} ${dir === -1 ? "DESC" : "ASC"}`).join(", ");
+    return ` ORDER BY ${order} LIMIT ${limit ? Math.floor(limit) : -1}${skip ? ` OFFSET ${Math.floor(skip)}` : ""}`;
+  };
   /**
    * SQLite: the table read through the index of `field` (FindOptions and CountPart `rare`) when the query
    * asks for values of it (equal to one, or among some), itself or in one of its `$and` conditions, with
@@ -382,7 +399,15 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       const rare = throughRare(query, o.rare, compiler);
       if (rare) return finish(await driver.all<Row>(`SELECT id, ${docCol} FROM ${rare.from} WHERE site = ? AND (${rare.where.sql})${tail}`, [site, ...rare.where.params]));
       const linked = byLinks(query);
-      if (linked) return finish(await select(driver, query, tail, await withFewMatches(counter, query), linked));
+      if (linked) {
+        const by = await withFewMatches(counter, query);
+        const sorted = byColumns(o.sort, o.limit, o.skip);
+        if (!sorted) return finish(await select(driver, query, tail, by, linked));
+        const where = by.where(query);
+        return finish(await driver.all<Row>(
+          `SELECT id, ${docCol} FROM ${table} WHERE site = ? AND id IN (SELECT id FROM ${linked} WHERE site = ? AND (${where.sql})${sorted})${compiler.orderBy(o.sort, query)}`,
+          [site, site, ...where.params]));
+      }
       const ordered = !!o.limit && keptOrder(o.sort, opts.orders ?? []);
       const by = await withFewMatches(ordered ? walker : compiler, query);
       // a word in more than FEW_MATCHES events: its page from the order's first candidates, if they fill it

@@ -125,22 +125,35 @@ function idWindowIndex(table: string, columns: readonly ListColumn[]): string {
   return `CREATE INDEX IF NOT EXISTS ${idWindowIndexName(table)} ON ${table} (site, id, ${columns.map(c => columnName(c.field)).join(", ")})`;
 }
 
+/**
+ * SQLite: the columns the index keyed by id (idWindowIndexName) holds beyond the window's, by table: the
+ * default order's keys that are not window columns (an event's publication date, its order after the
+ * start), so that a page its links drive is sorted from that index alone and only the page's documents are
+ * read (store/sql/collection.ts `byColumns`).
+ */
+export const ID_WINDOW_ORDER: Readonly<Record<string, readonly ListColumn[]>> = {
+  events: [{ field: "date", kind: "text" }]
+};
+
+/** The statement adding the typed column of one field to a table (LIST_COLUMNS, ID_WINDOW_ORDER). */
+function generatedColumn(d: SqlDriver, table: string, { field, kind }: ListColumn): string {
+  if (d.dialect === "sqlite") {
+    // SQLite adds generated columns as VIRTUAL only: computed from the document when read, kept in the index.
+    const expr = kind === "flag"
+      ? `INTEGER GENERATED ALWAYS AS (json_type(doc, '$.${field}') IS 'true') VIRTUAL`
+      : `TEXT GENERATED ALWAYS AS (CASE WHEN json_type(doc, '$.${field}') = 'text' THEN json_extract(doc, '$.${field}') END) VIRTUAL`;
+    return `ALTER TABLE ${table} ADD COLUMN ${columnName(field)} ${expr}`;
+  }
+  // text in the database's default collation: the one JSON strings compare in, so a range means the same
+  const expr = kind === "flag"
+    ? `boolean GENERATED ALWAYS AS (COALESCE((doc -> '${field}') = 'true'::jsonb, false)) STORED`
+    : `text GENERATED ALWAYS AS (CASE WHEN jsonb_typeof(doc -> '${field}') = 'string' THEN doc ->> '${field}' END) STORED`;
+  return `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${columnName(field)} ${expr}`;
+}
+
 /** The statements adding `added` to a table's window columns and making their covering index over `all`. */
 function windowColumns(d: SqlDriver, table: string, added: readonly ListColumn[], all = added): string[] {
-  const add = added.map(({ field, kind }) => {
-    if (d.dialect === "sqlite") {
-      // SQLite adds generated columns as VIRTUAL only: computed from the document when read, kept in the index.
-      const expr = kind === "flag"
-        ? `INTEGER GENERATED ALWAYS AS (json_type(doc, '$.${field}') IS 'true') VIRTUAL`
-        : `TEXT GENERATED ALWAYS AS (CASE WHEN json_type(doc, '$.${field}') = 'text' THEN json_extract(doc, '$.${field}') END) VIRTUAL`;
-      return `ALTER TABLE ${table} ADD COLUMN ${columnName(field)} ${expr}`;
-    }
-    // text in the database's default collation: the one JSON strings compare in, so a range means the same
-    const expr = kind === "flag"
-      ? `boolean GENERATED ALWAYS AS (COALESCE((doc -> '${field}') = 'true'::jsonb, false)) STORED`
-      : `text GENERATED ALWAYS AS (CASE WHEN jsonb_typeof(doc -> '${field}') = 'string' THEN doc ->> '${field}' END) STORED`;
-    return `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${columnName(field)} ${expr}`;
-  });
+  const add = added.map(c => generatedColumn(d, table, c));
   const indexed = all.map(c => columnName(c.field)).join(", ");
   return [...add, `DROP INDEX IF EXISTS ${windowIndexName(table)}`, `CREATE INDEX ${windowIndexName(table)} ON ${table} (site, ${indexed}, id)`];
 }
@@ -586,6 +599,16 @@ export const MIGRATIONS: Migration[] = [
     name: "link pairs: how many records hold each two links together",
     // store/sql/link-pairs.ts: a list filtered by a category and a venue that share no event reads none of their links
     up: d => linkPairStatements(d.dialect, Object.fromEntries(PAIRED_LINKS.map(t => [t, LINK_FIELDS[t]])))
+  },
+  {
+    version: 33,
+    name: "SQLite: the order's publication date in the index keyed by id",
+    // ID_WINDOW_ORDER: a page its links drive is sorted from that index, and only its own documents are read
+    up: d => (d.dialect === "sqlite" ? [
+      ...ID_WINDOW_ORDER.events.map(c => generatedColumn(d, "events", c)),
+      `DROP INDEX IF EXISTS ${idWindowIndexName("events")}`,
+      idWindowIndex("events", [...LIST_COLUMNS.events, ...ID_WINDOW_ORDER.events])
+    ] : [])
   }
 ];
 

@@ -153,6 +153,33 @@ function suite(kind: "sqlite" | "postgres") {
       expect(await events.count(query)).toBe([...docs.values()].filter(d => holds(d, "categories", [1]) && holds(d, "venues", [1, 2, 3, 4, 5])).length);
     });
 
+    test("a page its links drive is in the list's order, ties and offsets included", async () => {
+      if (!opened) return skipped();
+      // events 3001–3400 at venue 31 or 32 and category 41 or 42, few start dates and publication dates (many ties), one without a publication date
+      const mine = new Map<number, Doc>();
+      for (let i = 3001; i <= 3400; i++) {
+        const doc: Doc = { _id: i, title: `Ordered ${i}`, status: "publish", start_date: `2032-0${1 + (i % 4)}-01 10:00:00`, categories: [41 + (i % 2)], venues: [31 + (i % 3 === 0 ? 1 : 0)], tags: [], organizers: [] };
+        if (i !== 3100) doc.date = `2031-0${1 + (i % 3)}-15 09:00:00`;
+        mine.set(i, doc);
+        await events.insert(doc);
+      }
+      const key = (d: Doc) => [String(d.start_date ?? ""), String(d.date ?? ""), String(d._id).padStart(8, "0")];
+      const compare = (a: Doc, b: Doc) => { const x = key(a).join(" "); const y = key(b).join(" "); return x < y ? -1 : x > y ? 1 : 0; };
+      for (const dir of [1, -1] as const) {
+        const sort = { start_date: dir, date: dir, _id: dir };
+        const query: Query = { start_date: { $gte: "2032-02-01 00:00:00" }, $and: [{ categories: 41 }, { venues: 31 }] };
+        const expected = [...mine.values()].filter(d => String(d.start_date) >= "2032-02-01 00:00:00" && holds(d, "categories", [41]) && holds(d, "venues", [31]))
+          .sort((a, b) => dir * compare(a, b)).map(d => d._id);
+        expect(expected.length).toBeGreaterThan(60);
+        for (const skip of [0, 7, 28, 63]) {
+          const page = (await events.find(query, { sort, limit: 7, skip })).map(d => d._id);
+          expect({ dir, skip, page }).toEqual({ dir, skip, page: expected.slice(skip, skip + 7) });
+        }
+        // no limit: every one, in order
+        expect((await events.find(query, { sort })).map(d => d._id)).toEqual(expected);
+      }
+    });
+
     if (kind === "postgres") {
       test("a writer of a pair an open transaction holds does not wait for it", async () => {
         if (!opened) return skipped();
