@@ -113,14 +113,35 @@ END $pairs$`,
  * written with the triggers set aside (a bulk load).
  */
 export function linkPairsFill(dialect: Dialect, table: string, where?: string): string {
-  const collate = dialect === "postgres" ? " COLLATE \"C\"" : "";
+  return dialect === "sqlite" ? sqliteFill(table, where) : postgresFill(table, where);
+}
+
+const FILL_CONFLICT = `ON CONFLICT (${KEY}) DO UPDATE SET n = ${LINK_PAIRS}.n + excluded.n`;
+
+/**
+ * SQLite: each record's links joined directly, so the join runs through `FILL_INDEX` (made for the
+ * migration): the link table's key leads with the field and target, and through it each link of a large
+ * store was compared with every other.
+ */
+function sqliteFill(table: string, where?: string): string {
+  const records = where === undefined ? "" : ` JOIN ${table} AS r ON r.site = a.site AND r.id = a.id AND (${where})`;
+  return `INSERT INTO ${LINK_PAIRS} (${KEY}, n) SELECT a.site, '${table}', a.field, a.target, b.field, b.target, 0, COUNT(*) ` +
+    `FROM links AS a JOIN links AS b ON b.type = a.type AND b.site = a.site AND b.id = a.id${records} ` +
+    `WHERE a.type = '${table}' AND (a.field < b.field OR (a.field = b.field AND a.target < b.target)) ` +
+    `GROUP BY a.site, a.field, a.target, b.field, b.target ${FILL_CONFLICT}`;
+}
+
+/** PostgreSQL: each side read as a set of its own, which the planner joins by hash at any size. */
+function postgresFill(table: string, where?: string): string {
   const records = where === undefined ? "" : `, ${table} AS r`;
   const selected = where === undefined ? "" : ` AND r.site = l.site AND r.id = l.id AND (${where})`;
-  const links = (alias: string) => `(SELECT l.site, l.field${collate} AS f, l.target AS t, l.id FROM links AS l${records} WHERE l.type = '${table}'${selected}) AS ${alias}`;
+  const links = (alias: string) => `(SELECT l.site, l.field COLLATE "C" AS f, l.target AS t, l.id FROM links AS l${records} WHERE l.type = '${table}'${selected}) AS ${alias}`;
   return `INSERT INTO ${LINK_PAIRS} (${KEY}, n) SELECT a.site, '${table}', a.f, a.t, b.f, b.t, 0, COUNT(*) FROM ${links("a")} JOIN ${links("b")} ` +
-    `ON b.site = a.site AND b.id = a.id WHERE ${ORDERED} GROUP BY a.site, a.f, a.t, b.f, b.t ` +
-    `ON CONFLICT (${KEY}) DO UPDATE SET n = ${LINK_PAIRS}.n + excluded.n`;
+    `ON b.site = a.site AND b.id = a.id WHERE ${ORDERED} GROUP BY a.site, a.f, a.t, b.f, b.t ${FILL_CONFLICT}`;
 }
+
+/** SQLite: the index the migration's fill joins each record's links through, dropped once it is done. */
+const FILL_INDEX = "ix_links_pair_fill";
 
 /** The migration's statements: the table, the triggers of every paired table, and the pairs of the records already stored. */
 export function linkPairStatements(dialect: Dialect, tables: Readonly<Record<string, readonly string[]>>): string[] {
@@ -128,7 +149,10 @@ export function linkPairStatements(dialect: Dialect, tables: Readonly<Record<str
     ...(dialect === "sqlite" ? sqliteTriggers(table, fields) : postgresTriggers(table, fields)),
     linkPairsFill(dialect, table)
   ]);
-  return [pairTable(dialect), ...(dialect === "postgres" ? [MOVE_FUNCTION, `ALTER FUNCTION link_pair_move(integer, text, text, bigint, text, bigint, integer) SET plan_cache_mode = auto`] : []), ...per];
+  if (dialect === "sqlite") {
+    return [pairTable(dialect), `CREATE INDEX IF NOT EXISTS ${FILL_INDEX} ON links (type, site, id, field, target)`, ...per, `DROP INDEX IF EXISTS ${FILL_INDEX}`];
+  }
+  return [pairTable(dialect), MOVE_FUNCTION, `ALTER FUNCTION link_pair_move(integer, text, text, bigint, text, bigint, integer) SET plan_cache_mode = auto`, ...per];
 }
 
 /** A side's targets, as a condition on the column `column` of the pairs' table. */

@@ -7,6 +7,7 @@ import * as os from "os";
 import * as path from "path";
 import { openPostgres, openSqlite, SqlDriver } from "../../store/sql/driver";
 import { appliedVersions, LINK_TABLE, migrate, MIGRATION_LOCK, MIGRATIONS } from "../../store/sql/schema";
+import { linkPairsFill } from "../../store/sql/link-pairs";
 import { acquireStore, releaseStore, StoreConfig } from "../../store";
 import { createTestDatabase, TestDatabase } from "../helpers/postgres";
 
@@ -104,6 +105,52 @@ function suite(name: string, open: () => Promise<{ driver: () => SqlDriver; conf
         // the column follows a write of the document
         await events.updateOne({ _id: 3 }, { $set: { date_utc: "2030-01-20 00:00:00" } });
         expect(await events.count(due)).toBe(3);
+        await releaseStore(env.config);
+      } finally {
+        await env.cleanup();
+      }
+    });
+
+    test("a database of schema version 31: its records' link pairs are counted at upgrade, then kept", async () => {
+      const env = await open();
+      try {
+        const old = env.driver();
+        expect(await migrate(old, 31)).toEqual(MIGRATIONS.filter(m => m.version <= 31).map(m => m.version));
+        const doc = old.dialect === "sqlite" ? "jsonb(?)" : "?::jsonb";
+        const write = (site: number, id: number, d: object) => old.run(`INSERT INTO events (site, id, doc) VALUES (?, ?, ${doc})`, [site, id, JSON.stringify(d)]);
+        await write(1, 1, { title: "a", categories: [10, 11], venues: [20] });
+        await write(1, 2, { title: "b", categories: [11], venues: 21, organizers: [30] });
+        await write(1, 3, { title: "c", categories: [11], venues: [20] });
+        await write(2, 1, { title: "other site", categories: [10], venues: [21] });
+        await old.close();
+
+        const store = await acquireStore(env.config);
+        expect(await appliedVersions(store.sql!)).toEqual(MIGRATIONS.map(m => m.version));
+        const pairs = async () => (await store.sql!.all<{ k: string; n: number | string }>(
+          "SELECT site || ' ' || a_field || ' ' || a_target || ' ' || b_field || ' ' || b_target AS k, SUM(n) AS n FROM link_pairs " +
+          "WHERE type = 'events' GROUP BY site, a_field, a_target, b_field, b_target")).filter(r => Number(r.n) !== 0).map(r => `${r.k} ${Number(r.n)}`).sort();
+        expect(await pairs()).toEqual([
+          "1 categories 10 categories 11 1", "1 categories 10 venues 20 1", "1 categories 11 organizers 30 1", "1 categories 11 venues 20 2",
+          "1 categories 11 venues 21 1", "1 organizers 30 venues 21 1", "2 categories 10 venues 21 1"
+        ].sort());
+        if (store.sql!.dialect === "sqlite") {
+          // the index the fill joined through is the migration's own: gone once it is done
+          expect(await store.sql!.all("SELECT name FROM sqlite_master WHERE name = 'ix_links_pair_fill'")).toEqual([]);
+          // with it, each record's links are found by the record's id (without it, a large store's links were compared with every other)
+          const made = MIGRATIONS.flatMap(m => m.up(store.sql!)).filter(m => m.includes("ix_links_pair_fill"));
+          expect(made).toHaveLength(2);
+          await store.sql!.run(made[0]);
+          const plan = await store.sql!.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${linkPairsFill("sqlite", "events")}`);
+          expect(plan.map(p => p.detail).join("\n")).toMatch(/SEARCH b USING (COVERING )?INDEX ix_links_pair_fill \(type=\? AND site=\? AND id=\?/);
+          await store.sql!.run(made[1]);
+        }
+        const events = store.collection("events", []);
+        expect((await events.find({ $and: [{ categories: 11 }, { venues: 20 }] }, { sort: { _id: 1 } })).map(d => d._id)).toEqual([1, 3]);
+        expect(await events.find({ $and: [{ categories: 10 }, { venues: 21 }] })).toEqual([]);
+        // the triggers keep them from here on
+        await events.updateOne({ _id: 3 }, { $set: { venues: [21] } });
+        expect((await events.find({ $and: [{ categories: 11 }, { venues: 21 }] }, { sort: { _id: 1 } })).map(d => d._id)).toEqual([2, 3]);
+        expect(await pairs()).toContain("1 categories 11 venues 20 1");
         await releaseStore(env.config);
       } finally {
         await env.cleanup();
