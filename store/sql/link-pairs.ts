@@ -38,12 +38,12 @@ function pairTable(dialect: Dialect): string {
 }
 
 /** SQLite: the link elements of `doc` over `fields`, as rows `(f, t)` (a scalar in place of an array is its one element, as links reads it). */
-function sqliteElements(doc: string, fields: readonly string[]): string {
+export function sqliteElements(doc: string, fields: readonly string[]): string {
   return fields.map(f => `SELECT '${f}' AS f, j.value AS t FROM json_each(${doc}, '$.${f}') AS j WHERE j.type = 'integer'`).join(" UNION ");
 }
 
 /** The lesser element first (field, then target), each pair once. */
-const ORDERED = "(a.f < b.f OR (a.f = b.f AND a.t < b.t))";
+export const ORDERED = "(a.f < b.f OR (a.f = b.f AND a.t < b.t))";
 
 /** SQLite: every pair of `doc`'s elements moved by `delta` for `site`. */
 function sqliteMove(table: string, fields: readonly string[], site: string, doc: string, delta: 1 | -1): string {
@@ -53,7 +53,7 @@ function sqliteMove(table: string, fields: readonly string[], site: string, doc:
 }
 
 /** SQLite: whether an update changed what the pairs count (a link field, the site or the id). */
-function sqliteChanged(fields: readonly string[]): string {
+export function sqliteChanged(fields: readonly string[]): string {
   return ["old.site IS NOT new.site", "old.id IS NOT new.id", ...fields.map(f => `json_extract(old.doc, '$.${f}') IS NOT json_extract(new.doc, '$.${f}')`)].join(" OR ");
 }
 
@@ -124,11 +124,18 @@ const FILL_CONFLICT = `ON CONFLICT (${KEY}) DO UPDATE SET n = ${LINK_PAIRS}.n + 
  * store was compared with every other.
  */
 function sqliteFill(table: string, where?: string): string {
-  const records = where === undefined ? "" : ` JOIN ${table} AS r ON r.site = a.site AND r.id = a.id AND (${where})`;
   return `INSERT INTO ${LINK_PAIRS} (${KEY}, n) SELECT a.site, '${table}', a.field, a.target, b.field, b.target, 0, COUNT(*) ` +
-    `FROM links AS a JOIN links AS b ON b.type = a.type AND b.site = a.site AND b.id = a.id${records} ` +
-    `WHERE a.type = '${table}' AND (a.field < b.field OR (a.field = b.field AND a.target < b.target)) ` +
-    `GROUP BY a.site, a.field, a.target, b.field, b.target ${FILL_CONFLICT}`;
+    `${sqlitePairJoin(table, where)} GROUP BY a.site, a.field, a.target, b.field, b.target ${FILL_CONFLICT}`;
+}
+
+/**
+ * SQLite: every two links one record of `table` holds (optionally only those `where` selects, a condition
+ * on `r`), as `a` and `b`, the lesser first: the FROM and WHERE of a fill.
+ */
+export function sqlitePairJoin(table: string, where?: string): string {
+  const records = where === undefined ? "" : ` JOIN ${table} AS r ON r.site = a.site AND r.id = a.id AND (${where})`;
+  return `FROM links AS a JOIN links AS b ON b.type = a.type AND b.site = a.site AND b.id = a.id${records} ` +
+    `WHERE a.type = '${table}' AND (a.field < b.field OR (a.field = b.field AND a.target < b.target))`;
 }
 
 /** PostgreSQL: each side read as a set of its own, which the planner joins by hash at any size. */
@@ -140,8 +147,8 @@ function postgresFill(table: string, where?: string): string {
     `ON b.site = a.site AND b.id = a.id WHERE ${ORDERED} GROUP BY a.site, a.f, a.t, b.f, b.t ${FILL_CONFLICT}`;
 }
 
-/** SQLite: the index the migration's fill joins each record's links through, dropped once it is done. */
-const FILL_INDEX = "ix_links_pair_fill";
+/** SQLite: the index a migration's fill joins each record's links through, made before it and dropped once it is done. */
+export const FILL_INDEX = { made: "CREATE INDEX IF NOT EXISTS ix_links_pair_fill ON links (type, site, id, field, target)", dropped: "DROP INDEX IF EXISTS ix_links_pair_fill" };
 
 /** The migration's statements: the table, the triggers of every paired table, and the pairs of the records already stored. */
 export function linkPairStatements(dialect: Dialect, tables: Readonly<Record<string, readonly string[]>>): string[] {
@@ -150,7 +157,7 @@ export function linkPairStatements(dialect: Dialect, tables: Readonly<Record<str
     linkPairsFill(dialect, table)
   ]);
   if (dialect === "sqlite") {
-    return [pairTable(dialect), `CREATE INDEX IF NOT EXISTS ${FILL_INDEX} ON links (type, site, id, field, target)`, ...per, `DROP INDEX IF EXISTS ${FILL_INDEX}`];
+    return [pairTable(dialect), FILL_INDEX.made, ...per, FILL_INDEX.dropped];
   }
   return [pairTable(dialect), MOVE_FUNCTION, `ALTER FUNCTION link_pair_move(integer, text, text, bigint, text, bigint, integer) SET plan_cache_mode = auto`, ...per];
 }

@@ -1,14 +1,16 @@
 /**
  * How a read filtered by link memberships is planned (store/sql/compile.ts): membership of integers in a
  * link field (`{venues: 5}`, `{categories: {$in: [2, 3]}}`) is read from the link table (store/sql/schema.ts
- * LINK_FIELDS), and a list filtered by several reads only the records linked to all: on SQLite the driving
- * membership's links probed against the others, on PostgreSQL that or the intersection of whole sets,
- * chosen in the statement by the driving set's size (the measures: docs/lists.md#event-filters).
+ * LINK_FIELDS), and a list filtered by several reads only the records linked to all: on SQLite the records
+ * holding two of them (store/sql/pair-members.ts), the others probed; on PostgreSQL the driving
+ * membership's links probed against the others or the intersection of whole sets, chosen in the statement
+ * by the driving set's size (the measures: docs/lists.md#event-filters).
  */
 import type { Dialect } from "./driver";
 import type { Query } from "../../lib/documents/store-query";
 import { and, isPlain, sqliteList, type Compiled } from "./compiled";
 import { pairHeld } from "./link-pairs";
+import { PAIR_MEMBERS } from "./pair-members";
 
 /**
  * The table's link fields (store/sql/schema.ts LINK_FIELDS): membership of integers in them is read from
@@ -96,15 +98,35 @@ export class LinkPlans {
   /**
    * The ids of the links of the driving membership (the first in LINK_FIELDS' order) that every other
    * membership holds too, each tested by `probe` (a condition on the link table `p`, correlated to `d.id`).
+   * SQLite, where the pairs are kept: the records holding the driving membership and the first other of
+   * another field are read from the pairs' members instead, and only the rest probed.
    */
   private probedIds(memberships: readonly LinkMembership[], probe: (table: string, rows: string) => string): Compiled {
     const table = this.links.table;
     const [drive, ...others] = this.drivingFirst(memberships);
-    const driving = this.dialect === "sqlite" && this.links.pairs ? this.pairedRows("d.", drive, others) : this.linkRows("d.", drive);
-    const checks = others.map(m => this.linkRows("p.", m));
+    const partner = this.dialect === "sqlite" && this.links.pairs ? others.find(m => m.field !== drive.field) : undefined;
+    const rest = others.filter(m => m !== partner);
+    const driving = partner ? this.memberRows("d.", drive, partner)
+      : this.dialect === "sqlite" && this.links.pairs ? this.pairedRows("d.", drive, rest) : this.linkRows("d.", drive);
+    const checks = rest.map(m => this.linkRows("p.", m));
     return {
-      sql: `SELECT d.id FROM ${table} d WHERE ${driving.sql}${checks.map(c => ` AND ${probe(table, c.sql)}`).join("")}`,
+      sql: `SELECT d.id FROM ${partner ? PAIR_MEMBERS : table} d WHERE ${driving.sql}${checks.map(c => ` AND ${probe(table, c.sql)}`).join("")}`,
       params: [...driving.params, ...checks.flatMap(c => c.params)]
+    };
+  }
+
+  /**
+   * SQLite: the rows of the records holding an element of each of two memberships of different fields
+   * (store/sql/pair-members.ts), the lesser field as the pair's first element: one range of that table's key.
+   */
+  private memberRows(alias: string, one: LinkMembership, other: LinkMembership): Compiled {
+    const [a, b] = one.field < other.field ? [one, other] : [other, one];
+    const as = sqliteList(a.ids);
+    const bs = sqliteList(b.ids);
+    return {
+      sql: `${alias}site = ? AND ${alias}type = '${this.links.type}' AND ${alias}a_field = '${a.field}' AND ${alias}a_target IN ${as.sql} ` +
+        `AND ${alias}b_field = '${b.field}' AND ${alias}b_target IN ${bs.sql}`,
+      params: [this.links.site, ...as.params, ...bs.params]
     };
   }
 

@@ -11,6 +11,7 @@ import { fieldExpr } from "./compile";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
 import { linkPairStatements } from "./link-pairs";
+import { pairMemberStatements } from "./pair-members";
 import { renderingsByRowid, renderingStatements, renderingVariantStatements } from "./renderings";
 import { analyzedWithoutSamples } from "./sqlite-statistics";
 import { FULL_TEXT_QUEUED, fullTextDrain, fullTextQueueStatements, ftsRow, ftsValues, type FullTextTable } from "./full-text-queue";
@@ -71,6 +72,9 @@ export const LINK_FIELDS: Readonly<Record<string, readonly string[]>> = {
  * or more (an event's category and venue, a venue's or organizer's two custom fields).
  */
 export const PAIRED_LINKS: readonly string[] = ["events", "venues", "organizers"];
+
+/** The link fields of each paired table. */
+const PAIRED_FIELDS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(PAIRED_LINKS.map(t => [t, LINK_FIELDS[t]]));
 
 /**
  * A typed column generated from a field of the document: `text` holds the field when it is a string
@@ -598,7 +602,7 @@ export const MIGRATIONS: Migration[] = [
     version: 32,
     name: "link pairs: how many records hold each two links together",
     // store/sql/link-pairs.ts: a list filtered by a category and a venue that share no event reads none of their links
-    up: d => linkPairStatements(d.dialect, Object.fromEntries(PAIRED_LINKS.map(t => [t, LINK_FIELDS[t]])))
+    up: d => linkPairStatements(d.dialect, PAIRED_FIELDS)
   },
   {
     version: 33,
@@ -609,6 +613,12 @@ export const MIGRATIONS: Migration[] = [
       `DROP INDEX IF EXISTS ${idWindowIndexName("events")}`,
       idWindowIndex("events", [...LIST_COLUMNS.events, ...ID_WINDOW_ORDER.events])
     ] : [])
+  },
+  {
+    version: 34,
+    name: "SQLite: the records holding each two links together",
+    // store/sql/pair-members.ts: a list filtered by a category and a venue reads the events holding both, not either one's links
+    up: d => (d.dialect === "sqlite" ? pairMemberStatements(PAIRED_FIELDS) : [])
   }
 ];
 

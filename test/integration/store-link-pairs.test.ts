@@ -11,6 +11,7 @@ import type { Collection } from "../../store/collection";
 import type { Doc, Query } from "../../lib/documents/store-query";
 import { LINK_PAIRS, linkPairsFill } from "../../store/sql/link-pairs";
 import { markWrittenStatement } from "../../store/sql/write-marks";
+import { PAIR_MEMBERS, pairMembersFill } from "../../store/sql/pair-members";
 import { openTestStore, TestStore } from "../helpers/test-store";
 
 const SITE = 1;
@@ -51,6 +52,21 @@ async function counted(store: Store): Promise<string[]> {
     "ON b.site = a.site AND b.type = a.type AND b.id = a.id WHERE a.type = 'events' AND (a.field < b.field OR (a.field = b.field AND a.target < b.target)) " +
     "GROUP BY a.site, a.type, a.field, a.target, b.field, b.target");
   return rows.map(r => `${r.k} ${Number(r.n)}`).sort();
+}
+
+/** SQLite: the records holding each pair, as kept (store/sql/pair-members.ts). */
+async function members(store: Store): Promise<string[]> {
+  const rows = await store.sql!.all<{ k: string }>(
+    `SELECT site || ' ' || type || ' ' || a_field || ' ' || a_target || ' ' || b_field || ' ' || b_target || ' ' || id AS k FROM ${PAIR_MEMBERS}`);
+  return rows.map(r => r.k).sort();
+}
+
+/** The records holding each pair, made again from the link table. */
+async function memberOf(store: Store): Promise<string[]> {
+  const rows = await store.sql!.all<{ k: string }>(
+    "SELECT a.site || ' ' || a.type || ' ' || a.field || ' ' || a.target || ' ' || b.field || ' ' || b.target || ' ' || a.id AS k FROM links AS a JOIN links AS b " +
+    "ON b.site = a.site AND b.type = a.type AND b.id = a.id WHERE a.type = 'events' AND (a.field < b.field OR (a.field = b.field AND a.target < b.target))");
+  return rows.map(r => r.k).sort();
 }
 
 function holds(doc: Doc, field: string, ids: number[]): boolean {
@@ -107,6 +123,12 @@ function suite(kind: "sqlite" | "postgres") {
       }
       await other.removeMany({ _id: { $lte: 20 } });
       expect(await kept(store)).toEqual(await counted(store));
+      if (kind === "sqlite") {
+        // the records holding each pair: every one the link table says, no other
+        const held = await members(store);
+        expect(held.length).toBeGreaterThan(300);
+        expect(held).toEqual(await memberOf(store));
+      }
     });
 
     test("a list filtered by several links answers what the records hold, empty or not", async () => {
@@ -141,15 +163,19 @@ function suite(kind: "sqlite" | "postgres") {
     test("the migration's fill counts records written without the triggers", async () => {
       if (!opened) return skipped();
       const now = await kept(store);
+      const held = kind === "sqlite" ? await members(store) : [];
       await store.sql!.run(`DELETE FROM ${LINK_PAIRS} WHERE site = ?`, [SITE]);
+      if (kind === "sqlite") await store.sql!.run(`DELETE FROM ${PAIR_MEMBERS} WHERE site = ?`, [SITE]);
       expect(await kept(store)).not.toEqual(now);
       // the list reads the pairs first: without them it finds nothing (what the fill is there to prevent)
       const query: Query = { $and: [{ categories: 1 }, { venues: { $in: [1, 2, 3, 4, 5] } }] };
       expect(await events.count(query)).toBe(0);
       await store.sql!.run(linkPairsFill(kind, "events", `r.site = ${SITE}`));
+      if (kind === "sqlite") await store.sql!.run(pairMembersFill("events", `r.site = ${SITE}`));
       // as after any bulk load, the site's write marks moved on: no total kept before is taken for current
       await store.sql!.run(markWrittenStatement("events"), [SITE]);
       expect(await kept(store)).toEqual(now);
+      if (kind === "sqlite") expect(await members(store)).toEqual(held);
       expect(await events.count(query)).toBe([...docs.values()].filter(d => holds(d, "categories", [1]) && holds(d, "venues", [1, 2, 3, 4, 5])).length);
     });
 

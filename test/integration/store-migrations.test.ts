@@ -7,7 +7,8 @@ import * as os from "os";
 import * as path from "path";
 import { openPostgres, openSqlite, SqlDriver } from "../../store/sql/driver";
 import { appliedVersions, LINK_TABLE, migrate, MIGRATION_LOCK, MIGRATIONS } from "../../store/sql/schema";
-import { linkPairsFill } from "../../store/sql/link-pairs";
+import { FILL_INDEX, linkPairsFill } from "../../store/sql/link-pairs";
+import { pairMembersFill } from "../../store/sql/pair-members";
 import { acquireStore, releaseStore, StoreConfig } from "../../store";
 import { createTestDatabase, TestDatabase } from "../helpers/postgres";
 
@@ -137,12 +138,19 @@ function suite(name: string, open: () => Promise<{ driver: () => SqlDriver; conf
           // the index the fill joined through is the migration's own: gone once it is done
           expect(await store.sql!.all("SELECT name FROM sqlite_master WHERE name = 'ix_links_pair_fill'")).toEqual([]);
           // with it, each record's links are found by the record's id (without it, a large store's links were compared with every other)
-          const made = MIGRATIONS.flatMap(m => m.up(store.sql!)).filter(m => m.includes("ix_links_pair_fill"));
-          expect(made).toHaveLength(2);
-          await store.sql!.run(made[0]);
-          const plan = await store.sql!.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${linkPairsFill("sqlite", "events")}`);
-          expect(plan.map(p => p.detail).join("\n")).toMatch(/SEARCH b USING (COVERING )?INDEX ix_links_pair_fill \(type=\? AND site=\? AND id=\?/);
-          await store.sql!.run(made[1]);
+          await store.sql!.run(FILL_INDEX.made);
+          for (const fill of [linkPairsFill("sqlite", "events"), pairMembersFill("events")]) {
+            const plan = await store.sql!.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${fill}`);
+            expect(plan.map(p => p.detail).join("\n")).toMatch(/SEARCH b USING (COVERING )?INDEX ix_links_pair_fill \(type=\? AND site=\? AND id=\?/);
+          }
+          await store.sql!.run(FILL_INDEX.dropped);
+          // and the records holding each pair (store/sql/pair-members.ts), made at upgrade too
+          const members = await store.sql!.all<{ k: string }>(
+            "SELECT site || ' ' || a_field || ' ' || a_target || ' ' || b_field || ' ' || b_target || ' ' || id AS k FROM link_pair_members WHERE type = 'events'");
+          expect(members.map(m => m.k).sort()).toEqual([
+            "1 categories 10 categories 11 1", "1 categories 10 venues 20 1", "1 categories 11 venues 20 1", "1 categories 11 organizers 30 2",
+            "1 categories 11 venues 21 2", "1 organizers 30 venues 21 2", "1 categories 11 venues 20 3", "2 categories 10 venues 21 1"
+          ].sort());
         }
         const events = store.collection("events", []);
         expect((await events.find({ $and: [{ categories: 11 }, { venues: 20 }] }, { sort: { _id: 1 } })).map(d => d._id)).toEqual([1, 3]);
