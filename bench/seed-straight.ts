@@ -9,13 +9,14 @@
  *   in the order the service stores them), and its `created` change-feed entry, written before the row
  *   as the store writes it (store/sql/collection.ts `insert`; PostgreSQL: numbered as `feed_id` numbers);
  * - what the store's triggers add (store/sql/schema.ts, store/sql/term-counts.ts): its links, its
- *   link pairs (store/sql/link-pairs.ts), its full-text rows (SQLite), its terms' counts with their `updated` feed entries; on SQLite by the
+ *   link pairs (store/sql/link-pairs.ts) and their members (store/sql/pair-members.ts), its full-text rows (SQLite), its terms' counts with their `updated` feed entries; on SQLite by the
  *   triggers themselves in the same transaction, on PostgreSQL in bulk (`seedPostgres`). The typed and
  *   folded columns and every index are the database's own work on either.
  * bench/seed-check.ts compares such a calendar with one made wholly through the API.
  */
 import { LINK_FIELDS, LINK_TABLE, migrate } from "../store/sql/schema";
 import { linkPairsFill } from "../store/sql/link-pairs";
+import { pairMembersFill } from "../store/sql/pair-members";
 import { pgSequences } from "../store/sql/sequences";
 import { FEED_ID_STRIDE, recountStatements } from "../store/sql/term-counts";
 import { markWrittenStatement } from "../store/sql/write-marks";
@@ -168,8 +169,10 @@ async function seedPostgres(driver: SqlDriver, l: Links, from0: number, n: numbe
         await tx.run(`INSERT INTO events (site, id, doc) VALUES ${batch.map(() => "(?, ?, ?::jsonb)").join(", ")}`, batch.flatMap((_, k) => [SITE, drawn[k], JSON.stringify(docs[k])]));
         await tx.run(`INSERT INTO ${LINK_TABLE} (site, type, field, target, id) SELECT e.site, 'events', f.field, t, e.id FROM events AS e, ` +
           `(VALUES ${LINK_FIELDS.events.map(f => `('${f}')`).join(", ")}) AS f(field), link_targets(e.doc -> f.field) AS t WHERE e.site = ? AND e.id = ANY(?::bigint[]) ON CONFLICT DO NOTHING`, [SITE, `{${drawn.join(",")}}`]);
-        // and their link pairs, counted from those links (the pairs' trigger set aside with the rest)
-        await tx.run(linkPairsFill("postgres", "events", `r.site = ${SITE} AND r.id = ANY('{${drawn.join(",")}}'::bigint[])`));
+        // and their link pairs and the pairs' members, from those links (their triggers set aside with the rest)
+        const these = `r.site = ${SITE} AND r.id = ANY('{${drawn.join(",")}}'::bigint[])`;
+        await tx.run(linkPairsFill("postgres", "events", these));
+        await tx.run(pairMembersFill("postgres", "events", LINK_FIELDS.events, these));
         const stamp = dbDate(Date.now());
         const entries = batch.flatMap((_, k) => [
           createdEntry(drawn[k], created),

@@ -3,7 +3,7 @@
  * typed columns, the full-text index, a list of ids), and how conditions combine (AND, OR, NOT) keeping
  * that knowledge, which the collection (store/sql/collection.ts) plans its reads by.
  */
-import type { Param } from "./driver";
+import type { Dialect, Param } from "./driver";
 
 export interface Compiled {
   sql: string;
@@ -39,6 +39,13 @@ export function sqliteList(values: readonly unknown[]): Compiled {
   if (params.length <= SHORT_LIST && params.every(v => typeof v === "number" || typeof v === "string"))
     return { sql: `(${params.map(() => "?").join(", ")})`, params };
   return { sql: "(SELECT value FROM json_each(?))", params: [JSON.stringify(params)] };
+}
+
+/** `column` (a bigint column) is one of the integers `ids`: an array parameter on PostgreSQL, `sqliteList` on SQLite. */
+export function idsIn(dialect: Dialect, column: string, ids: readonly number[]): Compiled {
+  if (dialect === "postgres") return { sql: `${column} = ANY(?::bigint[])`, params: [[...ids]] };
+  const list = sqliteList(ids);
+  return { sql: `${column} IN ${list.sql}`, params: list.params };
 }
 
 /** A plain object (an operator document), not an array, a pattern or a date. */

@@ -18,7 +18,7 @@
  * (No question mark in the trigger texts: the driver numbers each `?` as a parameter.)
  */
 import type { Dialect, Param } from "./driver";
-import { sqliteList, type Compiled } from "./compiled";
+import { idsIn, type Compiled } from "./compiled";
 
 export const LINK_PAIRS = "link_pairs";
 
@@ -84,13 +84,18 @@ BEGIN
 END $lp$`;
 
 /** PostgreSQL: the pairs of `doc`'s elements over `fields`, as rows `(fa, ta, fb, tb)` (link_targets: store/sql/schema.ts). */
-function postgresPairs(doc: string, fields: readonly string[]): string {
+export function postgresPairs(doc: string, fields: readonly string[]): string {
   const elements = `SELECT f COLLATE "C" AS f, t FROM unnest(ARRAY[${fields.map(f => `'${f}'`).join(", ")}]) AS f, LATERAL link_targets(${doc} -> f) AS t`;
   return `SELECT a.f AS fa, a.t AS ta, b.f AS fb, b.t AS tb FROM (${elements}) AS a, (${elements}) AS b WHERE ${ORDERED}`;
 }
 
+/** PostgreSQL: whether an update left what the pairs count as it was (the link fields, the site and the id). */
+export function postgresSame(fields: readonly string[]): string {
+  return ["OLD.site = NEW.site", "OLD.id = NEW.id", ...fields.map(f => `(OLD.doc -> '${f}') IS NOT DISTINCT FROM (NEW.doc -> '${f}')`)].join(" AND ");
+}
+
 function postgresTriggers(table: string, fields: readonly string[]): string[] {
-  const same = ["OLD.site = NEW.site", "OLD.id = NEW.id", ...fields.map(f => `(OLD.doc -> '${f}') IS NOT DISTINCT FROM (NEW.doc -> '${f}')`)].join(" AND ");
+  const same = postgresSame(fields);
   const move = (rec: "OLD" | "NEW", d: 1 | -1) =>
     `FOR p IN ${postgresPairs(`${rec}.doc`, fields)} LOOP PERFORM link_pair_move(${rec}.site, '${table}', p.fa, p.ta, p.fb, p.tb, ${d}); END LOOP;`;
   return [
@@ -113,38 +118,33 @@ END $pairs$`,
  * written with the triggers set aside (a bulk load).
  */
 export function linkPairsFill(dialect: Dialect, table: string, where?: string): string {
-  return dialect === "sqlite" ? sqliteFill(table, where) : postgresFill(table, where);
-}
-
-const FILL_CONFLICT = `ON CONFLICT (${KEY}) DO UPDATE SET n = ${LINK_PAIRS}.n + excluded.n`;
-
-/**
- * SQLite: each record's links joined directly, so the join runs through `FILL_INDEX` (made for the
- * migration): the link table's key leads with the field and target, and through it each link of a large
- * store was compared with every other.
- */
-function sqliteFill(table: string, where?: string): string {
-  return `INSERT INTO ${LINK_PAIRS} (${KEY}, n) SELECT a.site, '${table}', a.field, a.target, b.field, b.target, 0, COUNT(*) ` +
-    `${sqlitePairJoin(table, where)} GROUP BY a.site, a.field, a.target, b.field, b.target ${FILL_CONFLICT}`;
+  const join = pairJoin(dialect, table, where);
+  return `INSERT INTO ${LINK_PAIRS} (${KEY}, n) SELECT a.site, '${table}', ${join.pair}, 0, COUNT(*) ${join.sql} GROUP BY a.site, ${join.pair} ` +
+    `ON CONFLICT (${KEY}) DO UPDATE SET n = ${LINK_PAIRS}.n + excluded.n`;
 }
 
 /**
- * SQLite: every two links one record of `table` holds (optionally only those `where` selects, a condition
- * on `r`), as `a` and `b`, the lesser first: the FROM and WHERE of a fill.
+ * Every two links one record of `table` holds (optionally only those `where` selects, a condition on `r`),
+ * the lesser first: the FROM and WHERE of a fill (`sql`), its rows `a` and `b` (each with `site` and `id`),
+ * and the pair's four columns (`pair`).
+ * - SQLite: each record's links joined directly, so the join runs through `FILL_INDEX` when a migration made
+ *   it: the link table's key leads with the field and target, and through it each link of a large store was
+ *   compared with many others.
+ * - PostgreSQL: each side read as a set of its own, which the planner joins by hash at any size.
  */
-export function sqlitePairJoin(table: string, where?: string): string {
-  const records = where === undefined ? "" : ` JOIN ${table} AS r ON r.site = a.site AND r.id = a.id AND (${where})`;
-  return `FROM links AS a JOIN links AS b ON b.type = a.type AND b.site = a.site AND b.id = a.id${records} ` +
-    `WHERE a.type = '${table}' AND (a.field < b.field OR (a.field = b.field AND a.target < b.target))`;
-}
-
-/** PostgreSQL: each side read as a set of its own, which the planner joins by hash at any size. */
-function postgresFill(table: string, where?: string): string {
+export function pairJoin(dialect: Dialect, table: string, where?: string): { sql: string; pair: string } {
+  if (dialect === "sqlite") {
+    const records = where === undefined ? "" : ` JOIN ${table} AS r ON r.site = a.site AND r.id = a.id AND (${where})`;
+    return {
+      sql: `FROM links AS a JOIN links AS b ON b.type = a.type AND b.site = a.site AND b.id = a.id${records} ` +
+        `WHERE a.type = '${table}' AND (a.field < b.field OR (a.field = b.field AND a.target < b.target))`,
+      pair: "a.field, a.target, b.field, b.target"
+    };
+  }
   const records = where === undefined ? "" : `, ${table} AS r`;
   const selected = where === undefined ? "" : ` AND r.site = l.site AND r.id = l.id AND (${where})`;
   const links = (alias: string) => `(SELECT l.site, l.field COLLATE "C" AS f, l.target AS t, l.id FROM links AS l${records} WHERE l.type = '${table}'${selected}) AS ${alias}`;
-  return `INSERT INTO ${LINK_PAIRS} (${KEY}, n) SELECT a.site, '${table}', a.f, a.t, b.f, b.t, 0, COUNT(*) FROM ${links("a")} JOIN ${links("b")} ` +
-    `ON b.site = a.site AND b.id = a.id WHERE ${ORDERED} GROUP BY a.site, a.f, a.t, b.f, b.t ${FILL_CONFLICT}`;
+  return { sql: `FROM ${links("a")} JOIN ${links("b")} ON b.site = a.site AND b.id = a.id WHERE ${ORDERED}`, pair: "a.f, a.t, b.f, b.t" };
 }
 
 /** SQLite: the index a migration's fill joins each record's links through, made before it and dropped once it is done. */
@@ -165,9 +165,7 @@ export function linkPairStatements(dialect: Dialect, tables: Readonly<Record<str
 /** A side's targets, as a condition on the column `column` of the pairs' table. */
 function targets(dialect: Dialect, column: string, side: PairSide | { column: string }): Compiled {
   if ("column" in side) return { sql: `${column} = ${side.column}`, params: [] };
-  if (dialect === "postgres") return { sql: `${column} = ANY(?::bigint[])`, params: [[...side.ids]] };
-  const list = sqliteList(side.ids);
-  return { sql: `${column} IN ${list.sql}`, params: list.params };
+  return idsIn(dialect, column, side.ids);
 }
 
 /**

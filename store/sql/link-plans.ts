@@ -8,7 +8,7 @@
  */
 import type { Dialect } from "./driver";
 import type { Query } from "../../lib/documents/store-query";
-import { and, isPlain, sqliteList, type Compiled } from "./compiled";
+import { and, idsIn, isPlain, sqliteList, type Compiled } from "./compiled";
 import { pairHeld } from "./link-pairs";
 import { PAIR_MEMBERS } from "./pair-members";
 
@@ -52,9 +52,43 @@ export function linkMembership(q: Query, links: LinkShape | undefined): LinkMemb
 export class LinkPlans {
   constructor(private readonly dialect: Dialect, private readonly links: LinkShape) {}
 
-  /** The records linked to every one of these memberships (two or more), read from the link table alone. */
+  /** The records linked to every one of these memberships (two or more), read from the link tables alone. */
   among(memberships: readonly LinkMembership[]): Compiled {
+    const members = this.pairMembers(memberships);
+    if (members) return this.dialect === "sqlite" ? { sql: `id IN (${members.sql})`, params: members.params } : { sql: `id = ANY(ARRAY(${members.sql}))`, params: members.params };
     return this.dialect === "sqlite" ? this.linkedProbed(memberships) : this.linkedChosen(memberships);
+  }
+
+  /**
+   * Where the pairs are kept and two of the memberships are of different fields: the ids of the records
+   * holding an element of each (store/sql/pair-members.ts; the first membership in LINK_FIELDS' order and
+   * the first other of another field), one range of that table's key, each tested for the other
+   * memberships as `probedIds` tests them. Undefined otherwise.
+   */
+  private pairMembers(memberships: readonly LinkMembership[]): Compiled | undefined {
+    if (!this.links.pairs) return undefined;
+    const [drive, ...others] = this.drivingFirst(memberships);
+    const partner = others.find(m => m.field !== drive.field);
+    if (!partner) return undefined;
+    const [a, b] = drive.field < partner.field ? [drive, partner] : [partner, drive];
+    const as = idsIn(this.dialect, "d.a_target", a.ids);
+    const bs = idsIn(this.dialect, "d.b_target", b.ids);
+    const checks = others.filter(m => m !== partner).map(m => this.linkRows("p.", m));
+    return {
+      sql: `SELECT d.id FROM ${PAIR_MEMBERS} d WHERE d.site = ? AND d.type = '${this.links.type}' AND d.a_field = '${a.field}' AND ${as.sql} ` +
+        `AND d.b_field = '${b.field}' AND ${bs.sql}${checks.map(c => ` AND ${this.probe(c.sql)}`).join("")}`,
+      params: [this.links.site, ...as.params, ...bs.params, ...checks.flatMap(c => c.params)]
+    };
+  }
+
+  /**
+   * Whether the link table holds a row `rows` selects (a condition on `p`) for the record `d.id`: a key
+   * lookup. PostgreSQL plans an `EXISTS` as a hash semi-join, which reads the probed set whole, so its probe
+   * is a subquery with LIMIT.
+   */
+  private probe(rows: string): string {
+    const table = this.links.table;
+    return this.dialect === "sqlite" ? `EXISTS (SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id)` : `(SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id LIMIT 1) IS NOT NULL`;
   }
 
   /** The ids of the records whose link field holds one of `ids` (a SELECT of the link table's key). */
@@ -67,9 +101,8 @@ export class LinkPlans {
   private linkRows(alias: string, m: LinkMembership): Compiled {
     const links = this.links;
     const on = `${alias}site = ? AND ${alias}type = '${links.type}' AND ${alias}field = '${m.field}'`;
-    if (this.dialect === "postgres") return { sql: `${on} AND ${alias}target = ANY(?::bigint[])`, params: [links.site, [...m.ids]] };
-    const targets = sqliteList(m.ids);
-    return { sql: `${on} AND ${alias}target IN ${targets.sql}`, params: [links.site, ...targets.params] };
+    const targets = idsIn(this.dialect, `${alias}target`, m.ids);
+    return { sql: `${on} AND ${targets.sql}`, params: [links.site, ...targets.params] };
   }
 
   /**
@@ -91,42 +124,21 @@ export class LinkPlans {
    * venue's links probed (the measures: docs/lists.md#event-filters).
    */
   private linkedProbed(memberships: readonly LinkMembership[]): Compiled {
-    const probed = this.probedIds(memberships, (table, rows) => `EXISTS (SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id)`);
+    const probed = this.probedIds(memberships);
     return { sql: `id IN (${probed.sql})`, params: probed.params };
   }
 
   /**
    * The ids of the links of the driving membership (the first in LINK_FIELDS' order) that every other
-   * membership holds too, each tested by `probe` (a condition on the link table `p`, correlated to `d.id`).
-   * SQLite, where the pairs are kept: the records holding the driving membership and the first other of
-   * another field are read from the pairs' members instead, and only the rest probed.
+   * membership holds too, each tested by a key lookup (`probe`).
    */
-  private probedIds(memberships: readonly LinkMembership[], probe: (table: string, rows: string) => string): Compiled {
-    const table = this.links.table;
+  private probedIds(memberships: readonly LinkMembership[]): Compiled {
     const [drive, ...others] = this.drivingFirst(memberships);
-    const partner = this.dialect === "sqlite" && this.links.pairs ? others.find(m => m.field !== drive.field) : undefined;
-    const rest = others.filter(m => m !== partner);
-    const driving = partner ? this.memberRows("d.", drive, partner)
-      : this.dialect === "sqlite" && this.links.pairs ? this.pairedRows("d.", drive, rest) : this.linkRows("d.", drive);
-    const checks = rest.map(m => this.linkRows("p.", m));
+    const driving = this.dialect === "sqlite" && this.links.pairs ? this.pairedRows("d.", drive, others) : this.linkRows("d.", drive);
+    const checks = others.map(m => this.linkRows("p.", m));
     return {
-      sql: `SELECT d.id FROM ${partner ? PAIR_MEMBERS : table} d WHERE ${driving.sql}${checks.map(c => ` AND ${probe(table, c.sql)}`).join("")}`,
+      sql: `SELECT d.id FROM ${this.links.table} d WHERE ${driving.sql}${checks.map(c => ` AND ${this.probe(c.sql)}`).join("")}`,
       params: [...driving.params, ...checks.flatMap(c => c.params)]
-    };
-  }
-
-  /**
-   * SQLite: the rows of the records holding an element of each of two memberships of different fields
-   * (store/sql/pair-members.ts), the lesser field as the pair's first element: one range of that table's key.
-   */
-  private memberRows(alias: string, one: LinkMembership, other: LinkMembership): Compiled {
-    const [a, b] = one.field < other.field ? [one, other] : [other, one];
-    const as = sqliteList(a.ids);
-    const bs = sqliteList(b.ids);
-    return {
-      sql: `${alias}site = ? AND ${alias}type = '${this.links.type}' AND ${alias}a_field = '${a.field}' AND ${alias}a_target IN ${as.sql} ` +
-        `AND ${alias}b_field = '${b.field}' AND ${alias}b_target IN ${bs.sql}`,
-      params: [this.links.site, ...as.params, ...bs.params]
     };
   }
 
@@ -183,7 +195,7 @@ export class LinkPlans {
     const [drive, ...others] = this.drivingFirst(memberships);
     const counted = this.linkedIds(drive.field, drive.ids);
     const size = `(SELECT count(*) FROM (${counted.sql} LIMIT ${PROBED_DRIVING_MAX + 1}) AS driving)`;
-    const probed = this.probedIds(memberships, (table, rows) => `(SELECT 1 FROM ${table} p WHERE ${rows} AND p.id = d.id LIMIT 1) IS NOT NULL`);
+    const probed = this.probedIds(memberships);
     const sets = memberships.map(m => this.linkedIds(m.field, m.ids));
     // no pair held: no record, before any link is read (each branch's subqueries run only when it is taken)
     const held = this.pairsHeld(drive, others);

@@ -1,6 +1,6 @@
 /**
- * SQLite: the records holding each pair of link elements ("events at venue 6 in category 15"), one row per
- * record and pair, kept by triggers on the record tables in the write's own transaction, as the link pairs'
+ * The records holding each pair of link elements ("events at venue 6 in category 15"), one row per record
+ * and pair, kept by triggers on the record tables in the write's own transaction, as the link pairs'
  * counts are (store/sql/link-pairs.ts, whose element order and pair order these rows share).
  *
  * A list filtered by two links of different fields reads its records here (store/sql/link-plans.ts): the
@@ -10,55 +10,86 @@
  *
  * A record with k link elements has k(k−1)/2 rows: an event with a venue, an organizer, a category and a tag
  * has six. A write moves its rows only when a link field, the site or the id changed, and finds the rows it
- * removes by their key (the pairs of the old document), so the table needs no second index.
- *
- * PostgreSQL keeps the counts only: its statement reads the smaller set's links or intersects the sets,
- * chosen by their size (link-plans.ts `linkedChosen`).
+ * removes by their key (the pairs of the old document), so the table needs no second index. Each row is
+ * its record's own: writers of different records never touch the same row.
  */
-import { FILL_INDEX, ORDERED, sqliteChanged, sqliteElements, sqlitePairJoin } from "./link-pairs";
+import type { Dialect } from "./driver";
+import { FILL_INDEX, ORDERED, pairJoin, postgresPairs, postgresSame, sqliteChanged, sqliteElements } from "./link-pairs";
 
 export const PAIR_MEMBERS = "link_pair_members";
 
 const COLUMNS = "site, type, a_field, a_target, b_field, b_target, id";
 
-const TABLE = `CREATE TABLE IF NOT EXISTS ${PAIR_MEMBERS} (site INTEGER NOT NULL, type TEXT NOT NULL, a_field TEXT NOT NULL, a_target INTEGER NOT NULL, ` +
-  `b_field TEXT NOT NULL, b_target INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (${COLUMNS})) WITHOUT ROWID`;
+function table(dialect: Dialect): string {
+  const [text, int, big] = dialect === "sqlite" ? ["TEXT", "INTEGER", "INTEGER"] : ["text COLLATE \"C\"", "integer", "bigint"];
+  return `CREATE TABLE IF NOT EXISTS ${PAIR_MEMBERS} (site ${int} NOT NULL, type ${text} NOT NULL, a_field ${text} NOT NULL, a_target ${big} NOT NULL, ` +
+    `b_field ${text} NOT NULL, b_target ${big} NOT NULL, id ${big} NOT NULL, PRIMARY KEY (${COLUMNS}))${dialect === "sqlite" ? " WITHOUT ROWID" : ""}`;
+}
 
-/** Every pair of `doc`'s elements, as rows `(f1, t1, f2, t2)`, the lesser element first. */
-function pairsOf(doc: string, fields: readonly string[]): string {
+/** SQLite: every pair of `doc`'s elements, as rows `(fa, ta, fb, tb)`, the lesser element first. */
+function sqlitePairs(doc: string, fields: readonly string[]): string {
   const elements = sqliteElements(doc, fields);
-  return `SELECT a.f AS f1, a.t AS t1, b.f AS f2, b.t AS t2 FROM (${elements}) AS a, (${elements}) AS b WHERE ${ORDERED}`;
+  return `SELECT a.f AS fa, a.t AS ta, b.f AS fb, b.t AS tb FROM (${elements}) AS a, (${elements}) AS b WHERE ${ORDERED}`;
 }
 
-function added(table: string, fields: readonly string[]): string {
-  return `INSERT INTO ${PAIR_MEMBERS} (${COLUMNS}) SELECT new.site, '${table}', p.f1, p.t1, p.f2, p.t2, new.id FROM (${pairsOf("new.doc", fields)}) AS p ` +
-    "WHERE true ON CONFLICT DO NOTHING;";
+/** The statements adding the rows of `rec`'s document (`new`/`NEW`) and removing those of `old`/`OLD`'s, given its pairs' rows. */
+function added(table: string, rec: string, pairs: string): string {
+  return `INSERT INTO ${PAIR_MEMBERS} (${COLUMNS}) SELECT ${rec}.site, '${table}', p.fa, p.ta, p.fb, p.tb, ${rec}.id FROM (${pairs}) AS p WHERE true ON CONFLICT DO NOTHING;`;
 }
 
-function removed(table: string, fields: readonly string[]): string {
-  return `DELETE FROM ${PAIR_MEMBERS} WHERE site = old.site AND type = '${table}' AND (a_field, a_target, b_field, b_target) IN ` +
-    `(SELECT p.f1, p.t1, p.f2, p.t2 FROM (${pairsOf("old.doc", fields)}) AS p) AND id = old.id;`;
+function removed(table: string, rec: string, pairs: string): string {
+  return `DELETE FROM ${PAIR_MEMBERS} WHERE site = ${rec}.site AND type = '${table}' AND (a_field, a_target, b_field, b_target) IN ` +
+    `(SELECT p.fa, p.ta, p.fb, p.tb FROM (${pairs}) AS p) AND id = ${rec}.id;`;
 }
 
-function triggers(table: string, fields: readonly string[]): string[] {
+function sqliteTriggers(table: string, fields: readonly string[]): string[] {
+  const add = added(table, "new", sqlitePairs("new.doc", fields));
+  const remove = removed(table, "old", sqlitePairs("old.doc", fields));
   return [
-    `CREATE TRIGGER IF NOT EXISTS ${table}_members_ai AFTER INSERT ON ${table} BEGIN ${added(table, fields)} END`,
-    `CREATE TRIGGER IF NOT EXISTS ${table}_members_au AFTER UPDATE ON ${table} WHEN ${sqliteChanged(fields)} BEGIN ${removed(table, fields)} ${added(table, fields)} END`,
-    `CREATE TRIGGER IF NOT EXISTS ${table}_members_ad AFTER DELETE ON ${table} BEGIN ${removed(table, fields)} END`
+    `CREATE TRIGGER IF NOT EXISTS ${table}_members_ai AFTER INSERT ON ${table} BEGIN ${add} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${table}_members_au AFTER UPDATE ON ${table} WHEN ${sqliteChanged(fields)} BEGIN ${remove} ${add} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${table}_members_ad AFTER DELETE ON ${table} BEGIN ${remove} END`
+  ];
+}
+
+function postgresTriggers(table: string, fields: readonly string[]): string[] {
+  return [
+    `CREATE OR REPLACE FUNCTION ${table}_members() RETURNS trigger LANGUAGE plpgsql SET plan_cache_mode = auto AS $members$
+BEGIN
+  IF TG_OP = 'UPDATE' AND ${postgresSame(fields)} THEN RETURN NULL; END IF;
+  IF TG_OP <> 'INSERT' THEN ${removed(table, "OLD", postgresPairs("OLD.doc", fields))} END IF;
+  IF TG_OP <> 'DELETE' THEN ${added(table, "NEW", postgresPairs("NEW.doc", fields))} END IF;
+  RETURN NULL;
+END $members$`,
+    `DROP TRIGGER IF EXISTS ${table}_members ON ${table}`,
+    `CREATE TRIGGER ${table}_members AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_members()`
   ];
 }
 
 /**
- * The rows of the records of `table` (optionally only those `where` selects, a condition on `r`) made from
- * the link table: for a store made before they were, or records written with the triggers set aside. Each
- * record's links are joined by its id (through FILL_INDEX when the migration made it).
+ * The rows of the records of `table` (optionally only those `where` selects, a condition on `r`, the
+ * record): for a store made before they were, or records written with the triggers set aside (a bulk load).
+ * - SQLite: from the link table, each record's links joined by its id (through FILL_INDEX when the
+ *   migration made it).
+ * - PostgreSQL: from each record's document, as its trigger makes them: one pass over the records,
+ *   whatever the planner knows of the tables (a join of the link table with itself, planned right after a
+ *   bulk load, ran as nested loops over every link).
  */
-export function pairMembersFill(table: string, where?: string): string {
-  return `INSERT INTO ${PAIR_MEMBERS} (${COLUMNS}) SELECT a.site, '${table}', a.field, a.target, b.field, b.target, a.id ${sqlitePairJoin(table, where)} ON CONFLICT DO NOTHING`;
+export function pairMembersFill(dialect: Dialect, table: string, fields: readonly string[], where?: string): string {
+  const into = `INSERT INTO ${PAIR_MEMBERS} (${COLUMNS})`;
+  if (dialect === "sqlite") {
+    const join = pairJoin(dialect, table, where);
+    return `${into} SELECT a.site, '${table}', ${join.pair}, a.id ${join.sql} ON CONFLICT DO NOTHING`;
+  }
+  return `${into} SELECT r.site, '${table}', p.fa, p.ta, p.fb, p.tb, r.id FROM ${table} AS r, LATERAL (${postgresPairs("r.doc", fields)}) AS p ` +
+    `WHERE ${where ?? "true"} ON CONFLICT DO NOTHING`;
 }
 
-/** The migration's statements (SQLite): the table, the triggers of every paired table, and the rows of the records already stored. */
-export function pairMemberStatements(tables: Readonly<Record<string, readonly string[]>>): string[] {
-  const per = Object.entries(tables).flatMap(([table, fields]) => [...triggers(table, fields), pairMembersFill(table)]);
-  return [TABLE, FILL_INDEX.made, ...per, FILL_INDEX.dropped];
+/** The migration's statements: the table, the triggers of every paired table, and the rows of the records already stored. */
+export function pairMemberStatements(dialect: Dialect, tables: Readonly<Record<string, readonly string[]>>): string[] {
+  const per = Object.entries(tables).flatMap(([name, fields]) => [
+    ...(dialect === "sqlite" ? sqliteTriggers(name, fields) : postgresTriggers(name, fields)),
+    pairMembersFill(dialect, name, fields)
+  ]);
+  return dialect === "sqlite" ? [table(dialect), FILL_INDEX.made, ...per, FILL_INDEX.dropped] : [table(dialect), ...per];
 }

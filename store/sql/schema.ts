@@ -616,9 +616,10 @@ export const MIGRATIONS: Migration[] = [
   },
   {
     version: 34,
-    name: "SQLite: the records holding each two links together",
+    name: "the records holding each two links together",
     // store/sql/pair-members.ts: a list filtered by a category and a venue reads the events holding both, not either one's links
-    up: d => (d.dialect === "sqlite" ? pairMemberStatements(PAIRED_FIELDS) : [])
+    up: d => pairMemberStatements(d.dialect, PAIRED_FIELDS),
+    rewrites: ["link_pair_members"]
   }
 ];
 

@@ -17,6 +17,7 @@ import { CUSTOM_LINKS, FOLDED_COLUMNS, foldedName, FTS_TABLES, LINK_FIELDS, LINK
 import { QueryCompiler } from "../../store/sql/compile";
 import { markWrittenStatement } from "../../store/sql/write-marks";
 import { linkPairsFill } from "../../store/sql/link-pairs";
+import { pairMembersFill } from "../../store/sql/pair-members";
 import { createTestDatabase, TestDatabase } from "../helpers/postgres";
 import { analyzedWithoutSamples } from "../../store/sql/sqlite-statistics";
 
@@ -51,7 +52,7 @@ function newDoc(id: number): Doc {
  * text in the same transaction, its link and full-text triggers working as for any write; PostgreSQL sets
  * every row trigger aside (`session_replication_role`) and makes the link rows in one statement, the link
  * trigger's (store/sql/schema.ts `postgresLinks`) over every event, and their pairs (store/sql/link-pairs.ts
- * `linkPairsFill`), as bench/seed-straight.ts does. The
+ * `linkPairsFill`) with their members (store/sql/pair-members.ts), as bench/seed-straight.ts does. The
  * site's write marks are then moved on as a bulk load must (store/sql/write-marks.ts). Row by row with
  * every trigger, 100 000 events took over two minutes on PostgreSQL.
  */
@@ -70,8 +71,9 @@ async function seed(store: Store, kind: "sqlite" | "postgres"): Promise<void> {
     if (kind === "postgres") {
       await tx.run(`INSERT INTO ${LINK_TABLE} (site, type, field, target, id) SELECT e.site, 'events', f.field, t, e.id FROM events AS e, ` +
         `(VALUES ${FIELDS.map(f => `('${f}')`).join(", ")}) AS f(field), link_targets(e.doc -> f.field) AS t WHERE e.site = ? ORDER BY 1, 2, 3, 4, 5 ON CONFLICT DO NOTHING`, [SITE]);
-      // and the link pairs, which a list filtered by a meta value and a category reads first (store/sql/link-pairs.ts)
+      // and the link pairs and their members, which a list filtered by a meta value and a category reads (store/sql/link-pairs.ts, pair-members.ts)
       await tx.run(linkPairsFill("postgres", "events", `r.site = ${SITE}`));
+      await tx.run(pairMembersFill("postgres", "events", FIELDS, `r.site = ${SITE}`));
     }
     for (const t of asides) await tx.run(t.sql);
     await tx.run(markWrittenStatement("events"), [SITE]);

@@ -12,6 +12,7 @@ import type { Doc, Query } from "../../lib/documents/store-query";
 import { LINK_PAIRS, linkPairsFill } from "../../store/sql/link-pairs";
 import { markWrittenStatement } from "../../store/sql/write-marks";
 import { PAIR_MEMBERS, pairMembersFill } from "../../store/sql/pair-members";
+import { LINK_FIELDS } from "../../store/sql/schema";
 import { openTestStore, TestStore } from "../helpers/test-store";
 
 const SITE = 1;
@@ -54,7 +55,7 @@ async function counted(store: Store): Promise<string[]> {
   return rows.map(r => `${r.k} ${Number(r.n)}`).sort();
 }
 
-/** SQLite: the records holding each pair, as kept (store/sql/pair-members.ts). */
+/** The records holding each pair, as kept (store/sql/pair-members.ts). */
 async function members(store: Store): Promise<string[]> {
   const rows = await store.sql!.all<{ k: string }>(
     `SELECT site || ' ' || type || ' ' || a_field || ' ' || a_target || ' ' || b_field || ' ' || b_target || ' ' || id AS k FROM ${PAIR_MEMBERS}`);
@@ -123,12 +124,10 @@ function suite(kind: "sqlite" | "postgres") {
       }
       await other.removeMany({ _id: { $lte: 20 } });
       expect(await kept(store)).toEqual(await counted(store));
-      if (kind === "sqlite") {
-        // the records holding each pair: every one the link table says, no other
-        const held = await members(store);
-        expect(held.length).toBeGreaterThan(300);
-        expect(held).toEqual(await memberOf(store));
-      }
+      // the records holding each pair: every one the link table says, no other
+      const held = await members(store);
+      expect(held.length).toBeGreaterThan(300);
+      expect(held).toEqual(await memberOf(store));
     });
 
     test("a list filtered by several links answers what the records hold, empty or not", async () => {
@@ -163,19 +162,19 @@ function suite(kind: "sqlite" | "postgres") {
     test("the migration's fill counts records written without the triggers", async () => {
       if (!opened) return skipped();
       const now = await kept(store);
-      const held = kind === "sqlite" ? await members(store) : [];
+      const held = await members(store);
       await store.sql!.run(`DELETE FROM ${LINK_PAIRS} WHERE site = ?`, [SITE]);
-      if (kind === "sqlite") await store.sql!.run(`DELETE FROM ${PAIR_MEMBERS} WHERE site = ?`, [SITE]);
+      await store.sql!.run(`DELETE FROM ${PAIR_MEMBERS} WHERE site = ?`, [SITE]);
       expect(await kept(store)).not.toEqual(now);
       // the list reads the pairs first: without them it finds nothing (what the fill is there to prevent)
       const query: Query = { $and: [{ categories: 1 }, { venues: { $in: [1, 2, 3, 4, 5] } }] };
       expect(await events.count(query)).toBe(0);
       await store.sql!.run(linkPairsFill(kind, "events", `r.site = ${SITE}`));
-      if (kind === "sqlite") await store.sql!.run(pairMembersFill("events", `r.site = ${SITE}`));
+      await store.sql!.run(pairMembersFill(kind, "events", LINK_FIELDS.events, `r.site = ${SITE}`));
       // as after any bulk load, the site's write marks moved on: no total kept before is taken for current
       await store.sql!.run(markWrittenStatement("events"), [SITE]);
       expect(await kept(store)).toEqual(now);
-      if (kind === "sqlite") expect(await members(store)).toEqual(held);
+      expect(await members(store)).toEqual(held);
       expect(await events.count(query)).toBe([...docs.values()].filter(d => holds(d, "categories", [1]) && holds(d, "venues", [1, 2, 3, 4, 5])).length);
     });
 

@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { openPostgres, openSqlite, SqlDriver } from "../../store/sql/driver";
-import { appliedVersions, LINK_TABLE, migrate, MIGRATION_LOCK, MIGRATIONS } from "../../store/sql/schema";
+import { appliedVersions, LINK_FIELDS, LINK_TABLE, migrate, MIGRATION_LOCK, MIGRATIONS } from "../../store/sql/schema";
 import { FILL_INDEX, linkPairsFill } from "../../store/sql/link-pairs";
 import { pairMembersFill } from "../../store/sql/pair-members";
 import { acquireStore, releaseStore, StoreConfig } from "../../store";
@@ -112,7 +112,7 @@ function suite(name: string, open: () => Promise<{ driver: () => SqlDriver; conf
       }
     });
 
-    test("a database of schema version 31: its records' link pairs are counted at upgrade, then kept", async () => {
+    test("a database of schema version 31: its records' link pairs are counted and their members listed at upgrade, then kept", async () => {
       const env = await open();
       try {
         const old = env.driver();
@@ -139,19 +139,19 @@ function suite(name: string, open: () => Promise<{ driver: () => SqlDriver; conf
           expect(await store.sql!.all("SELECT name FROM sqlite_master WHERE name = 'ix_links_pair_fill'")).toEqual([]);
           // with it, each record's links are found by the record's id (without it, a large store's links were compared with every other)
           await store.sql!.run(FILL_INDEX.made);
-          for (const fill of [linkPairsFill("sqlite", "events"), pairMembersFill("events")]) {
+          for (const fill of [linkPairsFill("sqlite", "events"), pairMembersFill("sqlite", "events", LINK_FIELDS.events)]) {
             const plan = await store.sql!.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${fill}`);
             expect(plan.map(p => p.detail).join("\n")).toMatch(/SEARCH b USING (COVERING )?INDEX ix_links_pair_fill \(type=\? AND site=\? AND id=\?/);
           }
           await store.sql!.run(FILL_INDEX.dropped);
-          // and the records holding each pair (store/sql/pair-members.ts), made at upgrade too
-          const members = await store.sql!.all<{ k: string }>(
-            "SELECT site || ' ' || a_field || ' ' || a_target || ' ' || b_field || ' ' || b_target || ' ' || id AS k FROM link_pair_members WHERE type = 'events'");
-          expect(members.map(m => m.k).sort()).toEqual([
-            "1 categories 10 categories 11 1", "1 categories 10 venues 20 1", "1 categories 11 venues 20 1", "1 categories 11 organizers 30 2",
-            "1 categories 11 venues 21 2", "1 organizers 30 venues 21 2", "1 categories 11 venues 20 3", "2 categories 10 venues 21 1"
-          ].sort());
         }
+        // and the records holding each pair (store/sql/pair-members.ts), made at upgrade too
+        const members = await store.sql!.all<{ k: string }>(
+          "SELECT site || ' ' || a_field || ' ' || a_target || ' ' || b_field || ' ' || b_target || ' ' || id AS k FROM link_pair_members WHERE type = 'events'");
+        expect(members.map(m => m.k).sort()).toEqual([
+          "1 categories 10 categories 11 1", "1 categories 10 venues 20 1", "1 categories 11 venues 20 1", "1 categories 11 organizers 30 2",
+          "1 categories 11 venues 21 2", "1 organizers 30 venues 21 2", "1 categories 11 venues 20 3", "2 categories 10 venues 21 1"
+        ].sort());
         const events = store.collection("events", []);
         expect((await events.find({ $and: [{ categories: 11 }, { venues: 20 }] }, { sort: { _id: 1 } })).map(d => d._id)).toEqual([1, 3]);
         expect(await events.find({ $and: [{ categories: 10 }, { venues: 21 }] })).toEqual([]);
