@@ -171,7 +171,7 @@ async function seedPostgres(driver: SqlDriver, l: Links, from0: number, n: numbe
           `(VALUES ${LINK_FIELDS.events.map(f => `('${f}')`).join(", ")}) AS f(field), link_targets(e.doc -> f.field) AS t WHERE e.site = ? AND e.id = ANY(?::bigint[]) ON CONFLICT DO NOTHING`, [SITE, `{${drawn.join(",")}}`]);
         // and their link pairs and the pairs' members, from those links (their triggers set aside with the rest)
         const these = `r.site = ${SITE} AND r.id = ANY('{${drawn.join(",")}}'::bigint[])`;
-        await tx.run(linkPairsFill("postgres", "events", these));
+        await tx.run(linkPairsFill("postgres", "events", LINK_FIELDS.events, these));
         await tx.run(pairMembersFill("postgres", "events", LINK_FIELDS.events, these));
         const stamp = dbDate(Date.now());
         const entries = batch.flatMap((_, k) => [

@@ -113,38 +113,45 @@ END $pairs$`,
 }
 
 /**
- * The pairs of the records of `table` (optionally only those `where` selects, a condition on `r`) counted
- * from the link table and added to what is kept: for a store made before the pairs were, or records
- * written with the triggers set aside (a bulk load).
+ * The pairs of the records of `table` (optionally only those `where` selects, a condition on `r`, the
+ * record) counted and added to what is kept: for a store made before the pairs were, or records written
+ * with the triggers set aside (a bulk load). `fields`: the table's link fields.
  */
-export function linkPairsFill(dialect: Dialect, table: string, where?: string): string {
-  const join = pairJoin(dialect, table, where);
-  return `INSERT INTO ${LINK_PAIRS} (${KEY}, n) SELECT a.site, '${table}', ${join.pair}, 0, COUNT(*) ${join.sql} GROUP BY a.site, ${join.pair} ` +
-    `ON CONFLICT (${KEY}) DO UPDATE SET n = ${LINK_PAIRS}.n + excluded.n`;
+export function linkPairsFill(dialect: Dialect, table: string, fields: readonly string[], where?: string): string {
+  const into = `INSERT INTO ${LINK_PAIRS} (${KEY}, n)`;
+  const conflict = `ON CONFLICT (${KEY}) DO UPDATE SET n = ${LINK_PAIRS}.n + excluded.n`;
+  if (dialect === "sqlite") {
+    const join = sqlitePairJoin(table, where);
+    return `${into} SELECT a.site, '${table}', ${join.pair}, 0, COUNT(*) ${join.sql} GROUP BY a.site, ${join.pair} ${conflict}`;
+  }
+  return `${into} SELECT r.site, '${table}', p.fa, p.ta, p.fb, p.tb, 0, COUNT(*) ${postgresRecordPairs(table, fields, where)} GROUP BY r.site, p.fa, p.ta, p.fb, p.tb ${conflict}`;
 }
 
 /**
- * Every two links one record of `table` holds (optionally only those `where` selects, a condition on `r`),
- * the lesser first: the FROM and WHERE of a fill (`sql`), its rows `a` and `b` (each with `site` and `id`),
- * and the pair's four columns (`pair`).
- * - SQLite: each record's links joined directly, so the join runs through `FILL_INDEX` when a migration made
- *   it: the link table's key leads with the field and target, and through it each link of a large store was
- *   compared with many others.
- * - PostgreSQL: each side read as a set of its own, which the planner joins by hash at any size.
+ * SQLite: every two links one record of `table` holds (optionally only those `where` selects, a condition
+ * on `r`), the lesser first: the FROM and WHERE of a fill (`sql`), its rows `a` and `b` (each with `site` and
+ * `id`), and the pair's four columns (`pair`). Each record's links are joined directly, so the join runs
+ * through `FILL_INDEX` when a migration made it: the link table's key leads with the field and target, and
+ * through it each link of a large store was compared with many others.
  */
-export function pairJoin(dialect: Dialect, table: string, where?: string): { sql: string; pair: string } {
-  if (dialect === "sqlite") {
-    const records = where === undefined ? "" : ` JOIN ${table} AS r ON r.site = a.site AND r.id = a.id AND (${where})`;
-    return {
-      sql: `FROM links AS a JOIN links AS b ON b.type = a.type AND b.site = a.site AND b.id = a.id${records} ` +
-        `WHERE a.type = '${table}' AND (a.field < b.field OR (a.field = b.field AND a.target < b.target))`,
-      pair: "a.field, a.target, b.field, b.target"
-    };
-  }
-  const records = where === undefined ? "" : `, ${table} AS r`;
-  const selected = where === undefined ? "" : ` AND r.site = l.site AND r.id = l.id AND (${where})`;
-  const links = (alias: string) => `(SELECT l.site, l.field COLLATE "C" AS f, l.target AS t, l.id FROM links AS l${records} WHERE l.type = '${table}'${selected}) AS ${alias}`;
-  return { sql: `FROM ${links("a")} JOIN ${links("b")} ON b.site = a.site AND b.id = a.id WHERE ${ORDERED}`, pair: "a.f, a.t, b.f, b.t" };
+export function sqlitePairJoin(table: string, where?: string): { sql: string; pair: string } {
+  const records = where === undefined ? "" : ` JOIN ${table} AS r ON r.site = a.site AND r.id = a.id AND (${where})`;
+  return {
+    sql: `FROM links AS a JOIN links AS b ON b.type = a.type AND b.site = a.site AND b.id = a.id${records} ` +
+      `WHERE a.type = '${table}' AND (a.field < b.field OR (a.field = b.field AND a.target < b.target))`,
+    pair: "a.field, a.target, b.field, b.target"
+  };
+}
+
+/**
+ * PostgreSQL: the pairs of each record of `table` (`r`; optionally only those `where` selects) from its
+ * document, as its trigger counts them (`p`: fa, ta, fb, tb): the FROM and WHERE of a fill. One pass over
+ * the records, whatever the planner knows of the tables: the link table has no key by record, so a join of
+ * it with itself read it whole for each batch of a bulk load, and right after one was planned as nested
+ * loops over every link.
+ */
+export function postgresRecordPairs(table: string, fields: readonly string[], where?: string): string {
+  return `FROM ${table} AS r, LATERAL (${postgresPairs("r.doc", fields)}) AS p WHERE ${where ?? "true"}`;
 }
 
 /** SQLite: the index a migration's fill joins each record's links through, made before it and dropped once it is done. */
@@ -154,7 +161,7 @@ export const FILL_INDEX = { made: "CREATE INDEX IF NOT EXISTS ix_links_pair_fill
 export function linkPairStatements(dialect: Dialect, tables: Readonly<Record<string, readonly string[]>>): string[] {
   const per = Object.entries(tables).flatMap(([table, fields]) => [
     ...(dialect === "sqlite" ? sqliteTriggers(table, fields) : postgresTriggers(table, fields)),
-    linkPairsFill(dialect, table)
+    linkPairsFill(dialect, table, fields)
   ]);
   if (dialect === "sqlite") {
     return [pairTable(dialect), FILL_INDEX.made, ...per, FILL_INDEX.dropped];

@@ -14,7 +14,7 @@
  * its record's own: writers of different records never touch the same row.
  */
 import type { Dialect } from "./driver";
-import { FILL_INDEX, ORDERED, pairJoin, postgresPairs, postgresSame, sqliteChanged, sqliteElements } from "./link-pairs";
+import { FILL_INDEX, ORDERED, postgresPairs, postgresRecordPairs, postgresSame, sqliteChanged, sqliteElements, sqlitePairJoin } from "./link-pairs";
 
 export const PAIR_MEMBERS = "link_pair_members";
 
@@ -69,20 +69,16 @@ END $members$`,
 /**
  * The rows of the records of `table` (optionally only those `where` selects, a condition on `r`, the
  * record): for a store made before they were, or records written with the triggers set aside (a bulk load).
- * - SQLite: from the link table, each record's links joined by its id (through FILL_INDEX when the
- *   migration made it).
- * - PostgreSQL: from each record's document, as its trigger makes them: one pass over the records,
- *   whatever the planner knows of the tables (a join of the link table with itself, planned right after a
- *   bulk load, ran as nested loops over every link).
+ * SQLite reads them from the link table, PostgreSQL from each record's document (store/sql/link-pairs.ts
+ * `sqlitePairJoin`, `postgresRecordPairs`: why each).
  */
 export function pairMembersFill(dialect: Dialect, table: string, fields: readonly string[], where?: string): string {
   const into = `INSERT INTO ${PAIR_MEMBERS} (${COLUMNS})`;
   if (dialect === "sqlite") {
-    const join = pairJoin(dialect, table, where);
+    const join = sqlitePairJoin(table, where);
     return `${into} SELECT a.site, '${table}', ${join.pair}, a.id ${join.sql} ON CONFLICT DO NOTHING`;
   }
-  return `${into} SELECT r.site, '${table}', p.fa, p.ta, p.fb, p.tb, r.id FROM ${table} AS r, LATERAL (${postgresPairs("r.doc", fields)}) AS p ` +
-    `WHERE ${where ?? "true"} ON CONFLICT DO NOTHING`;
+  return `${into} SELECT r.site, '${table}', p.fa, p.ta, p.fb, p.tb, r.id ${postgresRecordPairs(table, fields, where)} ON CONFLICT DO NOTHING`;
 }
 
 /** The migration's statements: the table, the triggers of every paired table, and the rows of the records already stored. */

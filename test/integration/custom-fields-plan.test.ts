@@ -72,7 +72,7 @@ async function seed(store: Store, kind: "sqlite" | "postgres"): Promise<void> {
       await tx.run(`INSERT INTO ${LINK_TABLE} (site, type, field, target, id) SELECT e.site, 'events', f.field, t, e.id FROM events AS e, ` +
         `(VALUES ${FIELDS.map(f => `('${f}')`).join(", ")}) AS f(field), link_targets(e.doc -> f.field) AS t WHERE e.site = ? ORDER BY 1, 2, 3, 4, 5 ON CONFLICT DO NOTHING`, [SITE]);
       // and the link pairs and their members, which a list filtered by a meta value and a category reads (store/sql/link-pairs.ts, pair-members.ts)
-      await tx.run(linkPairsFill("postgres", "events", `r.site = ${SITE}`));
+      await tx.run(linkPairsFill("postgres", "events", FIELDS, `r.site = ${SITE}`));
       await tx.run(pairMembersFill("postgres", "events", FIELDS, `r.site = ${SITE}`));
     }
     for (const t of asides) await tx.run(t.sql);

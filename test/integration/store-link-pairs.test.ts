@@ -169,7 +169,7 @@ function suite(kind: "sqlite" | "postgres") {
       // the list reads the pairs first: without them it finds nothing (what the fill is there to prevent)
       const query: Query = { $and: [{ categories: 1 }, { venues: { $in: [1, 2, 3, 4, 5] } }] };
       expect(await events.count(query)).toBe(0);
-      await store.sql!.run(linkPairsFill(kind, "events", `r.site = ${SITE}`));
+      await store.sql!.run(linkPairsFill(kind, "events", LINK_FIELDS.events, `r.site = ${SITE}`));
       await store.sql!.run(pairMembersFill(kind, "events", LINK_FIELDS.events, `r.site = ${SITE}`));
       // as after any bulk load, the site's write marks moved on: no total kept before is taken for current
       await store.sql!.run(markWrittenStatement("events"), [SITE]);

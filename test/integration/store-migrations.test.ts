@@ -139,7 +139,7 @@ function suite(name: string, open: () => Promise<{ driver: () => SqlDriver; conf
           expect(await store.sql!.all("SELECT name FROM sqlite_master WHERE name = 'ix_links_pair_fill'")).toEqual([]);
           // with it, each record's links are found by the record's id (without it, a large store's links were compared with every other)
           await store.sql!.run(FILL_INDEX.made);
-          for (const fill of [linkPairsFill("sqlite", "events"), pairMembersFill("sqlite", "events", LINK_FIELDS.events)]) {
+          for (const fill of [linkPairsFill("sqlite", "events", LINK_FIELDS.events), pairMembersFill("sqlite", "events", LINK_FIELDS.events)]) {
             const plan = await store.sql!.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${fill}`);
             expect(plan.map(p => p.detail).join("\n")).toMatch(/SEARCH b USING (COVERING )?INDEX ix_links_pair_fill \(type=\? AND site=\? AND id=\?/);
           }
