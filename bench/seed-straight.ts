@@ -169,7 +169,7 @@ async function seedPostgres(driver: SqlDriver, l: Links, from0: number, n: numbe
         await tx.run(`INSERT INTO events (site, id, doc) VALUES ${batch.map(() => "(?, ?, ?::jsonb)").join(", ")}`, batch.flatMap((_, k) => [SITE, drawn[k], JSON.stringify(docs[k])]));
         await tx.run(`INSERT INTO ${LINK_TABLE} (site, type, field, target, id) SELECT e.site, 'events', f.field, t, e.id FROM events AS e, ` +
           `(VALUES ${LINK_FIELDS.events.map(f => `('${f}')`).join(", ")}) AS f(field), link_targets(e.doc -> f.field) AS t WHERE e.site = ? AND e.id = ANY(?::bigint[]) ON CONFLICT DO NOTHING`, [SITE, `{${drawn.join(",")}}`]);
-        // and their link pairs and the pairs' members, from those links (their triggers set aside with the rest)
+        // and their link pairs and the pairs' members (their triggers set aside with the rest)
         const these = `r.site = ${SITE} AND r.id = ANY('{${drawn.join(",")}}'::bigint[])`;
         await tx.run(linkPairsFill("postgres", "events", LINK_FIELDS.events, these));
         await tx.run(pairMembersFill("postgres", "events", LINK_FIELDS.events, these));

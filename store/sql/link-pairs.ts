@@ -38,18 +38,23 @@ function pairTable(dialect: Dialect): string {
 }
 
 /** SQLite: the link elements of `doc` over `fields`, as rows `(f, t)` (a scalar in place of an array is its one element, as links reads it). */
-export function sqliteElements(doc: string, fields: readonly string[]): string {
+function sqliteElements(doc: string, fields: readonly string[]): string {
   return fields.map(f => `SELECT '${f}' AS f, j.value AS t FROM json_each(${doc}, '$.${f}') AS j WHERE j.type = 'integer'`).join(" UNION ");
 }
 
 /** The lesser element first (field, then target), each pair once. */
-export const ORDERED = "(a.f < b.f OR (a.f = b.f AND a.t < b.t))";
+const ORDERED = "(a.f < b.f OR (a.f = b.f AND a.t < b.t))";
+
+/** SQLite: the pairs of `doc`'s elements over `fields`, as rows `(fa, ta, fb, tb)`. */
+export function sqlitePairs(doc: string, fields: readonly string[]): string {
+  const elements = sqliteElements(doc, fields);
+  return `SELECT a.f AS fa, a.t AS ta, b.f AS fb, b.t AS tb FROM (${elements}) AS a, (${elements}) AS b WHERE ${ORDERED}`;
+}
 
 /** SQLite: every pair of `doc`'s elements moved by `delta` for `site`. */
 function sqliteMove(table: string, fields: readonly string[], site: string, doc: string, delta: 1 | -1): string {
-  const elements = sqliteElements(doc, fields);
-  return `INSERT INTO ${LINK_PAIRS} (${KEY}, n) SELECT ${site}, '${table}', a.f, a.t, b.f, b.t, 0, ${delta} FROM (${elements}) AS a, (${elements}) AS b ` +
-    `WHERE ${ORDERED} ON CONFLICT (${KEY}) DO UPDATE SET n = ${LINK_PAIRS}.n + excluded.n;`;
+  return `INSERT INTO ${LINK_PAIRS} (${KEY}, n) SELECT ${site}, '${table}', p.fa, p.ta, p.fb, p.tb, 0, ${delta} FROM (${sqlitePairs(doc, fields)}) AS p ` +
+    `WHERE true ON CONFLICT (${KEY}) DO UPDATE SET n = ${LINK_PAIRS}.n + excluded.n;`;
 }
 
 /** SQLite: whether an update changed what the pairs count (a link field, the site or the id). */

@@ -14,7 +14,7 @@
  * its record's own: writers of different records never touch the same row.
  */
 import type { Dialect } from "./driver";
-import { FILL_INDEX, ORDERED, postgresPairs, postgresRecordPairs, postgresSame, sqliteChanged, sqliteElements, sqlitePairJoin } from "./link-pairs";
+import { FILL_INDEX, postgresPairs, postgresRecordPairs, postgresSame, sqliteChanged, sqlitePairJoin, sqlitePairs } from "./link-pairs";
 
 export const PAIR_MEMBERS = "link_pair_members";
 
@@ -24,12 +24,6 @@ function table(dialect: Dialect): string {
   const [text, int, big] = dialect === "sqlite" ? ["TEXT", "INTEGER", "INTEGER"] : ["text COLLATE \"C\"", "integer", "bigint"];
   return `CREATE TABLE IF NOT EXISTS ${PAIR_MEMBERS} (site ${int} NOT NULL, type ${text} NOT NULL, a_field ${text} NOT NULL, a_target ${big} NOT NULL, ` +
     `b_field ${text} NOT NULL, b_target ${big} NOT NULL, id ${big} NOT NULL, PRIMARY KEY (${COLUMNS}))${dialect === "sqlite" ? " WITHOUT ROWID" : ""}`;
-}
-
-/** SQLite: every pair of `doc`'s elements, as rows `(fa, ta, fb, tb)`, the lesser element first. */
-function sqlitePairs(doc: string, fields: readonly string[]): string {
-  const elements = sqliteElements(doc, fields);
-  return `SELECT a.f AS fa, a.t AS ta, b.f AS fb, b.t AS tb FROM (${elements}) AS a, (${elements}) AS b WHERE ${ORDERED}`;
 }
 
 /** The statements adding the rows of `rec`'s document (`new`/`NEW`) and removing those of `old`/`OLD`'s, given its pairs' rows. */
