@@ -74,7 +74,11 @@ describe("the read path of one event", () => {
   beforeAll(async () => { svc = await startService({ SERIES_JOB_MS: "0", DUE_EVENTS_JOB_MS: "0" }); });
   afterAll(async () => { await svc.stop(); });
 
-  /** The files every read of `read` ran (one per measured event), and the action calls of the last. */
+  /**
+   * The files every read of `read` ran (one per measured event), and the fewest action calls a read made:
+   * the count is of every call in the process while the read runs, so a call the service makes on a timer
+   * of its own may fall into one read's window, never into all of them.
+   */
   async function walkOf(read: (id: number) => Promise<void>, ids: readonly number[]): Promise<{ walk: string[]; calls: number }> {
     const session = new inspector.Session();
     session.connect();
@@ -83,9 +87,9 @@ describe("the read path of one event", () => {
       await post(session, "Profiler.startPreciseCoverage", { callCount: true, detailed: false });
       await filesRun(session);
       const walks: Array<Set<string>> = [];
-      let calls = 0;
+      let calls = Infinity;
       for (const id of ids) {
-        calls = await actionCalls(svc.broker, () => read(id));
+        calls = Math.min(calls, await actionCalls(svc.broker, () => read(id)));
         walks.push(await filesRun(session));
       }
       return { walk: [...walks[0]].filter(f => walks.every(w => w.has(f))).sort(), calls };
