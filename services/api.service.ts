@@ -10,6 +10,7 @@ import { serviceSchema } from "../broker/service-schema";
 import { ApiError } from "../lib/errors";
 import { renderError, toApiError } from "../gateway/error-render";
 import { aliases, ROUTED_SERVICES } from "../lib/http/routes";
+import { inMatchOrder } from "../gateway/alias-order";
 import { PATH_LANGUAGES, NAMESPACE_PATH, settings, cacheKind, deploymentSettings } from "../lib/settings";
 import { callerForKey } from "../lib/sites/site-callers";
 import { currentSiteId } from "../lib/sites/scope";
@@ -208,7 +209,7 @@ function batchRoute(lang: string | undefined) {
     path: `${lang ? `/${lang}` : ""}/${s.restPrefix}/${BATCH_NAMESPACE}`,
     mappingPolicy: "restrict",
     autoAliases: false,
-    aliases: { "POST /": "api.batch", "GET /": "api.batchIndex" },
+    aliases: inMatchOrder({ "POST /": "api.batch", "GET /": "api.batchIndex" }),
     bodyParsers: { json: { limit: "1mb", strict: false } },
     mergeParams: true,
     // each request of the batch has the request timeout; the batch, as many as it may carry
@@ -246,7 +247,7 @@ function namespaceRoute(lang: string | undefined) {
     path: `${lang ? `/${lang}` : ""}/${s.restPrefix}/${NAMESPACE_PATH}`,
     mappingPolicy: "restrict",
     autoAliases: false,
-    aliases: aliases(),
+    aliases: inMatchOrder(aliases()),
     // an iCalendar body is an import's text (docs/imports.md#routes), up to 10 MB (lib/imports/params.ts ICS_MAX_BYTES)
     bodyParsers: { json: { limit: "1mb", strict: false }, urlencoded: { extended: true, limit: "1mb" }, text: { type: "text/calendar", limit: "10mb" } },
     mergeParams: true,
@@ -284,7 +285,7 @@ function discoveryRoutes() {
     mappingPolicy: "restrict",
     autoAliases: false,
     bodyParsers: false,
-    aliases: { "GET /": "api.restIndex", "HEAD /": "api.restIndex" },
+    aliases: inMatchOrder({ "GET /": "api.restIndex", "HEAD /": "api.restIndex" }),
     onBeforeCall: beforeCall(lang),
     authentication: true,
     onAfterCall: after
@@ -298,7 +299,7 @@ function discoveryRoutes() {
       mappingPolicy: "restrict",
       autoAliases: false,
       bodyParsers: false,
-      aliases: { "GET /": "api.home", "HEAD /": "api.home" },
+      aliases: inMatchOrder({ "GET /": "api.home", "HEAD /": "api.home" }),
       onBeforeCall: beforeCall(undefined),
       authentication: true,
       onAfterCall: after
@@ -325,7 +326,7 @@ function platformRoute() {
     path: PLATFORM_PATH,
     mappingPolicy: "restrict",
     autoAliases: false,
-    aliases: {
+    aliases: inMatchOrder({
       "GET doc": "platform.doc",
       "GET sites": "platform.list",
       "POST sites": "platform.create",
@@ -335,7 +336,7 @@ function platformRoute() {
       "GET sites/:id/deprecations": "platform.deprecations",
       "POST sites/:id/keys": "platform.createKey",
       "DELETE sites/:id/keys/:key_id": "platform.removeKey"
-    },
+    }),
     bodyParsers: { json: { limit: "1mb", strict: false } },
     mergeParams: true,
     onBeforeCall(ctx: Ctx, _route: unknown, req: Req, _res: Res, alias: Alias | undefined): void {
@@ -374,15 +375,23 @@ export default function apiService(): ServiceSchema {
     // Node's HTTP server limits on slow clients (gateway/guards.ts sets the headers limit on start).
     requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
     cors: { origin: settings().corsOrigins, methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], exposedHeaders: EXPOSED_HEADERS.split(", ") },
+    // Tried in this order, each route's aliases in the order moleculer-web's own sorting gave them
+    // (gateway/alias-order.ts): the probes and the API's roots first, the site's home ("/") last.
+    optimizeOrder: false,
     routes: [
       {
         name: "health",
         path: "/health",
         mappingPolicy: "restrict",
         autoAliases: false,
-        aliases: { "GET live": "api.live", "GET ready": "api.ready" },
+        aliases: inMatchOrder({ "GET live": "api.live", "GET ready": "api.ready" }),
         bodyParsers: false
       },
+      namespaceRoute(undefined),
+      ...PATH_LANGUAGES.map(lang => namespaceRoute(lang)),
+      batchRoute(undefined),
+      ...PATH_LANGUAGES.map(lang => batchRoute(lang)),
+      platformRoute(),
       {
         // Swagger UI on the /doc document (C19: the Authorization header is not read here).
         name: "docs",
@@ -390,14 +399,9 @@ export default function apiService(): ServiceSchema {
         mappingPolicy: "restrict",
         autoAliases: false,
         bodyParsers: false,
-        aliases: docsAliases(() => docUrl(settings().baseUrl, settings().restPrefix)),
+        aliases: inMatchOrder(docsAliases(() => docUrl(settings().baseUrl, settings().restPrefix))),
         onError: docsOnError
       },
-      platformRoute(),
-      namespaceRoute(undefined),
-      ...PATH_LANGUAGES.map(lang => namespaceRoute(lang)),
-      batchRoute(undefined),
-      ...PATH_LANGUAGES.map(lang => batchRoute(lang)),
       ...discoveryRoutes()
     ],
     async onError(this: ApiSelf, req: Req, res: Res, err: unknown) {

@@ -7,7 +7,7 @@
  * it wait for itself. Work a holder started that asks only after the holder let the key go takes its turn
  * like any other.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { ScopedStorage } from "./scoped-storage";
 import { KeyedQueue } from "../lib/async/queue";
 
 /** A key held by the current work, and the holds it runs inside. */
@@ -28,7 +28,7 @@ export interface LockTurns {
 
 export function lockTurns(): LockTurns {
   const turns = new KeyedQueue();
-  const holds = new AsyncLocalStorage<Hold>();
+  const holds = new ScopedStorage<Hold>();
   const held = (key: number): boolean => {
     for (let hold = holds.getStore(); hold; hold = hold.outer) if (hold.open && hold.key === key) return true;
     return false;

@@ -9,7 +9,7 @@
  * one another (a connection can hold one transaction at a time); that queue orders use of the
  * connection, the database's lock is what keeps processes apart.
  */
-import { AsyncLocalStorage } from "async_hooks";
+import { ScopedStorage } from "../scoped-storage";
 import { randomBytes } from "crypto";
 import Database from "better-sqlite3";
 import { Pool, PoolClient } from "pg";
@@ -492,7 +492,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
    * that each needed a second lock (a collection opened on first use under a venue's name lock takes the
    * schema lock) held every connection of the pool and waited for one until the pool's deadline.
    */
-  const holding = new AsyncLocalStorage<HeldLocks>();
+  const holding = new ScopedStorage<HeldLocks>();
   /** The lock connection of the current work, or a connection of the lock pool (given back after `fn`). */
   const onLockClient = async <T>(fn: (client: PoolClient, held: HeldLocks) => Promise<T>): Promise<T> => {
     const under = holding.getStore();

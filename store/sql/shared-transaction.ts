@@ -16,7 +16,7 @@
  * error, the step throws `StepUndone` instead of answering. The rest of the shared transaction stands. SQLite needs none of this: its writes share commits
  * already (the driver's group commit).
  */
-import { AsyncLocalStorage } from "async_hooks";
+import { ScopedStorage } from "../scoped-storage";
 
 /** A statement as the driver sends it on the shared connection. */
 export type SharedQuery<Q, R> = (query: Q) => Promise<R>;
@@ -45,7 +45,7 @@ export interface SharedScope<Q = unknown, R = unknown> {
 }
 
 // the statement type is the driver's own: a scope is read back only by the driver that opened it (sharedScopeOf)
-const scopes = new AsyncLocalStorage<SharedScope<never, unknown>>();
+const scopes = new ScopedStorage<SharedScope<never, unknown>>();
 
 /** The shared transaction of the current work, when `owner` opened it. */
 export function sharedScopeOf<Q, R>(owner: object): SharedScope<Q, R> | undefined {
