@@ -20,7 +20,7 @@ import { ApiError } from "../lib/errors";
 import type { CallMeta } from "../lib/http/call-meta";
 import { settings } from "../lib/settings";
 import { FieldMask, parseFields, shapeBody } from "../lib/http/fields";
-import { bodyModified, callerScope, httpDate, ifMatchPasses, newestModified, notModified, strongEtag } from "../lib/http/etag";
+import { bodyModified, callerScope, etagOf, httpDate, ifMatchPasses, newestModified, notModified, strongEtag } from "../lib/http/etag";
 import {
   ClaimResult, IDEMPOTENCY_HEADER, isCreateAction, isValidKey, keyId, leaseMs, ProducedRecord, readActionOfCreate, requestFingerprint, settlement, StoredAnswer
 } from "../lib/http/idempotency";
@@ -40,6 +40,8 @@ interface HttpState {
   icsOne?: boolean;
   /** The idempotency key this create claimed, until its answer is kept (or the key released). */
   claim?: { id: string; fingerprint: string };
+  /** The action was asked for its answer as JSON text (`$answerText`, lib/http/call-meta.ts). */
+  text?: boolean;
 }
 
 type Req = IncomingMessage & {
@@ -53,6 +55,9 @@ const ICS_PAGE = 50;
 
 /** The reads of one event that may answer iCalendar. */
 const SINGLE_EVENT_READS = new Set(["events.get", "events.getBySlug"]);
+
+/** The reads that may answer a record as JSON text, the bytes to send (`$answerText`, lib/http/call-meta.ts). */
+const TEXT_READS = new Set(["events.get"]);
 
 /** The calendar's name and the host of event UIDs (lib/events/ics-answer.ts). */
 function calendarOptions(): { name: string; hostname: string } {
@@ -69,7 +74,7 @@ function readActionOf(action: string): string | undefined {
 
 /** The meta of a side call made for a request: its caller, language and roots, none of its answer. */
 function sideMeta(meta: CallMeta): CallMeta {
-  const { $statusCode: _s, $responseHeaders: _h, $location: _l, $responseType: _t, ...rest } = meta as CallMeta & { $responseType?: string };
+  const { $statusCode: _s, $responseHeaders: _h, $location: _l, $responseType: _t, $answerText: _a, $answerModified: _m, $answerTag: _g, ...rest } = meta as CallMeta & { $responseType?: string };
   return { ...rest };
 }
 
@@ -111,6 +116,11 @@ const httpFeatures = {
           if (!isValidKey(key)) throw ApiError.invalidParam("Idempotency-Key", "param.idempotency_key");
         } else await this.claimIdempotency(ctx, req, res, action, params, key);
       }
+      // an answer sent as it is: no `_fields` to shape it, no iCalendar to make from it
+      if (TEXT_READS.has(action) && req.method === "GET" && !state.fields && !state.icsOne && ctx.meta.$validateOnly === undefined) {
+        state.text = true;
+        ctx.meta.$answerText = true;
+      }
     },
 
     /** After the action answered: iCalendar, `_fields`, ETag and Last-Modified, Location of creates. */
@@ -133,6 +143,10 @@ const httpFeatures = {
         (ctx.meta as CallMeta & { $responseType?: string }).$responseType = ICS_CONTENT_TYPE;
         const id = Number.isSafeInteger(event.id) ? event.id : "event";
         ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), "Content-Disposition": `inline; filename="event-${id}.ics"` };
+      } else if (state.text && typeof data === "string") {
+        // the record's JSON text as the action kept it: the bytes sent, the ETag's too
+        modified = bodyModified(state.action, { modified_utc: ctx.meta.$answerModified });
+        (ctx.meta as CallMeta & { $responseType?: string }).$responseType = "application/json; charset=utf-8";
       } else {
         modified = bodyModified(state.action, data);
         if (state.fields) out = shapeBody(state.action, data, state.fields);
@@ -149,7 +163,9 @@ const httpFeatures = {
           (ctx.meta as CallMeta & { $responseType?: string }).$responseType ??= "application/json; charset=utf-8";
           out = payload;
         }
-        const etag = strongEtag(payload, ctx.meta.caller, ctx.meta.language);
+        // a stored answer's text came with the hash of its bytes
+        const tag = state.text && typeof data === "string" ? ctx.meta.$answerTag : undefined;
+        const etag = tag ? etagOf(tag, ctx.meta.caller, ctx.meta.language) : strongEtag(payload, ctx.meta.caller, ctx.meta.language);
         const lastModified = ctx.meta.$responseHeaders?.["Last-Modified"] ?? (modified ? httpDate(modified) : undefined);
         res.setHeader("ETag", etag);
         if (lastModified) res.setHeader("Last-Modified", lastModified);

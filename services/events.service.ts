@@ -7,6 +7,7 @@
  */
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PostMixin, type PostFace } from "../mixins/post.mixin";
+import type { Stitched } from "../store/renderings";
 import type { Ctx } from "../broker/context";
 import { serviceSchema } from "../broker/service-schema";
 import { TranslatableMixin, TRANSLATION_INDEXES, type TranslatableMethods } from "../mixins/translatable.mixin";
@@ -78,7 +79,7 @@ interface EventsVars {
   commands: EventCommands<Ctx>;
   series: SeriesPlanner<Ctx>;
   calendar: SeriesCalendar;
-  renderings: EventRenderings<Ctx>;
+  renderings: EventRenderings<Ctx, Stitched>;
 }
 /**
  * The service's `this`: Moleculer's service, the faces its mixins export, and its own methods and
@@ -165,7 +166,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     const queries = (this.queries = new EventListQueries<Ctx>({ targets, services, posts, now: () => this.now(), fields }));
     // the store is opened when the service starts: its renderings are asked for then (none on MongoDB)
     const stored = () => this.storeHandle!.renderings!;
-    const renderings = (this.renderings = new EventRenderings<Ctx>({
+    const renderings = (this.renderings = new EventRenderings<Ctx, Stitched>({
       variant: ctx => (this.storeHandle?.renderings ? renderingVariant({
         enabled: settings().storedRenderings, caller: ctx.meta?.caller, params: ctx.params ?? {}, language: this.languageOf(ctx),
         defaultLanguage: settings().defaultLanguage, site: posts.siteOf(ctx), ns: posts.nsOf(ctx), baseUrl: settings().baseUrl
@@ -174,7 +175,9 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       mark: () => stored().mark(currentSiteId()),
       keep: (variant, mark, r) => stored().keep(currentSiteId(), variant, mark, [{ kind: "events", ...r }]),
       stitched: (variant, id) => stored().stitched(currentSiteId(), variant, "events", id),
-      stitchedMany: (variant, ids) => stored().stitchedMany(currentSiteId(), variant, "events", ids)
+      stitchedMany: (variant, ids) => stored().stitchedMany(currentSiteId(), variant, "events", ids),
+      composed: (variant, id) => stored().composed(currentSiteId(), variant, "events", id),
+      compose: (variant, from, answer) => stored().compose(currentSiteId(), variant, from, answer)
     }));
     this.reader = new EventReader<Ctx>({ records, queries, embedder, posts, fields, renderings });
     const writer = new EventRecordWriter<Ctx>({ records, nextId: () => this.allocateId("posts", "event"), services, posts, counts, feed, fields });
@@ -211,7 +214,19 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
     get: {
       params: EVENT_PARAMS.get,
       async handler(ctx: Ctx<ReadParams>) {
-        return (await this.renderings.answer(ctx, ctx.params.id)) ?? this.reader.read(ctx, await this.targets.byId(ctx.params.id));
+        // the gateway's read of the answer as it is sent: its stored text, when it has it whole
+        if (ctx.meta.$answerText) {
+          const stored = await this.renderings.answerText(ctx, ctx.params.id);
+          if (stored) {
+            ctx.meta.$answerModified = stored.modified;
+            ctx.meta.$answerTag = stored.tag;
+            return stored.text;
+          }
+        } else {
+          const stored = await this.renderings.answer(ctx, ctx.params.id);
+          if (stored) return stored;
+        }
+        return this.reader.read(ctx, await this.targets.byId(ctx.params.id));
       }
     },
     getBySlug: {

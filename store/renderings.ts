@@ -26,6 +26,19 @@ export interface StoredRendering {
   kind: RenderedKind;
   id: number;
   body: string;
+  /** Which keep of the rendering this is: every rendering kept gets a number no other one had. */
+  ver: number;
+}
+
+/**
+ * A record's whole answer as last composed from its rendering and those it stitches in: `vers`, the numbers
+ * (StoredRendering `ver`) of those it was composed from, in order; `modified`, the record's `modified_utc`.
+ */
+export interface ComposedAnswer {
+  text: string;
+  modified: string | null;
+  /** The hash of the text an ETag is made of (lib/http/etag.ts `bodyTag`). */
+  tag: string;
 }
 
 /** A record's own rendering and, in order, those it stitches in (`complete`: every one it refers to is there). */
@@ -47,6 +60,13 @@ export interface Renderings {
   stitched(site: number, variant: string, kind: RenderedKind, id: number): Promise<Stitched | undefined>;
   /** As `stitched`, for several records in one statement: those whose own rendering is there, by id, complete or not. */
   stitchedMany(site: number, variant: string, kind: RenderedKind, ids: readonly number[]): Promise<Map<number, Stitched>>;
+  /**
+   * One statement: the record's answer as composed from its renderings, when each it was composed from is
+   * still the stored one (none of them kept again since); undefined otherwise.
+   */
+  composed(site: number, variant: string, kind: RenderedKind, id: number): Promise<ComposedAnswer | undefined>;
+  /** Keeps the answer composed from `from` (as `stitched` read it) with the record's rendering, unless that rendering was kept again since. */
+  compose(site: number, variant: string, from: Stitched, answer: ComposedAnswer): Promise<void>;
   /**
    * Removes the renderings of every variant no node has read or kept since `before` (ms since the epoch):
    * the addresses or the language of a site changed, and nothing will ask for them again. Answers how many

@@ -6,6 +6,7 @@
  */
 import type { EventDoc } from "../../lib/events/event-doc";
 import { eventFragment, eventRefs, stitchEvent, type LinkedKind } from "../../lib/events/event-fragment";
+import { bodyTag } from "../../lib/http/etag";
 
 /** An event's stored fragment and, in order, those of the records it links. */
 export interface StitchedEvent {
@@ -13,6 +14,13 @@ export interface StitchedEvent {
   refs: Array<{ kind: string; id: number; body: string }>;
   /** Whether every record it links has its rendering there. */
   complete: boolean;
+}
+
+/** An event's whole answer as JSON text, with its `modified_utc` and the hash its ETags are made of (lib/http/etag.ts `bodyTag`). */
+export interface AnswerText {
+  text: string;
+  modified: string | null;
+  tag: string;
 }
 
 /** A page's stored answers (EventRenderings `answers`). */
@@ -23,21 +31,25 @@ export interface PageAnswers {
   variant: string | undefined;
 }
 
-/** What the events service answers about the stored renderings (the store's, for the request's site). */
-export interface RenderingPort<C> {
+/** What the events service answers about the stored renderings (the store's, for the request's site); `S`: the store's stitched renderings. */
+export interface RenderingPort<C, S extends StitchedEvent = StitchedEvent> {
   /** The variant the call reads, or undefined when its answer is computed (a caller, a password, `context=edit`, another language or format). */
   variant(call: C): string | undefined;
   /** Whether the record's text in the variant's language is its own (no translation read). */
   ownText(call: C, doc: EventDoc): boolean;
   mark(): Promise<number>;
   keep(variant: string, mark: number, rendering: { id: number; doc: EventDoc; body: string; refs: Array<[LinkedKind, number]> }): Promise<void>;
-  stitched(variant: string, id: number): Promise<StitchedEvent | undefined>;
+  stitched(variant: string, id: number): Promise<S | undefined>;
   /** As `stitched`, for a page of events in one statement: those whose own rendering is there, by id, complete or not. */
-  stitchedMany(variant: string, ids: readonly number[]): Promise<Map<number, StitchedEvent>>;
+  stitchedMany(variant: string, ids: readonly number[]): Promise<Map<number, S>>;
+  /** The event's answer text composed from its renderings, while each it was composed from is still the stored one. */
+  composed(variant: string, id: number): Promise<AnswerText | undefined>;
+  /** Keeps `answer`, composed from `from`, with the event's rendering (unless that rendering was kept again since). */
+  compose(variant: string, from: S, answer: AnswerText): Promise<void>;
 }
 
-export class EventRenderings<C> {
-  constructor(private readonly port: RenderingPort<C>) {}
+export class EventRenderings<C, S extends StitchedEvent = StitchedEvent> {
+  constructor(private readonly port: RenderingPort<C, S>) {}
 
   /** The stored answer of event `id` for this call, or undefined when it is computed. */
   async answer(call: C, id: number): Promise<Record<string, unknown> | undefined> {
@@ -45,6 +57,26 @@ export class EventRenderings<C> {
     if (variant === undefined) return undefined;
     const stored = await this.port.stitched(variant, id);
     return stored ? stitchEvent(stored.own.body, stored.refs) : undefined;
+  }
+
+  /**
+   * The stored answer of event `id` for this call as JSON text (the bytes an HTTP answer sends), or
+   * undefined when it is computed: the text composed before, while every rendering it was composed from is
+   * still the stored one; otherwise stitched from the renderings, and the text kept for the next reads.
+   */
+  async answerText(call: C, id: number): Promise<AnswerText | undefined> {
+    const variant = this.port.variant(call);
+    if (variant === undefined) return undefined;
+    const composed = await this.port.composed(variant, id);
+    if (composed) return composed;
+    const stored = await this.port.stitched(variant, id);
+    if (!stored) return undefined;
+    const record = stitchEvent(stored.own.body, stored.refs);
+    const text = JSON.stringify(record);
+    const answer: AnswerText = { text, modified: typeof record.modified_utc === "string" ? record.modified_utc : null, tag: bodyTag(text) };
+    // the answer is right whether or not it is kept: a failed keep costs the next read a stitching
+    await this.port.compose(variant, stored, answer).catch(() => undefined);
+    return answer;
   }
 
   /**

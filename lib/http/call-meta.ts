@@ -37,6 +37,15 @@ export interface CallMeta {
    * and answers 204 without running (middlewares/validate-only.middleware.ts).
    */
   $validateOnly?: string;
+  /**
+   * The gateway sends the answer as it is (a GET of one event, no `_fields`): the action may answer its
+   * record as JSON text, the bytes to send, when it has them whole (a stored answer), and then names the
+   * record's `modified_utc` in `$answerModified`. Internal callers set neither and get the record.
+   */
+  $answerText?: boolean;
+  $answerModified?: string | null;
+  /** The hash of the text an ETag is made of (lib/http/etag.ts `bodyTag`), with `$answerModified`. */
+  $answerTag?: string;
   $statusCode?: number;
   $responseHeaders?: Record<string, string>;
   $location?: string;

@@ -6,6 +6,7 @@
  */
 import { createHash } from "crypto";
 import type { Caller } from "../access/callers";
+import { memoOfText } from "../memo";
 import { fromDb } from "../time/dates";
 
 /** Who an answer was made for: `anon`, a caller `id:role`, or `internal` (no caller in meta). */
@@ -15,12 +16,22 @@ export function callerScope(caller: Caller | null | undefined): string {
   return `${caller.id}:${caller.role}`;
 }
 
+/** The hash of an answer's bytes an ETag is made of (a stored answer keeps its own beside it). */
+export function bodyTag(payload: string | Buffer): string {
+  return createHash("sha256").update(payload).digest("base64url");
+}
+
+/** The part of an ETag that names the caller and the language: a few characters of their hash. */
+const scopeTag = memoOfText(scope => createHash("sha256").update(scope).digest("base64url").slice(0, 6), 256);
+
+/** A strong ETag of the bytes whose `bodyTag` is `tag`, for this caller and language. */
+export function etagOf(tag: string, caller: Caller | null | undefined, language: string | undefined): string {
+  return `"${tag.slice(0, 26)}${scopeTag(`${callerScope(caller)}\n${language ?? ""}`)}"`;
+}
+
 /** A strong ETag of exactly these bytes, for this caller and language. */
 export function strongEtag(payload: string | Buffer, caller: Caller | null | undefined, language: string | undefined): string {
-  const hash = createHash("sha256");
-  hash.update(`${callerScope(caller)}\n${language ?? ""}\n`);
-  hash.update(payload);
-  return `"${hash.digest("base64url").slice(0, 32)}"`;
+  return etagOf(bodyTag(payload), caller, language);
 }
 
 const DB_RE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -51,9 +62,7 @@ export function bodyModified(action: string, body: unknown): string | undefined 
 }
 
 /** A DB string (UTC) as an HTTP date. */
-export function httpDate(db: string): string {
-  return fromDb(db).toUTCString();
-}
+export const httpDate = memoOfText((db: string) => fromDb(db).toUTCString(), 1024);
 
 /** `Last-Modified` for the newest of some stored `modified_utc` values ({} when there is none). */
 export function lastModifiedHeader(values: Iterable<unknown>): Record<string, string> {

@@ -10,7 +10,7 @@
  * (No question mark in the trigger texts: the driver numbers each `?` as a parameter.)
  */
 import type { Doc } from "../collection";
-import type { Rendering, RenderedKind, Renderings, Stitched, StoredRendering } from "../renderings";
+import type { ComposedAnswer, Rendering, RenderedKind, Renderings, Stitched, StoredRendering } from "../renderings";
 import type { Dialect, SqlDriver } from "./driver";
 
 export const RENDERINGS = "renderings";
@@ -81,6 +81,24 @@ export function renderingStatements(dialect: Dialect): string[] {
   ];
 }
 
+/**
+ * Each rendering numbered by its keep (`ver`: SQLite's rowid, never reused; a PostgreSQL identity), and a
+ * record's answer composed from its renderings kept on its own row with the numbers of those it was
+ * composed from (`answer_vers`), its `modified_utc` and the hash its ETags are made of. SQLite's table is made again for its rowid (its
+ * renderings dropped: each is kept again by the read that next makes it).
+ */
+export function renderingAnswerStatements(dialect: Dialect): string[] {
+  if (dialect === "postgres") {
+    return [`ALTER TABLE ${RENDERINGS} ADD COLUMN IF NOT EXISTS ver BIGINT GENERATED ALWAYS AS IDENTITY, ADD COLUMN IF NOT EXISTS answer TEXT, ` +
+      "ADD COLUMN IF NOT EXISTS answer_vers TEXT, ADD COLUMN IF NOT EXISTS answer_modified TEXT, ADD COLUMN IF NOT EXISTS answer_tag TEXT"];
+  }
+  return [
+    `DROP TABLE IF EXISTS ${RENDERINGS}`,
+    `CREATE TABLE ${RENDERINGS} (ver INTEGER PRIMARY KEY AUTOINCREMENT, site INTEGER NOT NULL, kind TEXT NOT NULL, id INTEGER NOT NULL, variant TEXT NOT NULL, ` +
+      "body TEXT NOT NULL, refs TEXT, answer TEXT, answer_vers TEXT, answer_modified TEXT, answer_tag TEXT, UNIQUE (site, kind, id, variant))"
+  ];
+}
+
 /** The table of the variants' last reads, with a row for each variant already kept (taken as read now). */
 export function renderingVariantStatements(dialect: Dialect): string[] {
   const { text, bigint } = columnTypes(dialect);
@@ -102,7 +120,7 @@ function docBody(doc: Doc): string {
   return JSON.stringify(rest);
 }
 
-interface Row { asked: number | string; kind: RenderedKind; id: number | string; body: string; refs: string | null }
+interface Row { asked: number | string; kind: RenderedKind; id: number | string; body: string; refs: string | null; ver: number | string }
 
 export function sqlRenderings(driver: SqlDriver): Renderings {
   const sqlite = driver.dialect === "sqlite";
@@ -125,11 +143,22 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
   const stitchedSql = (page: boolean) => {
     const own = page ? `e.id IN (${sqlite ? "SELECT value FROM json_each(?)" : "SELECT jsonb_array_elements_text(?::jsonb)::bigint"})` : "e.id = ?";
     const asked = `e.site = ? AND e.kind = ? AND e.variant = ? AND ${own}`;
-    return `SELECT 1 AS asked, e.kind, e.id, e.body, e.refs FROM ${RENDERINGS} AS e WHERE ${asked} ` +
-      `UNION ALL SELECT 0, r.kind, r.id, r.body, NULL FROM (${referred} WHERE ${asked}) AS w ${sqlite ? "CROSS JOIN" : ","} ${RENDERINGS} AS r ` +
+    return `SELECT 1 AS asked, e.kind, e.id, e.body, e.refs, e.ver FROM ${RENDERINGS} AS e WHERE ${asked} ` +
+      `UNION ALL SELECT 0, r.kind, r.id, r.body, NULL, r.ver FROM (${referred} WHERE ${asked}) AS w ${sqlite ? "CROSS JOIN" : ","} ${RENDERINGS} AS r ` +
       "WHERE r.site = ? AND r.kind = w.k AND r.id = w.i AND r.variant = ?";
   };
   const [oneSql, pageSql] = [stitchedSql(false), stitchedSql(true)];
+  // the numbers of the renderings a record refers to as they are now, in its `refs` order, beside its composed answer
+  const versNow = sqlite
+    ? `SELECT group_concat(r.ver, ',' ORDER BY j.key) FROM json_each(e.refs) AS j CROSS JOIN ${RENDERINGS} AS r ` +
+      "WHERE r.site = e.site AND r.kind = json_extract(j.value, '$[0]') AND r.id = json_extract(j.value, '$[1]') AND r.variant = e.variant"
+    : `SELECT string_agg(r.ver::text, ',' ORDER BY j.n) FROM jsonb_array_elements(e.refs::jsonb) WITH ORDINALITY AS j(v, n) JOIN ${RENDERINGS} AS r ` +
+      "ON r.site = e.site AND r.kind = j.v ->> 0 AND r.id = (j.v ->> 1)::bigint AND r.variant = e.variant";
+  const composedSql = `SELECT e.answer, e.answer_vers, e.answer_modified, e.answer_tag, (${versNow}) AS vers FROM ${RENDERINGS} AS e ` +
+    "WHERE e.site = ? AND e.kind = ? AND e.variant = ? AND e.id = ? AND e.answer IS NOT NULL";
+  const composeSql = `UPDATE ${RENDERINGS} SET answer = ?, answer_vers = ?, answer_modified = ?, answer_tag = ? WHERE site = ? AND kind = ? AND id = ? AND variant = ? AND ver = ?`;
+  /** The numbers of the renderings an answer is composed from, as the composed statement reads them. */
+  const versOf = (refs: readonly StoredRendering[]) => (refs.length ? refs.map(r => r.ver).join(",") : null);
   // When this process last noted each site's variant as read (a saving of statements only: the table is
   // what forgetUnread reads, and a variant is noted again once SEEN_NOTED_EVERY_MS has passed).
   const noted = new Map<string, number>();
@@ -142,7 +171,7 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
     await driver.run(`INSERT INTO ${VARIANTS} (site, variant, seen) VALUES (?, ?, ?) ON CONFLICT (site, variant) DO UPDATE SET seen = excluded.seen`, [site, variant, now])
       .catch(() => noted.delete(key));
   };
-  const stored = (r: Row): StoredRendering => ({ kind: r.kind, id: Number(r.id), body: r.body });
+  const stored = (r: Row): StoredRendering => ({ kind: r.kind, id: Number(r.id), body: r.body, ver: Number(r.ver) });
   /** Each asked record's own rendering with those it refers to that are there, for the records whose own is there. */
   const stitchedMany = async (site: number, variant: string, kind: RenderedKind, asked: readonly number[]) => {
     await noteSeen(site, variant);
@@ -178,6 +207,16 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
       return found?.complete ? found : undefined;
     },
     stitchedMany,
+    async composed(site, variant, kind, id): Promise<ComposedAnswer | undefined> {
+      await noteSeen(site, variant);
+      const [row] = await driver.all<{ answer: string; answer_vers: string | null; answer_modified: string | null; answer_tag: string; vers: string | null }>(composedSql, [site, kind, variant, id]);
+      if (!row || (row.answer_vers ?? null) !== (row.vers ?? null)) return undefined;
+      return { text: row.answer, modified: row.answer_modified, tag: row.answer_tag };
+    },
+    async compose(site, variant, from, answer) {
+      if (!from.complete) return;
+      await driver.run(composeSql, [answer.text, versOf(from.refs), answer.modified, answer.tag, site, from.own.kind, from.own.id, variant, from.own.ver]);
+    },
     async forgetUnread(before) {
       noted.clear();
       // a variant with no row (one kept while its row was being removed) counts as unread

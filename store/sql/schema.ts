@@ -12,7 +12,7 @@ import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
 import { linkPairStatements } from "./link-pairs";
 import { pairMemberStatements } from "./pair-members";
-import { renderingsByRowid, renderingStatements, renderingVariantStatements } from "./renderings";
+import { renderingAnswerStatements, renderingsByRowid, renderingStatements, renderingVariantStatements } from "./renderings";
 import { analyzedWithoutSamples } from "./sqlite-statistics";
 import { FULL_TEXT_QUEUED, fullTextDrain, fullTextQueueStatements, ftsRow, ftsValues, type FullTextTable } from "./full-text-queue";
 
@@ -620,6 +620,13 @@ export const MIGRATIONS: Migration[] = [
     // store/sql/pair-members.ts: a list filtered by a category and a venue reads the events holding both, not either one's links
     up: d => pairMemberStatements(d.dialect, PAIRED_FIELDS),
     rewrites: ["link_pair_members"]
+  },
+  {
+    version: 35,
+    name: "stored renderings: a record's whole answer composed from them",
+    // store/sql/renderings.ts renderingAnswerStatements: an event read whole answers its composed text while
+    // every rendering it was composed from is still the one stored
+    up: d => renderingAnswerStatements(d.dialect)
   }
 ];
 

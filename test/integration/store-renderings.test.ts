@@ -6,11 +6,15 @@
  * write not yet committed is waited for and then seen.
  */
 import type { Doc } from "../../store/collection";
-import type { Renderings } from "../../store/renderings";
+import type { Renderings, Stitched, StoredRendering } from "../../store/renderings";
 import { openTestStore, type TestStore } from "../helpers/test-store";
 
 const SITE = 1;
 const VARIANT = '["en","http://x","http://x/ns","http://x"]';
+
+/** A stored rendering without the number of its keep (compared on its own where it matters). */
+const plain = ({ ver: _ver, ...rest }: StoredRendering) => rest;
+const unnumbered = (s: Stitched | undefined) => s && { ...s, own: plain(s.own), refs: s.refs.map(plain) };
 
 describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind => {
   let opened: TestStore | undefined;
@@ -35,9 +39,9 @@ describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind =
     await keepEvent(mark);
     // the venue's rendering missing: no stitched answer (a page's read says the event's own is there, incomplete)
     expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toBeUndefined();
-    expect([...(await renderings.stitchedMany(SITE, VARIANT, "events", [9, 10]))]).toEqual([[9, { own: { kind: "events", id: 9, body: '{"e":1}' }, refs: [], complete: false }]]);
+    expect([...(await renderings.stitchedMany(SITE, VARIANT, "events", [9, 10]))].map(([id, found]) => [id, unnumbered(found)])).toEqual([[9, { own: { kind: "events", id: 9, body: '{"e":1}' }, refs: [], complete: false }]]);
     await renderings.keep(SITE, VARIANT, mark, [{ kind: "venues", id: 7, doc: venue, body: '{"v":"Hall"}' }]);
-    expect(await renderings.stitched(SITE, VARIANT, "events", 9)).toEqual({ own: { kind: "events", id: 9, body: '{"e":1}' }, refs: [{ kind: "venues", id: 7, body: '{"v":"Hall"}' }], complete: true });
+    expect(unnumbered(await renderings.stitched(SITE, VARIANT, "events", 9))).toEqual({ own: { kind: "events", id: 9, body: '{"e":1}' }, refs: [{ kind: "venues", id: 7, body: '{"v":"Hall"}' }], complete: true });
     expect(await renderings.stitched(SITE, "another variant", "events", 9)).toBeUndefined();
 
     // a write of the venue removes its rendering; one made from the document before it is refused
@@ -69,8 +73,59 @@ describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind =
     await renderings.keep(SITE, VARIANT, moved, [{ kind: "events", id: 11, doc: second, body: '{"e":2}', refs: [["venues", 7], ["events", 9]] }]);
     const page = await renderings.stitchedMany(SITE, VARIANT, "events", [11, 9, 12]);
     expect([...page.keys()].sort((a, b) => a - b)).toEqual([9, 11]);
-    expect(page.get(9)).toEqual({ own: { kind: "events", id: 9, body: '{"e":1}' }, refs: [{ kind: "venues", id: 7, body: '{"v":"Grand Hall"}' }], complete: true });
-    expect(page.get(11)).toEqual({ own: { kind: "events", id: 11, body: '{"e":2}' }, refs: [{ kind: "venues", id: 7, body: '{"v":"Grand Hall"}' }, { kind: "events", id: 9, body: '{"e":1}' }], complete: true });
+    expect(unnumbered(page.get(9))).toEqual({ own: { kind: "events", id: 9, body: '{"e":1}' }, refs: [{ kind: "venues", id: 7, body: '{"v":"Grand Hall"}' }], complete: true });
+    expect(unnumbered(page.get(11))).toEqual({ own: { kind: "events", id: 11, body: '{"e":2}' }, refs: [{ kind: "venues", id: 7, body: '{"v":"Grand Hall"}' }, { kind: "events", id: 9, body: '{"e":1}' }], complete: true });
+  });
+
+  test("a composed answer is read while every rendering it was composed from is the one stored, and kept only on the rendering it was composed from", async () => {
+    if (!opened) return console.warn("PostgreSQL not reachable: skipped");
+    const { store } = opened;
+    const site = SITE + 3;
+    const venues = store.collection("venues", [], site);
+    const events = store.collection("events", [], site);
+    const venue: Doc = { _id: 31, venue: "Hall", status: "publish" };
+    const event: Doc = { _id: 32, title: "Night", status: "publish", venues: [31] };
+    const alone: Doc = { _id: 33, title: "Alone", status: "publish", venues: [] };
+    await venues.insert(venue);
+    await events.insert(event);
+    await events.insert(alone);
+    const mark = await renderings.mark(site);
+    await renderings.keep(site, VARIANT, mark, [{ kind: "events", id: 32, doc: event, body: '{"e":32}', refs: [["venues", 31]] }, { kind: "events", id: 33, doc: alone, body: '{"e":33}', refs: [] }]);
+    await renderings.keep(site, VARIANT, mark, [{ kind: "venues", id: 31, doc: venue, body: '{"v":"Hall"}' }]);
+    const answer = (text: string) => ({ text, modified: "2031-01-01 10:00:00", tag: `tag of ${text}` });
+    expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();
+    const from = (await renderings.stitched(site, VARIANT, "events", 32))!;
+    expect(from.own.ver).not.toBe(from.refs[0].ver);
+    await renderings.compose(site, VARIANT, from, answer("whole"));
+    expect(await renderings.composed(site, VARIANT, "events", 32)).toEqual(answer("whole"));
+    expect(await renderings.composed(site, "another variant", "events", 32)).toBeUndefined();
+    // an event linking nothing
+    await renderings.compose(site, VARIANT, (await renderings.stitched(site, VARIANT, "events", 33))!, answer("alone"));
+    expect(await renderings.composed(site, VARIANT, "events", 33)).toEqual(answer("alone"));
+    // the venue written and its rendering kept again: the composed answer is not read any more
+    const renamed = await venues.updateOne({ _id: 31 }, { $set: { venue: "Grand Hall" } });
+    expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();
+    await renderings.keep(site, VARIANT, mark, [{ kind: "venues", id: 31, doc: renamed!, body: '{"v":"Grand Hall"}' }]);
+    expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();
+    const now = (await renderings.stitched(site, VARIANT, "events", 32))!;
+    expect(now.refs[0].ver).toBeGreaterThan(from.refs[0].ver);
+    // composed from what was read before: kept, but never read as current
+    await renderings.compose(site, VARIANT, from, answer("stale"));
+    expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();
+    await renderings.compose(site, VARIANT, now, answer("renamed"));
+    expect(await renderings.composed(site, VARIANT, "events", 32)).toEqual(answer("renamed"));
+    // the event written: its rendering and its answer go; one composed from the rendering before is not kept on the new one
+    const retitled = await events.updateOne({ _id: 32 }, { $set: { title: "Day" } });
+    expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();
+    await renderings.keep(site, VARIANT, mark, [{ kind: "events", id: 32, doc: retitled!, body: '{"e":"day"}', refs: [["venues", 31]] }]);
+    await renderings.compose(site, VARIANT, now, answer("old event"));
+    expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();
+    // an incomplete read composes nothing
+    await venues.updateOne({ _id: 31 }, { $set: { venue: "Closed" } });
+    const incomplete = (await renderings.stitchedMany(site, VARIANT, "events", [32])).get(32)!;
+    expect(incomplete.complete).toBe(false);
+    await renderings.compose(site, VARIANT, incomplete, answer("incomplete"));
+    expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();
   });
 
   test("PostgreSQL: a keep beside a write not yet committed waits for it and then refuses the old document", async () => {

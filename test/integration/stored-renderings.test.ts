@@ -34,17 +34,23 @@ describe("stored renderings: every stitched answer is the computed one", () => {
   // the seeded events' year (the default list's window ends before it)
   const years = "/events?start_date=2031-01-01&end_date=2031-12-31";
   const storedOn = (on: boolean) => useSettings({ ...settings(), storedRenderings: on });
-  /** The answer computed (setting off), then read twice with it on: all the same bytes. Answers the text. */
+  /**
+   * The answer computed (setting off), then read three times with it on (the first read keeps the
+   * renderings, the second stitches them and keeps the event's whole answer, the third sends that): all the
+   * same bytes. Answers the text.
+   */
   const same = async (path: string, as?: "admin"): Promise<string> => {
     storedOn(false);
     const computed = await svc.get(path, as);
     storedOn(true);
     const first = await svc.get(path, as);
     const second = await svc.get(path, as);
+    const third = await svc.get(path, as);
     // the body, and the validators the gateway derives from it
-    const seen = (a: { status: number; text: string; headers: Headers }) => [path, a.status, a.text, a.headers.get("etag"), a.headers.get("last-modified")];
+    const seen = (a: { status: number; text: string; headers: Headers }) => [path, a.status, a.text, a.headers.get("etag"), a.headers.get("last-modified"), a.headers.get("content-type")];
     expect(seen(first)).toEqual(seen(computed));
     expect(seen(second)).toEqual(seen(computed));
+    expect(seen(third)).toEqual(seen(computed));
     return computed.text;
   };
 
@@ -131,6 +137,29 @@ describe("stored renderings: every stitched answer is the computed one", () => {
     expect(storedOnes.sort()).toEqual(events.filter(id => ![events[7], seeded.due, seeded.draft].includes(id)).sort());
     // a hidden (draft) venue is kept as shown to nobody: the event linking it is stored all the same
     expect(await stored("venues", seeded.draftVenue)).toBe(1);
+  });
+
+  test("an event read whole answers the text composed from its renderings while each of them is still the one stored", async () => {
+    const id = events[2];
+    const path = `/events/${id}`;
+    await same(path);
+    const answered = async () => (await sql.all<{ answer: string | null }>("SELECT answer FROM renderings WHERE kind = 'events' AND id = ?", [id]))[0]?.answer;
+    const text = await answered();
+    expect(text).toBe((await svc.get(path)).text);
+    // the kept text is what is sent...
+    await sql.run("UPDATE renderings SET answer = replace(answer, '\"Two venues\"', '\"Composed\"') WHERE kind = 'events' AND id = ?", [id]);
+    expect((await svc.get(path)).body.title).toBe("Composed");
+    // ...but not once a rendering it was composed from was kept again: it is composed anew
+    await sql.run("DELETE FROM renderings WHERE kind = 'venues' AND id = ?", [seeded.venue2]);
+    await svc.get(`/venues/${seeded.venue2}`);
+    expect(await stored("venues", seeded.venue2)).toBe(1);
+    const again = await svc.get(path);
+    expect(again.body.title).toBe("Two venues");
+    expect(again.text).toBe(text);
+    expect(await answered()).toBe(text);
+    // an internal caller gets the record, not the text
+    const record = await svc.broker.call("events.get", { id }) as Json;
+    expect(record.title).toBe("Two venues");
   });
 
   test("venues and organizers read alone: the same bytes computed and stored; a published one without a password answers from its rendering", async () => {

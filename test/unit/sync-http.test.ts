@@ -7,7 +7,7 @@
 import { contiguousPrefix, decide, decodeToken, encodeToken, feedPageSize, visibleTo } from "../../lib/changes/feed";
 import { modifiedCondition, modifiedRange } from "../../lib/changes/modified";
 import { applyMask, parseFields, shapeBody } from "../../lib/http/fields";
-import { ifMatchPasses, notModified, parseEtags, strongEtag } from "../../lib/http/etag";
+import { bodyTag, etagOf, ifMatchPasses, notModified, parseEtags, strongEtag } from "../../lib/http/etag";
 import { canonicalJson, isValidKey, requestFingerprint, settlement } from "../../lib/http/idempotency";
 import { escapeText, fixedOffsetMinutes, foldLine, vtimezone, wantsIcs } from "../../lib/events/ics-answer";
 import { plainText } from "../../lib/text/sanitize";
@@ -101,6 +101,9 @@ describe("ETags and preconditions", () => {
     expect(anon).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
     expect(strongEtag("{}", null, "en")).toBe(anon);
     expect(new Set([anon, strongEtag("{}", { id: 1, role: "editor" }, "en"), strongEtag("{}", null, "fr"), strongEtag("[]", null, "en")]).size).toBe(4);
+    // a stored answer's kept hash gives the ETag its bytes give
+    expect(etagOf(bodyTag("{}"), null, "en")).toBe(anon);
+    expect(etagOf(bodyTag(Buffer.from("{}")), { id: 1, role: "editor" }, "en")).toBe(strongEtag("{}", { id: 1, role: "editor" }, "en"));
   });
 
   test("If-Match: strong comparison, lists, the wildcard", () => {
