@@ -129,6 +129,8 @@ const httpFeatures = {
       if (!state) return data;
       let out = data;
       let modified: string | undefined;
+      // the record's JSON text as the action kept it (`$answerText`): the bytes sent, with the hash of them
+      const sentAsText = state.text === true && typeof data === "string";
       if (state.ics && data && typeof data === "object") {
         const events = await this.icsEvents(ctx, state.ics, data as Record<string, unknown>);
         modified = newestModified(events.map((e: Record<string, unknown>) => e.modified_utc));
@@ -143,8 +145,7 @@ const httpFeatures = {
         (ctx.meta as CallMeta & { $responseType?: string }).$responseType = ICS_CONTENT_TYPE;
         const id = Number.isSafeInteger(event.id) ? event.id : "event";
         ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), "Content-Disposition": `inline; filename="event-${id}.ics"` };
-      } else if (state.text && typeof data === "string") {
-        // the record's JSON text as the action kept it: the bytes sent, the ETag's too
+      } else if (sentAsText) {
         modified = bodyModified(state.action, { modified_utc: ctx.meta.$answerModified });
         (ctx.meta as CallMeta & { $responseType?: string }).$responseType = "application/json; charset=utf-8";
       } else {
@@ -163,8 +164,7 @@ const httpFeatures = {
           (ctx.meta as CallMeta & { $responseType?: string }).$responseType ??= "application/json; charset=utf-8";
           out = payload;
         }
-        // a stored answer's text came with the hash of its bytes
-        const tag = state.text && typeof data === "string" ? ctx.meta.$answerTag : undefined;
+        const tag = sentAsText ? ctx.meta.$answerTag : undefined;
         const etag = tag ? etagOf(tag, ctx.meta.caller, ctx.meta.language) : strongEtag(payload, ctx.meta.caller, ctx.meta.language);
         const lastModified = ctx.meta.$responseHeaders?.["Last-Modified"] ?? (modified ? httpDate(modified) : undefined);
         res.setHeader("ETag", etag);

@@ -29,16 +29,7 @@ export class ScopedStorage<T> {
       this.settled();
       throw err;
     }
-    return out.then(
-      value => {
-        this.settled();
-        return value;
-      },
-      (err: unknown) => {
-        this.settled();
-        throw err;
-      }
-    );
+    return out.finally(() => this.settled());
   }
 
   /** Runs `fn` with no store. */

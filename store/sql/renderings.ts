@@ -84,8 +84,8 @@ export function renderingStatements(dialect: Dialect): string[] {
 /**
  * Each rendering numbered by its keep (`ver`: SQLite's rowid, never reused; a PostgreSQL identity), and a
  * record's answer composed from its renderings kept on its own row with the numbers of those it was
- * composed from (`answer_vers`), its `modified_utc` and the hash its ETags are made of. SQLite's table is made again for its rowid (its
- * renderings dropped: each is kept again by the read that next makes it).
+ * composed from (`answer_vers`), its `modified_utc` and the hash its ETags are made of. SQLite's table is
+ * made again for its rowid (its renderings dropped: each is kept again by the read that next makes it).
  */
 export function renderingAnswerStatements(dialect: Dialect): string[] {
   if (dialect === "postgres") {
