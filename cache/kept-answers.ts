@@ -81,11 +81,12 @@ export class KeptAnswers {
   }
 
   /**
-   * Keeps the 200 answer `kept` of a request that missed (`find` gave it its key), computed from the action's
-   * result `data`: a plain list page keeps its body under a key naming the events it shows, and the page's
-   * key names that body; a list answer that is no events page is not kept.
+   * Keeps the 200 answer `kept` of a request that missed (`find` gave it its key); `shown`: the ids of the
+   * events it shows, when it is a list (response-cache.ts `shownIds`). A plain list page keeps its body
+   * under a key naming the events it shows, and the page's key names that body; a list answer that is no
+   * events page is not kept.
    */
-  async keep(req: KeyedRequest, kept: KeptResponse, data: unknown): Promise<void> {
+  async keep(req: KeyedRequest, kept: KeptResponse, shown: readonly unknown[] | undefined): Promise<void> {
     const key = req.$responseKey;
     if (!key) return;
     // not kept when a write cleaned its key since the request missed (cache/clean-mark.ts)
@@ -94,7 +95,7 @@ export class KeptAnswers {
       req.$endFlight?.({ kept: await keep(key, kept) });
       return;
     }
-    const page = kept.headers["content-type"].startsWith("application/json") ? listPageOf(data, kept.headers) : undefined;
+    const page = kept.headers["content-type"].startsWith("application/json") ? listPageOf(shown, kept.headers) : undefined;
     if (!page) return;
     const bodyKey = listBodyKey(key, page.total, page.ids);
     req.$endFlight?.({ kept: (await keep(bodyKey, kept)) && (await keep(key, { ref: bodyKey } satisfies KeptRef)) });

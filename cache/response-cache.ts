@@ -38,14 +38,22 @@ export function isKeptRef(kept: KeptResponse | KeptRef | null | undefined): kept
 }
 
 /**
- * What a list page's body is kept by: the ids of the events it shows and its total (`X-WP-Total`), or
- * undefined when the answer is no events list (it is then not kept).
+ * The ids of the events a list answer shows, in order: its records' (`events`), or those the action named
+ * for the page it answered as text (lib/http/call-meta.ts `$answerIds`); undefined for any other answer.
  */
-export function listPageOf(out: unknown, headers: Record<string, string>): { total: number; ids: number[] } | undefined {
-  const events = out && typeof out === "object" ? (out as { events?: unknown }).events : undefined;
+export function shownIds(data: unknown, textIds: readonly number[] | undefined): unknown[] | undefined {
+  if (typeof data === "string") return textIds ? [...textIds] : undefined;
+  const events = data && typeof data === "object" ? (data as { events?: unknown }).events : undefined;
+  return Array.isArray(events) ? events.map(e => (e && typeof e === "object" ? (e as { id?: unknown }).id : undefined)) : undefined;
+}
+
+/**
+ * What a list page's body is kept by: the ids of the events it shows (`shownIds`) and its total
+ * (`X-WP-Total`), or undefined when the answer is no events list (it is then not kept).
+ */
+export function listPageOf(ids: readonly unknown[] | undefined, headers: Record<string, string>): { total: number; ids: number[] } | undefined {
   const total = Number(headers["x-wp-total"]);
-  if (!Array.isArray(events) || headers["x-wp-total"] === undefined || !Number.isInteger(total)) return undefined;
-  const ids = events.map(e => (e && typeof e === "object" ? (e as { id?: unknown }).id : undefined));
+  if (!ids || headers["x-wp-total"] === undefined || !Number.isInteger(total)) return undefined;
   return ids.every(id => Number.isInteger(id)) ? { total, ids: ids as number[] } : undefined;
 }
 

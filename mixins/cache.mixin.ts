@@ -47,11 +47,15 @@ export interface CleanMessage {
   patterns?: string[];
 }
 
-/** A read's kept answer: its body and the response headers it set. */
+/** A read's kept answer: its body, the response headers it set, and what it named of a text body (lib/http/call-meta.ts). */
 interface KeptRead {
   body: unknown;
   headers: Record<string, string> | null;
+  text?: Pick<CallMeta, "$answerModified" | "$answerTag" | "$answerIds">;
 }
+
+/** What a read answered as text names of it in meta, kept with it. */
+const TEXT_META = ["$answerModified", "$answerTag", "$answerIds"] as const;
 
 /** A record's value as computed for others to embed, and whether it may be kept (false: it depends on the clock). */
 export interface Embedded<T> {
@@ -72,12 +76,12 @@ function keySuffix(label: string, parts: unknown[], meta: CallMeta): string {
   return `${label}:${createHash("sha1").update(JSON.stringify([...parts, ...metaPart(meta as Record<string, unknown>)])).digest("base64url")}`;
 }
 
-/** The key of a read's answer: site and dependency first, then the service and a hash of the rest. */
+/** The key of a read's answer: site and dependency first, then the service and a hash of the rest (whether it was asked as text too). */
 function cachedKey(service: string, method: string, params: unknown, meta: CallMeta): string {
   const kind = RECORD_PAGES[service];
   const id = Number((params as { id?: unknown } | undefined)?.id);
   const dep: Dependency = kind && method === "getLinkedPage" && Number.isInteger(id) ? { kind, id } : { kind: "site" };
-  return keyPrefix("ACT", currentSiteId(), dep) + keySuffix(service, [method, params], meta);
+  return keyPrefix("ACT", currentSiteId(), dep) + keySuffix(service, [method, params, meta.$answerText === true], meta);
 }
 
 const cacheMethods = {
@@ -93,9 +97,11 @@ const cacheMethods = {
       const body = await this.readMethod(method)(ctx);
       const headers = ctx.meta.$responseHeaders ?? null;
       ctx.meta.$responseHeaders = outer;
-      return { body, headers };
+      const text = typeof body === "string" && ctx.meta.$answerText ? Object.fromEntries(TEXT_META.map(k => [k, ctx.meta[k]])) : undefined;
+      return { body, headers, ...(text ? { text } : {}) };
     });
     if (answer.headers) ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), ...answer.headers };
+    if (answer.text) Object.assign(ctx.meta, answer.text);
     return answer.body;
   },
   /**

@@ -57,7 +57,7 @@ const ICS_PAGE = 50;
 const SINGLE_EVENT_READS = new Set(["events.get", "events.getBySlug"]);
 
 /** The reads that may answer a record as JSON text, the bytes to send (`$answerText`, lib/http/call-meta.ts). */
-const TEXT_READS = new Set(["events.get"]);
+const TEXT_READS = new Set(["events.get", "events.list"]);
 
 /** The calendar's name and the host of event UIDs (lib/events/ics-answer.ts). */
 function calendarOptions(): { name: string; hostname: string } {
@@ -74,7 +74,7 @@ function readActionOf(action: string): string | undefined {
 
 /** The meta of a side call made for a request: its caller, language and roots, none of its answer. */
 function sideMeta(meta: CallMeta): CallMeta {
-  const { $statusCode: _s, $responseHeaders: _h, $location: _l, $responseType: _t, $answerText: _a, $answerModified: _m, $answerTag: _g, ...rest } = meta as CallMeta & { $responseType?: string };
+  const { $statusCode: _s, $responseHeaders: _h, $location: _l, $responseType: _t, $answerText: _a, $answerModified: _m, $answerTag: _g, $answerIds: _i, ...rest } = meta as CallMeta & { $responseType?: string };
   return { ...rest };
 }
 
@@ -117,7 +117,7 @@ const httpFeatures = {
         } else await this.claimIdempotency(ctx, req, res, action, params, key);
       }
       // an answer sent as it is: no `_fields` to shape it, no iCalendar to make from it
-      if (TEXT_READS.has(action) && req.method === "GET" && !state.fields && !state.icsOne && ctx.meta.$validateOnly === undefined) {
+      if (TEXT_READS.has(action) && req.method === "GET" && !state.fields && !state.icsOne && !state.ics && ctx.meta.$validateOnly === undefined) {
         state.text = true;
         ctx.meta.$answerText = true;
       }
@@ -146,7 +146,7 @@ const httpFeatures = {
         const id = Number.isSafeInteger(event.id) ? event.id : "event";
         ctx.meta.$responseHeaders = { ...(ctx.meta.$responseHeaders ?? {}), "Content-Disposition": `inline; filename="event-${id}.ics"` };
       } else if (sentAsText) {
-        modified = bodyModified(state.action, { modified_utc: ctx.meta.$answerModified });
+        modified = newestModified([ctx.meta.$answerModified]);
         (ctx.meta as CallMeta & { $responseType?: string }).$responseType = "application/json; charset=utf-8";
       } else {
         modified = bodyModified(state.action, data);

@@ -24,7 +24,7 @@ import { API_PARAMS, namespaceIndex, openApiDocument } from "../lib/discovery";
 import { docsAliases, docsOnError, docUrl, DOCS_PATH, policyUrl } from "../gateway/docs-page";
 import { apiLinkHeader, restIndex, siteHome, SiteFacts } from "../lib/discovery/rest-index";
 import { HttpDrainMixin } from "../mixins/http-drain.mixin";
-import { keptHeaders, KeptResponse, responseKey } from "../cache/response-cache";
+import { keptHeaders, KeptResponse, responseKey, shownIds } from "../cache/response-cache";
 import { KeptAnswers, type KeyedRequest } from "../cache/kept-answers";
 import { CACHE_CLEAN_EVENT, type CleanMessage } from "../mixins/cache.mixin";
 import { EVERYTHING } from "../cache/staleness";
@@ -515,7 +515,7 @@ export default function apiService(): ServiceSchema {
       const headers = keptHeaders(name => res.getHeader(name) ?? extra[name]);
       headers["content-type"] = meta.$responseType ?? "application/json; charset=utf-8";
       const kept: KeptResponse = { status, headers, body };
-      await this.keptAnswers?.keep(req, kept, data);
+      await this.keptAnswers?.keep(req, kept, shownIds(data, ctx.meta.$answerIds));
       return body;
     }
   },

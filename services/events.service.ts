@@ -53,9 +53,15 @@ type ReadParams = ListParams & { id: number; slug: string };
 type WriteParams = Record<string, unknown> & { id: number; slug?: string };
 
 const methods = {
-  /** One page of the events list (cached per caller and language by cachedRead, which runs it by name). */
-  listEvents(ctx: Ctx<ListParams>): Promise<Record<string, unknown>> {
-    return this.reader.listPage(ctx);
+  /** One page of the events list, or its text (cached per caller and language by cachedRead, which runs it by name). */
+  async listEvents(ctx: Ctx<ListParams>): Promise<Record<string, unknown> | string> {
+    // the gateway's read of the page as it is sent: its text, made of its events' composed texts
+    if (!ctx.meta.$answerText) return this.reader.listPage(ctx);
+    const page = await this.reader.listText(ctx);
+    ctx.meta.$answerModified = page.modified;
+    ctx.meta.$answerTag = page.tag;
+    ctx.meta.$answerIds = page.ids;
+    return page.text;
   },
   /** Output records of a page of events (the change feed's pages too, mixins/change-source.mixin.ts). */
   records(ctx: Ctx, docs: EventDoc[], opts: RecordOptions): Promise<Array<Record<string, unknown>>> {
@@ -177,6 +183,7 @@ const EventsService: ServiceSchema<ServiceSettingSchema, EventsMethods, EventsVa
       stitched: (variant, id) => stored().stitched(currentSiteId(), variant, "events", id),
       stitchedMany: (variant, ids) => stored().stitchedMany(currentSiteId(), variant, "events", ids),
       composed: (variant, id) => stored().composed(currentSiteId(), variant, "events", id),
+      composedMany: (variant, ids, jsonLd) => stored().composedMany(currentSiteId(), variant, "events", ids, jsonLd),
       compose: (variant, from, answer) => stored().compose(currentSiteId(), variant, from, answer)
     }));
     this.reader = new EventReader<Ctx>({ records, queries, embedder, posts, fields, renderings });

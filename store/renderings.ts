@@ -41,6 +41,17 @@ export interface ComposedAnswer {
   tag: string;
 }
 
+/** A record's composed answer as a list carries it: its JSON text and `modified_utc`. */
+export interface ComposedText {
+  text: string;
+  modified: string | null;
+}
+
+/** What composing a record keeps: its whole answer, and the same answer without its JSON-LD (`plain`: the lists' by default). */
+export interface ComposedAnswers extends ComposedAnswer {
+  plain: string;
+}
+
 /** A record's own rendering and, in order, those it stitches in (`complete`: every one it refers to is there). */
 export interface Stitched {
   own: StoredRendering;
@@ -65,8 +76,13 @@ export interface Renderings {
    * still the stored one (none of them kept again since); undefined otherwise.
    */
   composed(site: number, variant: string, kind: RenderedKind, id: number): Promise<ComposedAnswer | undefined>;
-  /** Keeps the answer composed from `from` (as `stitched` read it) with the record's rendering, unless that rendering was kept again since. */
-  compose(site: number, variant: string, from: Stitched, answer: ComposedAnswer): Promise<void>;
+  /**
+   * As `composed`, for several records in one statement: the texts of those composed from the renderings
+   * stored now, by id, with their JSON-LD (`jsonLd`) or without.
+   */
+  composedMany(site: number, variant: string, kind: RenderedKind, ids: readonly number[], jsonLd: boolean): Promise<Map<number, ComposedText>>;
+  /** Keeps the answers composed from `from` (as `stitched` read it) with the record's rendering, unless that rendering was kept again since. */
+  compose(site: number, variant: string, from: Stitched, answer: ComposedAnswers): Promise<void>;
   /**
    * Removes the renderings of every variant no node has read or kept since `before` (ms since the epoch):
    * the addresses or the language of a site changed, and nothing will ask for them again. Answers how many

@@ -22,12 +22,18 @@ import type { EventEmbedder } from "./event-embeds";
 import type { EventListQueries } from "./event-list-filters";
 import type { EventCall, PostServices } from "./event-ports";
 import type { RecordFields } from "../fields/record-fields";
-import type { EventRenderings } from "./event-renderings";
+import type { AnswerText, EventRenderings, PageAnswers, PageText } from "./event-renderings";
+import { bodyTag, newestModified } from "../../lib/http/etag";
 
 /** What a page of events' embedded records depend on: the call (caller, password, context) and JSON-LD. */
 export interface EmbedRequest<C> {
   call: C;
   jsonLd: boolean;
+}
+
+/** A list page as the JSON text sent, with the ids of the events it shows. */
+export interface ListText extends AnswerText {
+  ids: number[];
 }
 
 /** How records are answered: with JSON-LD; `editor`: the protected fields shown (a write's answer, one event read past its password check). */
@@ -64,6 +70,11 @@ export function distanceOf(ev: Record<string, unknown>, geo: Map<number, number>
   return ds.length ? Math.round(Math.min(...ds) * 100) / 100 : undefined;
 }
 
+/** A computed record as a list page's text carries it. */
+function recordText(record: Record<string, unknown>): PageText {
+  return { text: JSON.stringify(record), modified: typeof record.modified_utc === "string" ? record.modified_utc : null };
+}
+
 export class EventReader<C extends EventCall> {
   private readonly records: PostRecords<EventDoc>;
 
@@ -77,6 +88,27 @@ export class EventReader<C extends EventCall> {
 
   /** One page of the events list, with its envelope (links, totals) and paging headers. */
   async listPage(call: C): Promise<Record<string, unknown>> {
+    const listed = await this.listed(call);
+    const events = await this.answerPage(call, listed.docs, listed.jsonLd);
+    return { events: listed.geo ? events.map(ev => withDistance(ev, distanceOf(ev, listed.geo!))) : events, ...listed.envelope() };
+  }
+
+  /**
+   * `listPage` as the JSON text sent: the events' composed texts (none parsed or serialised again) in the
+   * envelope's text, with the ids the page shows, its newest `modified_utc` and the hash of the text.
+   */
+  async listText(call: C): Promise<ListText> {
+    const { docs, jsonLd, geo, envelope } = await this.listed(call);
+    // a page whose events carry their distance is made of its records
+    const texts = geo ? (await this.answerPage(call, docs, jsonLd)).map(ev => recordText(withDistance(ev, distanceOf(ev, geo)))) : await this.pageTexts(call, docs, jsonLd);
+    const rest = JSON.stringify(envelope());
+    // the text JSON.stringify makes of `{ events, ...envelope }`
+    const text = `{"events":[${texts.map(t => t.text).join(",")}]${rest === "{}" ? "}" : `,${rest.slice(1)}`}`;
+    return { text, modified: newestModified(texts.map(t => t.modified)) ?? null, tag: bodyTag(text), ids: docs.map(doc => doc._id) };
+  }
+
+  /** A list page's events, and its envelope (links, totals; made when asked, as it sets the paging headers). */
+  private async listed(call: C): Promise<{ docs: EventDoc[]; jsonLd: boolean; geo?: Map<number, number>; envelope: () => Record<string, unknown> }> {
     const p = call.params as { orderby?: string; json_ld?: boolean; page?: number; per_page?: number };
     const filters = await this.deps.queries.filters(call);
     const page = pageOf(p);
@@ -85,11 +117,8 @@ export class EventReader<C extends EventCall> {
     let total: number;
     if (p.orderby === "distance" && geo) ({ docs, total } = await this.pageByDistance(this.deps.queries.listQuery(filters), page, geo));
     else ({ docs, total } = await this.deps.posts.pagedFind(this.deps.queries.listQuery(filters), eventSort(!!filters.include), page, this.deps.queries.listCountParts(filters)));
-    let events = await this.answerPage(call, docs, !!p.json_ld);
-    if (geo) events = events.map(ev => withDistance(ev, distanceOf(ev, geo)));
     const sent = { ...(call.meta.query ?? {}) } as Record<string, unknown>;
-    const envelope = this.deps.posts.listEnvelope(call, "events", EVENT_LINK_ORDER, sent, page, total);
-    return { events, ...envelope };
+    return { docs, jsonLd: !!p.json_ld, geo, envelope: () => this.deps.posts.listEnvelope(call, "events", EVENT_LINK_ORDER, sent, page, total) };
   }
 
   /** `orderby=distance`: the matching events (already bounded by the radius) sorted nearest first. */
@@ -138,17 +167,28 @@ export class EventReader<C extends EventCall> {
   private async answerPage(call: C, docs: EventDoc[], jsonLd: boolean): Promise<Array<Record<string, unknown>>> {
     const renderings = this.deps.renderings;
     if (!renderings || !docs.length) return this.answer(call, docs, { jsonLd });
-    const stored = await renderings.answers(call, docs, jsonLd);
+    return this.pageOf(call, docs, jsonLd, await renderings.answers(call, docs, jsonLd), record => record);
+  }
+
+  /** As `answerPage`, each record as its JSON text with its `modified_utc` (the stored ones as composed before). */
+  private async pageTexts(call: C, docs: EventDoc[], jsonLd: boolean): Promise<PageText[]> {
+    const renderings = this.deps.renderings;
+    if (!renderings || !docs.length) return (await this.answer(call, docs, { jsonLd })).map(recordText);
+    return this.pageOf(call, docs, jsonLd, await renderings.texts(call, docs, jsonLd), recordText);
+  }
+
+  /** A page's answers: those stored, the others computed (`as` makes each computed record an answer), and their renderings kept. */
+  private async pageOf<T>(call: C, docs: EventDoc[], jsonLd: boolean, stored: PageAnswers<T>, as: (record: Record<string, unknown>) => T): Promise<T[]> {
     const { keep, variant } = stored;
-    const missing = docs.filter(doc => !stored.records.has(doc._id));
+    const missing = docs.filter(doc => !stored.stored.has(doc._id));
     // the mark read before anything the kept renderings are made of (store/renderings.ts)
-    const mark = keep.length ? await renderings.mark() : undefined;
+    const mark = keep.length ? await this.deps.renderings!.mark() : undefined;
     const computed = await this.answer(call, missing, { jsonLd });
     if (keep.length) await this.keepRenderings(call, keep, variant!, mark!);
     const linking = missing.filter(doc => stored.unlinked.has(doc._id) || keep.includes(doc));
     if (!jsonLd && linking.length) await this.deps.embedder.embedsOf({ call, jsonLd: true }, linking);
     const byId = new Map(missing.map((doc, k) => [doc._id, computed[k]]));
-    return docs.map(doc => stored.records.get(doc._id) ?? byId.get(doc._id)!);
+    return docs.map(doc => stored.stored.get(doc._id) ?? as(byId.get(doc._id)!));
   }
 
   /** The events' stored renderings kept: each one's answer with nothing linked embedded (lib/events/event-fragment.ts). */

@@ -23,9 +23,19 @@ export interface AnswerText {
   tag: string;
 }
 
-/** A page's stored answers (EventRenderings `answers`). */
-export interface PageAnswers {
-  records: Map<number, Record<string, unknown>>;
+/** An event's composed answer as a list page carries it: its JSON text and `modified_utc`. */
+export interface PageText {
+  text: string;
+  modified: string | null;
+}
+
+/**
+ * A page's stored answers (EventRenderings `answers`, `texts`), by id: records or their texts. `unlinked`:
+ * the events whose own rendering is there but not that of every record they link; `keep`: the events the
+ * store may keep whose own rendering is not there, to be kept in `variant`.
+ */
+export interface PageAnswers<T> {
+  stored: Map<number, T>;
   unlinked: Set<number>;
   keep: EventDoc[];
   variant: string | undefined;
@@ -44,8 +54,10 @@ export interface RenderingPort<C, S extends StitchedEvent = StitchedEvent> {
   stitchedMany(variant: string, ids: readonly number[]): Promise<Map<number, S>>;
   /** The event's answer text composed from its renderings, while each it was composed from is still the stored one. */
   composed(variant: string, id: number): Promise<AnswerText | undefined>;
+  /** As `composed`, for a page of events in one statement: the texts with their JSON-LD (`jsonLd`) or without, by id. */
+  composedMany(variant: string, ids: readonly number[], jsonLd: boolean): Promise<Map<number, PageText>>;
   /** Keeps `answer`, composed from `from`, with the event's rendering (unless that rendering was kept again since). */
-  compose(variant: string, from: S, answer: AnswerText): Promise<void>;
+  compose(variant: string, from: S, answer: AnswerText & { plain: string }): Promise<void>;
 }
 
 export class EventRenderings<C, S extends StitchedEvent = StitchedEvent> {
@@ -70,33 +82,59 @@ export class EventRenderings<C, S extends StitchedEvent = StitchedEvent> {
     const composed = await this.port.composed(variant, id);
     if (composed) return composed;
     const stored = await this.port.stitched(variant, id);
-    if (!stored) return undefined;
+    return stored ? this.composeAnswer(variant, stored) : undefined;
+  }
+
+  /**
+   * The answers stitched from an event's renderings, as text with its JSON-LD and without, kept for the
+   * next reads. They are right whether or not they are kept: a failed keep costs the next read a stitching.
+   */
+  private async composeAnswer(variant: string, stored: S): Promise<AnswerText & { plain: string }> {
     const record = stitchEvent(stored.own.body, stored.refs);
     const text = JSON.stringify(record);
-    const answer: AnswerText = { text, modified: typeof record.modified_utc === "string" ? record.modified_utc : null, tag: bodyTag(text) };
-    // the answer is right whether or not it is kept: a failed keep costs the next read a stitching
+    const plain = JSON.stringify(stitchEvent(stored.own.body, stored.refs, false));
+    const answer = { text, plain, modified: typeof record.modified_utc === "string" ? record.modified_utc : null, tag: bodyTag(text) };
     await this.port.compose(variant, stored, answer).catch(() => undefined);
     return answer;
   }
 
   /**
    * The stored answers of a page's events, by id: those the call reads as stored (as `storable` says) whose
-   * renderings are all in the store; `jsonLd`: whether the page's records carry their JSON-LD. `unlinked`:
-   * the events whose own rendering is there but not that of every record they link; `keep`: the events
-   * the store may keep whose own rendering is not there, to be kept in `variant`.
+   * renderings are all in the store; `jsonLd`: whether the page's records carry their JSON-LD.
    */
-  async answers(call: C, docs: readonly EventDoc[], jsonLd: boolean): Promise<PageAnswers> {
-    const records = new Map<number, Record<string, unknown>>();
+  async answers(call: C, docs: readonly EventDoc[], jsonLd: boolean): Promise<PageAnswers<Record<string, unknown>>> {
+    const stored = new Map<number, Record<string, unknown>>();
     const unlinked = new Set<number>();
     const variant = this.port.variant(call);
     const storable = variant === undefined ? [] : docs.filter(doc => this.shown(call, doc));
-    if (!storable.length) return { records, unlinked, keep: [], variant };
+    if (!storable.length) return { stored, unlinked, keep: [], variant };
     const found = await this.port.stitchedMany(variant!, storable.map(doc => doc._id));
-    for (const [id, stored] of found) {
-      if (stored.complete) records.set(id, stitchEvent(stored.own.body, stored.refs, jsonLd));
+    for (const [id, renderings] of found) {
+      if (renderings.complete) stored.set(id, stitchEvent(renderings.own.body, renderings.refs, jsonLd));
       else unlinked.add(id);
     }
-    return { records, unlinked, keep: storable.filter(doc => !found.has(doc._id)), variant };
+    return { stored, unlinked, keep: storable.filter(doc => !found.has(doc._id)), variant };
+  }
+
+  /**
+   * As `answers`, each event's answer as JSON text (the bytes a list sends): the texts composed before,
+   * while every rendering each was composed from is still the stored one (one statement for the page);
+   * the others stitched from their renderings and their texts kept for the next reads.
+   */
+  async texts(call: C, docs: readonly EventDoc[], jsonLd: boolean): Promise<PageAnswers<PageText>> {
+    const unlinked = new Set<number>();
+    const variant = this.port.variant(call);
+    const storable = variant === undefined ? [] : docs.filter(doc => this.shown(call, doc));
+    if (!storable.length) return { stored: new Map(), unlinked, keep: [], variant };
+    const stored = await this.port.composedMany(variant!, storable.map(doc => doc._id), jsonLd);
+    const rest = storable.filter(doc => !stored.has(doc._id));
+    const found = rest.length ? await this.port.stitchedMany(variant!, rest.map(doc => doc._id)) : new Map<number, S>();
+    await Promise.all([...found].map(async ([id, renderings]) => {
+      if (!renderings.complete) return void unlinked.add(id);
+      const answer = await this.composeAnswer(variant!, renderings);
+      stored.set(id, { text: jsonLd ? answer.text : answer.plain, modified: answer.modified });
+    }));
+    return { stored, unlinked, keep: rest.filter(doc => !found.has(doc._id)), variant };
   }
 
   /** Whether the event's answer in the call's variant may be stored: it moves with neither the clock nor the caller. */

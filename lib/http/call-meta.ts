@@ -38,14 +38,17 @@ export interface CallMeta {
    */
   $validateOnly?: string;
   /**
-   * The gateway sends the answer as it is (a GET of one event, no `_fields`): the action may answer its
-   * record as JSON text, the bytes to send, when it has them whole (a stored answer), and then names the
-   * record's `modified_utc` in `$answerModified`. Internal callers set neither and get the record.
+   * The gateway sends the answer as it is (a GET of one event or of an events page, no `_fields`, no
+   * iCalendar): the action may answer as JSON text, the bytes to send (an event's when it has them whole, a
+   * stored answer; a page's always), and then names the newest `modified_utc` it holds in `$answerModified`.
+   * Internal callers set neither and get records.
    */
   $answerText?: boolean;
   $answerModified?: string | null;
   /** The hash of the text an ETag is made of (lib/http/etag.ts `bodyTag`), with `$answerModified`. */
   $answerTag?: string;
+  /** The ids of the events a page answered as text shows, in order (what the gateway keeps the page by). */
+  $answerIds?: number[];
   $statusCode?: number;
   $responseHeaders?: Record<string, string>;
   $location?: string;

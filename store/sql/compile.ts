@@ -62,6 +62,30 @@ function textExpr(dialect: Dialect, field: string): string {
   return parts.length === 1 ? `(doc ->> '${field}')` : `(doc #>> '{${parts.join(",")}}')`;
 }
 
+/** How many compiled conditions a compiler keeps; past that its memory starts over. */
+const KEPT_CONDITIONS = 256;
+
+/**
+ * A query's key for the compiled conditions: its JSON, with patterns, dates and absent list elements told
+ * apart from what they would print as (a date is refused where a text is a parameter).
+ */
+function whereKey(query: Query): string {
+  return JSON.stringify(query, function (this: Record<string, unknown>, k: string, v: unknown) {
+    const raw = this[k];
+    if (raw instanceof RegExp) return { $regex: raw.source, $flags: raw.flags };
+    if (raw instanceof Date) return { $date: v };
+    // an absent element of a list (JSON would print it as null)
+    if (raw === undefined && Array.isArray(this)) return { $absent: true };
+    return v;
+  });
+}
+
+/** A compiled condition, its parameters and what it reads made read-only. */
+function freezeCompiled(c: Compiled): Compiled {
+  Object.freeze(c.params);
+  return Object.freeze(c);
+}
+
 export class QueryCompiler {
   /**
    * SQLite: the conditions are being compiled beside a read driven by the link table (`where`), with field
@@ -125,10 +149,10 @@ export class QueryCompiler {
   private allOf(queries: Query[]): Compiled {
     const memberships = queries.map(q => linkMembership(q, this.shape.links));
     const linked = memberships.filter((m): m is LinkMembership => m !== undefined);
-    if (linked.length < 2) return this.allTexts(queries.map(q => this.where(q)));
+    if (linked.length < 2) return this.allTexts(queries.map(q => this.conditionOf(q)));
     const rest = queries.filter((_, i) => memberships[i] === undefined);
     const among = this.links!.among(linked);
-    return and([among, ...this.allTexts(rest.map(q => this.where(q)), false)]);
+    return and([among, ...this.allTexts(rest.map(q => this.conditionOf(q)), false)]);
   }
 
   /**
@@ -322,8 +346,26 @@ export class QueryCompiler {
     return this.equals(field, cond);
   }
 
+  /**
+   * The conditions compiled for the queries last asked (`whereKey`): a read compiles its query several
+   * times over (to plan, to count, to page), and the lists ask the same few queries again and again.
+   * Kept frozen, as every caller only reads them.
+   */
+  private readonly kept = new Map<string, Compiled>();
+
   /** The WHERE condition of `query` (without the site, which the collection adds). */
   where(query: Query): Compiled {
+    const key = whereKey(query);
+    const kept = this.kept.get(key);
+    if (kept) return kept;
+    const compiled = freezeCompiled(this.conditionOf(query));
+    if (this.kept.size >= KEPT_CONDITIONS) this.kept.clear();
+    this.kept.set(key, compiled);
+    return compiled;
+  }
+
+  /** `where`, compiled now (the nested conditions of a query). */
+  private conditionOf(query: Query): Compiled {
     // SQLite, several link filters: the links drive. With a date index to walk, the planner walked the
     // whole window when the links matched few events or none (190 ms a page at 100 000 events, against
     // 0.3 ms read by id; docs/lists.md#event-filters), so no other condition of the query may use an index.
@@ -350,8 +392,8 @@ export class QueryCompiler {
       if (value === undefined) continue;
       if (key === "$and") parts.push(this.allOf(value as Query[]));
       else if (key === "$or") parts.push(this.anyOf(value as Query[]));
-      else if (key === "$nor") parts.push(negate(or((value as Query[]).map(q => this.where(q)))));
-      else if (key === "$not") parts.push(negate(this.where(value as Query)));
+      else if (key === "$nor") parts.push(negate(or((value as Query[]).map(q => this.conditionOf(q)))));
+      else if (key === "$not") parts.push(negate(this.conditionOf(value as Query)));
       else if (key.startsWith("$")) throw new UnsupportedQuery(`operator ${key}`);
       else parts.push(this.fieldCondition(key, value));
     }
@@ -360,7 +402,7 @@ export class QueryCompiler {
 
   /** `$or`: memberships of one text in the full-text index become one membership of all their fields. */
   private anyOf(queries: Query[]): Compiled {
-    const parts = queries.map(q => this.where(q));
+    const parts = queries.map(q => this.conditionOf(q));
     const single = (p: Compiled) => p.fts?.length === 1;
     const byText = new Map<string, string[]>();
     for (const p of parts) if (single(p)) byText.set(p.fts![0].text, [...(byText.get(p.fts![0].text) ?? []), ...p.fts![0].fields]);

@@ -10,7 +10,7 @@
  * (No question mark in the trigger texts: the driver numbers each `?` as a parameter.)
  */
 import type { Doc } from "../collection";
-import type { ComposedAnswer, Rendering, RenderedKind, Renderings, Stitched, StoredRendering } from "../renderings";
+import type { ComposedAnswer, ComposedText, Rendering, RenderedKind, Renderings, Stitched, StoredRendering } from "../renderings";
 import type { Dialect, SqlDriver } from "./driver";
 
 export const RENDERINGS = "renderings";
@@ -99,6 +99,11 @@ export function renderingAnswerStatements(dialect: Dialect): string[] {
   ];
 }
 
+/** A record's answer without its JSON-LD composed beside the whole one (the lists' answer by default). */
+export function renderingPlainAnswerStatements(): string[] {
+  return [`ALTER TABLE ${RENDERINGS} ADD COLUMN answer_plain TEXT`];
+}
+
 /** The table of the variants' last reads, with a row for each variant already kept (taken as read now). */
 export function renderingVariantStatements(dialect: Dialect): string[] {
   const { text, bigint } = columnTypes(dialect);
@@ -156,7 +161,13 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
       "ON r.site = e.site AND r.kind = j.v ->> 0 AND r.id = (j.v ->> 1)::bigint AND r.variant = e.variant";
   const composedSql = `SELECT e.answer, e.answer_vers, e.answer_modified, e.answer_tag, (${versNow}) AS vers FROM ${RENDERINGS} AS e ` +
     "WHERE e.site = ? AND e.kind = ? AND e.variant = ? AND e.id = ? AND e.answer IS NOT NULL";
-  const composeSql = `UPDATE ${RENDERINGS} SET answer = ?, answer_vers = ?, answer_modified = ?, answer_tag = ? WHERE site = ? AND kind = ? AND id = ? AND variant = ? AND ver = ?`;
+  // a page's composed texts, the ids named by one JSON array
+  const composedPageSql = (column: "answer" | "answer_plain") => `SELECT e.id, e.${column} AS text, e.answer_vers, e.answer_modified, (${versNow}) AS vers ` +
+    `FROM ${RENDERINGS} AS e WHERE e.site = ? AND e.kind = ? AND e.variant = ? AND e.id IN (${sqlite ? "SELECT value FROM json_each(?)" : "SELECT jsonb_array_elements_text(?::jsonb)::bigint"}) ` +
+    `AND e.${column} IS NOT NULL`;
+  const composedPage = { answer: composedPageSql("answer"), answer_plain: composedPageSql("answer_plain") };
+  const composeSql = `UPDATE ${RENDERINGS} SET answer = ?, answer_plain = ?, answer_vers = ?, answer_modified = ?, answer_tag = ? ` +
+    "WHERE site = ? AND kind = ? AND id = ? AND variant = ? AND ver = ?";
   /** The numbers of the renderings an answer is composed from, as the composed statement reads them. */
   const versOf = (refs: readonly StoredRendering[]) => (refs.length ? refs.map(r => r.ver).join(",") : null);
   // When this process last noted each site's variant as read (a saving of statements only: the table is
@@ -213,9 +224,18 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
       if (!row || (row.answer_vers ?? null) !== (row.vers ?? null)) return undefined;
       return { text: row.answer, modified: row.answer_modified, tag: row.answer_tag };
     },
+    async composedMany(site, variant, kind, ids, jsonLd) {
+      const found = new Map<number, ComposedText>();
+      if (!ids.length) return found;
+      await noteSeen(site, variant);
+      const rows = await driver.all<{ id: number | string; text: string; answer_vers: string | null; answer_modified: string | null; vers: string | null }>(
+        composedPage[jsonLd ? "answer" : "answer_plain"], [site, kind, variant, JSON.stringify(ids)]);
+      for (const row of rows) if ((row.answer_vers ?? null) === (row.vers ?? null)) found.set(Number(row.id), { text: row.text, modified: row.answer_modified });
+      return found;
+    },
     async compose(site, variant, from, answer) {
       if (!from.complete) return;
-      await driver.run(composeSql, [answer.text, versOf(from.refs), answer.modified, answer.tag, site, from.own.kind, from.own.id, variant, from.own.ver]);
+      await driver.run(composeSql, [answer.text, answer.plain, versOf(from.refs), answer.modified, answer.tag, site, from.own.kind, from.own.id, variant, from.own.ver]);
     },
     async forgetUnread(before) {
       noted.clear();

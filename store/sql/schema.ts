@@ -12,7 +12,7 @@ import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
 import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
 import { linkPairStatements } from "./link-pairs";
 import { pairMemberStatements } from "./pair-members";
-import { renderingAnswerStatements, renderingsByRowid, renderingStatements, renderingVariantStatements } from "./renderings";
+import { renderingAnswerStatements, renderingPlainAnswerStatements, renderingsByRowid, renderingStatements, renderingVariantStatements } from "./renderings";
 import { analyzedWithoutSamples } from "./sqlite-statistics";
 import { FULL_TEXT_QUEUED, fullTextDrain, fullTextQueueStatements, ftsRow, ftsValues, type FullTextTable } from "./full-text-queue";
 
@@ -627,6 +627,12 @@ export const MIGRATIONS: Migration[] = [
     // store/sql/renderings.ts renderingAnswerStatements: an event read whole answers its composed text while
     // every rendering it was composed from is still the one stored
     up: d => renderingAnswerStatements(d.dialect)
+  },
+  {
+    version: 36,
+    name: "stored renderings: a record's answer without its JSON-LD composed too",
+    // store/sql/renderings.ts renderingPlainAnswerStatements: a list page is sent as its events' composed texts
+    up: () => renderingPlainAnswerStatements()
   }
 ];
 

@@ -19,6 +19,9 @@ describe("kept answers", () => {
     const created = await svc.request("POST", "/events", { as: "admin", body: { title: "Café Ünïcode ☕", start_date: `${day} 10:00`, end_date: `${day} 11:00` } });
     expect(created.status).toBe(201);
     const first = await svc.get("/events");
+    // the page, sent as the text the events service made of it, is kept by the ids it shows
+    const keys = (await svc.broker.cacher!.getCacheKeys()).map(k => k.key);
+    expect(keys.filter(k => k.includes(":B:") && k.endsWith(`,${(first.body.events as Json[]).map(e => e.id).join(",")},`))).toHaveLength(1);
     const second = await svc.get("/events");
     expect(second.status).toBe(200);
     expect(second.text).toBe(first.text);
@@ -32,6 +35,20 @@ describe("kept answers", () => {
     const third = await svc.get("/events");
     expect(third.body.events.map((e: Json) => e.title)).toContain("Renamed");
     expect(third.headers.get("etag")).not.toBe(first.headers.get("etag"));
+  });
+
+  test("a page the action cache kept as text is sent with the validators it was computed with", async () => {
+    const day = new Date(Date.now() + 7 * 86400000).toISOString().slice(0, 10);
+    await succeed(svc, "POST", "/events", { title: "Kept as text", start_date: `${day} 10:00`, end_date: `${day} 11:00` });
+    // a request with an Origin passes the gateway's kept answers: the second is the events service's kept text
+    const read = () => svc.request("GET", "/events?per_page=3", { headers: { Origin: "https://calendar.example" } });
+    const [first, second] = [await read(), await read()];
+    const validators = (a: { text: string; headers: Headers }) => [a.text, a.headers.get("etag"), a.headers.get("last-modified"), a.headers.get("content-type")];
+    expect(first.headers.get("last-modified")).toBeTruthy();
+    expect(validators(second)).toEqual(validators(first));
+    // and the same as the page sent without the action cache's help
+    const plain = await svc.get("/events?per_page=3");
+    expect(validators(plain)).toEqual(validators(first));
   });
 
   test("a read in flight across a write is answered but not kept: the read after the write's answer sees the write", async () => {

@@ -92,28 +92,39 @@ describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind =
     const mark = await renderings.mark(site);
     await renderings.keep(site, VARIANT, mark, [{ kind: "events", id: 32, doc: event, body: '{"e":32}', refs: [["venues", 31]] }, { kind: "events", id: 33, doc: alone, body: '{"e":33}', refs: [] }]);
     await renderings.keep(site, VARIANT, mark, [{ kind: "venues", id: 31, doc: venue, body: '{"v":"Hall"}' }]);
-    const answer = (text: string) => ({ text, modified: "2031-01-01 10:00:00", tag: `tag of ${text}` });
+    // what compose keeps, and what composed reads back of it
+    const answer = (text: string) => ({ text, plain: `${text} without JSON-LD`, modified: "2031-01-01 10:00:00", tag: `tag of ${text}` });
+    const whole = (text: string) => ({ text, modified: "2031-01-01 10:00:00", tag: `tag of ${text}` });
+    /** A page's composed texts, with JSON-LD or without, by id. */
+    const page = async (jsonLd: boolean) => Object.fromEntries([...await renderings.composedMany(site, VARIANT, "events", [32, 33, 34], jsonLd)].map(([id, t]) => [id, t.text]));
     expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();
     const from = (await renderings.stitched(site, VARIANT, "events", 32))!;
     expect(from.own.ver).not.toBe(from.refs[0].ver);
     await renderings.compose(site, VARIANT, from, answer("whole"));
-    expect(await renderings.composed(site, VARIANT, "events", 32)).toEqual(answer("whole"));
+    expect(await renderings.composed(site, VARIANT, "events", 32)).toEqual(whole("whole"));
     expect(await renderings.composed(site, "another variant", "events", 32)).toBeUndefined();
     // an event linking nothing
     await renderings.compose(site, VARIANT, (await renderings.stitched(site, VARIANT, "events", 33))!, answer("alone"));
-    expect(await renderings.composed(site, VARIANT, "events", 33)).toEqual(answer("alone"));
+    expect(await renderings.composed(site, VARIANT, "events", 33)).toEqual(whole("alone"));
+    // a page's texts in one statement, each with its modified time
+    expect(await page(true)).toEqual({ 32: "whole", 33: "alone" });
+    expect(await page(false)).toEqual({ 32: "whole without JSON-LD", 33: "alone without JSON-LD" });
+    expect((await renderings.composedMany(site, VARIANT, "events", [33], false)).get(33)).toEqual({ text: "alone without JSON-LD", modified: "2031-01-01 10:00:00" });
+    expect((await renderings.composedMany(site, "another variant", "events", [32, 33], false)).size).toBe(0);
     // the venue written and its rendering kept again: the composed answer is not read any more
     const renamed = await venues.updateOne({ _id: 31 }, { $set: { venue: "Grand Hall" } });
     expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();
     await renderings.keep(site, VARIANT, mark, [{ kind: "venues", id: 31, doc: renamed!, body: '{"v":"Grand Hall"}' }]);
     expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();
+    expect(await page(false)).toEqual({ 33: "alone without JSON-LD" });
     const now = (await renderings.stitched(site, VARIANT, "events", 32))!;
     expect(now.refs[0].ver).toBeGreaterThan(from.refs[0].ver);
     // composed from what was read before: kept, but never read as current
     await renderings.compose(site, VARIANT, from, answer("stale"));
     expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();
     await renderings.compose(site, VARIANT, now, answer("renamed"));
-    expect(await renderings.composed(site, VARIANT, "events", 32)).toEqual(answer("renamed"));
+    expect(await renderings.composed(site, VARIANT, "events", 32)).toEqual(whole("renamed"));
+    expect(await page(false)).toEqual({ 32: "renamed without JSON-LD", 33: "alone without JSON-LD" });
     // the event written: its rendering and its answer go; one composed from the rendering before is not kept on the new one
     const retitled = await events.updateOne({ _id: 32 }, { $set: { title: "Day" } });
     expect(await renderings.composed(site, VARIANT, "events", 32)).toBeUndefined();

@@ -113,8 +113,9 @@ describe("stored renderings: every stitched answer is the computed one", () => {
     const storedOnes = [];
     for (const id of events) if (await stitched(id)) storedOnes.push(id);
     expect(storedOnes.sort()).toEqual(events.filter(id => ![events[7], seeded.due, seeded.draft].includes(id)).sort());
-    // and a page is answered from them: a rendering changed in the store shows in the list
-    await sql.run("UPDATE renderings SET body = replace(body, '\"Plain\"', '\"Stitched\"') WHERE kind = 'events' AND id = ?", [events[0]]);
+    // and a page is answered from them: a rendering changed in the store shows in the list (its composed
+    // texts dropped with it, as a rendering kept again has none)
+    await sql.run("UPDATE renderings SET body = replace(body, '\"Plain\"', '\"Stitched\"'), answer = NULL, answer_plain = NULL WHERE kind = 'events' AND id = ?", [events[0]]);
     storedOn(true);
     const titles = ((await svc.get(`${years}&per_page=50`)).body.events as Json[]).map(e => e.title);
     expect(titles).toContain("Stitched");
@@ -160,6 +161,34 @@ describe("stored renderings: every stitched answer is the computed one", () => {
     // an internal caller gets the record, not the text
     const record = await svc.broker.call("events.get", { id }) as Json;
     expect(record.title).toBe("Two venues");
+  });
+
+  test("a list page is sent as its events' texts composed without their JSON-LD, while each rendering they were composed from is still the one stored", async () => {
+    const id = events[2];
+    const page = `${years}&per_page=50`;
+    await same(page);
+    await same(`${page}&json_ld=1`);
+    const composed = async () => (await sql.all<{ answer: string | null; answer_plain: string | null }>("SELECT answer, answer_plain FROM renderings WHERE kind = 'events' AND id = ?", [id]))[0];
+    const listed = (text: string) => (JSON.parse(text).events as Json[]).find(e => e.id === id)!;
+    // the page holds the event's texts as composed: without its JSON-LD by default, with it when asked
+    const { answer, answer_plain: plain } = await composed();
+    expect(JSON.stringify(listed((await svc.get(page)).text))).toBe(plain);
+    expect(JSON.stringify(listed((await svc.get(`${page}&json_ld=1`)).text))).toBe(answer);
+    expect(JSON.parse(plain!).json_ld).toBeUndefined();
+    expect(JSON.parse(answer!).json_ld).toBeDefined();
+    // the kept texts are what is sent...
+    await sql.run("UPDATE renderings SET answer_plain = replace(answer_plain, '\"Two venues\"', '\"Composed\"') WHERE kind = 'events' AND id = ?", [id]);
+    expect(listed((await svc.get(page)).text).title).toBe("Composed");
+    expect(listed((await svc.get(`${page}&json_ld=1`)).text).title).toBe("Two venues");
+    // ...until a rendering they were composed from is kept again: then composed anew, both
+    await sql.run("DELETE FROM renderings WHERE kind = 'venues' AND id = ?", [seeded.venue2]);
+    await svc.get(`/venues/${seeded.venue2}`);
+    expect(listed((await svc.get(page)).text).title).toBe("Two venues");
+    expect(await composed()).toEqual({ answer, answer_plain: plain });
+    await same(page);
+    // an internal caller gets the records
+    const records = await svc.broker.call("events.list", { start_date: "2031-01-01", end_date: "2031-12-31", per_page: 50 }) as { events: Json[] };
+    expect(records.events.find(e => e.id === id)!.title).toBe("Two venues");
   });
 
   test("venues and organizers read alone: the same bytes computed and stored; a published one without a password answers from its rendering", async () => {
