@@ -41,15 +41,13 @@ export interface ComposedAnswer {
   tag: string;
 }
 
-/** A record's composed answer as a list carries it: its JSON text and `modified_utc`. */
-export interface ComposedText {
-  text: string;
-  modified: string | null;
-}
+/** A record's composed answer as a list carries it: its JSON text, `modified_utc` and the hash of the text. */
+export type ComposedText = ComposedAnswer;
 
-/** What composing a record keeps: its whole answer, and the same answer without its JSON-LD (`plain`: the lists' by default). */
+/** What composing a record keeps: its whole answer, and the same answer without its JSON-LD (`plain`: the lists' by default) with its hash. */
 export interface ComposedAnswers extends ComposedAnswer {
   plain: string;
+  plainTag: string;
 }
 
 /** A record's own rendering and, in order, those it stitches in (`complete`: every one it refers to is there). */

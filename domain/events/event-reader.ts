@@ -23,7 +23,7 @@ import type { EventListQueries } from "./event-list-filters";
 import type { EventCall, PostServices } from "./event-ports";
 import type { RecordFields } from "../fields/record-fields";
 import type { AnswerText, EventRenderings, PageAnswers, PageText } from "./event-renderings";
-import { bodyTag, newestModified } from "../../lib/http/etag";
+import { bodyTag, newestModified, partsTag } from "../../lib/http/etag";
 
 /** What a page of events' embedded records depend on: the call (caller, password, context) and JSON-LD. */
 export interface EmbedRequest<C> {
@@ -72,7 +72,8 @@ export function distanceOf(ev: Record<string, unknown>, geo: Map<number, number>
 
 /** A computed record as a list page's text carries it. */
 function recordText(record: Record<string, unknown>): PageText {
-  return { text: JSON.stringify(record), modified: typeof record.modified_utc === "string" ? record.modified_utc : null };
+  const text = JSON.stringify(record);
+  return { text, modified: typeof record.modified_utc === "string" ? record.modified_utc : null, tag: bodyTag(text) };
 }
 
 export class EventReader<C extends EventCall> {
@@ -102,9 +103,9 @@ export class EventReader<C extends EventCall> {
     // a page whose events carry their distance is made of its records
     const texts = geo ? (await this.answerPage(call, docs, jsonLd)).map(ev => recordText(withDistance(ev, distanceOf(ev, geo)))) : await this.pageTexts(call, docs, jsonLd);
     const rest = JSON.stringify(envelope());
-    // the text JSON.stringify makes of `{ events, ...envelope }`
+    // the text JSON.stringify makes of `{ events, ...envelope }`, its hash made of its events' own
     const text = `{"events":[${texts.map(t => t.text).join(",")}]${rest === "{}" ? "}" : `,${rest.slice(1)}`}`;
-    return { text, modified: newestModified(texts.map(t => t.modified)) ?? null, tag: bodyTag(text), ids: docs.map(doc => doc._id) };
+    return { text, modified: newestModified(texts.map(t => t.modified)) ?? null, tag: partsTag(texts.map(t => t.tag), rest), ids: docs.map(doc => doc._id) };
   }
 
   /** A list page's events, and its envelope (links, totals; made when asked, as it sets the paging headers). */

@@ -23,11 +23,14 @@ export interface AnswerText {
   tag: string;
 }
 
-/** An event's composed answer as a list page carries it: its JSON text and `modified_utc`. */
-export interface PageText {
-  text: string;
-  modified: string | null;
+/** What composing an event keeps: its whole answer, and the same without its JSON-LD (`plain`, a list's by default) with its hash. */
+export interface ComposedAnswers extends AnswerText {
+  plain: string;
+  plainTag: string;
 }
+
+/** An event's answer as a list page carries it: its JSON text, `modified_utc` and the hash of the text (lib/http/etag.ts `bodyTag`). */
+export type PageText = AnswerText;
 
 /**
  * A page's stored answers (EventRenderings `answers`, `texts`), by id: records or their texts. `unlinked`:
@@ -57,7 +60,7 @@ export interface RenderingPort<C, S extends StitchedEvent = StitchedEvent> {
   /** As `composed`, for a page of events in one statement: the texts with their JSON-LD (`jsonLd`) or without, by id. */
   composedMany(variant: string, ids: readonly number[], jsonLd: boolean): Promise<Map<number, PageText>>;
   /** Keeps `answer`, composed from `from`, with the event's rendering (unless that rendering was kept again since). */
-  compose(variant: string, from: S, answer: AnswerText & { plain: string }): Promise<void>;
+  compose(variant: string, from: S, answer: ComposedAnswers): Promise<void>;
 }
 
 export class EventRenderings<C, S extends StitchedEvent = StitchedEvent> {
@@ -89,11 +92,11 @@ export class EventRenderings<C, S extends StitchedEvent = StitchedEvent> {
    * The answers stitched from an event's renderings, as text with its JSON-LD and without, kept for the
    * next reads. They are right whether or not they are kept: a failed keep costs the next read a stitching.
    */
-  private async composeAnswer(variant: string, stored: S): Promise<AnswerText & { plain: string }> {
+  private async composeAnswer(variant: string, stored: S): Promise<ComposedAnswers> {
     const record = stitchEvent(stored.own.body, stored.refs);
     const text = JSON.stringify(record);
     const plain = JSON.stringify(stitchEvent(stored.own.body, stored.refs, false));
-    const answer = { text, plain, modified: typeof record.modified_utc === "string" ? record.modified_utc : null, tag: bodyTag(text) };
+    const answer = { text, plain, modified: typeof record.modified_utc === "string" ? record.modified_utc : null, tag: bodyTag(text), plainTag: bodyTag(plain) };
     await this.port.compose(variant, stored, answer).catch(() => undefined);
     return answer;
   }
@@ -132,7 +135,7 @@ export class EventRenderings<C, S extends StitchedEvent = StitchedEvent> {
     await Promise.all([...found].map(async ([id, renderings]) => {
       if (!renderings.complete) return void unlinked.add(id);
       const answer = await this.composeAnswer(variant!, renderings);
-      stored.set(id, { text: jsonLd ? answer.text : answer.plain, modified: answer.modified });
+      stored.set(id, jsonLd ? { text: answer.text, modified: answer.modified, tag: answer.tag } : { text: answer.plain, modified: answer.modified, tag: answer.plainTag });
     }));
     return { stored, unlinked, keep: rest.filter(doc => !found.has(doc._id)), variant };
   }

@@ -21,6 +21,15 @@ export function bodyTag(payload: string | Buffer): string {
   return createHash("sha256").update(payload).digest("base64url");
 }
 
+/**
+ * The hash an ETag of a text made of parts is made of (a list page: its records' texts in the envelope's
+ * text), from the parts' own tags (`bodyTag` of each) and the text around them: it changes whenever a
+ * byte does, and the page is not hashed again whole.
+ */
+export function partsTag(tags: readonly string[], around: string): string {
+  return createHash("sha256").update(tags.join(",")).update("\n").update(around).digest("base64url");
+}
+
 /** The part of an ETag that names the caller and the language: a few characters of their hash. */
 const scopeTag = memoOfText(scope => createHash("sha256").update(scope).digest("base64url").slice(0, 6), 256);
 

@@ -65,19 +65,30 @@ function textExpr(dialect: Dialect, field: string): string {
 /** How many compiled conditions a compiler keeps; past that its memory starts over. */
 const KEPT_CONDITIONS = 256;
 
+/** Whether a query's JSON says all of it: no pattern, no date, no absent list element. */
+function printsWhole(v: unknown): boolean {
+  if (v === null || typeof v !== "object") return true;
+  if (v instanceof RegExp || v instanceof Date) return false;
+  if (Array.isArray(v)) return v.every(e => e !== undefined && printsWhole(e));
+  for (const key in v) if (!printsWhole((v as Record<string, unknown>)[key])) return false;
+  return true;
+}
+
 /**
- * A query's key for the compiled conditions: its JSON, with patterns, dates and absent list elements told
- * apart from what they would print as (a date is refused where a text is a parameter).
+ * A query's key for the compiled conditions: its JSON, or (marked apart) its JSON with patterns, dates
+ * and absent list elements told apart from what they would print as (a date is refused where a text is a
+ * parameter). Most queries print whole, and JSON without a replacer is the fast one.
  */
 function whereKey(query: Query): string {
-  return JSON.stringify(query, function (this: Record<string, unknown>, k: string, v: unknown) {
+  if (printsWhole(query)) return `=${JSON.stringify(query)}`;
+  return `~${JSON.stringify(query, function (this: Record<string, unknown>, k: string, v: unknown) {
     const raw = this[k];
     if (raw instanceof RegExp) return { $regex: raw.source, $flags: raw.flags };
     if (raw instanceof Date) return { $date: v };
     // an absent element of a list (JSON would print it as null)
     if (raw === undefined && Array.isArray(this)) return { $absent: true };
     return v;
-  });
+  })}`;
 }
 
 /** A compiled condition, its parameters and what it reads made read-only. */

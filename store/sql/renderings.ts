@@ -101,7 +101,7 @@ export function renderingAnswerStatements(dialect: Dialect): string[] {
 
 /** A record's answer without its JSON-LD composed beside the whole one (the lists' answer by default). */
 export function renderingPlainAnswerStatements(): string[] {
-  return [`ALTER TABLE ${RENDERINGS} ADD COLUMN answer_plain TEXT`];
+  return [`ALTER TABLE ${RENDERINGS} ADD COLUMN answer_plain TEXT`, `ALTER TABLE ${RENDERINGS} ADD COLUMN answer_plain_tag TEXT`];
 }
 
 /** The table of the variants' last reads, with a row for each variant already kept (taken as read now). */
@@ -162,11 +162,11 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
   const composedSql = `SELECT e.answer, e.answer_vers, e.answer_modified, e.answer_tag, (${versNow}) AS vers FROM ${RENDERINGS} AS e ` +
     "WHERE e.site = ? AND e.kind = ? AND e.variant = ? AND e.id = ? AND e.answer IS NOT NULL";
   // a page's composed texts, the ids named by one JSON array
-  const composedPageSql = (column: "answer" | "answer_plain") => `SELECT e.id, e.${column} AS text, e.answer_vers, e.answer_modified, (${versNow}) AS vers ` +
+  const composedPageSql = (column: "answer" | "answer_plain") => `SELECT e.id, e.${column} AS text, e.${column}_tag AS tag, e.answer_vers, e.answer_modified, (${versNow}) AS vers ` +
     `FROM ${RENDERINGS} AS e WHERE e.site = ? AND e.kind = ? AND e.variant = ? AND e.id IN (${sqlite ? "SELECT value FROM json_each(?)" : "SELECT jsonb_array_elements_text(?::jsonb)::bigint"}) ` +
     `AND e.${column} IS NOT NULL`;
   const composedPage = { answer: composedPageSql("answer"), answer_plain: composedPageSql("answer_plain") };
-  const composeSql = `UPDATE ${RENDERINGS} SET answer = ?, answer_plain = ?, answer_vers = ?, answer_modified = ?, answer_tag = ? ` +
+  const composeSql = `UPDATE ${RENDERINGS} SET answer = ?, answer_tag = ?, answer_plain = ?, answer_plain_tag = ?, answer_vers = ?, answer_modified = ? ` +
     "WHERE site = ? AND kind = ? AND id = ? AND variant = ? AND ver = ?";
   /** The numbers of the renderings an answer is composed from, as the composed statement reads them. */
   const versOf = (refs: readonly StoredRendering[]) => (refs.length ? refs.map(r => r.ver).join(",") : null);
@@ -228,14 +228,14 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
       const found = new Map<number, ComposedText>();
       if (!ids.length) return found;
       await noteSeen(site, variant);
-      const rows = await driver.all<{ id: number | string; text: string; answer_vers: string | null; answer_modified: string | null; vers: string | null }>(
+      const rows = await driver.all<{ id: number | string; text: string; tag: string; answer_vers: string | null; answer_modified: string | null; vers: string | null }>(
         composedPage[jsonLd ? "answer" : "answer_plain"], [site, kind, variant, JSON.stringify(ids)]);
-      for (const row of rows) if ((row.answer_vers ?? null) === (row.vers ?? null)) found.set(Number(row.id), { text: row.text, modified: row.answer_modified });
+      for (const row of rows) if ((row.answer_vers ?? null) === (row.vers ?? null)) found.set(Number(row.id), { text: row.text, modified: row.answer_modified, tag: row.tag });
       return found;
     },
     async compose(site, variant, from, answer) {
       if (!from.complete) return;
-      await driver.run(composeSql, [answer.text, answer.plain, versOf(from.refs), answer.modified, answer.tag, site, from.own.kind, from.own.id, variant, from.own.ver]);
+      await driver.run(composeSql, [answer.text, answer.tag, answer.plain, answer.plainTag, versOf(from.refs), answer.modified, site, from.own.kind, from.own.id, variant, from.own.ver]);
     },
     async forgetUnread(before) {
       noted.clear();

@@ -93,7 +93,7 @@ describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind =
     await renderings.keep(site, VARIANT, mark, [{ kind: "events", id: 32, doc: event, body: '{"e":32}', refs: [["venues", 31]] }, { kind: "events", id: 33, doc: alone, body: '{"e":33}', refs: [] }]);
     await renderings.keep(site, VARIANT, mark, [{ kind: "venues", id: 31, doc: venue, body: '{"v":"Hall"}' }]);
     // what compose keeps, and what composed reads back of it
-    const answer = (text: string) => ({ text, plain: `${text} without JSON-LD`, modified: "2031-01-01 10:00:00", tag: `tag of ${text}` });
+    const answer = (text: string) => ({ text, plain: `${text} without JSON-LD`, modified: "2031-01-01 10:00:00", tag: `tag of ${text}`, plainTag: `tag of ${text} without JSON-LD` });
     const whole = (text: string) => ({ text, modified: "2031-01-01 10:00:00", tag: `tag of ${text}` });
     /** A page's composed texts, with JSON-LD or without, by id. */
     const page = async (jsonLd: boolean) => Object.fromEntries([...await renderings.composedMany(site, VARIANT, "events", [32, 33, 34], jsonLd)].map(([id, t]) => [id, t.text]));
@@ -109,7 +109,8 @@ describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind =
     // a page's texts in one statement, each with its modified time
     expect(await page(true)).toEqual({ 32: "whole", 33: "alone" });
     expect(await page(false)).toEqual({ 32: "whole without JSON-LD", 33: "alone without JSON-LD" });
-    expect((await renderings.composedMany(site, VARIANT, "events", [33], false)).get(33)).toEqual({ text: "alone without JSON-LD", modified: "2031-01-01 10:00:00" });
+    expect((await renderings.composedMany(site, VARIANT, "events", [33], false)).get(33)).toEqual({ text: "alone without JSON-LD", modified: "2031-01-01 10:00:00", tag: "tag of alone without JSON-LD" });
+    expect((await renderings.composedMany(site, VARIANT, "events", [33], true)).get(33)).toEqual(whole("alone"));
     expect((await renderings.composedMany(site, "another variant", "events", [32, 33], false)).size).toBe(0);
     // the venue written and its rendering kept again: the composed answer is not read any more
     const renamed = await venues.updateOne({ _id: 31 }, { $set: { venue: "Grand Hall" } });

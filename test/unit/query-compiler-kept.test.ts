@@ -34,6 +34,8 @@ describe.each(["sqlite", "postgres"] as const)("the conditions a %s query compil
     const compiler = compilerOf(dialect);
     const pattern = compiler.where({ title: { $regex: /concert/i } });
     expect(() => compiler.where({ title: { $regex: {} } })).toThrow(UnsupportedQuery);
+    // nor from the object a pattern's key is written with
+    expect(() => compiler.where({ title: { $regex: { $regex: "concert", $flags: "i" } } })).toThrow(UnsupportedQuery);
     expect(compiler.where({ title: { $regex: /concert/i } })).toBe(pattern);
     expect(compiler.where({ title: { $regex: /concert/ } })).not.toBe(pattern);
   });

@@ -7,7 +7,7 @@
 import { contiguousPrefix, decide, decodeToken, encodeToken, feedPageSize, visibleTo } from "../../lib/changes/feed";
 import { modifiedCondition, modifiedRange } from "../../lib/changes/modified";
 import { applyMask, parseFields, shapeBody } from "../../lib/http/fields";
-import { bodyTag, etagOf, ifMatchPasses, notModified, parseEtags, strongEtag } from "../../lib/http/etag";
+import { bodyTag, etagOf, ifMatchPasses, notModified, parseEtags, partsTag, strongEtag } from "../../lib/http/etag";
 import { canonicalJson, isValidKey, requestFingerprint, settlement } from "../../lib/http/idempotency";
 import { escapeText, fixedOffsetMinutes, foldLine, vtimezone, wantsIcs } from "../../lib/events/ics-answer";
 import { plainText } from "../../lib/text/sanitize";
@@ -104,6 +104,14 @@ describe("ETags and preconditions", () => {
     // a stored answer's kept hash gives the ETag its bytes give
     expect(etagOf(bodyTag("{}"), null, "en")).toBe(anon);
     expect(etagOf(bodyTag(Buffer.from("{}")), { id: 1, role: "editor" }, "en")).toBe(strongEtag("{}", { id: 1, role: "editor" }, "en"));
+  });
+
+  test("a text of parts: its tag follows every part's and the text around them", () => {
+    const [a, b] = [bodyTag('{"id":1}'), bodyTag('{"id":2}')];
+    const page = partsTag([a, b], '{"total":2}');
+    expect(partsTag([bodyTag('{"id":1}'), bodyTag('{"id":2}')], '{"total":2}')).toBe(page);
+    expect(new Set([page, partsTag([b, a], '{"total":2}'), partsTag([a], '{"total":2}'), partsTag([a, b], '{"total":3}'), partsTag([], '{"total":2}')]).size).toBe(5);
+    expect(page).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
   test("If-Match: strong comparison, lists, the wildcard", () => {
