@@ -166,8 +166,12 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
     `FROM ${RENDERINGS} AS e WHERE e.site = ? AND e.kind = ? AND e.variant = ? AND e.id IN (${sqlite ? "SELECT value FROM json_each(?)" : "SELECT jsonb_array_elements_text(?::jsonb)::bigint"}) ` +
     `AND e.${column} IS NOT NULL`;
   const composedPage = { answer: composedPageSql("answer"), answer_plain: composedPageSql("answer_plain") };
+  // The rendering read (by its number) unless its answers were composed from these renderings already.
+  // PostgreSQL: one compose at a time per row, the others skip it (the readers of a page first read
+  // together would each wait for the one before to commit its write of the same texts).
+  const composable = `site = ? AND kind = ? AND id = ? AND variant = ? AND ver = ? AND (answer IS NULL OR answer_vers ${sqlite ? "IS NOT" : "IS DISTINCT FROM"} ?)`;
   const composeSql = `UPDATE ${RENDERINGS} SET answer = ?, answer_tag = ?, answer_plain = ?, answer_plain_tag = ?, answer_vers = ?, answer_modified = ? ` +
-    "WHERE site = ? AND kind = ? AND id = ? AND variant = ? AND ver = ?";
+    (sqlite ? `WHERE ${composable}` : `WHERE site = ? AND kind = ? AND id = ? AND variant = ? AND ver = (SELECT ver FROM ${RENDERINGS} WHERE ${composable} FOR UPDATE SKIP LOCKED)`);
   /** The numbers of the renderings an answer is composed from, as the composed statement reads them. */
   const versOf = (refs: readonly StoredRendering[]) => (refs.length ? refs.map(r => r.ver).join(",") : null);
   // When this process last noted each site's variant as read (a saving of statements only: the table is
@@ -235,7 +239,9 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
     },
     async compose(site, variant, from, answer) {
       if (!from.complete) return;
-      await driver.run(composeSql, [answer.text, answer.tag, answer.plain, answer.plainTag, versOf(from.refs), answer.modified, site, from.own.kind, from.own.id, variant, from.own.ver]);
+      const vers = versOf(from.refs);
+      const row = [site, from.own.kind, from.own.id, variant];
+      await driver.run(composeSql, [answer.text, answer.tag, answer.plain, answer.plainTag, vers, answer.modified, ...(sqlite ? [] : row), ...row, from.own.ver, vers]);
     },
     async forgetUnread(before) {
       noted.clear();

@@ -168,6 +168,43 @@ describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind =
     expect(await renderings.stitched(SITE, VARIANT, "events", 22)).toBeUndefined();
   });
 
+  test("composing again from the same renderings writes nothing; PostgreSQL: a compose skips a row another compose holds", async () => {
+    if (!opened) return console.warn("PostgreSQL not reachable: skipped");
+    const { store } = opened;
+    const site = SITE + 4;
+    const event: Doc = { _id: 41, title: "Noon", status: "publish", venues: [] };
+    await store.collection("events", [], site).insert(event);
+    await renderings.keep(site, VARIANT, await renderings.mark(site), [{ kind: "events", id: 41, doc: event, body: '{"e":41}', refs: [] }]);
+    const from = (await renderings.stitched(site, VARIANT, "events", 41))!;
+    const answer = (text: string) => ({ text, plain: text, modified: null, tag: text, plainTag: text });
+    await renderings.compose(site, VARIANT, from, answer("first"));
+    // the same renderings: the texts composed from them stand (the same renderings make the same texts)
+    await renderings.compose(site, VARIANT, from, answer("again"));
+    expect((await renderings.composed(site, VARIANT, "events", 41))?.text).toBe("first");
+    if (kind !== "postgres") return;
+    // a row another transaction holds: the compose goes on without waiting for it, and writes nothing
+    await store.sql!.run("UPDATE renderings SET answer = NULL WHERE site = ? AND kind = 'events' AND id = ?", [site, 41]);
+    let release!: () => void;
+    const held = new Promise<void>(resolve => { release = resolve; });
+    let locked!: () => void;
+    const inside = new Promise<void>(resolve => { locked = resolve; });
+    const holder = store.sql!.transaction(async tx => {
+      await tx.all("SELECT ver FROM renderings WHERE site = ? AND kind = 'events' AND id = ? FOR UPDATE", [site, 41]);
+      locked();
+      await held;
+    });
+    await inside;
+    const composing = renderings.compose(site, VARIANT, from, answer("beside"));
+    const outcome = await Promise.race([composing.then(() => "composed"), new Promise(resolve => setTimeout(() => resolve("waiting"), 3000))]);
+    release();
+    await holder;
+    await composing;
+    expect(outcome).toBe("composed");
+    expect(await renderings.composed(site, VARIANT, "events", 41)).toBeUndefined();
+    await renderings.compose(site, VARIANT, from, answer("after"));
+    expect((await renderings.composed(site, VARIANT, "events", 41))?.text).toBe("after");
+  });
+
   test("the renderings of a variant nobody read since a time are removed; those of a variant read or kept since stay", async () => {
     if (!opened) return console.warn("PostgreSQL not reachable: skipped");
     const { store } = opened;
