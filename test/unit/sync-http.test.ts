@@ -150,11 +150,11 @@ describe("idempotency keys", () => {
   test("the key store: claim, in progress, mismatch, done, lapsed lease, expiry", async () => {
     const config = { dataDir: ":memory:", connectTimeoutMs: 1000 };
     const store = openKeyStore((await acquireStore(config)).collection("idempotency_keys", []));
-    expect(await store.claim("k", "f1", 60_000, 1000)).toEqual({ state: "claimed" });
-    expect(await store.claim("k", "f1", 60_000, 1000)).toEqual({ state: "in_progress" });
-    expect(await store.claim("k", "f2", 60_000, 1000)).toEqual({ state: "mismatch" });
+    expect(await store.claim("k", "f1", 60_000, 60_000)).toEqual({ state: "claimed" });
+    expect(await store.claim("k", "f1", 60_000, 60_000)).toEqual({ state: "in_progress" });
+    expect(await store.claim("k", "f2", 60_000, 60_000)).toEqual({ state: "mismatch" });
     await store.settle("k", "f1", { status: 201, body: "{}", location: "L" }, 60_000);
-    expect(await store.claim("k", "f1", 60_000, 1000)).toEqual({ state: "done", status: 201, body: "{}", location: "L" });
+    expect(await store.claim("k", "f1", 60_000, 60_000)).toEqual({ state: "done", status: 201, body: "{}", location: "L" });
     expect(await store.claim("lapsed", "f", 1, 60_000)).toEqual({ state: "claimed" });
     await new Promise(r => setTimeout(r, 5));
     expect(await store.claim("lapsed", "f", 60_000, 60_000)).toEqual({ state: "claimed" });
