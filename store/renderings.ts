@@ -41,9 +41,6 @@ export interface ComposedAnswer {
   tag: string;
 }
 
-/** A record's composed answer as a list carries it: its JSON text, `modified_utc` and the hash of the text. */
-export type ComposedText = ComposedAnswer;
-
 /** What composing a record keeps: its whole answer, and the same answer without its JSON-LD (`plain`: the lists' by default) with its hash. */
 export interface ComposedAnswers extends ComposedAnswer {
   plain: string;
@@ -78,7 +75,7 @@ export interface Renderings {
    * As `composed`, for several records in one statement: the texts of those composed from the renderings
    * stored now, by id, with their JSON-LD (`jsonLd`) or without.
    */
-  composedMany(site: number, variant: string, kind: RenderedKind, ids: readonly number[], jsonLd: boolean): Promise<Map<number, ComposedText>>;
+  composedMany(site: number, variant: string, kind: RenderedKind, ids: readonly number[], jsonLd: boolean): Promise<Map<number, ComposedAnswer>>;
   /** Keeps the answers composed from `from` (as `stitched` read it) with the record's rendering, unless that rendering was kept again since. */
   compose(site: number, variant: string, from: Stitched, answer: ComposedAnswers): Promise<void>;
   /**

@@ -22,7 +22,7 @@ import type { EventEmbedder } from "./event-embeds";
 import type { EventListQueries } from "./event-list-filters";
 import type { EventCall, PostServices } from "./event-ports";
 import type { RecordFields } from "../fields/record-fields";
-import type { AnswerText, EventRenderings, PageAnswers, PageText } from "./event-renderings";
+import type { AnswerText, EventRenderings, PageAnswers } from "./event-renderings";
 import { bodyTag, newestModified, partsTag } from "../../lib/http/etag";
 
 /** What a page of events' embedded records depend on: the call (caller, password, context) and JSON-LD. */
@@ -71,7 +71,7 @@ export function distanceOf(ev: Record<string, unknown>, geo: Map<number, number>
 }
 
 /** A computed record as a list page's text carries it. */
-function recordText(record: Record<string, unknown>): PageText {
+function recordText(record: Record<string, unknown>): AnswerText {
   const text = JSON.stringify(record);
   return { text, modified: typeof record.modified_utc === "string" ? record.modified_utc : null, tag: bodyTag(text) };
 }
@@ -172,7 +172,7 @@ export class EventReader<C extends EventCall> {
   }
 
   /** As `answerPage`, each record as its JSON text with its `modified_utc` (the stored ones as composed before). */
-  private async pageTexts(call: C, docs: EventDoc[], jsonLd: boolean): Promise<PageText[]> {
+  private async pageTexts(call: C, docs: EventDoc[], jsonLd: boolean): Promise<AnswerText[]> {
     const renderings = this.deps.renderings;
     if (!renderings || !docs.length) return (await this.answer(call, docs, { jsonLd })).map(recordText);
     return this.pageOf(call, docs, jsonLd, await renderings.texts(call, docs, jsonLd), recordText);

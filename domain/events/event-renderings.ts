@@ -16,7 +16,7 @@ export interface StitchedEvent {
   complete: boolean;
 }
 
-/** An event's whole answer as JSON text, with its `modified_utc` and the hash its ETags are made of (lib/http/etag.ts `bodyTag`). */
+/** An event's answer as JSON text (whole, or as a list carries it), with its `modified_utc` and the hash of the text (lib/http/etag.ts `bodyTag`). */
 export interface AnswerText {
   text: string;
   modified: string | null;
@@ -28,9 +28,6 @@ export interface ComposedAnswers extends AnswerText {
   plain: string;
   plainTag: string;
 }
-
-/** An event's answer as a list page carries it: its JSON text, `modified_utc` and the hash of the text (lib/http/etag.ts `bodyTag`). */
-export type PageText = AnswerText;
 
 /**
  * A page's stored answers (EventRenderings `answers`, `texts`), by id: records or their texts. `unlinked`:
@@ -58,7 +55,7 @@ export interface RenderingPort<C, S extends StitchedEvent = StitchedEvent> {
   /** The event's answer text composed from its renderings, while each it was composed from is still the stored one. */
   composed(variant: string, id: number): Promise<AnswerText | undefined>;
   /** As `composed`, for a page of events in one statement: the texts with their JSON-LD (`jsonLd`) or without, by id. */
-  composedMany(variant: string, ids: readonly number[], jsonLd: boolean): Promise<Map<number, PageText>>;
+  composedMany(variant: string, ids: readonly number[], jsonLd: boolean): Promise<Map<number, AnswerText>>;
   /** Keeps `answer`, composed from `from`, with the event's rendering (unless that rendering was kept again since). */
   compose(variant: string, from: S, answer: ComposedAnswers): Promise<void>;
 }
@@ -124,7 +121,7 @@ export class EventRenderings<C, S extends StitchedEvent = StitchedEvent> {
    * while every rendering each was composed from is still the stored one (one statement for the page);
    * the others stitched from their renderings and their texts kept for the next reads.
    */
-  async texts(call: C, docs: readonly EventDoc[], jsonLd: boolean): Promise<PageAnswers<PageText>> {
+  async texts(call: C, docs: readonly EventDoc[], jsonLd: boolean): Promise<PageAnswers<AnswerText>> {
     const unlinked = new Set<number>();
     const variant = this.port.variant(call);
     const storable = variant === undefined ? [] : docs.filter(doc => this.shown(call, doc));

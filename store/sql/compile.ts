@@ -15,6 +15,7 @@ import { foldText } from "../../lib/text/fold";
 import { and, isPlain, negate, or, sqliteList, type Compiled } from "./compiled";
 import { linkMembership, LinkPlans, type LinkMembership, type LinkShape } from "./link-plans";
 import { ftsMember, type FtsShape } from "./text-plans";
+import { memoByKey } from "../../lib/memo";
 
 export class UnsupportedQuery extends Error {}
 
@@ -358,22 +359,11 @@ export class QueryCompiler {
   }
 
   /**
-   * The conditions compiled for the queries last asked (`whereKey`): a read compiles its query several
-   * times over (to plan, to count, to page), and the lists ask the same few queries again and again.
-   * Kept frozen, as every caller only reads them.
+   * The WHERE condition of `query` (without the site, which the collection adds), kept for the queries
+   * last asked (`whereKey`): a read compiles its query several times over (to plan, to count, to page), and
+   * the lists ask the same few queries again and again. Kept frozen, as every caller only reads them.
    */
-  private readonly kept = new Map<string, Compiled>();
-
-  /** The WHERE condition of `query` (without the site, which the collection adds). */
-  where(query: Query): Compiled {
-    const key = whereKey(query);
-    const kept = this.kept.get(key);
-    if (kept) return kept;
-    const compiled = freezeCompiled(this.conditionOf(query));
-    if (this.kept.size >= KEPT_CONDITIONS) this.kept.clear();
-    this.kept.set(key, compiled);
-    return compiled;
-  }
+  readonly where: (query: Query) => Compiled = memoByKey(whereKey, query => freezeCompiled(this.conditionOf(query)), KEPT_CONDITIONS);
 
   /** `where`, compiled now (the nested conditions of a query). */
   private conditionOf(query: Query): Compiled {

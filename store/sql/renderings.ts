@@ -10,7 +10,7 @@
  * (No question mark in the trigger texts: the driver numbers each `?` as a parameter.)
  */
 import type { Doc } from "../collection";
-import type { ComposedAnswer, ComposedText, Rendering, RenderedKind, Renderings, Stitched, StoredRendering } from "../renderings";
+import type { ComposedAnswer, Rendering, RenderedKind, Renderings, Stitched, StoredRendering } from "../renderings";
 import type { Dialect, SqlDriver } from "./driver";
 
 export const RENDERINGS = "renderings";
@@ -172,6 +172,8 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
   const composable = `site = ? AND kind = ? AND id = ? AND variant = ? AND ver = ? AND (answer IS NULL OR answer_vers ${sqlite ? "IS NOT" : "IS DISTINCT FROM"} ?)`;
   const composeSql = `UPDATE ${RENDERINGS} SET answer = ?, answer_tag = ?, answer_plain = ?, answer_plain_tag = ?, answer_vers = ?, answer_modified = ? ` +
     (sqlite ? `WHERE ${composable}` : `WHERE site = ? AND kind = ? AND id = ? AND variant = ? AND ver = (SELECT ver FROM ${RENDERINGS} WHERE ${composable} FOR UPDATE SKIP LOCKED)`);
+  /** Whether a composed row's answer was composed from the renderings stored now (their numbers as it kept them). */
+  const current = (row: { answer_vers: string | null; vers: string | null }) => (row.answer_vers ?? null) === (row.vers ?? null);
   /** The numbers of the renderings an answer is composed from, as the composed statement reads them. */
   const versOf = (refs: readonly StoredRendering[]) => (refs.length ? refs.map(r => r.ver).join(",") : null);
   // When this process last noted each site's variant as read (a saving of statements only: the table is
@@ -225,16 +227,16 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
     async composed(site, variant, kind, id): Promise<ComposedAnswer | undefined> {
       await noteSeen(site, variant);
       const [row] = await driver.all<{ answer: string; answer_vers: string | null; answer_modified: string | null; answer_tag: string; vers: string | null }>(composedSql, [site, kind, variant, id]);
-      if (!row || (row.answer_vers ?? null) !== (row.vers ?? null)) return undefined;
+      if (!row || !current(row)) return undefined;
       return { text: row.answer, modified: row.answer_modified, tag: row.answer_tag };
     },
     async composedMany(site, variant, kind, ids, jsonLd) {
-      const found = new Map<number, ComposedText>();
+      const found = new Map<number, ComposedAnswer>();
       if (!ids.length) return found;
       await noteSeen(site, variant);
       const rows = await driver.all<{ id: number | string; text: string; tag: string; answer_vers: string | null; answer_modified: string | null; vers: string | null }>(
         composedPage[jsonLd ? "answer" : "answer_plain"], [site, kind, variant, JSON.stringify(ids)]);
-      for (const row of rows) if ((row.answer_vers ?? null) === (row.vers ?? null)) found.set(Number(row.id), { text: row.text, modified: row.answer_modified, tag: row.tag });
+      for (const row of rows) if (current(row)) found.set(Number(row.id), { text: row.text, modified: row.answer_modified, tag: row.tag });
       return found;
     },
     async compose(site, variant, from, answer) {

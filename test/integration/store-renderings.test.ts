@@ -8,12 +8,28 @@
 import type { Doc } from "../../store/collection";
 import type { Renderings, Stitched, StoredRendering } from "../../store/renderings";
 import { openTestStore, type TestStore } from "../helpers/test-store";
+import type { Param } from "../../store/sql/driver";
 
 const SITE = 1;
 const VARIANT = '["en","http://x","http://x/ns","http://x"]';
 
 /** A stored rendering without the number of its keep (compared on its own where it matters). */
 const plain = ({ ver: _ver, ...rest }: StoredRendering) => rest;
+
+/** A transaction that has run `sql` and stays open, holding what it wrote or locked, until released. */
+async function heldOpen(store: TestStore["store"], sql: string, params: Param[]): Promise<{ release: () => Promise<void> }> {
+  let release!: () => void;
+  const held = new Promise<void>(resolve => { release = resolve; });
+  let ran!: () => void;
+  const inside = new Promise<void>(resolve => { ran = resolve; });
+  const open = store.sql!.transaction(async tx => {
+    await tx.all(sql, params);
+    ran();
+    await held;
+  });
+  await inside;
+  return { release: () => { release(); return open; } };
+}
 const unnumbered = (s: Stitched | undefined) => s && { ...s, own: plain(s.own), refs: s.refs.map(plain) };
 
 describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind => {
@@ -150,20 +166,10 @@ describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind =
     await store.collection("events", [], SITE).insert({ _id: 22, status: "publish", venues: [21] });
     const mark = await renderings.mark(SITE);
     await renderings.keep(SITE, VARIANT, mark, [{ kind: "events", id: 22, doc: { _id: 22, status: "publish", venues: [21] }, body: "{}", refs: [["venues", 21]] }]);
-    let release!: () => void;
-    const held = new Promise<void>(resolve => { release = resolve; });
-    let updated!: () => void;
-    const inside = new Promise<void>(resolve => { updated = resolve; });
-    const writer = store.sql!.transaction(async tx => {
-      await tx.run("UPDATE venues SET doc = jsonb_set(doc, '{venue}', '\"New\"') WHERE site = ? AND id = ?", [SITE, 21]);
-      updated();
-      await held;
-    });
-    await inside;
+    const writer = await heldOpen(store, "UPDATE venues SET doc = jsonb_set(doc, '{venue}', '\"New\"') WHERE site = ? AND id = ?", [SITE, 21]);
     const keeping = renderings.keep(SITE, VARIANT, mark, [{ kind: "venues", id: 21, doc: venue, body: '{"v":"Old"}' }]);
     await new Promise(resolve => setTimeout(resolve, 200));
-    release();
-    await writer;
+    await writer.release();
     await keeping;
     expect(await renderings.stitched(SITE, VARIANT, "events", 22)).toBeUndefined();
   });
@@ -184,20 +190,10 @@ describe.each(["sqlite", "postgres"] as const)("stored renderings on %s", kind =
     if (kind !== "postgres") return;
     // a row another transaction holds: the compose goes on without waiting for it, and writes nothing
     await store.sql!.run("UPDATE renderings SET answer = NULL WHERE site = ? AND kind = 'events' AND id = ?", [site, 41]);
-    let release!: () => void;
-    const held = new Promise<void>(resolve => { release = resolve; });
-    let locked!: () => void;
-    const inside = new Promise<void>(resolve => { locked = resolve; });
-    const holder = store.sql!.transaction(async tx => {
-      await tx.all("SELECT ver FROM renderings WHERE site = ? AND kind = 'events' AND id = ? FOR UPDATE", [site, 41]);
-      locked();
-      await held;
-    });
-    await inside;
+    const holder = await heldOpen(store, "SELECT ver FROM renderings WHERE site = ? AND kind = 'events' AND id = ? FOR UPDATE", [site, 41]);
     const composing = renderings.compose(site, VARIANT, from, answer("beside"));
     const outcome = await Promise.race([composing.then(() => "composed"), new Promise(resolve => setTimeout(() => resolve("waiting"), 3000))]);
-    release();
-    await holder;
+    await holder.release();
     await composing;
     expect(outcome).toBe("composed");
     expect(await renderings.composed(site, VARIANT, "events", 41)).toBeUndefined();
