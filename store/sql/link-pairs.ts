@@ -45,10 +45,13 @@ function sqliteElements(doc: string, fields: readonly string[]): string {
 /** The lesser element first (field, then target), each pair once. */
 const ORDERED = "(a.f < b.f OR (a.f = b.f AND a.t < b.t))";
 
-/** SQLite: the pairs of `doc`'s elements over `fields`, as rows `(fa, ta, fb, tb)`. */
+/**
+ * SQLite: the pairs of `doc`'s elements over `fields`, as rows `(fa, ta, fb, tb)`. The elements are read
+ * from the document once and joined with themselves: written as two subqueries, the document's every
+ * link field was unnested twice for each side of the join, at every write of a record.
+ */
 export function sqlitePairs(doc: string, fields: readonly string[]): string {
-  const elements = sqliteElements(doc, fields);
-  return `SELECT a.f AS fa, a.t AS ta, b.f AS fb, b.t AS tb FROM (${elements}) AS a, (${elements}) AS b WHERE ${ORDERED}`;
+  return `WITH e(f, t) AS MATERIALIZED (${sqliteElements(doc, fields)}) SELECT a.f AS fa, a.t AS ta, b.f AS fb, b.t AS tb FROM e AS a, e AS b WHERE ${ORDERED}`;
 }
 
 /** SQLite: every pair of `doc`'s elements moved by `delta` for `site`. */
@@ -173,6 +176,20 @@ export function linkPairStatements(dialect: Dialect, tables: Readonly<Record<str
   }
   return [pairTable(dialect), MOVE_FUNCTION, `ALTER FUNCTION link_pair_move(integer, text, text, bigint, text, bigint, integer) SET plan_cache_mode = auto`, ...per];
 }
+
+/**
+ * SQLite: the triggers `<table>_<kind>_{ai,au,ad}` of each of `tables` dropped and made again by `make`
+ * (PostgreSQL's trigger functions are replaced where they are defined).
+ */
+export function sqliteTriggersAgain(dialect: Dialect, tables: Readonly<Record<string, readonly string[]>>, kind: string,
+  make: (table: string, fields: readonly string[]) => string[]): string[] {
+  if (dialect !== "sqlite") return [];
+  return Object.entries(tables).flatMap(([table, fields]) => [...["ai", "au", "ad"].map(x => `DROP TRIGGER IF EXISTS ${table}_${kind}_${x}`), ...make(table, fields)]);
+}
+
+/** Migration 37's statements: SQLite's pair triggers of `tables` made again as written above (PostgreSQL's are unchanged). */
+export const linkPairTriggersAgain = (dialect: Dialect, tables: Readonly<Record<string, readonly string[]>>): string[] =>
+  sqliteTriggersAgain(dialect, tables, "pairs", sqliteTriggers);
 
 /** A side's targets, as a condition on the column `column` of the pairs' table. */
 function targets(dialect: Dialect, column: string, side: PairSide | { column: string }): Compiled {

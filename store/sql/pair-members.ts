@@ -14,7 +14,7 @@
  * its record's own: writers of different records never touch the same row.
  */
 import type { Dialect } from "./driver";
-import { FILL_INDEX, postgresPairs, postgresRecordPairs, postgresSame, sqliteChanged, sqlitePairJoin, sqlitePairs } from "./link-pairs";
+import { FILL_INDEX, postgresPairs, postgresRecordPairs, postgresSame, sqliteChanged, sqlitePairJoin, sqlitePairs, sqliteTriggersAgain } from "./link-pairs";
 
 export const PAIR_MEMBERS = "link_pair_members";
 
@@ -74,6 +74,10 @@ export function pairMembersFill(dialect: Dialect, table: string, fields: readonl
   }
   return `${into} SELECT r.site, '${table}', p.fa, p.ta, p.fb, p.tb, r.id ${postgresRecordPairs(table, fields, where)} ON CONFLICT DO NOTHING`;
 }
+
+/** Migration 37's statements: SQLite's member triggers of `tables` made again as written above (PostgreSQL's are unchanged). */
+export const pairMemberTriggersAgain = (dialect: Dialect, tables: Readonly<Record<string, readonly string[]>>): string[] =>
+  sqliteTriggersAgain(dialect, tables, "members", sqliteTriggers);
 
 /** The migration's statements: the table, the triggers of every paired table, and the rows of the records already stored. */
 export function pairMemberStatements(dialect: Dialect, tables: Readonly<Record<string, readonly string[]>>): string[] {

@@ -9,9 +9,9 @@ import type { SqlDriver } from "./driver";
 import { markFunctions, writeMarkStatements } from "./write-marks";
 import { fieldExpr } from "./compile";
 import { FOLD_COLLATIONS, foldFunctionSql } from "./fold-function";
-import { feedIdFunction, keptPlanStatements, termCountStatements } from "./term-counts";
-import { linkPairStatements } from "./link-pairs";
-import { pairMemberStatements } from "./pair-members";
+import { feedIdFunction, keptPlanStatements, termCountStatements, termCountTriggersAgain } from "./term-counts";
+import { linkPairStatements, linkPairTriggersAgain } from "./link-pairs";
+import { pairMemberStatements, pairMemberTriggersAgain } from "./pair-members";
 import { renderingAnswerStatements, renderingPlainAnswerStatements, renderingsByRowid, renderingStatements, renderingVariantStatements } from "./renderings";
 import { analyzedWithoutSamples } from "./sqlite-statistics";
 import { FULL_TEXT_QUEUED, fullTextDrain, fullTextQueueStatements, ftsRow, ftsValues, type FullTextTable } from "./full-text-queue";
@@ -633,6 +633,12 @@ export const MIGRATIONS: Migration[] = [
     name: "stored renderings: a record's answer without its JSON-LD composed too",
     // store/sql/renderings.ts renderingPlainAnswerStatements: a list page is sent as its events' composed texts
     up: () => renderingPlainAnswerStatements()
+  },
+  {
+    version: 37,
+    name: "an event write's triggers: a record's link pairs read from its document once, a term's own counts moved in one update",
+    // store/sql/link-pairs.ts sqlitePairs, store/sql/term-counts.ts: the same rows kept, with less work in each write
+    up: d => [...linkPairTriggersAgain(d.dialect, PAIRED_FIELDS), ...pairMemberTriggersAgain(d.dialect, PAIRED_FIELDS), ...termCountTriggersAgain(d.dialect)]
   }
 ];
 

@@ -42,11 +42,18 @@ function sqliteDeltas(rows: Array<"new" | "old">): string {
   return `SELECT tid, SUM(d) AS delta FROM (${parts.join(" UNION ALL ")}) GROUP BY tid HAVING SUM(d) <> 0`;
 }
 
-/** `(a, delta)`: each term of `seed` (`(tid, delta)` rows) and each of its ancestors, with the delta summed. */
-function sqliteUp(site: string, seed: string): string {
-  return `SELECT a, SUM(delta) AS delta FROM (WITH RECURSIVE up(src, a, delta) AS (SELECT tid, tid, delta FROM (${seed}) ` +
-    `UNION SELECT up.src, json_extract(p.doc, '$.parent'), up.delta FROM up JOIN terms AS p ON p.site = ${site} AND p.id = up.a ` +
-    `WHERE json_extract(p.doc, '$.parent') > 0) SELECT a, delta FROM up) GROUP BY a`;
+/**
+ * `(a, delta)`: each term of `seed` (`(tid, delta)` rows) and each of its ancestors, with the delta summed;
+ * `above`: its ancestors only.
+ */
+function sqliteUp(site: string, seed: string, above = false): string {
+  const parent = (r: string) => `json_extract(${r}.doc, '$.parent')`;
+  const first = above
+    ? `SELECT s.tid, ${parent("p")}, s.delta FROM (${seed}) AS s JOIN terms AS p ON p.site = ${site} AND p.id = s.tid WHERE ${parent("p")} > 0`
+    : `SELECT tid, tid, delta FROM (${seed})`;
+  return `SELECT a, SUM(delta) AS delta FROM (WITH RECURSIVE up(src, a, delta) AS (${first} ` +
+    `UNION SELECT up.src, ${parent("p")}, up.delta FROM up JOIN terms AS p ON p.site = ${site} AND p.id = up.a ` +
+    `WHERE ${parent("p")} > 0) SELECT a, delta FROM up) GROUP BY a`;
 }
 
 const sqliteTree = (site: string, up: string): string =>
@@ -65,10 +72,13 @@ function sqliteEventTrigger(name: string, event: "INSERT" | "UPDATE" | "DELETE",
   const rows: Array<"new" | "old"> = event === "INSERT" ? ["new"] : event === "DELETE" ? ["old"] : ["new", "old"];
   const site = event === "DELETE" ? "old.site" : "new.site";
   const deltas = sqliteDeltas(rows);
+  // A term's own count and tree_count move in one update (each update of a term rewrites its row and
+  // every index of its document), then its ancestors' tree_count.
   return `CREATE TRIGGER IF NOT EXISTS ${name} AFTER ${event} ON events WHEN ${when} BEGIN ` +
-    `UPDATE terms SET doc = jsonb_set(doc, '$.count', COALESCE(json_extract(doc, '$.count'), 0) + d.delta, '$.modified_utc', ${sqliteNow}) ` +
+    `UPDATE terms SET doc = jsonb_set(doc, '$.count', COALESCE(json_extract(doc, '$.count'), 0) + d.delta, ` +
+    `'$.tree_count', COALESCE(json_extract(doc, '$.tree_count'), 0) + d.delta, '$.modified_utc', ${sqliteNow}) ` +
     `FROM (${deltas}) AS d WHERE terms.site = ${site} AND terms.id = d.tid; ` +
-    `${sqliteTree(site, sqliteUp(site, deltas))} ` +
+    `${sqliteTree(site, sqliteUp(site, deltas, true))} ` +
     `${sqliteTermEntries(site, `SELECT tid FROM (${deltas})`)} END`;
 }
 
@@ -139,22 +149,35 @@ const pgParent = (r: string) => `(CASE WHEN jsonb_typeof(${r}.doc -> 'parent') =
 const pgTree = (r: string) => `COALESCE((${r}.doc ->> 'tree_count')::numeric::bigint, 0)`;
 
 /**
- * PostgreSQL: adds `ds[i]` to the tree_count of `ids[i]` and of each of its ancestors, the rows locked in
- * id order first (writers of overlapping terms never wait for each other in a circle).
+ * PostgreSQL, inside a function of the site `s`: the terms of the array `ids` and their ancestors locked in
+ * id order (writers of overlapping terms never wait for each other in a circle).
  */
-const TREE_FUNCTION = `CREATE OR REPLACE FUNCTION terms_tree_shift(s integer, ids bigint[], ds bigint[]) RETURNS void LANGUAGE plpgsql AS $ts$
-BEGIN
-  PERFORM 1 FROM terms WHERE site = s AND id IN (
-    WITH RECURSIVE up(a) AS (SELECT unnest(ids) UNION SELECT ${pgParent("p")} FROM up JOIN terms AS p ON p.site = s AND p.id = up.a WHERE ${pgParent("p")} > 0)
-    SELECT a FROM up) ORDER BY id FOR UPDATE;
-  UPDATE terms AS t SET doc = jsonb_set(t.doc, '{tree_count}', to_jsonb(${pgTree("t")} + u.delta)) FROM (
+const pgLockUp = (ids: string) => `PERFORM 1 FROM terms WHERE site = s AND id IN (
+    WITH RECURSIVE up(a) AS (SELECT unnest(${ids}) UNION SELECT ${pgParent("p")} FROM up JOIN terms AS p ON p.site = s AND p.id = up.a WHERE ${pgParent("p")} > 0)
+    SELECT a FROM up) ORDER BY id FOR UPDATE;`;
+
+/** PostgreSQL: adds `ds[i]` to the tree_count of each ancestor of the term `ids[i]`, and of the term itself unless `above`. */
+function pgTreeUpdate(above: boolean): string {
+  const first = above
+    ? `SELECT x.tid, ${pgParent("p")}, x.delta FROM unnest(ids, ds) AS x(tid, delta) JOIN terms AS p ON p.site = s AND p.id = x.tid WHERE ${pgParent("p")} > 0`
+    : "SELECT x.tid, x.tid, x.delta FROM unnest(ids, ds) AS x(tid, delta)";
+  return `UPDATE terms AS t SET doc = jsonb_set(t.doc, '{tree_count}', to_jsonb(${pgTree("t")} + u.delta)) FROM (
     WITH RECURSIVE up(src, a, delta) AS (
-      SELECT x.tid, x.tid, x.delta FROM unnest(ids, ds) AS x(tid, delta)
+      ${first}
       UNION SELECT up.src, ${pgParent("p")}, up.delta FROM up JOIN terms AS p ON p.site = s AND p.id = up.a WHERE ${pgParent("p")} > 0)
     SELECT a, SUM(delta)::bigint AS delta FROM up GROUP BY a) AS u
-  WHERE t.site = s AND t.id = u.a AND u.delta <> 0;
+  WHERE t.site = s AND t.id = u.a AND u.delta <> 0;`;
+}
+
+/** PostgreSQL: adds `ds[i]` to the tree_count of `ids[i]` and of each of its ancestors, the rows locked first. */
+const TREE_FUNCTION = `CREATE OR REPLACE FUNCTION terms_tree_shift(s integer, ids bigint[], ds bigint[]) RETURNS void LANGUAGE plpgsql AS $ts$
+BEGIN
+  ${pgLockUp("ids")}
+  ${pgTreeUpdate(false)}
 END $ts$`;
 
+// A term's own count and tree_count move in one update (each update of a term writes a new version of its
+// row and of every index of its document), then its ancestors' tree_count.
 const EVENTS_FUNCTION = `CREATE OR REPLACE FUNCTION events_term_counts() RETURNS trigger LANGUAGE plpgsql AS $tc$
 DECLARE
   s integer;
@@ -170,10 +193,12 @@ BEGIN
       UNION ALL SELECT t, -1 FROM published_terms(CASE WHEN TG_OP = 'INSERT' THEN NULL ELSE OLD.doc END) AS t) AS x
     GROUP BY tid HAVING SUM(d) <> 0) AS y;
   IF cardinality(ids) = 0 THEN RETURN NULL; END IF;
-  PERFORM terms_tree_shift(s, ids, ds);
-  UPDATE terms AS t SET doc = jsonb_set(jsonb_set(t.doc, '{count}', to_jsonb(COALESCE((t.doc ->> 'count')::numeric::bigint, 0) + x.delta)),
+  ${pgLockUp("ids")}
+  UPDATE terms AS t SET doc = jsonb_set(jsonb_set(jsonb_set(t.doc, '{count}', to_jsonb(COALESCE((t.doc ->> 'count')::numeric::bigint, 0) + x.delta)),
+    '{tree_count}', to_jsonb(${pgTree("t")} + x.delta)),
     '{modified_utc}', to_jsonb(to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')))
   FROM unnest(ids, ds) AS x(tid, delta) WHERE t.site = s AND t.id = x.tid;
+  ${pgTreeUpdate(true)}
   -- one entry a statement: each takes its id after the one before it (feed_id)
   FOR term IN SELECT t.id, t.doc FROM terms AS t WHERE t.site = s AND t.id = ANY(ids) ORDER BY t.id LOOP
     k := to_jsonb('term:' || term.id);
@@ -235,6 +260,15 @@ export function recountStatements(d: Dialect): string[] {
       "tot AS (SELECT up.site, up.a, SUM(COALESCE((t.doc ->> 'count')::numeric::bigint, 0)) AS n FROM up JOIN terms AS t ON t.site = up.site AND t.id = up.src GROUP BY up.site, up.a) " +
       "UPDATE terms AS t SET doc = jsonb_set(t.doc, '{tree_count}', to_jsonb(COALESCE((SELECT n FROM tot WHERE tot.site = t.site AND tot.a = t.id), 0)))"
   ];
+}
+
+/**
+ * Migration 37's statements: the count triggers made again as written above (a term's own counts moved in
+ * one update). What they keep is unchanged, so nothing is counted again.
+ */
+export function termCountTriggersAgain(d: Dialect): string[] {
+  if (d === "sqlite") return [...["events_counts_ai", "events_counts_au", "events_counts_ad", "terms_tree_au", "terms_tree_ad"].map(n => `DROP TRIGGER IF EXISTS ${n}`), ...sqliteTriggers()];
+  return [TREE_FUNCTION, EVENTS_FUNCTION, ...["events_term_counts()", "terms_tree_shift(integer, bigint[], bigint[])"].map(f => `ALTER FUNCTION ${f} SET plan_cache_mode = auto`)];
 }
 
 /** Migration 14's statements: the triggers, then every count recomputed. */

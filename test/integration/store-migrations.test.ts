@@ -165,6 +165,45 @@ function suite(name: string, open: () => Promise<{ driver: () => SqlDriver; conf
       }
     });
 
+    test("a database of schema version 36: its event write triggers are made again at upgrade, and keep what the older ones kept", async () => {
+      const env = await open();
+      try {
+        const old = env.driver();
+        expect(await migrate(old, 36)).toEqual(MIGRATIONS.filter(m => m.version <= 36).map(m => m.version));
+        const doc = old.dialect === "sqlite" ? "jsonb(?)" : "?::jsonb";
+        const write = (table: string, id: number, d: object) => old.run(`INSERT INTO ${table} (site, id, doc) VALUES (1, ?, ${doc})`, [id, JSON.stringify(d)]);
+        await write("terms", 1, { taxonomy: "category", slug: "top", parent: 0, count: 0, tree_count: 0 });
+        await write("terms", 2, { taxonomy: "category", slug: "child", parent: 1, count: 0, tree_count: 0 });
+        await write("events", 1, { status: "publish", categories: [2], venues: [20] });
+        await old.close();
+
+        const store = await acquireStore(env.config);
+        expect(await appliedVersions(store.sql!)).toEqual(MIGRATIONS.map(m => m.version));
+        // the triggers as written now: a record's elements read once (SQLite), a term's own counts in one update
+        if (store.sql!.dialect === "sqlite") {
+          const [pairs] = await store.sql!.all<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'events_pairs_ai'");
+          expect(pairs.sql).toContain("MATERIALIZED");
+        } else {
+          const [fn] = await store.sql!.all<{ src: string }>("SELECT prosrc AS src FROM pg_proc WHERE proname = 'events_term_counts'");
+          expect(fn.src).not.toContain("terms_tree_shift");
+        }
+        const events = store.collection("events", []);
+        await events.insert({ _id: 2, status: "publish", categories: [1, 2], venues: [20], organizers: [30] });
+        await events.updateOne({ _id: 1 }, { $set: { categories: [1] } });
+        const terms = store.collection("terms", []);
+        expect((await terms.find({}, { sort: { _id: 1 } })).map(t => [t._id, t.count, t.tree_count])).toEqual([[1, 2, 3], [2, 1, 1]]);
+        const members = await store.sql!.all<{ k: string }>(
+          "SELECT a_field || ' ' || a_target || ' ' || b_field || ' ' || b_target || ' ' || id AS k FROM link_pair_members WHERE type = 'events'");
+        expect(members.map(m => m.k).sort()).toEqual([
+          "categories 1 categories 2 2", "categories 1 organizers 30 2", "categories 1 venues 20 1", "categories 1 venues 20 2",
+          "categories 2 organizers 30 2", "categories 2 venues 20 2", "organizers 30 venues 20 2"
+        ].sort());
+        await releaseStore(env.config);
+      } finally {
+        await env.cleanup();
+      }
+    });
+
     test("numbering continues past every number drawn by the older version (its counters and its records)", async () => {
       const env = await open();
       try {
