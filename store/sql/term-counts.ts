@@ -149,11 +149,11 @@ const pgParent = (r: string) => `(CASE WHEN jsonb_typeof(${r}.doc -> 'parent') =
 const pgTree = (r: string) => `COALESCE((${r}.doc ->> 'tree_count')::numeric::bigint, 0)`;
 
 /**
- * PostgreSQL, inside a function of the site `s`: the terms of the array `ids` and their ancestors locked in
+ * PostgreSQL, inside a function of the site `s` and the term array `ids`: those terms and their ancestors locked in
  * id order (writers of overlapping terms never wait for each other in a circle).
  */
-const pgLockUp = (ids: string) => `PERFORM 1 FROM terms WHERE site = s AND id IN (
-    WITH RECURSIVE up(a) AS (SELECT unnest(${ids}) UNION SELECT ${pgParent("p")} FROM up JOIN terms AS p ON p.site = s AND p.id = up.a WHERE ${pgParent("p")} > 0)
+const PG_LOCK_UP = `PERFORM 1 FROM terms WHERE site = s AND id IN (
+    WITH RECURSIVE up(a) AS (SELECT unnest(ids) UNION SELECT ${pgParent("p")} FROM up JOIN terms AS p ON p.site = s AND p.id = up.a WHERE ${pgParent("p")} > 0)
     SELECT a FROM up) ORDER BY id FOR UPDATE;`;
 
 /** PostgreSQL: adds `ds[i]` to the tree_count of each ancestor of the term `ids[i]`, and of the term itself unless `above`. */
@@ -172,7 +172,7 @@ function pgTreeUpdate(above: boolean): string {
 /** PostgreSQL: adds `ds[i]` to the tree_count of `ids[i]` and of each of its ancestors, the rows locked first. */
 const TREE_FUNCTION = `CREATE OR REPLACE FUNCTION terms_tree_shift(s integer, ids bigint[], ds bigint[]) RETURNS void LANGUAGE plpgsql AS $ts$
 BEGIN
-  ${pgLockUp("ids")}
+  ${PG_LOCK_UP}
   ${pgTreeUpdate(false)}
 END $ts$`;
 
@@ -193,7 +193,7 @@ BEGIN
       UNION ALL SELECT t, -1 FROM published_terms(CASE WHEN TG_OP = 'INSERT' THEN NULL ELSE OLD.doc END) AS t) AS x
     GROUP BY tid HAVING SUM(d) <> 0) AS y;
   IF cardinality(ids) = 0 THEN RETURN NULL; END IF;
-  ${pgLockUp("ids")}
+  ${PG_LOCK_UP}
   UPDATE terms AS t SET doc = jsonb_set(jsonb_set(jsonb_set(t.doc, '{count}', to_jsonb(COALESCE((t.doc ->> 'count')::numeric::bigint, 0) + x.delta)),
     '{tree_count}', to_jsonb(${pgTree("t")} + x.delta)),
     '{modified_utc}', to_jsonb(to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')))

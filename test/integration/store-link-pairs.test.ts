@@ -14,19 +14,11 @@ import { markWrittenStatement } from "../../store/sql/write-marks";
 import { PAIR_MEMBERS, pairMembersFill } from "../../store/sql/pair-members";
 import { LINK_FIELDS } from "../../store/sql/schema";
 import { openTestStore, TestStore } from "../helpers/test-store";
+import { seededRandom } from "../helpers/seeded-random";
 
 const SITE = 1;
 const OTHER = 2;
 const INDEXES: IndexSpec[] = [{ field: "start_date" }, { field: "categories", array: true }, { field: "venues", array: true }];
-
-/** A small random source of its own, so a failure repeats. */
-function random(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return s / 2_147_483_648;
-  };
-}
 
 function eventDoc(id: number, next: () => number): Doc {
   const pick = (n: number, of: number) => Array.from(new Set(Array.from({ length: n }, () => 1 + Math.floor(next() * of))));
@@ -91,7 +83,7 @@ function suite(kind: "sqlite" | "postgres") {
       await store.ensureIndexes("events", INDEXES);
       events = store.collection("events", INDEXES, SITE);
       other = store.collection("events", INDEXES, OTHER);
-      const next = random(7);
+      const next = seededRandom(7);
       for (let id = 1; id <= 300; id++) {
         const doc = eventDoc(id, next);
         docs.set(id, doc);
@@ -108,7 +100,7 @@ function suite(kind: "sqlite" | "postgres") {
       if (!opened) return skipped();
       expect((await kept(store)).length).toBeGreaterThan(50);
       expect(await kept(store)).toEqual(await counted(store));
-      const next = random(11);
+      const next = seededRandom(11);
       for (let id = 1; id <= 300; id += 3) {
         const { _id, ...changed } = eventDoc(id, next);
         docs.set(id, { _id, ...changed });

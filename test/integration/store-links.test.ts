@@ -18,21 +18,13 @@ import { LINK_FIELDS, LINK_TABLE } from "../../store/sql/schema";
 import { QueryCompiler } from "../../store/sql/compile";
 import { createTestDatabase, TestDatabase } from "../helpers/postgres";
 import { analyzedWithoutSamples } from "../../store/sql/sqlite-statistics";
+import { seededRandom } from "../helpers/seeded-random";
 
 const SITE = 1;
 const OTHER = 2;
 const FIELDS = LINK_FIELDS.events;
 // the events service's list indexes (services/events.service.ts): the date ones a plan could walk instead
 const INDEXES = [...FIELDS.map(field => ({ field, array: true })), ...["start_date", "end_date"].map(field => ({ field })), { field: "start_date", then: ["date"] }];
-
-/** A deterministic sequence of numbers in [0, 1). */
-function random(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return s / 2_147_483_648;
-  };
-}
 
 /** MongoDB's meaning of `{ field: { $in: values } }` on a stored value. */
 function holdsAny(value: unknown, values: readonly unknown[]): boolean {
@@ -52,7 +44,7 @@ function suite(kind: "sqlite" | "postgres") {
     let others: Collection;
     /** What the site's records hold, as the test wrote them. */
     const docs = new Map<number, Doc>();
-    const next = random(kind === "sqlite" ? 7 : 11);
+    const next = seededRandom(kind === "sqlite" ? 7 : 11);
     const pick = (n: number) => 1 + Math.floor(next() * n);
 
     function linksOf(): Doc {

@@ -9,6 +9,7 @@ import type { Store } from "../../store";
 import type { Collection } from "../../store/collection";
 import type { Doc } from "../../lib/documents/store-query";
 import { openTestStore, TestStore } from "../helpers/test-store";
+import { seededRandom } from "../helpers/seeded-random";
 
 const SITE = 1;
 const OTHER = 2;
@@ -16,14 +17,6 @@ const OTHER = 2;
 /** The categories: 1 ← 2 ← 3 (3's parent is 2, 2's is 1), 4 ← 5, and 6 alone; the tags 10 and 11. */
 const PARENTS: Record<number, number> = { 1: 0, 2: 1, 3: 2, 4: 0, 5: 4, 6: 0 };
 const TAGS = [10, 11];
-
-function random(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return s / 2_147_483_648;
-  };
-}
 
 function suite(kind: "sqlite" | "postgres") {
   describe(`term counts on ${kind}`, () => {
@@ -34,7 +27,7 @@ function suite(kind: "sqlite" | "postgres") {
     let other: Collection;
     const parents = { ...PARENTS };
     const docs = new Map<string, Doc & { site: number }>();
-    const next = random(11);
+    const next = seededRandom(11);
     const skipped = () => console.warn("PostgreSQL is not reachable: skipped");
 
     const pick = (): Doc => {
