@@ -38,7 +38,7 @@ export type Companions = Readonly<Record<string, readonly IndexSpec[]>>;
 
 export function storeConfig(): StoreConfig {
   const s = settings();
-  return { dataDir: s.dataDir, databaseUrl: s.databaseUrl, mongoUri: s.mongoUri, connectTimeoutMs: s.databaseConnectTimeout, poolMax: s.databasePoolMax, sqliteCacheMb: s.sqliteCacheMb };
+  return { dataDir: s.dataDir, databaseUrl: s.databaseUrl, mongoUri: s.mongoUri, connectTimeoutMs: s.databaseConnectTimeout, poolMax: s.databasePoolMax, lookupMax: s.databaseLookupPoolMax, sqliteCacheMb: s.sqliteCacheMb };
 }
 
 /** A lock's number: a 31-bit hash of its name, above the store's own locks (store/sql/schema.ts). */

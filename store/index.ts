@@ -32,6 +32,11 @@ export interface StoreConfig {
   connectTimeoutMs: number;
   /** PostgreSQL: the most connections this process opens for queries (DATABASE_POOL_MAX; default 10). */
   poolMax?: number;
+  /**
+   * PostgreSQL: the most connections this process opens for lookups by key, which keep one plan per
+   * statement (DATABASE_LOOKUP_POOL_MAX; default 5; 0: they share the queries' connections).
+   */
+  lookupMax?: number;
   /** SQLite: the most megabytes of the database's pages the connection keeps in memory (SQLITE_CACHE_MB). */
   sqliteCacheMb?: number;
   /**
@@ -63,7 +68,7 @@ async function openSql(config: StoreConfig): Promise<{ driver: SqlDriver; kind: 
     const deadline = Date.now() + config.connectTimeoutMs;
     for (;;) {
       // a named pool leaves the database's upkeep (store/sql/upkeep.ts) to the process's main one
-      const driver = openPostgres(config.databaseUrl, { max: config.poolMax, connectTimeoutMs: Math.min(5000, config.connectTimeoutMs), upkeep: !config.pool });
+      const driver = openPostgres(config.databaseUrl, { max: config.poolMax, lookupMax: config.pool ? 0 : config.lookupMax, connectTimeoutMs: Math.min(5000, config.connectTimeoutMs), upkeep: !config.pool });
       try {
         await migrate(driver, Infinity, () => config.onNotice?.(`PostgreSQL at ${location}: another node holds the schema lock (a migration or an index build); waiting for it`));
         await refreshStatistics(driver);

@@ -69,6 +69,13 @@ export interface SqlDriver extends SqlRunner {
    */
   shared?<T>(fn: () => Promise<T>): Promise<T>;
   /**
+   * PostgreSQL: where lookups by key go (statements whose plan cannot depend on their parameters, such as
+   * a stored answer read by its record's id): a pool of their own whose connections keep one plan per
+   * statement, where the driver's own plan every execution for its parameters (PLANNED). Inside a shared
+   * transaction they run on its connection. Absent: the driver runs them (SQLite, or no such pool).
+   */
+  lookups?: SqlRunner;
+  /**
    * SQLite only: a read that answers undefined, without running, while the shared connection holds an
    * open transaction (whose writes a read there would see before they are committed, or undone).
    */
@@ -450,14 +457,18 @@ async function sharedStep<T>(scope: PgScope, fn: () => Promise<T>): Promise<T> {
  * PostgreSQL: every execution of a prepared statement gets a plan made for its parameters; otherwise,
  * after five runs, a generic plan that cannot tell a search term found in every event from one in seven,
  * nor a two-year window from a day's. Searches for rare and for common words answer several times as many
- * requests with it, the default list a quarter more (the measures: docs/benchmarks.md).
+ * requests with it, the default list a quarter more (the measures: docs/benchmarks.md). Lookups by key,
+ * whose plan is the same for any parameters, have connections of their own without it (`lookups`).
  */
 export const PLANNED = "-c plan_cache_mode=force_custom_plan";
+
+/** What the lookups' connections call themselves to the server (`pg_stat_activity.application_name`). */
+export const LOOKUP_CONNECTIONS = "calendar lookups";
 
 /** How long an unbounded transaction's statement may take before the client stops waiting (a day: a lost connection, not a slow migration). */
 const UNBOUNDED_QUERY_MS = 86_400_000;
 
-export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs?: number; statementTimeoutMs?: number; lockTimeoutMs?: number; upkeep?: boolean } = {}): SqlDriver {
+export function openPostgres(url: string, opts: { max?: number; lookupMax?: number; connectTimeoutMs?: number; statementTimeoutMs?: number; lockTimeoutMs?: number; upkeep?: boolean } = {}): SqlDriver {
   // Never a hang: a connection, a statement and a query each have a deadline (an answer then is a 503);
   // each statement planned for its parameters (PLANNED).
   const statementTimeoutMs = opts.statementTimeoutMs ?? 10_000;
@@ -467,6 +478,15 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   // the statements of work running in a shared transaction go to its connection (store/sql/shared-transaction.ts)
   const owner = {};
   const runner = pgRunner(query => sharedScopeOf<PgQuery, PgAnswer>(owner)?.query(query) ?? pool.query(query), owner);
+  // Lookups by key on connections planned as PostgreSQL plans by default: a statement's plan is made for its
+  // first runs' parameters, then kept once a plan for any parameters costs no more. Made anew at every run
+  // (PLANNED), a stored answer's lookup was planned for longer than it ran.
+  const lookupMax = opts.lookupMax ?? 0;
+  const lookupPool = lookupMax > 0
+    ? new Pool({ connectionString: url, application_name: LOOKUP_CONNECTIONS, max: lookupMax, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000, statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 2000 })
+    : undefined;
+  lookupPool?.on("error", () => undefined);
+  const lookups = lookupPool ? pgRunner(query => sharedScopeOf<PgQuery, PgAnswer>(owner)?.query(query) ?? lookupPool.query(query), owner) : undefined;
   // the locks' own connections (migrations, jobs): never more than the queries'
   const lockTimeoutMs = opts.lockTimeoutMs ?? 30_000;
   // a connection of it is waited for as long as a lock is
@@ -586,6 +606,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
   const turns = lockTurns();
   const driver: SqlDriver = {
     ...runner,
+    lookups,
     transaction<T>(fn: (tx: SqlRunner) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
       const scope = sharedScopeOf<PgQuery, PgAnswer>(owner);
       if (scope) return sharedStep(scope, () => fn(runner));
@@ -634,7 +655,7 @@ export function openPostgres(url: string, opts: { max?: number; connectTimeoutMs
     },
     close: async () => {
       clearInterval(upkeep);
-      await Promise.all([pool.end(), locks.end()]);
+      await Promise.all([pool.end(), locks.end(), lookupPool?.end()]);
     }
   };
   // Where the server's autovacuum is off, the store keeps its tables vacuumed itself (store/sql/upkeep.ts).

@@ -129,6 +129,8 @@ interface Row { asked: number | string; kind: RenderedKind; id: number | string;
 
 export function sqlRenderings(driver: SqlDriver): Renderings {
   const sqlite = driver.dialect === "sqlite";
+  // the reads below name their rows by key: their plans do not depend on the ids asked
+  const lookups = driver.lookups ?? driver;
   const lock = sqlite ? "" : " FOR SHARE";
   // SQLite compares the document's text (two binary forms of one document may differ: an edit in place
   // keeps its element sizes); PostgreSQL's jsonb compares by value
@@ -194,7 +196,7 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
     await noteSeen(site, variant);
     const one = asked.length === 1;
     const named = one ? asked[0] : JSON.stringify(asked);
-    const rows = await driver.all<Row>(one ? oneSql : pageSql, [site, kind, variant, named, site, kind, variant, named, site, variant]);
+    const rows = await lookups.all<Row>(one ? oneSql : pageSql, [site, kind, variant, named, site, kind, variant, named, site, variant]);
     const referredRows = new Map(rows.filter(r => Number(r.asked) === 0).map(r => [`${r.kind}:${Number(r.id)}`, r]));
     const found = new Map<number, Stitched>();
     for (const own of rows) {
@@ -226,7 +228,7 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
     stitchedMany,
     async composed(site, variant, kind, id): Promise<ComposedAnswer | undefined> {
       await noteSeen(site, variant);
-      const [row] = await driver.all<{ answer: string; answer_vers: string | null; answer_modified: string | null; answer_tag: string; vers: string | null }>(composedSql, [site, kind, variant, id]);
+      const [row] = await lookups.all<{ answer: string; answer_vers: string | null; answer_modified: string | null; answer_tag: string; vers: string | null }>(composedSql, [site, kind, variant, id]);
       if (!row || !current(row)) return undefined;
       return { text: row.answer, modified: row.answer_modified, tag: row.answer_tag };
     },
@@ -234,7 +236,7 @@ export function sqlRenderings(driver: SqlDriver): Renderings {
       const found = new Map<number, ComposedAnswer>();
       if (!ids.length) return found;
       await noteSeen(site, variant);
-      const rows = await driver.all<{ id: number | string; text: string; tag: string; answer_vers: string | null; answer_modified: string | null; vers: string | null }>(
+      const rows = await lookups.all<{ id: number | string; text: string; tag: string; answer_vers: string | null; answer_modified: string | null; vers: string | null }>(
         composedPage[jsonLd ? "answer" : "answer_plain"], [site, kind, variant, JSON.stringify(ids)]);
       for (const row of rows) if (current(row)) found.set(Number(row.id), { text: row.text, modified: row.answer_modified, tag: row.tag });
       return found;

@@ -20,7 +20,8 @@ export async function openTestStore(kind: "sqlite" | "postgres", label: string):
   if (kind === "postgres") {
     if (!(await postgresReachable())) return undefined;
     const db = await createTestDatabase(label);
-    config = { dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 5000 };
+    // lookups by key on connections of their own, as the service opens them (DATABASE_LOOKUP_POOL_MAX's default)
+    config = { dataDir: ":memory:", databaseUrl: db.url, connectTimeoutMs: 5000, lookupMax: 5 };
     drop = () => db.drop();
   } else {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${label}-`));

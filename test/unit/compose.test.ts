@@ -150,14 +150,14 @@ describe("docker-compose.yml", () => {
     }
   });
 
-  test("the postgres profile's connections fit the server's max_connections (every node at DATABASE_POOL_MAX plus its locks)", () => {
+  test("the postgres profile's connections fit the server's max_connections (every node at DATABASE_POOL_MAX plus its locks and its lookups)", () => {
     const command = (services.postgres?.command ?? []) as string[];
     const setting = command.map(arg => /^max_connections=(\d+)$/.exec(arg)).find(m => m);
     // PostgreSQL's default, less the 3 connections it keeps for superusers
     const room = (setting ? Number(setting[1]) : 100) - 3;
     const wanted = pgContainers.reduce((sum, [, svc]) => {
-      const pool = readSettings(containerEnv(svc)).databasePoolMax;
-      return sum + (svc.deploy?.replicas ?? 1) * (pool + Math.min(4, pool));
+      const { databasePoolMax: pool, databaseLookupPoolMax: lookups } = readSettings(containerEnv(svc));
+      return sum + (svc.deploy?.replicas ?? 1) * (pool + Math.min(4, pool) + lookups);
     }, 0);
     expect(wanted).toBeGreaterThan(0);
     expect(wanted).toBeLessThanOrEqual(room);
