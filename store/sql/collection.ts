@@ -440,7 +440,9 @@ export function sqlCollection(driver: SqlDriver, opts: TableOptions): Collection
       return rows.map(r => toId(r.id));
     },
     async findOne(query) {
-      const [row] = await select(driver, query, " LIMIT 1");
+      // a record named by its id is a lookup by key, whatever else the query asks of it
+      const byKey = typeof query._id === "number" || typeof query._id === "string";
+      const [row] = await select(byKey ? (driver.lookups ?? driver) : driver, query, " LIMIT 1");
       return row ? toDoc(row) : null;
     },
     async insert(doc, o = {}) {

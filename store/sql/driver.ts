@@ -69,8 +69,8 @@ export interface SqlDriver extends SqlRunner {
    */
   shared?<T>(fn: () => Promise<T>): Promise<T>;
   /**
-   * PostgreSQL: where lookups by key go (statements whose plan cannot depend on their parameters, such as
-   * a stored answer read by its record's id): a pool of their own whose connections keep one plan per
+   * PostgreSQL: where lookups by key go (statements whose plan cannot depend on their parameters: a record
+   * or its stored answer read by its id): a pool of their own whose connections keep one plan per
    * statement, where the driver's own plan every execution for its parameters (PLANNED). Inside a shared
    * transaction they run on its connection. Absent: the driver runs them (SQLite, or no such pool).
    */

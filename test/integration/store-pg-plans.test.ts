@@ -69,4 +69,16 @@ describe("PostgreSQL statements planned for their parameters", () => {
     });
     expect(seen).toEqual([{ name: "written, not committed" }]);
   });
+
+  test("a record read by its id is a lookup: its statement keeps its plan on the lookups' connections", async () => {
+    if (!opened) return console.warn("PostgreSQL is not reachable: skipped");
+    const venues = opened.store.collection("venues", []);
+    for (let i = 1; i <= 3; i++) await venues.insert({ _id: 900 + i, title: `Hall ${i}` });
+    for (let i = 0; i < 8; i++) expect(await venues.findOne({ _id: 901 + (i % 3) })).toMatchObject({ _id: 901 + (i % 3), title: `Hall ${1 + (i % 3)}` });
+    expect(await venues.findOne({ _id: 999 })).toBeNull();
+    const plans = await driver.lookups!.all<{ generic_plans: string }>(
+      "SELECT generic_plans FROM pg_prepared_statements WHERE statement LIKE 'SELECT id, doc FROM venues WHERE site = $1 AND (id = $2) LIMIT 1%'");
+    expect(plans).toHaveLength(1);
+    expect(Number(plans[0].generic_plans)).toBeGreaterThan(0);
+  });
 });
