@@ -19,7 +19,7 @@ export interface Settings {
   databaseConnectTimeout: number;
   /** DATABASE_POOL_MAX: the most PostgreSQL connections one process opens for its queries (default 10). */
   databasePoolMax: number;
-  /** DATABASE_LOOKUP_POOL_MAX: PostgreSQL connections one process opens for lookups by key (default 5; 0: none of their own). */
+  /** DATABASE_LOOKUP_POOL_MAX: PostgreSQL connections one process opens for lookups by key (default: half of DATABASE_POOL_MAX, rounded up; 0: none of their own). */
   databaseLookupPoolMax: number;
   /** SQLITE_CACHE_MB: the most megabytes of the SQLite store's pages one process keeps in memory (unset: the store's default, 128). */
   sqliteCacheMb?: number;
@@ -110,8 +110,9 @@ function parsePoolMax(v: string | undefined): number {
   return n;
 }
 
-function parseLookupPoolMax(v: string | undefined): number {
-  if (v === undefined || v.trim() === "") return 5;
+/** Unset: half the queries' connections (rounded up), so a process sized down for a tight budget opens fewer lookups too. */
+function parseLookupPoolMax(v: string | undefined, poolMax: number): number {
+  if (v === undefined || v.trim() === "") return Math.ceil(poolMax / 2);
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new Error(`DATABASE_LOOKUP_POOL_MAX must be a whole number of connections, 0 or more, got "${v}"`);
   return n;
@@ -191,7 +192,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     ...storeSettings(env),
     databaseConnectTimeout: Number(env.DATABASE_CONNECT_TIMEOUT || env.MONGO_CONNECT_TIMEOUT || 30000),
     databasePoolMax: parsePoolMax(env.DATABASE_POOL_MAX),
-    databaseLookupPoolMax: parseLookupPoolMax(env.DATABASE_LOOKUP_POOL_MAX),
+    databaseLookupPoolMax: parseLookupPoolMax(env.DATABASE_LOOKUP_POOL_MAX, parsePoolMax(env.DATABASE_POOL_MAX)),
     sqliteCacheMb: env.SQLITE_CACHE_MB?.trim() ? positiveSetting(env, "SQLITE_CACHE_MB", 0) : undefined,
     transporter: env.TRANSPORTER || undefined,
     services: services.includes("all") ? [...ALL_SERVICES] : services,

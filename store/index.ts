@@ -34,7 +34,8 @@ export interface StoreConfig {
   poolMax?: number;
   /**
    * PostgreSQL: the most connections this process opens for lookups by key, which keep one plan per
-   * statement (DATABASE_LOOKUP_POOL_MAX; default 5; 0: they share the queries' connections).
+   * statement (DATABASE_LOOKUP_POOL_MAX; the service's default half of DATABASE_POOL_MAX; unset or 0 here:
+   * they share the queries' connections).
    */
   lookupMax?: number;
   /** SQLite: the most megabytes of the database's pages the connection keeps in memory (SQLITE_CACHE_MB). */

@@ -54,3 +54,19 @@ describe("DATABASE_POOL_MAX: PostgreSQL connections per process", () => {
     expect(() => readSettings({ DATABASE_POOL_MAX: value })).toThrow(/DATABASE_POOL_MAX must be a whole number/);
   });
 });
+
+describe("DATABASE_LOOKUP_POOL_MAX: PostgreSQL connections for lookups by key per process", () => {
+  test.each([
+    [undefined, undefined, 5],
+    [undefined, "4", 2],
+    [undefined, "3", 2],
+    [undefined, "1", 1],
+    ["", "10", 5],
+    ["0", undefined, 0],
+    [" 7 ", "2", 7]
+  ])("DATABASE_LOOKUP_POOL_MAX=%j beside DATABASE_POOL_MAX=%j → %d", (value, pool, max) =>
+    expect(readSettings({ DATABASE_LOOKUP_POOL_MAX: value, DATABASE_POOL_MAX: pool }).databaseLookupPoolMax).toBe(max));
+  test.each(["-1", "1.5", "some"])("DATABASE_LOOKUP_POOL_MAX=%j stops the start with a message naming it", value => {
+    expect(() => readSettings({ DATABASE_LOOKUP_POOL_MAX: value })).toThrow(/DATABASE_LOOKUP_POOL_MAX must be a whole number/);
+  });
+});
