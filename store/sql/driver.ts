@@ -362,7 +362,7 @@ function pgError(err: unknown): unknown {
   if (e.code === "23505") return new UniqueViolation(e.constraint ?? "unique", err);
   // class 53, insufficient resources: the server refused a connection (53300, its max_connections or the
   // database's connection limit reached), ran out of memory or disk; the request may succeed later (503)
-  if ((e.code && (UNAVAILABLE.has(e.code) || e.code.startsWith("53"))) || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout/i.test(e.message ?? ""))
+  if ((e.code && (UNAVAILABLE.has(e.code) || e.code.startsWith("53"))) || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout|is not queryable/i.test(e.message ?? ""))
     return new StoreUnavailable(`the database cannot be reached: ${e.message}`);
   return err;
 }
@@ -499,9 +499,14 @@ export function openPostgres(url: string, opts: { max?: number; lookupMax?: numb
     } catch (err) {
       throw pgError(err);
     }
+    // A connection the server ends while it is held between statements (an administrator, a failover) is
+    // told on the client itself, which no pool listens to while it is held: its next statement fails instead.
+    const ended = () => undefined;
+    client.on("error", ended);
     try {
       return await fn(client);
     } finally {
+      client.removeListener("error", ended);
       client.release();
     }
   };
