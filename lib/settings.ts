@@ -183,6 +183,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, "");
   const dataDir = env.DATA_DIR || "./data";
   const services = (env.SERVICES || "all").split(",").map(s => s.trim()).filter(Boolean);
+  const databasePoolMax = parsePoolMax(env.DATABASE_POOL_MAX);
   return {
     port,
     host: env.HOST || "0.0.0.0",
@@ -191,8 +192,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     dataDir: dataDir === ":memory:" ? dataDir : path.resolve(dataDir),
     ...storeSettings(env),
     databaseConnectTimeout: Number(env.DATABASE_CONNECT_TIMEOUT || env.MONGO_CONNECT_TIMEOUT || 30000),
-    databasePoolMax: parsePoolMax(env.DATABASE_POOL_MAX),
-    databaseLookupPoolMax: parseLookupPoolMax(env.DATABASE_LOOKUP_POOL_MAX, parsePoolMax(env.DATABASE_POOL_MAX)),
+    databasePoolMax,
+    databaseLookupPoolMax: parseLookupPoolMax(env.DATABASE_LOOKUP_POOL_MAX, databasePoolMax),
     sqliteCacheMb: env.SQLITE_CACHE_MB?.trim() ? positiveSetting(env, "SQLITE_CACHE_MB", 0) : undefined,
     transporter: env.TRANSPORTER || undefined,
     services: services.includes("all") ? [...ALL_SERVICES] : services,

@@ -472,21 +472,22 @@ export function openPostgres(url: string, opts: { max?: number; lookupMax?: numb
   // Never a hang: a connection, a statement and a query each have a deadline (an answer then is a 503);
   // each statement planned for its parameters (PLANNED).
   const statementTimeoutMs = opts.statementTimeoutMs ?? 10_000;
-  const pool = new Pool({ connectionString: url, max: opts.max ?? 10, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000, statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 2000, options: PLANNED });
-  // An idle connection dropped by the server is replaced on the next query; never an unhandled error.
-  pool.on("error", () => undefined);
+  /** A pool for statements (an idle connection dropped by the server is replaced on the next query; never an unhandled error). */
+  const statementPool = (config: { max: number; options?: string; application_name?: string }): Pool => {
+    const made = new Pool({ connectionString: url, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000, statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 2000, ...config });
+    made.on("error", () => undefined);
+    return made;
+  };
+  const pool = statementPool({ max: opts.max ?? 10, options: PLANNED });
   // the statements of work running in a shared transaction go to its connection (store/sql/shared-transaction.ts)
   const owner = {};
-  const runner = pgRunner(query => sharedScopeOf<PgQuery, PgAnswer>(owner)?.query(query) ?? pool.query(query), owner);
+  const runnerOn = (from: Pool) => pgRunner(query => sharedScopeOf<PgQuery, PgAnswer>(owner)?.query(query) ?? from.query(query), owner);
+  const runner = runnerOn(pool);
   // Lookups by key on connections planned as PostgreSQL plans by default: a statement's plan is made for its
   // first runs' parameters, then kept once a plan for any parameters costs no more. Made anew at every run
   // (PLANNED), a stored answer's lookup was planned for longer than it ran.
-  const lookupMax = opts.lookupMax ?? 0;
-  const lookupPool = lookupMax > 0
-    ? new Pool({ connectionString: url, application_name: LOOKUP_CONNECTIONS, max: lookupMax, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000, statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 2000 })
-    : undefined;
-  lookupPool?.on("error", () => undefined);
-  const lookups = lookupPool ? pgRunner(query => sharedScopeOf<PgQuery, PgAnswer>(owner)?.query(query) ?? lookupPool.query(query), owner) : undefined;
+  const lookupPool = (opts.lookupMax ?? 0) > 0 ? statementPool({ max: opts.lookupMax!, application_name: LOOKUP_CONNECTIONS }) : undefined;
+  const lookups = lookupPool && runnerOn(lookupPool);
   // the locks' own connections (migrations, jobs): never more than the queries'
   const lockTimeoutMs = opts.lockTimeoutMs ?? 30_000;
   // a connection of it is waited for as long as a lock is
